@@ -1,0 +1,276 @@
+import "server-only";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  maxChannelVersion,
+  type PendingWrite,
+  type SerializerProtocol,
+  TASKS,
+  WRITES_IDX_MAP,
+} from "@langchain/langgraph-checkpoint";
+import type { SqlClient } from "@/lib/db/sql-client";
+import { readAddress, requireThread } from "./config";
+import { fromJsonbText, jsonbSafe, toJsonbText } from "./json-text";
+import {
+  DELETE_THREAD,
+  INSERT_WRITES,
+  SELECT_LATEST_TUPLE,
+  SELECT_TUPLE_BY_ID,
+  selectTuplesSql,
+  type TupleRow,
+  UPSERT_CHECKPOINT,
+  UPSERT_WRITES,
+} from "./sql";
+import { nextChannelVersion } from "./versions";
+
+const decoder = new TextDecoder();
+
+/**
+ * LangGraph checkpointer on the Drizzle-owned tables (`checkpoints`, `checkpoint_blobs`, `checkpoint_writes`), for
+ * real Postgres through `pg` and for embedded PGlite alike.
+ *
+ * Differences from `@langchain/langgraph-checkpoint-postgres` that matter:
+ * - channel versions are unique sortable strings, so forks of one checkpoint never share a blob key;
+ * - `put`, `putWrites`, `getTuple` and `deleteThread` are one statement each (one round trip, atomic by itself);
+ * - the task path is stored and pending writes come back ordered by (task_path, task_id, idx);
+ * - NUL characters in metadata round-trip instead of being stripped;
+ * - no `setup()`: the tables come from the Drizzle migrations.
+ */
+export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
+  constructor(
+    private readonly sql: SqlClient,
+    serde?: SerializerProtocol,
+  ) {
+    super(serde);
+  }
+
+  /**
+   * The checkpoint tuple at `config`: the exact `checkpoint_id` when given, otherwise the thread's latest in the
+   * namespace. Undefined when there is none, or when no thread is named.
+   */
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const { threadId, checkpointNs, checkpointId } = readAddress("getTuple", config);
+    if (threadId === undefined) return undefined;
+    const rows = checkpointId
+      ? await this.sql.query<TupleRow>(
+          SELECT_TUPLE_BY_ID,
+          [threadId, checkpointNs, checkpointId],
+          "cp_get_by_id",
+        )
+      : await this.sql.query<TupleRow>(SELECT_LATEST_TUPLE, [threadId, checkpointNs], "cp_get_latest");
+    const row = rows[0];
+    return row ? this.toTuple(row) : undefined;
+  }
+
+  /**
+   * Checkpoints newest first. Narrowed by thread / namespace / checkpoint id in `config`, by `options.filter`
+   * (metadata containment), `options.before` (older than that checkpoint) and `options.limit`.
+   */
+  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    const { filter, before, limit } = options ?? {};
+    const configurable = config?.configurable ?? {};
+    const { threadId, checkpointId } = readAddress("list", config);
+    const wheres: string[] = [];
+    const params: unknown[] = [];
+    const add = (clause: (p: string) => string, value: unknown) => {
+      params.push(value);
+      wheres.push(clause(`$${params.length}`));
+    };
+    if (threadId !== undefined) add((p) => `thread_id = ${p}`, threadId);
+    // An absent namespace lists every namespace; an explicit "" is the root namespace only.
+    if (configurable.checkpoint_ns !== undefined && configurable.checkpoint_ns !== null) {
+      add((p) => `checkpoint_ns = ${p}`, String(configurable.checkpoint_ns));
+    }
+    if (checkpointId !== undefined) add((p) => `checkpoint_id = ${p}`, checkpointId);
+    if (filter && Object.keys(filter).length > 0) add((p) => `metadata @> ${p}::jsonb`, toJsonbText(filter));
+    const beforeId = before ? readAddress("list(before)", before).checkpointId : undefined;
+    if (beforeId !== undefined) add((p) => `checkpoint_id < ${p}`, beforeId);
+    let limitParam: string | null = null;
+    if (limit !== undefined) {
+      if (!Number.isInteger(limit) || limit < 0)
+        throw new Error(`list: limit must be a non-negative integer`);
+      params.push(limit);
+      limitParam = `$${params.length}`;
+    }
+    const where = wheres.length > 0 ? `WHERE ${wheres.join(" AND ")}` : "";
+    const rows = await this.sql.query<TupleRow>(selectTuplesSql(where, limitParam), params);
+    for (const row of rows) yield await this.toTuple(row);
+  }
+
+  /**
+   * Store a checkpoint and the channel values named in `newVersions`, in one statement. Durable when the promise
+   * resolves. Returns the config that addresses the stored checkpoint.
+   */
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    const { threadId, checkpointNs, checkpointId: parentId } = requireThread("put", config);
+    // Serialize everything before a connection is taken.
+    const channels: string[] = [];
+    const versions: string[] = [];
+    const types: string[] = [];
+    const blobs: (Uint8Array | null)[] = [];
+    const values = checkpoint.channel_values as Record<string, unknown>;
+    await Promise.all(
+      Object.entries(newVersions).map(async ([channel, version], i) => {
+        channels[i] = channel;
+        versions[i] = String(version);
+        if (channel in values) {
+          const [type, bytes] = await this.serde.dumpsTyped(values[channel]);
+          types[i] = type;
+          blobs[i] = bytes;
+        } else {
+          types[i] = "empty";
+          blobs[i] = null;
+        }
+      }),
+    );
+    const { channel_values: _values, ...rest } = checkpoint;
+    await this.sql.query(
+      UPSERT_CHECKPOINT,
+      [
+        threadId,
+        checkpointNs,
+        channels,
+        versions,
+        types,
+        blobs,
+        checkpoint.id,
+        parentId ?? null,
+        toJsonbText(rest),
+        await this.dumpMetadata(metadata),
+      ],
+      "cp_put",
+    );
+    return {
+      configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id },
+    };
+  }
+
+  /**
+   * Store the writes of one task against a checkpoint, in one statement. Regular writes keep the first value
+   * recorded for (task, idx); a batch made only of special writes (error, interrupt, resume) replaces it.
+   */
+  async putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath = "",
+  ): Promise<void> {
+    const { threadId, checkpointNs, checkpointId } = requireThread("putWrites", config);
+    if (checkpointId === undefined) {
+      throw new Error(
+        "putWrites: config.configurable.checkpoint_id is required (writes belong to a checkpoint)",
+      );
+    }
+    if (writes.length === 0) return;
+    const idx: number[] = [];
+    const channels: string[] = [];
+    const types: string[] = [];
+    const blobs: Uint8Array[] = [];
+    await Promise.all(
+      writes.map(async ([channel, value], i) => {
+        const [type, bytes] = await this.serde.dumpsTyped(value);
+        idx[i] = WRITES_IDX_MAP[channel] ?? i;
+        channels[i] = channel;
+        types[i] = type;
+        blobs[i] = bytes;
+      }),
+    );
+    const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    await this.sql.query(
+      upsert ? UPSERT_WRITES : INSERT_WRITES,
+      [threadId, checkpointNs, checkpointId, taskId, taskPath, idx, channels, types, blobs],
+      upsert ? "cp_upsert_writes" : "cp_insert_writes",
+    );
+  }
+
+  /** Delete every checkpoint, blob and write of a thread, in every namespace, in one statement. */
+  async deleteThread(threadId: string): Promise<void> {
+    if (typeof threadId !== "string" || threadId === "")
+      throw new Error("deleteThread: threadId is required");
+    await this.sql.query(DELETE_THREAD, [threadId], "cp_delete_thread");
+  }
+
+  /**
+   * Unique, sortable string versions (see {@link nextChannelVersion}). LangGraph's runtime accepts string versions
+   * (they are compared as text), but `BaseCheckpointSaver`'s type parameter would make this class unusable where a
+   * `BaseCheckpointSaver` is expected, so the declared return type stays `number`.
+   */
+  override getNextVersion(current: string | number | undefined): number {
+    return nextChannelVersion(current) as unknown as number;
+  }
+
+  private async dumpMetadata(metadata: CheckpointMetadata): Promise<string> {
+    // Through the serializer, so LangChain objects in metadata are written in their revivable form.
+    const [, bytes] = await this.serde.dumpsTyped(metadata);
+    return jsonbSafe(decoder.decode(bytes));
+  }
+
+  private async toTuple(row: TupleRow): Promise<CheckpointTuple> {
+    const stored = JSON.parse(fromJsonbText(row.checkpoint)) as Omit<Checkpoint, "channel_values">;
+    const channelValues: Record<string, unknown> = {};
+    const blobChannels = row.blob_channels ?? [];
+    await Promise.all(
+      blobChannels.map(async (channel, i) => {
+        const type = row.blob_types?.[i];
+        const blob = row.blob_values?.[i];
+        if (type === undefined || type === "empty" || blob === null || blob === undefined) return;
+        channelValues[channel] = await this.serde.loadsTyped(type, blob);
+      }),
+    );
+    const checkpoint: Checkpoint = {
+      ...stored,
+      channel_versions: stored.channel_versions ?? {},
+      versions_seen: stored.versions_seen ?? {},
+      channel_values: channelValues,
+    };
+    if (checkpoint.v < 4 && row.parent_checkpoint_id !== null)
+      await this.migratePendingSends(checkpoint, row);
+
+    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
+      (row.write_task_ids ?? []).map(async (taskId, i): Promise<CheckpointPendingWrite> => {
+        const value = await this.serde.loadsTyped(
+          row.write_types?.[i] ?? "json",
+          row.write_values?.[i] ?? "",
+        );
+        return [taskId, row.write_channels?.[i] ?? "", value];
+      }),
+    );
+    const address = { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns };
+    return {
+      config: { configurable: { ...address, checkpoint_id: row.checkpoint_id } },
+      checkpoint,
+      metadata: (await this.serde.loadsTyped("json", fromJsonbText(row.metadata))) as CheckpointMetadata,
+      parentConfig: row.parent_checkpoint_id
+        ? { configurable: { ...address, checkpoint_id: row.parent_checkpoint_id } }
+        : undefined,
+      pendingWrites,
+    };
+  }
+
+  /**
+   * Checkpoints before format v4 kept `Send`s as writes to the TASKS channel on their parent; v4 keeps them in the
+   * checkpoint. Rebuild the channel from the parent's writes (read in the same statement as the checkpoint).
+   */
+  private async migratePendingSends(checkpoint: Checkpoint, row: TupleRow): Promise<void> {
+    const sends = row.send_values;
+    if (!sends || sends.length === 0) return;
+    const values = await Promise.all(
+      sends.map((blob, i) => this.serde.loadsTyped(row.send_types?.[i] ?? "json", blob)),
+    );
+    (checkpoint.channel_values as Record<string, unknown>)[TASKS] = values;
+    const versions = Object.values(checkpoint.channel_versions);
+    checkpoint.channel_versions[TASKS] =
+      versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+  }
+}

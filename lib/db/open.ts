@@ -1,0 +1,73 @@
+import "server-only";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import pg from "pg";
+import { acquireDataDirLock } from "./pglite-lock";
+import * as schema from "./schema";
+import type { SqlClient } from "./sql-client";
+
+export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** One open database: the Drizzle handle for app queries and the raw client the checkpointer uses. */
+export interface Database {
+  kind: "postgres" | "pglite";
+  db: AppDb;
+  sql: SqlClient;
+  /** The `pg` pool when `kind` is "postgres" (LISTEN/NOTIFY and advisory locks need a dedicated client). */
+  pool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+/** Open real Postgres through a `pg` pool. */
+export function openPostgres(url: string, options: { max?: number } = {}): Database {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 20 });
+  // An idle client that loses its connection emits 'error' on the pool; without a listener it kills the process.
+  pool.on("error", (error) => console.error("[db] idle client error:", error.message));
+  const sql: SqlClient = {
+    async query(text, params, name) {
+      const result = await pool.query(
+        name ? { name, text, values: params as unknown[] } : { text, values: params as unknown[] },
+      );
+      return result.rows;
+    },
+  };
+  return {
+    kind: "postgres",
+    db: drizzlePg(pool, { schema }) as unknown as AppDb,
+    sql,
+    pool,
+    close: () => pool.end(),
+  };
+}
+
+/** Open embedded PGlite: a directory on disk, or `memory://` for a throwaway database. */
+export async function openPglite(dataDir: string): Promise<Database> {
+  const inMemory = dataDir.startsWith("memory://");
+  const release = inMemory ? () => {} : acquireDataDirLock(dataDir);
+  try {
+    const client = await PGlite.create(inMemory ? undefined : dataDir);
+    const sql: SqlClient = {
+      async query(text, params) {
+        const result = await client.query(text, params as unknown[]);
+        return result.rows as never[];
+      },
+    };
+    return {
+      kind: "pglite",
+      db: drizzlePglite(client, { schema }) as unknown as AppDb,
+      sql,
+      async close() {
+        try {
+          await client.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}

@@ -1,0 +1,67 @@
+import { integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bytea, byteText } from "./columns";
+
+/**
+ * One row per LangGraph checkpoint. `checkpoint` holds everything but the channel values (ids, versions,
+ * versions seen); the values live in `checkpoint_blobs`, addressed by (channel, version).
+ *
+ * No secondary index: every query the saver and the history reader run is a prefix of the primary key
+ * (thread, namespace[, checkpoint id]) — latest checkpoint, exact checkpoint, newest-first pages.
+ */
+export const checkpoints = pgTable(
+  "checkpoints",
+  {
+    threadId: byteText("thread_id").notNull(),
+    checkpointNs: byteText("checkpoint_ns").notNull().default(""),
+    checkpointId: byteText("checkpoint_id").notNull(),
+    parentCheckpointId: byteText("parent_checkpoint_id"),
+    checkpoint: jsonb("checkpoint").notNull(),
+    metadata: jsonb("metadata").notNull().default({}),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.checkpointNs, t.checkpointId] })],
+);
+
+/**
+ * Channel values by version. Versions are unique per thread (see `getNextVersion`), so two branches forked from one
+ * checkpoint never share a (channel, version) key and cannot overwrite each other's values.
+ * `blob` is NULL with `type = 'empty'` for a channel that was cleared.
+ */
+export const checkpointBlobs = pgTable(
+  "checkpoint_blobs",
+  {
+    threadId: byteText("thread_id").notNull(),
+    checkpointNs: byteText("checkpoint_ns").notNull().default(""),
+    channel: byteText("channel").notNull(),
+    version: byteText("version").notNull(),
+    type: text("type").notNull(),
+    blob: bytea("blob"),
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.checkpointNs, t.channel, t.version] })],
+);
+
+/**
+ * Pending writes of the tasks that ran from a checkpoint. `task_path` is LangGraph's serialized task path; pending
+ * writes are returned ordered by (task_path, task_id, idx), all compared by byte order. Special writes (errors,
+ * interrupts, resume values) use negative `idx`.
+ */
+export const checkpointWrites = pgTable(
+  "checkpoint_writes",
+  {
+    threadId: byteText("thread_id").notNull(),
+    checkpointNs: byteText("checkpoint_ns").notNull().default(""),
+    checkpointId: byteText("checkpoint_id").notNull(),
+    taskId: byteText("task_id").notNull(),
+    idx: integer("idx").notNull(),
+    channel: byteText("channel").notNull(),
+    type: text("type"),
+    blob: bytea("blob").notNull(),
+    taskPath: byteText("task_path").notNull().default(""),
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.checkpointNs, t.checkpointId, t.taskId, t.idx] })],
+);
+
+export type CheckpointRow = typeof checkpoints.$inferSelect;
+export type NewCheckpointRow = typeof checkpoints.$inferInsert;
+export type CheckpointBlobRow = typeof checkpointBlobs.$inferSelect;
+export type CheckpointWriteRow = typeof checkpointWrites.$inferSelect;

@@ -1,0 +1,42 @@
+import "server-only";
+import { z } from "zod";
+
+/**
+ * The only reader of `process.env`. Everything else imports `env` from here, so a typo or a bad value fails at
+ * start-up with one clear message instead of somewhere deep in a request.
+ */
+const schema = z.object({
+  /** Real Postgres through `pg`. Unset: embedded PGlite under `PGLITE_DATA_DIR`. */
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .refine(
+      (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+      "must start with postgres:// or postgresql://",
+    ),
+  /** Directory of the embedded database (one directory per process; a lock file guards it). */
+  PGLITE_DATA_DIR: z.string().trim().min(1).default(".data/pglite"),
+  /** Size of the `pg` pool. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
+  /** Apply pending migrations when the server starts. */
+  MIGRATE_ON_START: z
+    .enum(["true", "false", "1", "0"])
+    .default("true")
+    .transform((v) => v === "true" || v === "1"),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+});
+
+export type Env = z.infer<typeof schema>;
+
+function readEnv(): Env {
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid environment: ${problems}`);
+  }
+  return parsed.data;
+}
+
+export const env: Env = readEnv();

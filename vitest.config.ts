@@ -1,0 +1,47 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+const shared = {
+  globals: true,
+  environment: "node" as const,
+  // Library code marks itself `server-only`; tests run on the server, so resolve the marker to its empty build.
+  alias: { "server-only": `${root}node_modules/server-only/empty.js`, "@/": root },
+};
+
+export default defineConfig({
+  resolve: { alias: { "server-only": `${root}node_modules/server-only/empty.js`, "@": root } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          ...shared,
+          name: "unit",
+          include: ["lib/**/*.test.ts", "components/**/*.test.ts"],
+          exclude: ["**/*.int.test.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          ...shared,
+          name: "int",
+          include: ["lib/**/*.int.test.ts", "test/**/*.int.test.ts"],
+          hookTimeout: 120_000,
+          testTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          ...shared,
+          name: "conformance",
+          include: ["test/conformance/*.conformance.ts"],
+          hookTimeout: 120_000,
+          testTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
