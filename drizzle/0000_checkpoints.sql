@@ -31,3 +31,5 @@ CREATE TABLE "checkpoints" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "checkpoints_thread_id_checkpoint_ns_checkpoint_id_pk" PRIMARY KEY("thread_id","checkpoint_ns","checkpoint_id")
 );
+--> statement-breakpoint
+CREATE INDEX "checkpoints_parent_idx" ON "checkpoints" USING btree ("thread_id","checkpoint_ns","parent_checkpoint_id");

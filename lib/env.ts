@@ -7,15 +7,14 @@ import { z } from "zod";
  */
 const schema = z.object({
   /** Real Postgres through `pg`. Unset: embedded PGlite under `PGLITE_DATA_DIR`. */
-  DATABASE_URL: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .refine(
-      (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
-      "must start with postgres:// or postgresql://",
-    ),
+  DATABASE_URL: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z
+      .string()
+      .trim()
+      .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
+      .optional(),
+  ),
   /** Directory of the embedded database (one directory per process; a lock file guards it). */
   PGLITE_DATA_DIR: z.string().trim().min(1).default(".data/pglite"),
   /** Size of the `pg` pool. */

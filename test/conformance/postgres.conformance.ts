@@ -1,5 +1,5 @@
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
-import { initializer } from "./backends";
+import { initializer } from "../backends";
 
 const init = initializer("postgres");
 validate(init);

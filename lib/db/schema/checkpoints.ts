@@ -1,12 +1,13 @@
-import { integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { bytea, byteText } from "./columns";
 
 /**
  * One row per LangGraph checkpoint. `checkpoint` holds everything but the channel values (ids, versions,
  * versions seen); the values live in `checkpoint_blobs`, addressed by (channel, version).
  *
- * No secondary index: every query the saver and the history reader run is a prefix of the primary key
- * (thread, namespace[, checkpoint id]) — latest checkpoint, exact checkpoint, newest-first pages.
+ * The saver's queries (latest checkpoint, exact checkpoint, newest-first pages) all use the primary key prefix
+ * (thread, namespace[, checkpoint id]). One secondary index, `checkpoints_parent_idx`, serves the history page's
+ * child count (`listCheckpointHistory`: checkpoints whose parent is this one), which shows where branches start.
  */
 export const checkpoints = pgTable(
   "checkpoints",
@@ -19,7 +20,10 @@ export const checkpoints = pgTable(
     metadata: jsonb("metadata").notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.threadId, t.checkpointNs, t.checkpointId] })],
+  (t) => [
+    primaryKey({ columns: [t.threadId, t.checkpointNs, t.checkpointId] }),
+    index("checkpoints_parent_idx").on(t.threadId, t.checkpointNs, t.parentCheckpointId),
+  ],
 );
 
 /**

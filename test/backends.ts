@@ -2,18 +2,21 @@ import { join } from "node:path";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { type Database, openPglite, openPostgres } from "@/lib/db/open";
-import { createTestDatabase } from "../pg";
+import { createTestDatabase } from "./pg";
 
 export type Backend = "postgres" | "pglite";
 
 /** Open a migrated, empty database of the given kind; `close()` also drops / discards it. */
-export async function openBackend(kind: Backend): Promise<{ database: Database; close(): Promise<void> }> {
+export async function openBackend(
+  kind: Backend,
+  options: { icuLocale?: string } = {},
+): Promise<{ database: Database; close(): Promise<void> }> {
   if (kind === "pglite") {
     const database = await openPglite("memory://");
     await migrateDatabase(database, join(process.cwd(), "drizzle"));
     return { database, close: () => database.close() };
   }
-  const created = await createTestDatabase("cf");
+  const created = await createTestDatabase("cf", options);
   const database = openPostgres(created.url, { max: 10 });
   await migrateDatabase(database, join(process.cwd(), "drizzle"));
   return {

@@ -1,0 +1,144 @@
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type pg from "pg";
+
+/** Nearest-rank percentile of `values` (ms), `p` in 0..100. NaN for an empty list. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1]!;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export const round = (value: number, digits = 2): number => {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+};
+
+export interface RunResult {
+  threads: number;
+  elapsedMs: number;
+  /** Per-item latency in ms, in completion order. */
+  latencies: number[];
+}
+
+/** Run `fn(0..n-1)` with at most `concurrency` in flight; `concurrency` 1 is strictly sequential. */
+export async function runPool(
+  n: number,
+  concurrency: number,
+  fn: (i: number) => Promise<void>,
+): Promise<RunResult> {
+  const latencies: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= n) return;
+        const t0 = performance.now();
+        await fn(i);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { threads: n, elapsedMs: performance.now() - start, latencies };
+}
+
+/** Time `fn` `samples` times, sequentially, after `warmup` untimed calls. Returns latencies (ms). */
+export async function sample(
+  samples: number,
+  warmup: number,
+  fn: (i: number) => Promise<unknown>,
+): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn(i);
+  const out: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    await fn(i);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+/**
+ * Counts every statement sent on every connection of a `pg` pool: each client the pool opens gets its `query`
+ * wrapped, so `pool.query(...)` (which checks a client out and calls `client.query`) and `client.query(...)` on a
+ * client from `pool.connect()` — BEGIN / COMMIT / ROLLBACK included — are each counted exactly once.
+ * Attach before the pool opens its first connection.
+ */
+export function countPoolStatements(pool: pg.Pool): { statements: number } {
+  const counter = { statements: 0 };
+  pool.on("connect", (client) => {
+    const target = client as unknown as { query: (...args: unknown[]) => unknown };
+    const original = target.query;
+    target.query = function (this: unknown, ...args: unknown[]) {
+      counter.statements += 1;
+      return original.apply(this, args);
+    };
+  });
+  return counter;
+}
+
+export const SAVER_METHODS = ["getTuple", "put", "putWrites", "list"] as const;
+export type SaverMethod = (typeof SAVER_METHODS)[number];
+export type CallCounts = Record<SaverMethod, number>;
+
+/** Wrap the saver instance's public methods so every call LangGraph (or the bench) makes is counted. */
+export function countSaverCalls(saver: BaseCheckpointSaver): CallCounts {
+  const counts: CallCounts = { getTuple: 0, put: 0, putWrites: 0, list: 0 };
+  const target = saver as unknown as Record<SaverMethod, (...args: unknown[]) => unknown>;
+  for (const method of SAVER_METHODS) {
+    const original = target[method].bind(saver);
+    target[method] = (...args: unknown[]) => {
+      counts[method] += 1;
+      return original(...args);
+    };
+  }
+  return counts;
+}
+
+export function diffCounts(after: CallCounts, before: CallCounts): CallCounts {
+  return {
+    getTuple: after.getTuple - before.getTuple,
+    put: after.put - before.put,
+    putWrites: after.putWrites - before.putWrites,
+    list: after.list - before.list,
+  };
+}
+
+export const totalCalls = (c: CallCounts): number => c.getTuple + c.put + c.putWrites + c.list;
+
+export function perThread(c: CallCounts, threads: number): CallCounts {
+  return {
+    getTuple: round(c.getTuple / threads),
+    put: round(c.put / threads),
+    putWrites: round(c.putWrites / threads),
+    list: round(c.list / threads),
+  };
+}
+
+/** Left/right padded plain-text table. */
+export function table(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((r) => r.map((c) => (typeof c === "number" ? fmt(c) : c)))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? "").length)));
+  const line = (r: string[]) =>
+    r.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join("  ");
+  return [line(cells[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join(
+    "\n",
+  );
+}
+
+export function fmt(value: number): string {
+  if (!Number.isFinite(value)) return "n/a";
+  if (Number.isInteger(value)) return value.toLocaleString("en-US");
+  if (Math.abs(value) >= 100) return value.toFixed(0);
+  if (Math.abs(value) >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}

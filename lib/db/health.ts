@@ -1,0 +1,36 @@
+import "server-only";
+import { getDatabase } from "./client";
+
+export interface HealthReport {
+  ok: boolean;
+  database: "postgres" | "pglite" | "unavailable";
+  /** Round trip of `SELECT 1`, in milliseconds. */
+  latencyMs?: number;
+  /** Stable code when unhealthy; the underlying error is logged, not returned. */
+  code?: "unavailable:database";
+}
+
+/** Open (and migrate) the database if needed, then run one trivial query. */
+export async function checkDatabase(timeoutMs = 5_000): Promise<HealthReport> {
+  const started = performance.now();
+  try {
+    const database = await withTimeout(getDatabase(), timeoutMs);
+    await withTimeout(database.sql.query("SELECT 1"), timeoutMs);
+    return {
+      ok: true,
+      database: database.kind,
+      latencyMs: Math.round((performance.now() - started) * 10) / 10,
+    };
+  } catch (error) {
+    console.error("[health] database check failed:", error instanceof Error ? error.message : error);
+    return { ok: false, database: "unavailable", code: "unavailable:database" };
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

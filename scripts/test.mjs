@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: everything, in order — lint, typecheck, unit + integration + conformance (vitest), end-to-end
+ * (Playwright, when present). Ends with one plain line `N passed, N failed, N skipped` summing every suite, which
+ * is the line CI reads. Exits non-zero if anything failed.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+
+const root = process.cwd();
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const reportDir = join(root, "test-results");
+rmSync(reportDir, { recursive: true, force: true });
+mkdirSync(reportDir, { recursive: true });
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" };
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
+
+function run(label, command, args) {
+  console.log(`\n── ${label} ──`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: "inherit", env });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`── ${label}: ${result.status === 0 ? "ok" : "FAILED"} in ${seconds}s`);
+  return result.status === 0;
+}
+
+function check(label, command, args) {
+  if (run(label, command, args)) totals.passed += 1;
+  else {
+    totals.failed += 1;
+    failures.push(label);
+  }
+}
+
+check("lint (biome)", bin("biome"), ["check", "."]);
+check("typecheck (tsc)", bin("tsc"), ["--noEmit"]);
+
+const vitestReport = join(reportDir, "vitest.json");
+const vitestOk = run("unit, integration and conformance tests (vitest)", bin("vitest"), [
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${vitestReport}`,
+]);
+if (existsSync(vitestReport)) {
+  const report = JSON.parse(readFileSync(vitestReport, "utf8"));
+  totals.passed += report.numPassedTests;
+  totals.failed += report.numFailedTests;
+  totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+  if (report.numFailedTests > 0 || !vitestOk) failures.push("vitest");
+  if (!vitestOk && report.numFailedTests === 0) totals.failed += 1;
+} else {
+  totals.failed += 1;
+  failures.push("vitest (no report)");
+}
+
+const hasE2e =
+  existsSync(join(root, "e2e")) && readdirSync(join(root, "e2e")).some((f) => f.endsWith(".spec.ts"));
+if (hasE2e) {
+  const e2eReport = join(reportDir, "playwright.json");
+  const e2eOk = run("end-to-end (playwright, chromium)", bin("playwright"), ["test"]);
+  if (existsSync(e2eReport)) {
+    const stats = JSON.parse(readFileSync(e2eReport, "utf8")).stats;
+    totals.passed += stats.expected + (stats.flaky ?? 0);
+    totals.failed += stats.unexpected;
+    totals.skipped += stats.skipped;
+    if (stats.unexpected > 0 || !e2eOk) failures.push("e2e");
+    if (!e2eOk && stats.unexpected === 0) totals.failed += 1;
+  } else {
+    totals.failed += 1;
+    failures.push("e2e (no report)");
+  }
+}
+
+if (failures.length > 0) console.log(`\nFailed: ${failures.join(", ")}`);
+console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(totals.failed > 0 ? 1 : 0);
