@@ -25,6 +25,11 @@ const schema = z.object({
     .default("true")
     .transform((v) => v === "true" || v === "1"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** With a key, the refund agent's classifier and reply writer use an OpenAI-compatible chat model. */
+  OPENAI_API_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
+  /** OpenAI-compatible endpoint (e.g. a local server); default: OpenAI's. */
+  OPENAI_BASE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
+  OPENAI_MODEL: z.string().trim().min(1).default("gpt-4o-mini"),
 });
 
 export type Env = z.infer<typeof schema>;

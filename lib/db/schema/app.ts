@@ -1,0 +1,184 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { byteText } from "./columns";
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+
+/** Demo shop orders the refund agent looks up (seeded). Amounts in minor units (cents). */
+export const orders = pgTable("orders", {
+  id: text("id").primaryKey(),
+  customerName: text("customer_name").notNull(),
+  customerEmail: text("customer_email").notNull(),
+  amountCents: integer("amount_cents").notNull(),
+  currency: text("currency").notNull().default("EUR"),
+  placedAt: timestamp("placed_at", { withTimezone: true }).notNull(),
+  /** card | paypal | bank_transfer | gift_card */
+  paymentMethod: text("payment_method").notNull(),
+  items: jsonb("items")
+    .$type<{ sku: string; name: string; quantity: number; unitCents: number }[]>()
+    .notNull(),
+  /** delivered | shipped | processing | cancelled */
+  status: text("status").notNull(),
+  /** Set by fraud screening: refunds on flagged orders always need a human. */
+  flagged: boolean("flagged").notNull().default(false),
+  createdAt: createdAt(),
+});
+
+/**
+ * A ticket's conversation. `status` mirrors the latest run for the console; the truth about the graph is in the
+ * checkpoints. `last_seq` is the last event sequence number written for the thread.
+ */
+export const threads = pgTable(
+  "threads",
+  {
+    id: text("id").primaryKey(),
+    title: text("title").notNull(),
+    customerMessage: text("customer_message").notNull(),
+    orderRef: text("order_ref"),
+    /** idle | running | interrupted | completed | failed */
+    status: text("status").notNull().default("idle"),
+    lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  // The console lists threads newest first.
+  (t) => [index("threads_updated_idx").on(t.updatedAt)],
+);
+
+/**
+ * Runs of a thread. At most one active (queued/running) run per thread: the partial unique index makes a second
+ * concurrent start fail in the database, whichever process tries.
+ */
+export const runs = pgTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    /** input | resume | fork | recover */
+    kind: text("kind").notNull(),
+    /** queued | running | interrupted | succeeded | failed | cancelled */
+    status: text("status").notNull(),
+    /** What the graph is invoked with: the new input, or the resume map. */
+    input: jsonb("input"),
+    /** Checkpoint the run starts from (forks, time travel); null = the thread's head. */
+    fromCheckpointId: byteText("from_checkpoint_id"),
+    /** Process that executes the run, and until when its claim holds. */
+    owner: text("owner"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
+    attempts: integer("attempts").notNull().default(0),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    createdAt: createdAt(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("runs_one_active_per_thread").on(t.threadId).where(sql`${t.status} in ('queued', 'running')`),
+    // Thread page: a thread's runs, newest first.
+    index("runs_thread_idx").on(t.threadId, t.createdAt),
+  ],
+);
+
+/**
+ * The decision ledger: one row per interrupt LangGraph raised. A decision moves `pending → resolved` by
+ * compare-and-set in the transaction that creates the resume run, so two operators can never both decide.
+ * Never deleted: it is the audit trail.
+ */
+export const decisions = pgTable(
+  "decisions",
+  {
+    /** LangGraph's interrupt id, also the AG-UI interrupt id. */
+    interruptId: text("interrupt_id").primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    /** Run that raised the interrupt. */
+    runId: text("run_id").notNull(),
+    /** Checkpoint the graph paused at. */
+    checkpointId: byteText("checkpoint_id").notNull(),
+    action: text("action").notNull(),
+    payload: jsonb("payload").notNull(),
+    /** pending | resolved | superseded */
+    status: text("status").notNull().default("pending"),
+    /** AG-UI resume status: resolved | cancelled */
+    resumeStatus: text("resume_status"),
+    answer: jsonb("answer"),
+    resolvedBy: text("resolved_by"),
+    resolvedAt: timestamp("resolved_at", { withTimezone: true }),
+    resumeRunId: text("resume_run_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // Resume validation and the thread page: a thread's decisions by status.
+    index("decisions_thread_status_idx").on(t.threadId, t.status),
+  ],
+);
+
+/** Durable AG-UI event log: every event a run emitted, in per-thread sequence order, for reconnects. */
+export const events = pgTable(
+  "events",
+  {
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    runId: text("run_id").notNull(),
+    type: text("type").notNull(),
+    event: jsonb("event").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.seq] })],
+);
+
+/**
+ * Refunds actually performed. `idempotency_key` is derived from the order (`refund:<orderId>`), so re-running the
+ * refund node — after a resume, a crash or a fork — finds the recorded refund instead of paying twice.
+ */
+export const refunds = pgTable("refunds", {
+  id: text("id").primaryKey(),
+  idempotencyKey: text("idempotency_key").notNull().unique(),
+  orderId: text("order_id")
+    .notNull()
+    .references(() => orders.id),
+  threadId: text("thread_id").notNull(),
+  amountCents: integer("amount_cents").notNull(),
+  currency: text("currency").notNull(),
+  /** original_payment | store_credit */
+  method: text("method").notNull(),
+  /** Who approved it: an operator, or "policy" for automatic approvals. */
+  approvedBy: text("approved_by").notNull(),
+  createdAt: createdAt(),
+});
+
+/** Outgoing email, written instead of sending. Idempotent by key (one customer reply per thread). */
+export const outbox = pgTable("outbox", {
+  id: text("id").primaryKey(),
+  idempotencyKey: text("idempotency_key").notNull().unique(),
+  threadId: text("thread_id").notNull(),
+  toAddress: text("to_address").notNull(),
+  subject: text("subject").notNull(),
+  body: text("body").notNull(),
+  createdAt: createdAt(),
+});
+
+export type Order = typeof orders.$inferSelect;
+export type NewOrder = typeof orders.$inferInsert;
+export type Thread = typeof threads.$inferSelect;
+export type Run = typeof runs.$inferSelect;
+export type Decision = typeof decisions.$inferSelect;
+export type EventRow = typeof events.$inferSelect;
+export type Refund = typeof refunds.$inferSelect;
+export type OutboxEmail = typeof outbox.$inferSelect;

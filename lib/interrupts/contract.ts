@@ -1,0 +1,147 @@
+import { z } from "zod";
+
+/*
+ * The one typed contract for interrupt payloads, shared by the server (graphs raise them, the run endpoint validates
+ * answers) and the browser (the action → component registry renders them). Isomorphic: imports nothing server-side.
+ */
+
+/** Money in minor units (cents), always with its currency. */
+export const money = z.object({
+  amountCents: z.number().int().nonnegative(),
+  currency: z.string().length(3),
+});
+
+/** A policy finding shown to the operator next to a refund request. */
+export const policyFinding = z.object({
+  /** Stable code, e.g. `over_auto_limit`, `late_request`, `flagged_order`. */
+  code: z.string(),
+  /** `block` findings are the reason a human must decide. */
+  severity: z.enum(["info", "warning", "block"]),
+  message: z.string(),
+});
+
+// ── refund_approval ────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Approve, reject or partly approve a refund the policy did not approve by itself. */
+export const refundApprovalPayload = z.object({
+  action: z.literal("refund_approval"),
+  /** Headline for the operator. */
+  title: z.string(),
+  order: z.object({
+    id: z.string(),
+    placedAt: z.string(),
+    paymentMethod: z.string(),
+    status: z.string(),
+    total: money,
+    items: z.array(z.object({ name: z.string(), quantity: z.number().int(), unitCents: z.number().int() })),
+  }),
+  customer: z.object({ name: z.string(), email: z.string() }),
+  /** Amount the customer asked for. */
+  requested: money,
+  /** The customer's reason, as classified from their message. */
+  reason: z.string(),
+  findings: z.array(policyFinding),
+});
+
+/** The operator's answer to a refund approval. A partial amount must be below the requested amount. */
+export const refundApprovalAnswer = z.discriminatedUnion("decision", [
+  z.object({ decision: z.literal("approve"), note: z.string().max(2000).optional() }),
+  z.object({
+    decision: z.literal("reject"),
+    note: z.string().trim().min(1, "say why the refund is rejected").max(2000),
+  }),
+  z.object({
+    decision: z.literal("approve_partial"),
+    amountCents: z.number().int().positive(),
+    note: z.string().max(2000).optional(),
+  }),
+]);
+
+// ── select_option ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Pick one of a few options (e.g. refund to the original payment method or as store credit). */
+export const selectOptionPayload = z.object({
+  action: z.literal("select_option"),
+  title: z.string(),
+  question: z.string(),
+  options: z
+    .array(z.object({ id: z.string().min(1), label: z.string(), description: z.string().optional() }))
+    .min(2),
+  defaultOptionId: z.string().optional(),
+});
+
+export const selectOptionAnswer = z.object({ optionId: z.string().min(1) });
+
+// ── input_text ─────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Ask the operator for information the agent is missing (e.g. the order number). */
+export const inputTextPayload = z.object({
+  action: z.literal("input_text"),
+  title: z.string(),
+  question: z.string(),
+  /** Context for the operator, e.g. the customer's message. */
+  context: z.string().optional(),
+  placeholder: z.string().optional(),
+  minLength: z.number().int().nonnegative().default(1),
+  maxLength: z.number().int().positive().default(500),
+  /** Regular expression (JavaScript syntax) the whole answer must match. */
+  pattern: z.string().optional(),
+  /** Shown when `pattern` does not match. */
+  patternHint: z.string().optional(),
+});
+
+export const inputTextAnswer = z.object({ text: z.string() });
+
+// ── confirm_email ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Confirm the customer reply the agent drafted: send it, send an edited version, or don't send. */
+export const confirmEmailPayload = z.object({
+  action: z.literal("confirm_email"),
+  title: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  body: z.string(),
+});
+
+export const confirmEmailAnswer = z.discriminatedUnion("choice", [
+  z.object({ choice: z.literal("send") }),
+  z.object({
+    choice: z.literal("send_edited"),
+    subject: z.string().trim().min(1).max(200),
+    body: z.string().trim().min(1, "the email needs a body").max(20_000),
+  }),
+  z.object({ choice: z.literal("dont_send"), note: z.string().max(2000).optional() }),
+]);
+
+// ── the union ──────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Every interrupt payload a graph may raise, discriminated by `action`. */
+export const interruptPayload = z.discriminatedUnion("action", [
+  refundApprovalPayload,
+  selectOptionPayload,
+  inputTextPayload,
+  confirmEmailPayload,
+]);
+
+export type InterruptPayload = z.infer<typeof interruptPayload>;
+export type InterruptAction = InterruptPayload["action"];
+export type PayloadOf<A extends InterruptAction> = Extract<InterruptPayload, { action: A }>;
+
+export type RefundApprovalPayload = z.infer<typeof refundApprovalPayload>;
+export type RefundApprovalAnswer = z.infer<typeof refundApprovalAnswer>;
+export type SelectOptionPayload = z.infer<typeof selectOptionPayload>;
+export type SelectOptionAnswer = z.infer<typeof selectOptionAnswer>;
+export type InputTextPayload = z.infer<typeof inputTextPayload>;
+export type InputTextAnswer = z.infer<typeof inputTextAnswer>;
+export type ConfirmEmailPayload = z.infer<typeof confirmEmailPayload>;
+export type ConfirmEmailAnswer = z.infer<typeof confirmEmailAnswer>;
+
+/** The answer type for each action. */
+export interface AnswerOf {
+  refund_approval: RefundApprovalAnswer;
+  select_option: SelectOptionAnswer;
+  input_text: InputTextAnswer;
+  confirm_email: ConfirmEmailAnswer;
+}
+
+export const INTERRUPT_ACTIONS = ["refund_approval", "select_option", "input_text", "confirm_email"] as const;

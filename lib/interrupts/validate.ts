@@ -1,0 +1,80 @@
+import { z } from "zod";
+import {
+  type AnswerOf,
+  confirmEmailAnswer,
+  type InterruptAction,
+  type InterruptPayload,
+  inputTextAnswer,
+  interruptPayload,
+  type PayloadOf,
+  refundApprovalAnswer,
+  selectOptionAnswer,
+} from "./contract";
+
+/** Result of reading an interrupt value: a typed payload, or why it is not one (render it in the fallback view). */
+export type ParsedInterrupt =
+  | { ok: true; payload: InterruptPayload }
+  | { ok: false; error: string; raw: unknown };
+
+/**
+ * Read a raw interrupt value (from LangGraph, the API or an old record) into the contract. Legacy shapes are
+ * normalized first: a one-element array (the agent-inbox convention) is unwrapped.
+ */
+export function parseInterruptPayload(raw: unknown): ParsedInterrupt {
+  const value = Array.isArray(raw) && raw.length === 1 ? raw[0] : raw;
+  const parsed = interruptPayload.safeParse(value);
+  if (parsed.success) return { ok: true, payload: parsed.data };
+  return { ok: false, error: z.prettifyError(parsed.error), raw };
+}
+
+/**
+ * The schema an answer to `payload` must match, including constraints that depend on the payload itself (a partial
+ * refund below the requested amount, an option that exists, the text pattern and length).
+ */
+export function answerSchemaFor<A extends InterruptAction>(payload: PayloadOf<A>): z.ZodType<AnswerOf[A]> {
+  return answerSchema(payload as InterruptPayload) as unknown as z.ZodType<AnswerOf[A]>;
+}
+
+function answerSchema(payload: InterruptPayload): z.ZodType {
+  switch (payload.action) {
+    case "refund_approval":
+      return refundApprovalAnswer.refine(
+        (a) => a.decision !== "approve_partial" || a.amountCents < payload.requested.amountCents,
+        { message: "a partial refund must be less than the requested amount", path: ["amountCents"] },
+      );
+    case "select_option": {
+      const ids = new Set(payload.options.map((o) => o.id));
+      return selectOptionAnswer.refine((a) => ids.has(a.optionId), {
+        message: `optionId must be one of: ${[...ids].join(", ")}`,
+        path: ["optionId"],
+      });
+    }
+    case "input_text": {
+      let text = z.string().trim().min(payload.minLength).max(payload.maxLength);
+      if (payload.pattern) {
+        text = text.regex(
+          new RegExp(`^(?:${payload.pattern})$`),
+          payload.patternHint ?? "does not match the format",
+        );
+      }
+      return inputTextAnswer.extend({ text });
+    }
+    case "confirm_email":
+      return confirmEmailAnswer;
+  }
+}
+
+export type AnswerCheck<T = unknown> = { ok: true; answer: T } | { ok: false; error: string };
+
+/** Validate an operator's answer against the payload it answers. */
+export function validateAnswer(payload: InterruptPayload, answer: unknown): AnswerCheck {
+  const parsed = answerSchema(payload).safeParse(answer);
+  return parsed.success
+    ? { ok: true, answer: parsed.data }
+    : { ok: false, error: z.prettifyError(parsed.error) };
+}
+
+/** JSON Schema of the answer, sent as AG-UI `Interrupt.responseSchema` so any client can build a form. */
+export function answerJsonSchema(payload: InterruptPayload): Record<string, unknown> {
+  return z.toJSONSchema(answerSchema(payload), { unrepresentable: "any" }) as Record<string, unknown>;
+}
