@@ -1,0 +1,23 @@
+/*
+ * Pure mapping from a LangGraph.js run to AG-UI 1.0 events, and back from AG-UI resume entries to a LangGraph
+ * Command. No I/O: the run executor feeds it stream items and the final state, and writes the events it returns.
+ */
+export { type AguiEvent, requireId } from "./events";
+export {
+  CANCELLED_RESUME,
+  isCancelledResume,
+  type LangGraphInterrupt,
+  type ResumeCommand,
+  resumeToCommand,
+  toAguiInterrupt,
+} from "./interrupts";
+export { type AguiMapper, type AguiRunContext, createAguiMapper, LANGGRAPH_CUSTOM_EVENT } from "./mapper";
+export { toAguiContent, toAguiMessage, toAguiMessages } from "./messages";
+export { encodeSse, withSeq } from "./sse";
+export {
+  type AguiFinishInput,
+  finishInputFromState,
+  jsonSafe,
+  type StateSnapshotLike,
+  stateSnapshot,
+} from "./state";
