@@ -30,6 +30,13 @@ const schema = z.object({
   /** OpenAI-compatible endpoint (e.g. a local server); default: OpenAI's. */
   OPENAI_BASE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
   OPENAI_MODEL: z.string().trim().min(1).default("gpt-4o-mini"),
+  /** Seed the demo shop's orders at start (idempotent). */
+  DEMO_ORDERS: z
+    .enum(["true", "false", "1", "0"])
+    .default("true")
+    .transform((v) => v === "true" || v === "1"),
+  /** How long a run's claim holds without a heartbeat before another instance may take it over. */
+  RUN_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -1,13 +1,17 @@
 import "server-only";
 import { getDatabase } from "@/lib/db/client";
+import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
+import { env } from "@/lib/env";
 
 /**
- * Server start-up: open and migrate the database. If the database is down the server still starts (health answers
- * 503 and every request retries the connection) rather than refusing all traffic with a crashed start hook.
+ * Server start-up: open and migrate the database, and make sure the demo shop's orders exist (the refund agent
+ * looks orders up there). If the database is down the server still starts (health answers 503 and every request
+ * retries the connection) rather than refusing all traffic with a crashed start hook.
  */
 export async function startServer(): Promise<void> {
   try {
     const database = await getDatabase();
+    if (env.DEMO_ORDERS) await seedDemoOrders({ db: database.db });
     console.log(`[start] database ready (${database.kind})`);
   } catch (error) {
     console.error(

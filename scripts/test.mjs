@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm test`: everything, in order — lint, typecheck, unit + integration + conformance (vitest), end-to-end
+ * `npm test`: everything, in order — lint, typecheck, production build, unit + integration + conformance (vitest), end-to-end
  * (Playwright, when present). Ends with one plain line `N passed, N failed, N skipped` summing every suite, which
  * is the line CI reads. Exits non-zero if anything failed.
  */
@@ -37,6 +37,9 @@ function check(label, command, args) {
 
 check("lint (biome)", bin("biome"), ["check", "."]);
 check("typecheck (tsc)", bin("tsc"), ["--noEmit"]);
+
+// The HTTP integration tests and the e2e suite run the production server.
+check("production build (next build)", bin("next"), ["build"]);
 
 const vitestReport = join(reportDir, "vitest.json");
 const vitestOk = run("unit, integration and conformance tests (vitest)", bin("vitest"), [

@@ -1,0 +1,14 @@
+import { errorResponse } from "@/lib/errors";
+import { getThreadView } from "@/lib/runtime/thread-view";
+
+export const dynamic = "force-dynamic";
+
+/** The thread's state: values, status, pending interrupts (validated through the contract), decisions, last seq. */
+export async function GET(_request: Request, { params }: { params: Promise<{ threadId: string }> }) {
+  try {
+    const { threadId } = await params;
+    return Response.json(await getThreadView(threadId), { headers: { "cache-control": "no-store" } });
+  } catch (error) {
+    return errorResponse(error, "GET /api/threads/[threadId]");
+  }
+}

@@ -1,0 +1,102 @@
+import "server-only";
+import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { type Decision, decisions } from "../schema";
+import type { Queryable } from "../tx";
+
+/** Pending decisions of a thread (the interrupts a resume must answer). */
+export async function listPendingDecisions({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<Decision[]> {
+  return db
+    .select()
+    .from(decisions)
+    .where(and(eq(decisions.threadId, threadId), eq(decisions.status, "pending")));
+}
+
+export async function getDecisions({
+  db,
+  interruptIds,
+}: {
+  db: Queryable;
+  interruptIds: string[];
+}): Promise<Decision[]> {
+  if (interruptIds.length === 0) return [];
+  return db.select().from(decisions).where(inArray(decisions.interruptId, interruptIds));
+}
+
+/** All decisions of a thread, oldest first (thread page, audit). */
+export async function listThreadDecisions({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<Decision[]> {
+  return db.select().from(decisions).where(eq(decisions.threadId, threadId)).orderBy(decisions.createdAt);
+}
+
+/**
+ * Record interrupts the graph raised as pending decisions. An id already in the ledger is left as it is (the ledger
+ * is append-only in spirit: a decision once taken is never reopened).
+ */
+export async function recordPendingDecisions({
+  db,
+  rows,
+}: {
+  db: Queryable;
+  rows: Pick<Decision, "interruptId" | "threadId" | "runId" | "checkpointId" | "action" | "payload">[];
+}): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insert(decisions).values(rows).onConflictDoNothing({ target: decisions.interruptId });
+}
+
+/**
+ * Pending decisions of a thread that are no longer the head's (the thread moved on, e.g. a fork made another branch
+ * the head) become `superseded`.
+ */
+export async function supersedeOtherPending({
+  db,
+  threadId,
+  keep,
+}: {
+  db: Queryable;
+  threadId: string;
+  keep: string[];
+}): Promise<void> {
+  const base = and(eq(decisions.threadId, threadId), eq(decisions.status, "pending"));
+  await db
+    .update(decisions)
+    .set({ status: "superseded" })
+    .where(keep.length > 0 ? and(base, notInArray(decisions.interruptId, keep)) : base);
+}
+
+/**
+ * Compare-and-set `pending → resolved` for one decision. Returns false when it was no longer pending (someone else
+ * decided first): the caller turns that into a 409.
+ */
+export async function resolveDecision({
+  db,
+  interruptId,
+  resumeStatus,
+  answer,
+  resolvedBy,
+  resumeRunId,
+}: {
+  db: Queryable;
+  interruptId: string;
+  resumeStatus: "resolved" | "cancelled";
+  answer: unknown;
+  resolvedBy: string;
+  resumeRunId: string;
+}): Promise<boolean> {
+  const updated = await db
+    .update(decisions)
+    .set({ status: "resolved", resumeStatus, answer, resolvedBy, resolvedAt: sql`now()`, resumeRunId })
+    .where(and(eq(decisions.interruptId, interruptId), eq(decisions.status, "pending")))
+    .returning({ id: decisions.interruptId });
+  return updated.length === 1;
+}

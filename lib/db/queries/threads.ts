@@ -1,0 +1,71 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { desc, eq, sql } from "drizzle-orm";
+import { type Thread, threads } from "../schema";
+import type { Queryable } from "../tx";
+
+/** Create a thread for a customer ticket. */
+export async function createThread({
+  db,
+  title,
+  customerMessage,
+  orderRef,
+}: {
+  db: Queryable;
+  title: string;
+  customerMessage: string;
+  orderRef: string | null;
+}): Promise<Thread> {
+  const [row] = await db
+    .insert(threads)
+    .values({ id: randomUUID(), title, customerMessage, orderRef })
+    .returning();
+  if (!row) throw new Error("createThread: insert returned no row");
+  return row;
+}
+
+export async function getThread({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<Thread | undefined> {
+  const [row] = await db.select().from(threads).where(eq(threads.id, threadId));
+  return row;
+}
+
+/** Lock the thread row for the rest of the transaction: serializes run claims on one thread. */
+export async function lockThread({
+  tx,
+  threadId,
+}: {
+  tx: Queryable;
+  threadId: string;
+}): Promise<Thread | undefined> {
+  const [row] = await tx.select().from(threads).where(eq(threads.id, threadId)).for("update");
+  return row;
+}
+
+export async function setThreadStatus({
+  db,
+  threadId,
+  status,
+}: {
+  db: Queryable;
+  threadId: string;
+  status: Thread["status"];
+}): Promise<void> {
+  await db.update(threads).set({ status, updatedAt: sql`now()` }).where(eq(threads.id, threadId));
+}
+
+/** Newest threads first (the console's simple list). */
+export async function listRecentThreads({
+  db,
+  limit = 50,
+}: {
+  db: Queryable;
+  limit?: number;
+}): Promise<Thread[]> {
+  return db.select().from(threads).orderBy(desc(threads.updatedAt)).limit(limit);
+}

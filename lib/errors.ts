@@ -1,0 +1,91 @@
+/**
+ * One error model for HTTP responses, AG-UI `RUN_ERROR` events and the browser. A code is `type:subject`
+ * (e.g. `conflict:interrupt_resolved`); the HTTP status derives from the type. Database details are logged, never
+ * sent. Isomorphic: the client rebuilds the same error from a response body or a RUN_ERROR event.
+ */
+export type ErrorType =
+  | "bad_request"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "unprocessable"
+  | "rate_limited"
+  | "unavailable"
+  | "internal";
+
+export type ErrorCode = `${ErrorType}:${string}`;
+
+const STATUS: Record<ErrorType, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** JSON body of an error response. `details` carries structured context (who decided, which ids are missing…). */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export class AppError extends Error {
+  override name = "AppError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+
+  get type(): ErrorType {
+    return this.code.split(":", 1)[0] as ErrorType;
+  }
+
+  get status(): number {
+    return STATUS[this.type] ?? 500;
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+
+  /** Rebuild an error from a response body or a RUN_ERROR event (client side). */
+  static fromBody(body: unknown, fallbackStatus?: number): AppError {
+    if (
+      body &&
+      typeof body === "object" &&
+      "code" in body &&
+      typeof body.code === "string" &&
+      body.code.includes(":")
+    ) {
+      const b = body as Partial<ErrorBody>;
+      return new AppError(b.code as ErrorCode, String(b.message ?? b.code), b.details);
+    }
+    const type = Object.entries(STATUS).find(([, s]) => s === fallbackStatus)?.[0] ?? "internal";
+    return new AppError(`${type as ErrorType}:unknown`, "Unexpected error");
+  }
+}
+
+/** Anything thrown → an AppError safe to show. Unknown errors are logged with their detail and reported generically. */
+export function toAppError(error: unknown, context = "request"): AppError {
+  if (error instanceof AppError) return error;
+  console.error(`[${context}] unexpected error:`, error);
+  return new AppError("internal:unexpected", "Something went wrong on the server. The error was logged.");
+}
+
+/** The JSON response for an error (route handlers). */
+export function errorResponse(error: unknown, context?: string): Response {
+  const appError = toAppError(error, context);
+  return Response.json(appError.toBody(), {
+    status: appError.status,
+    headers: { "cache-control": "no-store" },
+  });
+}

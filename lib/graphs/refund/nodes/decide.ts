@@ -1,0 +1,100 @@
+import "server-only";
+import { sumRefundsForOrder } from "@/lib/db/queries/refunds";
+import { formatMoney } from "../money";
+import { evaluatePolicy } from "../policy";
+import type { OrderSnapshot, RefundDecision, RefundMethod, RefundStateValue } from "../state";
+import { askHuman } from "./ask-human";
+import type { NodeContext, RefundNode } from "./context";
+
+function requireOrder(state: RefundStateValue, node: string): OrderSnapshot {
+  if (!state.order) throw new Error(`${node}: no order in the state`);
+  return state.order;
+}
+
+/** check_policy: the deterministic rules; an auto-approval is the policy's decision. */
+export function checkPolicyNode({ db }: NodeContext): RefundNode {
+  return async (state) => {
+    const order = requireOrder(state, "check_policy");
+    const requestedCents = state.requested ?? order.amountCents;
+    const refundedCents = await sumRefundsForOrder({ db, orderId: order.id });
+    const policy = evaluatePolicy({ order, requestedCents, refundedCents, now: new Date() });
+    const decision: RefundDecision | null = policy.autoApprove
+      ? { decision: "approve", amountCents: requestedCents, decidedBy: "policy" }
+      : null;
+    return { requested: requestedCents, policy, decision };
+  };
+}
+
+/** human_review: an operator approves, rejects (with a note) or approves part of the requested amount. */
+export function humanReviewNode(): RefundNode {
+  return (state, config) => {
+    const order = requireOrder(state, "human_review");
+    const requestedCents = state.requested ?? order.amountCents;
+    const answer = askHuman<"refund_approval">({
+      action: "refund_approval",
+      title: `Refund of ${formatMoney(requestedCents, order.currency)} for ${order.id}`,
+      order: {
+        id: order.id,
+        placedAt: order.placedAt,
+        paymentMethod: order.paymentMethod,
+        status: order.status,
+        total: { amountCents: order.amountCents, currency: order.currency },
+        items: order.items.map(({ name, quantity, unitCents }) => ({ name, quantity, unitCents })),
+      },
+      customer: { name: order.customerName, email: order.customerEmail },
+      requested: { amountCents: requestedCents, currency: order.currency },
+      reason: state.reason,
+      findings: state.policy?.findings ?? [],
+    });
+    // The runtime may say who is resuming; the answer itself carries no identity.
+    const operator = config.configurable?.operator_id;
+    const operatorId = typeof operator === "string" && operator !== "" ? { operatorId: operator } : {};
+    const decision: RefundDecision =
+      answer.decision === "reject"
+        ? { decision: "reject", amountCents: 0, note: answer.note, decidedBy: "operator", ...operatorId }
+        : {
+            decision: answer.decision,
+            amountCents: answer.decision === "approve_partial" ? answer.amountCents : requestedCents,
+            ...(answer.note ? { note: answer.note } : {}),
+            decidedBy: "operator",
+            ...operatorId,
+          };
+    return { decision };
+  };
+}
+
+/** Payment methods a refund cannot simply be reversed to without asking how the customer wants it. */
+const ASK_FOR_METHOD = new Set(["bank_transfer", "gift_card"]);
+
+const PAID_BY: Record<string, string> = { bank_transfer: "bank transfer", gift_card: "gift card" };
+
+/** choose_method: original payment, unless the order was paid by bank transfer or gift card — then an operator picks. */
+export function chooseMethodNode(): RefundNode {
+  return (state) => {
+    const order = requireOrder(state, "choose_method");
+    if (!ASK_FOR_METHOD.has(order.paymentMethod)) return { refundMethod: "original_payment" };
+    const amount = formatMoney(state.decision?.amountCents ?? order.amountCents, order.currency);
+    const answer = askHuman<"select_option">({
+      action: "select_option",
+      title: `How should ${order.customerName} get ${amount} back?`,
+      question: `${order.id} was paid by ${PAID_BY[order.paymentMethod]}. Refund to the original payment method or as store credit?`,
+      options: [
+        {
+          id: "original_payment",
+          label: "Original payment method",
+          description:
+            order.paymentMethod === "gift_card"
+              ? "The amount is loaded back onto the gift card."
+              : "A bank transfer back to the customer's account (3–5 business days).",
+        },
+        {
+          id: "store_credit",
+          label: "Store credit",
+          description: "Added to the customer's account at once, usable on the next order.",
+        },
+      ],
+      defaultOptionId: "original_payment",
+    });
+    return { refundMethod: answer.optionId as RefundMethod };
+  };
+}

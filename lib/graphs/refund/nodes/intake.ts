@@ -1,0 +1,99 @@
+import "server-only";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { getOrder } from "@/lib/db/queries/orders";
+import { normalizeOrderRef, ORDER_REF_PATTERN } from "../classify-rules";
+import { classifyPrompt, parseClassification } from "../prompts";
+import { askHuman } from "./ask-human";
+import {
+  type NodeContext,
+  type RefundNode,
+  stableId,
+  streamToMessage,
+  threadIdOf,
+  toOrderSnapshot,
+} from "./context";
+
+/** The name of the order lookup tool, as it appears in the tool call messages. */
+export const LOOKUP_ORDER_TOOL = "lookup_order";
+
+/**
+ * classify: intent, reason, order reference and requested amount, by the model (JSON) with the rules as fallback.
+ * Starts a new request, so everything derived from an earlier message on the thread is cleared.
+ */
+export function classifyNode({ model }: NodeContext): RefundNode {
+  return async (state, config) => {
+    const customerMessage =
+      state.customerMessage || (state.messages.findLast((m) => m.getType() === "human")?.text ?? "");
+    // The classifier's JSON is internal: keep it out of the "messages" stream the customer-facing view renders.
+    const response = await streamToMessage(model, classifyPrompt(customerMessage), {
+      ...config,
+      tags: [...(config.tags ?? []), "langsmith:nostream"],
+    });
+    const classification = parseClassification(response.text, customerMessage);
+    return {
+      customerMessage,
+      intent: classification.intent,
+      reason: classification.reason,
+      // An order reference given by the caller wins over what the model read.
+      orderRef: normalizeOrderRef(state.orderRef) ?? classification.orderRef,
+      requested: classification.requestedCents,
+      order: null,
+      policy: null,
+      decision: null,
+      refundMethod: null,
+      refund: null,
+      reply: null,
+      email: null,
+    };
+  };
+}
+
+/** ask_order: the order is unknown (none given, or not found); an operator supplies the number. */
+export function askOrderNode(): RefundNode {
+  return (state) => {
+    const answer = askHuman<"input_text">({
+      action: "input_text",
+      title: "Which order is this about?",
+      question: state.orderRef
+        ? `There is no order ${state.orderRef}. Which order is the customer asking about?`
+        : "The customer did not give an order number. Which order are they asking about?",
+      context: state.customerMessage,
+      placeholder: "ORD-1234",
+      // Length limits stay loose: the pattern is the rule, and its hint is the one message worth showing.
+      minLength: 1,
+      maxLength: 40,
+      pattern: ORDER_REF_PATTERN,
+      patternHint: "An order number like ORD-1234",
+    });
+    return { orderRef: normalizeOrderRef(answer.text), order: null };
+  };
+}
+
+/**
+ * lookup_order: a tool call. The AI message with the call and the tool's result are appended to `messages`, with ids
+ * derived from the thread, the order and the attempt, so a re-run of this node replaces rather than duplicates them.
+ */
+export function lookupOrderNode({ db }: NodeContext): RefundNode {
+  return async (state, config) => {
+    const orderId = state.orderRef;
+    if (!orderId) throw new Error("lookup_order: no order reference in the state");
+    const attempt = state.messages.filter(
+      (m) => ToolMessage.isInstance(m) && m.name === LOOKUP_ORDER_TOOL,
+    ).length;
+    const callId = stableId(threadIdOf(config), LOOKUP_ORDER_TOOL, orderId, attempt);
+    const row = await getOrder({ db, orderId });
+    const order = row ? toOrderSnapshot(row) : null;
+    const call = new AIMessage({
+      id: stableId(callId, "call"),
+      content: "",
+      tool_calls: [{ id: callId, name: LOOKUP_ORDER_TOOL, args: { orderId }, type: "tool_call" }],
+    });
+    const result = new ToolMessage({
+      id: stableId(callId, "result"),
+      tool_call_id: callId,
+      name: LOOKUP_ORDER_TOOL,
+      content: JSON.stringify(order ? { found: true, order } : { found: false, orderId }),
+    });
+    return { messages: [call, result], order };
+  };
+}

@@ -1,0 +1,45 @@
+import "server-only";
+import { AIMessage } from "@langchain/core/messages";
+import { formatMoney } from "../money";
+import { type ReplyFacts, replyPrompt } from "../prompts";
+import { renderReplyBody, replySubject } from "../reply-templates";
+import type { RefundStateValue } from "../state";
+import { type NodeContext, type RefundNode, streamToMessage } from "./context";
+
+/** What happened, as the reply writer needs it. */
+export function replyFactsOf(state: RefundStateValue): ReplyFacts {
+  const { order, decision, refund } = state;
+  const currency = order?.currency ?? "EUR";
+  const money = (cents: number | null | undefined) => (cents == null ? null : formatMoney(cents, currency));
+  let outcome: ReplyFacts["outcome"] = "question";
+  if (state.intent === "refund" && decision?.decision === "reject") outcome = "refund_rejected";
+  else if (state.intent === "refund" && refund?.duplicate) outcome = "already_refunded";
+  else if (state.intent === "refund" && refund) {
+    outcome = decision?.decision === "approve_partial" ? "refund_partial" : "refund_approved";
+  }
+  return {
+    outcome,
+    customerName: order?.customerName ?? null,
+    customerMessage: state.customerMessage,
+    orderId: order?.id ?? state.orderRef,
+    amount: money(refund?.amountCents),
+    requested: money(state.requested),
+    method: refund?.method ?? null,
+    note: decision?.note ?? null,
+  };
+}
+
+/**
+ * write_reply: the model writes the customer reply, streamed token by token (LangGraph's "messages" mode carries the
+ * chunks). The final message keeps the streamed id, so a client never sees it twice.
+ */
+export function writeReplyNode({ model }: NodeContext): RefundNode {
+  return async (state, config) => {
+    const facts = replyFactsOf(state);
+    const response = await streamToMessage(model, replyPrompt(facts), config);
+    // A model that answers nothing must not leave the customer an empty email.
+    const body = response.text.trim() || renderReplyBody(facts);
+    const message = new AIMessage({ id: response.id, content: body });
+    return { messages: [message], reply: { subject: replySubject(facts), body } };
+  };
+}

@@ -1,0 +1,67 @@
+import "server-only";
+import type { ReplyFacts } from "./prompts";
+
+const SIGNATURE = "Kind regards,\nCustomer Service";
+
+function methodSentence(facts: ReplyFacts): string {
+  return facts.method === "store_credit"
+    ? `The amount of ${facts.amount} has been added to your account as store credit, ready for your next order.`
+    : `The amount of ${facts.amount} goes back to your original payment method and should arrive within 5 to 10 business days.`;
+}
+
+/** The offline model's reply body for `facts`: fixed templates, one per outcome. */
+export function renderReplyBody(facts: ReplyFacts): string {
+  const greeting = `Hello ${facts.customerName ?? "there"},`;
+  const order = facts.orderId ?? "your order";
+  let paragraphs: string[];
+  switch (facts.outcome) {
+    case "refund_approved":
+      paragraphs = [
+        `Thank you for getting in touch about ${order}. We have approved your refund of ${facts.amount}.`,
+        methodSentence(facts),
+      ];
+      break;
+    case "refund_partial":
+      paragraphs = [
+        `Thank you for getting in touch about ${order}. We have reviewed your request for ${facts.requested} and approved a partial refund of ${facts.amount}.`,
+        methodSentence(facts),
+        ...(facts.note ? [`A note from our team: ${facts.note}`] : []),
+      ];
+      break;
+    case "refund_rejected":
+      paragraphs = [
+        `Thank you for getting in touch about ${order}. We have reviewed your request carefully, and unfortunately your refund request has been rejected.`,
+        ...(facts.note ? [`Reason: ${facts.note}`] : []),
+        "If you have any further information, just reply to this email and we will take another look.",
+      ];
+      break;
+    case "already_refunded":
+      paragraphs = [
+        `Thank you for getting in touch about ${order}. A refund of ${facts.amount} has already been issued for this order, so there is nothing more you need to do.`,
+        methodSentence(facts),
+      ];
+      break;
+    case "question":
+      paragraphs = [
+        "Thank you for your message. We have received it and a member of our team will get back to you shortly.",
+        ...(facts.orderId ? [`We have noted that your question is about ${facts.orderId}.`] : []),
+      ];
+      break;
+  }
+  return [greeting, ...paragraphs, SIGNATURE].join("\n\n");
+}
+
+/** The email subject for `facts` (not written by a model: it must never be empty or odd). */
+export function replySubject(facts: ReplyFacts): string {
+  const about = facts.orderId ? ` (${facts.orderId})` : "";
+  switch (facts.outcome) {
+    case "refund_approved":
+    case "refund_partial":
+    case "already_refunded":
+      return `Your refund${about}`;
+    case "refund_rejected":
+      return `Your refund request${about}`;
+    case "question":
+      return `Re: your message${about}`;
+  }
+}

@@ -1,0 +1,205 @@
+import "server-only";
+import type { RunAgentInput } from "@ag-ui/core";
+import type { AppDb } from "@/lib/db/open";
+import { getDecisions, listPendingDecisions, resolveDecision } from "@/lib/db/queries/decisions";
+import { getActiveRun, insertRun } from "@/lib/db/queries/runs";
+import { lockThread, setThreadStatus } from "@/lib/db/queries/threads";
+import type { Decision, Run } from "@/lib/db/schema";
+import { sqlState } from "@/lib/db/sql-client";
+import type { Tx } from "@/lib/db/tx";
+import { AppError } from "@/lib/errors";
+import { parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
+import { instanceId } from "./instance";
+import type { RunInput } from "./run-input";
+
+export interface ClaimedRun {
+  run: Run;
+  /** The thread's last event sequence number before this run: its events follow it. */
+  startSeq: number;
+}
+
+export interface ClaimRequest {
+  threadId: string;
+  input: RunAgentInput;
+  /** Who is acting (recorded on decisions). */
+  actor: string;
+  leaseMs: number;
+}
+
+/**
+ * Claim a run for a thread, in one transaction: lock the thread, refuse a second active run, and for a resume check
+ * that the answers cover exactly the pending interrupts, validate each answer against its interrupt's contract and
+ * move each decision `pending → resolved` by compare-and-set. Any refusal throws an AppError and writes nothing.
+ */
+export async function claimRun(db: AppDb, request: ClaimRequest): Promise<ClaimedRun> {
+  const resume = request.input.resume ?? [];
+  const ids = resume.map((r) => r.interruptId);
+  if (new Set(ids).size !== ids.length) {
+    throw new AppError(
+      "bad_request:resume_duplicate",
+      "Each interrupt may be answered only once per request.",
+    );
+  }
+  try {
+    return await db.transaction(async (tx) => {
+      const thread = await lockThread({ tx, threadId: request.threadId });
+      if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
+      const pending = await listPendingDecisions({ db: tx, threadId: thread.id });
+      // A resume first settles the decisions, so a request that lost the race hears who decided, not just "busy".
+      const runInput =
+        resume.length > 0
+          ? await resolveAll(tx, request, pending)
+          : newInput(request.input, pending, thread.lastSeq === 0 ? thread.customerMessage : null);
+      const active = await getActiveRun({ db: tx, threadId: thread.id });
+      if (active) {
+        throw new AppError("conflict:run_active", "A run is already in progress on this thread.", {
+          runId: active.id,
+        });
+      }
+      const run = await insertRun({
+        db: tx,
+        run: {
+          id: request.input.runId,
+          threadId: thread.id,
+          kind: runInput.kind,
+          input: runInput,
+          fromCheckpointId: null,
+          owner: instanceId(),
+          leaseMs: request.leaseMs,
+        },
+      });
+      await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
+      return { run, startSeq: thread.lastSeq };
+    });
+  } catch (error) {
+    throw mapConstraintError(error);
+  }
+}
+
+function newInput(input: RunAgentInput, pending: Decision[], ticketMessage: string | null): RunInput {
+  if (pending.length > 0) {
+    throw new AppError(
+      "conflict:interrupt_pending",
+      "The thread is waiting for a decision; answer it with `resume` before sending new input.",
+      { interrupts: pending.map((d) => ({ interruptId: d.interruptId, action: d.action })) },
+    );
+  }
+  const lastUser = [...input.messages].reverse().find((m) => m.role === "user");
+  if (lastUser) {
+    const text = typeof lastUser.content === "string" ? lastUser.content : contentText(lastUser.content);
+    if (!text.trim()) throw new AppError("unprocessable:empty_message", "The user message is empty.");
+    return { kind: "input", messageId: lastUser.id, text };
+  }
+  if (ticketMessage) return { kind: "input", messageId: `ticket-${input.runId}`, text: ticketMessage };
+  throw new AppError("unprocessable:no_message", "A new run needs a user message.");
+}
+
+function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((p) => (p && typeof p === "object" && "text" in p && typeof p.text === "string" ? p.text : ""))
+    .join("");
+}
+
+async function resolveAll(tx: Tx, request: ClaimRequest, pending: Decision[]): Promise<RunInput> {
+  const resume = request.input.resume ?? [];
+  const known = new Map(
+    (await getDecisions({ db: tx, interruptIds: resume.map((r) => r.interruptId) })).map((d) => [
+      d.interruptId,
+      d,
+    ]),
+  );
+  for (const entry of resume) {
+    const decision = known.get(entry.interruptId);
+    if (!decision)
+      throw new AppError("not_found:interrupt", `Interrupt ${entry.interruptId} does not exist.`);
+    if (decision.threadId !== request.threadId) {
+      throw new AppError(
+        "unprocessable:interrupt_thread",
+        `Interrupt ${entry.interruptId} belongs to another thread.`,
+      );
+    }
+    if (decision.status !== "pending") throw alreadyDecided(decision);
+  }
+  const missing = pending.filter((d) => !resume.some((r) => r.interruptId === d.interruptId));
+  if (missing.length > 0) {
+    throw new AppError("unprocessable:resume_incomplete", "The resume must answer every pending interrupt.", {
+      missing: missing.map((d) => ({ interruptId: d.interruptId, action: d.action })),
+    });
+  }
+  for (const entry of resume) {
+    if (entry.status !== "resolved") continue;
+    const parsed = parseInterruptPayload(known.get(entry.interruptId)?.payload);
+    if (!parsed.ok) continue; // payloads outside the contract take any JSON answer; the graph validates its own
+    const check = validateAnswer(parsed.payload, entry.payload);
+    if (!check.ok) {
+      throw new AppError(
+        "unprocessable:answer",
+        `The answer to ${parsed.payload.action} is not valid: ${check.error}`,
+        {
+          interruptId: entry.interruptId,
+          action: parsed.payload.action,
+        },
+      );
+    }
+  }
+  for (const entry of resume) {
+    const won = await resolveDecision({
+      db: tx,
+      interruptId: entry.interruptId,
+      resumeStatus: entry.status,
+      answer: entry.payload ?? null,
+      resolvedBy: request.actor,
+      resumeRunId: request.input.runId,
+    });
+    if (!won) {
+      const [now] = await getDecisions({ db: tx, interruptIds: [entry.interruptId] });
+      throw now
+        ? alreadyDecided(now)
+        : new AppError("conflict:interrupt_resolved", "The decision was already taken.");
+    }
+  }
+  return {
+    kind: "resume",
+    resume: resume.map((r) => ({ interruptId: r.interruptId, status: r.status, payload: r.payload })),
+  };
+}
+
+function alreadyDecided(decision: Decision): AppError {
+  if (decision.status === "superseded") {
+    return new AppError(
+      "conflict:interrupt_superseded",
+      "This decision no longer applies: the thread moved on.",
+      {
+        interruptId: decision.interruptId,
+      },
+    );
+  }
+  return new AppError(
+    "conflict:interrupt_resolved",
+    `${decision.resolvedBy ?? "Someone"} already decided this${decision.resolvedAt ? ` at ${decision.resolvedAt.toISOString()}` : ""}.`,
+    {
+      interruptId: decision.interruptId,
+      resolvedBy: decision.resolvedBy,
+      resolvedAt: decision.resolvedAt?.toISOString() ?? null,
+      answer: decision.answer,
+    },
+  );
+}
+
+/** Constraint violations raised by a concurrent request become the same 409s the checks above give. */
+function mapConstraintError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  const cause = (error as { cause?: unknown })?.cause ?? error;
+  const constraint = (cause as { constraint?: string })?.constraint ?? "";
+  if (sqlState(cause) === "23505" && constraint === "runs_one_active_per_thread") {
+    return new AppError("conflict:run_active", "A run is already in progress on this thread.");
+  }
+  if (sqlState(cause) === "23505" && constraint === "runs_pkey") {
+    return new AppError("conflict:run_id", "A run with this runId already exists.");
+  }
+  if (sqlState(cause) === "40P01" || sqlState(cause) === "40001") {
+    return new AppError("conflict:retry", "The request collided with another one; try again.");
+  }
+  return error;
+}

@@ -1,0 +1,64 @@
+import "server-only";
+import type { BaseEvent } from "@ag-ui/core";
+import { withSeq } from "@/lib/agui";
+import type { AppDb } from "@/lib/db/open";
+import { appendEvents, type LoggedEvent } from "@/lib/db/queries/events";
+import { publishEvents } from "./event-bus";
+
+/**
+ * Numbers a run's events with the thread's sequence and makes them durable before anyone hears of them. Events are
+ * written in batches: while one insert is in flight, the next events gather, so a fast-streaming model costs a
+ * handful of statements, not one per token.
+ */
+export class EventSink {
+  private queue: LoggedEvent[] = [];
+  private flushing: Promise<void> | null = null;
+  private failure: unknown = null;
+
+  constructor(
+    private readonly db: AppDb,
+    private readonly threadId: string,
+    private readonly runId: string,
+    private seq: number,
+  ) {}
+
+  /** Number events and queue them for the log. */
+  emit(events: BaseEvent[]): void {
+    if (events.length === 0) return;
+    this.queue.push(...this.number(events));
+    this.flushing ??= this.flushLoop();
+  }
+
+  /** Number events without queueing them: the caller writes them in its own transaction (run finalization). */
+  number(events: BaseEvent[]): LoggedEvent[] {
+    return events.map((event) => {
+      this.seq += 1;
+      return {
+        seq: this.seq,
+        runId: this.runId,
+        type: event.type,
+        event: withSeq(event, this.seq) as unknown as Record<string, unknown>,
+      };
+    });
+  }
+
+  /** Wait until everything emitted so far is durable (and published). Throws if a write failed. */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.failure) throw this.failure;
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.queue.length > 0 && !this.failure) {
+        const batch = this.queue.splice(0);
+        await appendEvents({ db: this.db, threadId: this.threadId, batch });
+        publishEvents(this.threadId, batch);
+      }
+    } catch (error) {
+      this.failure = error;
+    } finally {
+      this.flushing = null;
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import "server-only";
+import type { AppDb } from "@/lib/db/open";
+import { recordPendingDecisions, supersedeOtherPending } from "@/lib/db/queries/decisions";
+import { appendEvents, type LoggedEvent } from "@/lib/db/queries/events";
+import { finishRun } from "@/lib/db/queries/runs";
+import { setThreadStatus } from "@/lib/db/queries/threads";
+import type { Thread } from "@/lib/db/schema";
+import { parseInterruptPayload } from "@/lib/interrupts";
+import { publishEvents } from "./event-bus";
+
+export interface RunEnding {
+  runId: string;
+  threadId: string;
+  owner: string;
+  status: "interrupted" | "succeeded" | "failed";
+  threadStatus: Thread["status"];
+  /** Interrupts pending at the thread's head after the run, with the checkpoint they paused at. */
+  interrupts: { id: string; value: unknown }[];
+  checkpointId: string | null;
+  error?: { code: string; message: string };
+  /** The run's last events (snapshots and RUN_FINISHED / RUN_ERROR), already numbered. */
+  events: LoggedEvent[];
+}
+
+/** Thrown when another process took the run over: this one must not write its ending. */
+export class LostOwnershipError extends Error {
+  override name = "LostOwnershipError";
+}
+
+/**
+ * End a run in one transaction: close the run row (only if this process still owns it), record the new pending
+ * decisions, supersede decisions the thread no longer waits for, set the thread's status and log the final events.
+ * The final events are published only after the commit, so a client that sees RUN_FINISHED can resume at once.
+ */
+export async function finalizeRun(db: AppDb, ending: RunEnding): Promise<void> {
+  await db.transaction(async (tx) => {
+    const closed = await finishRun({
+      db: tx,
+      runId: ending.runId,
+      owner: ending.owner,
+      status: ending.status,
+      errorCode: ending.error?.code,
+      errorMessage: ending.error?.message,
+    });
+    if (!closed) throw new LostOwnershipError(`run ${ending.runId} is no longer owned by ${ending.owner}`);
+    if (ending.checkpointId) {
+      await recordPendingDecisions({
+        db: tx,
+        rows: ending.interrupts.map((i) => {
+          const parsed = parseInterruptPayload(i.value);
+          return {
+            interruptId: i.id,
+            threadId: ending.threadId,
+            runId: ending.runId,
+            checkpointId: ending.checkpointId as string,
+            action: parsed.ok ? parsed.payload.action : "unknown",
+            payload: (i.value ?? null) as object,
+          };
+        }),
+      });
+      // The head now waits for exactly these interrupts; any other pending decision no longer applies.
+      await supersedeOtherPending({
+        db: tx,
+        threadId: ending.threadId,
+        keep: ending.interrupts.map((i) => i.id),
+      });
+    }
+    await setThreadStatus({ db: tx, threadId: ending.threadId, status: ending.threadStatus });
+    await appendEvents({ db: tx, threadId: ending.threadId, batch: ending.events });
+  });
+  publishEvents(ending.threadId, ending.events);
+}

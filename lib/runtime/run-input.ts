@@ -1,0 +1,8 @@
+/** What a run executes, as stored on the run row (so a recovered run can execute it again). */
+export type RunInput =
+  | { kind: "input"; messageId: string; text: string }
+  | {
+      kind: "resume";
+      resume: { interruptId: string; status: "resolved" | "cancelled"; payload?: unknown }[];
+    }
+  | { kind: "fork"; checkpointId: string; values?: Record<string, unknown>; asNode?: string };

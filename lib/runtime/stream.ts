@@ -1,0 +1,109 @@
+import "server-only";
+import type { BaseEvent } from "@ag-ui/core";
+import { encodeSse } from "@/lib/agui";
+import type { AppDb } from "@/lib/db/open";
+import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
+import { subscribeEvents } from "./event-bus";
+
+const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
+
+export interface TailOptions {
+  db: AppDb;
+  threadId: string;
+  afterSeq: number;
+  signal: AbortSignal;
+  /** Stop after this run's RUN_FINISHED / RUN_ERROR. */
+  untilRunId?: string;
+  /** Called when nothing new arrived for a while: true ends the tail (e.g. no run is active any more). */
+  idle: (afterSeq: number) => Promise<boolean>;
+  idleMs?: number;
+}
+
+/**
+ * The thread's events after `afterSeq`: what the log already holds, then live ones as they are committed. The log
+ * is the source of truth; the in-process bus only wakes the tail and, when its batch follows on exactly, saves a
+ * read. Each event is yielded once, in sequence order.
+ */
+export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEvent> {
+  const { db, threadId, signal } = options;
+  let after = options.afterSeq;
+  let heard: LoggedEvent[] = [];
+  let wake: (() => void) | null = null;
+  const unsubscribe = subscribeEvents(threadId, (batch) => {
+    heard.push(...batch);
+    wake?.();
+  });
+  try {
+    while (!signal.aborted) {
+      heard = heard.filter((e) => e.seq > after);
+      let next: LoggedEvent[];
+      if (heard[0]?.seq === after + 1) {
+        next = [];
+        for (const e of heard) {
+          if (e.seq !== after + next.length + 1) break;
+          next.push(e);
+        }
+      } else {
+        next = await readEvents({ db, threadId, afterSeq: after });
+      }
+      for (const event of next) {
+        yield event;
+        after = event.seq;
+        if (options.untilRunId && event.runId === options.untilRunId && TERMINAL.has(event.type)) return;
+      }
+      if (next.length > 0 || heard.some((e) => e.seq > after)) continue;
+      const woke = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), options.idleMs ?? 1_000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        signal.addEventListener("abort", () => wake?.(), { once: true });
+      });
+      wake = null;
+      if (!woke && !signal.aborted) {
+        const more = await readEvents({ db, threadId, afterSeq: after, limit: 1 });
+        if (more.length === 0 && (await options.idle(after))) return;
+      }
+    }
+  } finally {
+    unsubscribe();
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** An SSE body of AG-UI events from {@link tailEvents}, with a keep-alive comment every 15 s. */
+export function sseBody(
+  options: Omit<TailOptions, "signal">,
+  requestSignal: AbortSignal,
+): ReadableStream<Uint8Array> {
+  const abort = new AbortController();
+  requestSignal.addEventListener("abort", () => abort.abort(), { once: true });
+  let keepAlive: NodeJS.Timeout | undefined;
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      keepAlive = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), 15_000);
+      try {
+        for await (const e of tailEvents({ ...options, signal: abort.signal })) {
+          controller.enqueue(encoder.encode(encodeSse(e.event as unknown as BaseEvent, e.seq)));
+        }
+      } catch (error) {
+        console.error("[stream] tail failed:", error);
+        const failure = {
+          type: "RUN_ERROR",
+          message: "The event stream failed on the server.",
+          code: "internal:stream",
+        };
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify(failure)}\n\n`));
+      } finally {
+        clearInterval(keepAlive);
+        if (!abort.signal.aborted) controller.close();
+      }
+    },
+    cancel() {
+      clearInterval(keepAlive);
+      abort.abort();
+    },
+  });
+}

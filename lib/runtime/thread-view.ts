@@ -1,0 +1,106 @@
+import "server-only";
+import type { Message } from "@ag-ui/core";
+import type { BaseMessage } from "@langchain/core/messages";
+import { stateSnapshot, toAguiMessages } from "@/lib/agui";
+import { getDatabase } from "@/lib/db/client";
+import { listThreadDecisions } from "@/lib/db/queries/decisions";
+import { getActiveRun } from "@/lib/db/queries/runs";
+import { getThread } from "@/lib/db/queries/threads";
+import { AppError } from "@/lib/errors";
+import { type InterruptPayload, parseInterruptPayload } from "@/lib/interrupts";
+import { getRefundGraph } from "./graph";
+
+/** A pending interrupt as the console and API clients see it. */
+export interface PendingInterruptView {
+  interruptId: string;
+  /** The payload's action, or "unknown" when it does not fit the contract (render the fallback view). */
+  action: string;
+  /** The typed payload when it fits the contract. */
+  payload: InterruptPayload | null;
+  /** The raw interrupt value (for the fallback view). */
+  raw: unknown;
+  /** Why the payload did not fit the contract. */
+  invalid?: string;
+  raisedAt: string | null;
+}
+
+export interface DecisionView {
+  interruptId: string;
+  action: string;
+  status: string;
+  answer: unknown;
+  resolvedBy: string | null;
+  resolvedAt: string | null;
+  checkpointId: string;
+}
+
+export interface ThreadView {
+  threadId: string;
+  title: string;
+  customerMessage: string;
+  orderRef: string | null;
+  /** idle | running | interrupted | completed | failed */
+  status: string;
+  activeRunId: string | null;
+  values: Record<string, unknown>;
+  messages: Message[];
+  /** Read from `getState().tasks[].interrupts` (never from `next`), validated through the contract. */
+  pendingInterrupts: PendingInterruptView[];
+  decisions: DecisionView[];
+  lastSeq: number;
+  checkpointId: string | null;
+  updatedAt: string;
+}
+
+/** Everything the thread page needs, from the thread row, the graph state at the head, and the ledger. */
+export async function getThreadView(threadId: string): Promise<ThreadView> {
+  const { db } = await getDatabase();
+  const thread = await getThread({ db, threadId });
+  if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
+  const graph = await getRefundGraph();
+  const [state, decisions, active] = await Promise.all([
+    graph.getState({ configurable: { thread_id: threadId } }),
+    listThreadDecisions({ db, threadId }),
+    getActiveRun({ db, threadId }),
+  ]);
+  const raised = new Map(decisions.map((d) => [d.interruptId, d]));
+  const values = (state.values ?? {}) as Record<string, unknown>;
+  const pendingInterrupts = state.tasks
+    .flatMap((t) => t.interrupts)
+    .filter((i) => typeof i.id === "string")
+    .map((i): PendingInterruptView => {
+      const parsed = parseInterruptPayload(i.value);
+      return {
+        interruptId: i.id as string,
+        action: parsed.ok ? parsed.payload.action : "unknown",
+        payload: parsed.ok ? parsed.payload : null,
+        raw: i.value,
+        ...(parsed.ok ? {} : { invalid: parsed.error }),
+        raisedAt: raised.get(i.id as string)?.createdAt.toISOString() ?? null,
+      };
+    });
+  return {
+    threadId,
+    title: thread.title,
+    customerMessage: thread.customerMessage,
+    orderRef: thread.orderRef,
+    status: thread.status,
+    activeRunId: active?.id ?? null,
+    values: stateSnapshot(values),
+    messages: toAguiMessages((values.messages as BaseMessage[] | undefined) ?? []),
+    // While a run is active the head is moving: its interrupts are not decisions yet.
+    pendingInterrupts: active ? [] : pendingInterrupts,
+    decisions: decisions.map((d) => ({
+      interruptId: d.interruptId,
+      action: d.action,
+      status: d.status,
+      answer: d.answer,
+      resolvedBy: d.resolvedBy,
+      resolvedAt: d.resolvedAt?.toISOString() ?? null,
+      checkpointId: d.checkpointId,
+    })),
+    lastSeq: thread.lastSeq,
+    checkpointId: (state.config?.configurable?.checkpoint_id as string | undefined) ?? null,
+    updatedAt: thread.updatedAt.toISOString(),
+  };
+}

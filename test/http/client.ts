@@ -1,0 +1,91 @@
+import { type AgentSubscriber, HttpAgent } from "@ag-ui/client";
+import type { BaseEvent, Interrupt, ResumeEntry } from "@ag-ui/core";
+import pg from "pg";
+
+/** Create a ticket thread over HTTP; returns its id. */
+export async function createTicket(baseUrl: string, message: string, orderRef?: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/threads`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message, ...(orderRef ? { orderRef } : {}) }),
+  });
+  if (res.status !== 201) throw new Error(`create ticket: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { threadId: string }).threadId;
+}
+
+/** An unmodified HttpAgent for a thread (a browser tab, as far as the server can tell). */
+export function agentFor(baseUrl: string, threadId: string): HttpAgent {
+  return new HttpAgent({ url: `${baseUrl}/api/threads/${threadId}/runs`, threadId });
+}
+
+export interface RunOutcome {
+  events: BaseEvent[];
+  finished: BaseEvent | undefined;
+  interrupts: Interrupt[];
+}
+
+/** Run the agent once (new input or resume) and collect every event it accepted. */
+export async function runOnce(
+  agent: HttpAgent,
+  params: { message?: string; resume?: ResumeEntry[]; actor?: string } = {},
+): Promise<RunOutcome> {
+  if (params.message) agent.addMessage({ id: crypto.randomUUID(), role: "user", content: params.message });
+  const events: BaseEvent[] = [];
+  const subscriber: AgentSubscriber = {
+    onEvent: ({ event }) => {
+      events.push(event);
+    },
+  };
+  await agent.runAgent(
+    {
+      ...(params.resume ? { resume: params.resume } : {}),
+      forwardedProps: { actor: params.actor ?? "test-operator" },
+    },
+    subscriber,
+  );
+  const finished = events.find((e) => e.type === "RUN_FINISHED");
+  const outcome = (finished as { outcome?: { type: string; interrupts?: Interrupt[] } } | undefined)?.outcome;
+  return { events, finished, interrupts: outcome?.type === "interrupt" ? (outcome.interrupts ?? []) : [] };
+}
+
+/** The interrupt payload the server attached (AG-UI `Interrupt.metadata.payload`). */
+export function payloadOf(interrupt: Interrupt): Record<string, unknown> {
+  return (interrupt.metadata?.payload ?? {}) as Record<string, unknown>;
+}
+
+/** Resume entry answering one interrupt. */
+export function answer(interrupt: Interrupt, payload: unknown): ResumeEntry {
+  return { interruptId: interrupt.id, status: "resolved", payload };
+}
+
+/** A small direct SQL helper for assertions (counts, rows). */
+export function sqlFor(url: string) {
+  const pool = new pg.Pool({ connectionString: url, max: 3 });
+  return {
+    async rows<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+      return (await pool.query(text, params)).rows as T[];
+    },
+    async count(table: string, where = "true", params: unknown[] = []): Promise<number> {
+      const r = await pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, params);
+      return r.rows[0].n as number;
+    },
+    end: () => pool.end(),
+  };
+}
+
+/** Raw POST of a run body; returns status and parsed JSON (for refusals) or the SSE text. */
+export async function postRun(
+  baseUrl: string,
+  threadId: string,
+  body: unknown,
+): Promise<{ status: number; json?: Record<string, unknown>; text: string }> {
+  const res = await fetch(`${baseUrl}/api/threads/${threadId}/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: Record<string, unknown> | undefined;
+  if (res.headers.get("content-type")?.includes("application/json")) json = JSON.parse(text);
+  return { status: res.status, json, text };
+}

@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+
+/** A free loopback port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  /** Output so far (for failure messages). */
+  log(): string;
+  /** SIGKILL the whole process group: a crash. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start the production server (`next start`, built by `npm run build`) on a free port against `databaseUrl`, and
+ * wait until /api/health answers 200. It runs in its own process group so a kill takes next-server down with it.
+ */
+export async function startTestServer(options: {
+  databaseUrl: string;
+  port?: number;
+  env?: Record<string, string>;
+}): Promise<TestServer> {
+  if (!existsSync(join(process.cwd(), ".next", "BUILD_ID"))) {
+    throw new Error("No production build: run `npm run build` first (npm test does it).");
+  }
+  const port = options.port ?? (await freePort());
+  let output = "";
+  const child: ChildProcess = spawn(
+    join(process.cwd(), "node_modules", ".bin", "next"),
+    ["start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        DATABASE_URL: options.databaseUrl,
+        OPENAI_API_KEY: "",
+        ...options.env,
+      },
+    },
+  );
+  child.stdout?.on("data", (d) => {
+    output += d;
+  });
+  child.stderr?.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const signal = async (sig: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      process.kill(-(child.pid as number), sig);
+    } catch {
+      // already gone
+    }
+    await exited;
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await signal("SIGKILL");
+      throw new Error(`server did not become healthy in 60 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return { url, port, log: () => output, kill: () => signal("SIGKILL"), stop: () => signal("SIGTERM") };
+}
