@@ -55,6 +55,7 @@ export async function startTestServer(options: {
         NEXT_TELEMETRY_DISABLED: "1",
         DATABASE_URL: options.databaseUrl,
         OPENAI_API_KEY: "",
+        OFFLINE_TOKEN_DELAY_MS: "0",
         ...options.env,
       },
     },

@@ -161,6 +161,7 @@ async function resolveAll(tx: Tx, request: ClaimRequest, pending: Decision[]): P
   }
   return {
     kind: "resume",
+    actor: request.actor,
     resume: resume.map((r) => ({ interruptId: r.interruptId, status: r.status, payload: r.payload })),
   };
 }

@@ -37,7 +37,14 @@ async function executeRun(run: Run, startSeq: number): Promise<void> {
   const database = await getDatabase();
   const sink = new EventSink(database.db, run.threadId, run.id, startSeq);
   const mapper = createAguiMapper({ threadId: run.threadId, runId: run.id });
-  const config = { configurable: { thread_id: run.threadId } };
+  const runInput = run.input as RunInput;
+  // The graph records who decided (`operator_id`) with the decisions it acts on.
+  const config = {
+    configurable: {
+      thread_id: run.threadId,
+      ...(runInput.kind === "resume" ? { operator_id: runInput.actor } : {}),
+    },
+  };
   const owner = run.owner ?? "";
   sink.emit(mapper.start());
   try {

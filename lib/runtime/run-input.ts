@@ -3,6 +3,8 @@ export type RunInput =
   | { kind: "input"; messageId: string; text: string }
   | {
       kind: "resume";
+      /** Who answered: recorded by the graph with the decision. */
+      actor: string;
       resume: { interruptId: string; status: "resolved" | "cancelled"; payload?: unknown }[];
     }
   | { kind: "fork"; checkpointId: string; values?: Record<string, unknown>; asNode?: string };

@@ -53,12 +53,17 @@ export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEv
       }
       if (next.length > 0 || heard.some((e) => e.seq > after)) continue;
       const woke = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), options.idleMs ?? 1_000);
+        const onAbort = () => wake?.();
+        const timer = setTimeout(() => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(false);
+        }, options.idleMs ?? 1_000);
         wake = () => {
           clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
           resolve(true);
         };
-        signal.addEventListener("abort", () => wake?.(), { once: true });
+        signal.addEventListener("abort", onAbort, { once: true });
       });
       wake = null;
       if (!woke && !signal.aborted) {

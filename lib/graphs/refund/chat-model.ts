@@ -43,6 +43,5 @@ export function getChatModel(): BaseChatModel {
       model: env.OPENAI_MODEL,
     });
   }
-  // Outside tests, pause briefly between pieces so the console shows the reply being written.
-  return new OfflineChatModel({ tokenDelayMs: env.NODE_ENV === "test" ? 0 : 15 });
+  return new OfflineChatModel({ tokenDelayMs: env.OFFLINE_TOKEN_DELAY_MS });
 }

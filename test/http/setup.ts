@@ -1,0 +1,41 @@
+import { join } from "node:path";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { openPostgres } from "@/lib/db/open";
+import { createTestDatabase } from "../pg";
+import { startTestServer, type TestServer } from "../server";
+import { sqlFor } from "./client";
+
+/** A fresh Postgres database, migrated, with `count` extra large card orders (they always need an approval). */
+export async function prepareDatabase(
+  prefix: string,
+  extraOrders: { prefix: string; count: number } = { prefix: "ORD-5", count: 0 },
+) {
+  const db = await createTestDatabase(prefix);
+  const database = openPostgres(db.url, { max: 2 });
+  await migrateDatabase(database, join(process.cwd(), "drizzle"));
+  await database.close();
+  const sql = sqlFor(db.url);
+  if (extraOrders.count > 0) {
+    await sql.rows(
+      `INSERT INTO orders (id, customer_name, customer_email, amount_cents, currency, placed_at, payment_method, items, status)
+       SELECT $1 || lpad(g::text, 3, '0'), 'Customer ' || g, 'customer' || g || '@example.com', 50000, 'EUR',
+         now() - interval '3 days', 'card', '[{"sku":"TV-1","name":"Television","quantity":1,"unitCents":50000}]'::jsonb,
+         'delivered'
+       FROM generate_series(0, $2 - 1) AS g`,
+      [extraOrders.prefix, extraOrders.count],
+    );
+  }
+  return { url: db.url, sql, drop: db.drop };
+}
+
+/** Stop servers, close the SQL helper and drop the database, whatever failed before. */
+export async function cleanUp(
+  servers: (TestServer | undefined)[],
+  prepared?: Awaited<ReturnType<typeof prepareDatabase>>,
+) {
+  await Promise.all(servers.map((s) => s?.stop()));
+  await prepared?.sql.end();
+  await prepared?.drop();
+}
+
+export { startTestServer };
