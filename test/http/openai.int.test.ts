@@ -1,0 +1,51 @@
+import type { TextMessageContentEvent } from "@ag-ui/core";
+import { type FakeOpenAI, startFakeOpenAI } from "../fake-openai";
+import type { TestServer } from "../server";
+import { agentFor, answer, createTicket, runOnce } from "./client";
+import { cleanUp, prepareDatabase, startTestServer } from "./setup";
+
+const REPLY_TOKENS = ["Dear", " Lars,", " your", " refund", " of", " €249.00", " is", " on", " its", " way."];
+
+/** With OPENAI_API_KEY the server's model calls go to an OpenAI-compatible endpoint; its tokens reach the browser. */
+describe("the OpenAI-compatible model path", () => {
+  let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
+  let server: TestServer | undefined;
+  let fake: FakeOpenAI;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    fake.setReply((request) => {
+      const system = request.messages.find((m) => m.role === "system");
+      return String(system?.content ?? "").includes("classify")
+        ? '{"intent":"refund","reason":"headphones stopped working","orderRef":"ORD-1002","requestedAmount":null}'
+        : REPLY_TOKENS;
+    });
+    prepared = await prepareDatabase("openai");
+    server = await startTestServer({
+      databaseUrl: prepared.url,
+      env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: fake.baseURL, OPENAI_MODEL: "fake-model" },
+    });
+  });
+  afterAll(async () => {
+    await cleanUp([server], prepared);
+    await fake.close();
+  });
+
+  it("streams the model's tokens as TEXT_MESSAGE_CONTENT events", async () => {
+    const message = "My headphones stopped working. Refund please.";
+    const threadId = await createTicket(server!.url, message);
+    const agent = agentFor(server!.url, threadId);
+    const first = await runOnce(agent, { message });
+    expect(first.interrupts[0]?.reason).toBe("refund_approval");
+    expect(fake.requests.some((r) => r.model === "fake-model")).toBe(true);
+
+    const second = await runOnce(agent, { resume: [answer(first.interrupts[0]!, { decision: "approve" })] });
+    const deltas = second.events
+      .filter((e): e is TextMessageContentEvent => e.type === "TEXT_MESSAGE_CONTENT")
+      .map((e) => e.delta);
+    expect(deltas).toEqual(REPLY_TOKENS);
+    expect(second.interrupts[0]?.reason).toBe("confirm_email");
+    // The classifier's JSON never reaches the browser as assistant text.
+    expect(first.events.some((e) => e.type === "TEXT_MESSAGE_CONTENT")).toBe(false);
+  });
+});
