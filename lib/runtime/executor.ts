@@ -10,7 +10,7 @@ import { finalizeRun, LostOwnershipError } from "./finalize";
 import { getRefundGraph } from "./graph";
 import type { RunInput } from "./run-input";
 
-const STREAM_MODES = ["messages", "updates", "tasks", "custom"] as const;
+const STREAM_MODES = ["messages", "tasks", "custom"] as const;
 
 /** Runs executing in this process, by id (shutdown waits for them; the heartbeat extends their leases). */
 const KEY = Symbol.for("hitl-console.active-runs");
@@ -53,7 +53,7 @@ async function executeRun(run: Run, startSeq: number): Promise<void> {
     const stream = await graph.stream(input as never, {
       ...config,
       streamMode: [...STREAM_MODES],
-      durability: "sync",
+      durability: run.kind === "recover" ? "sync" : "async",
     });
     for await (const item of stream as AsyncIterable<[string, unknown]>) {
       sink.emit(mapper.push(item[0], item[1]));
