@@ -78,3 +78,30 @@ export function validateAnswer(payload: InterruptPayload, answer: unknown): Answ
 export function answerJsonSchema(payload: InterruptPayload): Record<string, unknown> {
   return z.toJSONSchema(answerSchema(payload), { unrepresentable: "any" }) as Record<string, unknown>;
 }
+
+/** What the inbox shows and filters on for a pending decision, read from its payload. */
+export interface DecisionSummary {
+  title: string | null;
+  orderId: string | null;
+  customerName: string | null;
+  amountCents: number | null;
+  currency: string | null;
+}
+
+/** Summarize an interrupt payload for the inbox (anything outside the contract summarizes to nulls). */
+export function summarizePayload(raw: unknown): DecisionSummary {
+  const parsed = parseInterruptPayload(raw);
+  const none: DecisionSummary = { title: null, orderId: null, customerName: null, amountCents: null, currency: null };
+  if (!parsed.ok) return none;
+  const p = parsed.payload;
+  if (p.action === "refund_approval") {
+    return {
+      title: p.title,
+      orderId: p.order.id,
+      customerName: p.customer.name,
+      amountCents: p.requested.amountCents,
+      currency: p.requested.currency,
+    };
+  }
+  return { ...none, title: p.title };
+}

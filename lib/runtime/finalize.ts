@@ -5,7 +5,7 @@ import { appendEvents, type LoggedEvent } from "@/lib/db/queries/events";
 import { finishRun } from "@/lib/db/queries/runs";
 import { setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import { parseInterruptPayload } from "@/lib/interrupts";
+import { parseInterruptPayload, summarizePayload } from "@/lib/interrupts";
 import { publishEvents } from "./event-bus";
 
 export interface RunEnding {
@@ -55,6 +55,7 @@ export async function finalizeRun(db: AppDb, ending: RunEnding): Promise<void> {
             checkpointId: ending.checkpointId as string,
             action: parsed.ok ? parsed.payload.action : "unknown",
             payload: (i.value ?? null) as object,
+            ...summarizePayload(i.value),
           };
         }),
       });

@@ -48,7 +48,20 @@ export async function recordPendingDecisions({
   rows,
 }: {
   db: Queryable;
-  rows: Pick<Decision, "interruptId" | "threadId" | "runId" | "checkpointId" | "action" | "payload">[];
+  rows: Pick<
+    Decision,
+    | "interruptId"
+    | "threadId"
+    | "runId"
+    | "checkpointId"
+    | "action"
+    | "payload"
+    | "title"
+    | "orderId"
+    | "customerName"
+    | "amountCents"
+    | "currency"
+  >[];
 }): Promise<void> {
   if (rows.length === 0) return;
   await db.insert(decisions).values(rows).onConflictDoNothing({ target: decisions.interruptId });

@@ -52,8 +52,11 @@ export const threads = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  // The console lists threads newest first.
-  (t) => [index("threads_updated_idx").on(t.updatedAt)],
+  (t) => [
+    // The console lists threads newest first, optionally by status (`listInbox` for non-pending statuses).
+    index("threads_updated_idx").on(t.updatedAt, t.id),
+    index("threads_status_updated_idx").on(t.status, t.updatedAt, t.id),
+  ],
 );
 
 /**
@@ -89,6 +92,10 @@ export const runs = pgTable(
     uniqueIndex("runs_one_active_per_thread").on(t.threadId).where(sql`${t.status} in ('queued', 'running')`),
     // Thread page: a thread's runs, newest first.
     index("runs_thread_idx").on(t.threadId, t.createdAt),
+    // The recovery sweeper (`claimExpiredRun`): active runs by lease expiry.
+    index("runs_active_lease_idx")
+      .on(t.leaseExpiresAt)
+      .where(sql`${t.status} in ('queued', 'running')`),
   ],
 );
 
@@ -111,6 +118,12 @@ export const decisions = pgTable(
     checkpointId: byteText("checkpoint_id").notNull(),
     action: text("action").notNull(),
     payload: jsonb("payload").notNull(),
+    /** Copied from the payload when recorded, so the inbox filters and sorts without reading JSON. */
+    title: text("title"),
+    orderId: text("order_id"),
+    customerName: text("customer_name"),
+    amountCents: integer("amount_cents"),
+    currency: text("currency"),
     /** pending | resolved | superseded */
     status: text("status").notNull().default("pending"),
     /** AG-UI resume status: resolved | cancelled */
@@ -124,6 +137,14 @@ export const decisions = pgTable(
   (t) => [
     // Resume validation and the thread page: a thread's decisions by status.
     index("decisions_thread_status_idx").on(t.threadId, t.status),
+    // The inbox (`listInbox`): pending decisions oldest first, keyset-paged on (created_at, interrupt_id)…
+    index("decisions_pending_idx")
+      .on(t.createdAt, t.interruptId)
+      .where(sql`${t.status} = 'pending'`),
+    // …and the same filtered by action.
+    index("decisions_pending_action_idx")
+      .on(t.action, t.createdAt, t.interruptId)
+      .where(sql`${t.status} = 'pending'`),
   ],
 );
 
