@@ -38,7 +38,11 @@ const schema = z.object({
   /** Pause between the offline model's streamed pieces, so a demo shows text arriving (0 in tests and benchmarks). */
   OFFLINE_TOKEN_DELAY_MS: z.coerce.number().int().min(0).max(2000).default(15),
   /** How long a run's claim holds without a heartbeat before another instance may take it over. */
-  RUN_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  RUN_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
+  /** How often each instance looks for runs whose lease expired. */
+  RUN_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  /** A run that crashed this many times is marked failed instead of being retried again. */
+  MAX_RUN_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -2,6 +2,8 @@ import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { env } from "@/lib/env";
+import { startEventListener } from "@/lib/runtime/listener";
+import { startRecovery } from "@/lib/runtime/recovery";
 
 /**
  * Server start-up: open and migrate the database, and make sure the demo shop's orders exist (the refund agent
@@ -13,6 +15,8 @@ export async function startServer(): Promise<void> {
     const database = await getDatabase();
     if (env.DEMO_ORDERS) await seedDemoOrders({ db: database.db });
     console.log(`[start] database ready (${database.kind})`);
+    if (database.kind === "postgres") await startEventListener();
+    await startRecovery();
   } catch (error) {
     console.error(
       "[start] database unavailable, will retry on the next request:",

@@ -13,6 +13,7 @@ export {
 } from "./interrupts";
 export { type AguiMapper, type AguiRunContext, createAguiMapper, LANGGRAPH_CUSTOM_EVENT } from "./mapper";
 export { toAguiContent, toAguiMessage, toAguiMessages } from "./messages";
+export { closeOpenEvents, RUN_RECOVERED_EVENT, runWasStarted } from "./recovery";
 export { encodeSse, withSeq } from "./sse";
 export {
   type AguiFinishInput,

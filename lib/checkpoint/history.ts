@@ -1,5 +1,5 @@
 import "server-only";
-import { INTERRUPT, RESUME } from "@langchain/langgraph-checkpoint";
+import { INTERRUPT, WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
 import { getTableName } from "drizzle-orm";
 import { checkpoints, checkpointWrites } from "@/lib/db/schema";
 import type { SqlClient } from "@/lib/db/sql-client";
@@ -26,9 +26,19 @@ export interface HistoryEntry {
   createdAt: string;
   /** Writes of the tasks that ran from this checkpoint (they produced its children). */
   writes: HistoryWrite[];
-  /** Interrupts raised from this checkpoint. */
+  /**
+   * For a checkpoint made by running tasks (`source` "loop"): the nodes whose writes, stored on the parent, produced
+   * it, in task path order. Empty for "input", "update" and "fork" checkpoints: nothing that ran from the parent made
+   * them (the parent's writes belong to a sibling).
+   */
+  writtenBy: string[];
+  /** Tasks that raised interrupts from this checkpoint (one interrupt write per task). */
   interruptCount: number;
-  /** Interrupts raised here that no resume answered and no child checkpoint moved past. */
+  /**
+   * The thread waits for a human here: a task raised an interrupt from this checkpoint and has not finished (no
+   * regular write of its own: unanswered, or answered with something it did not accept and asked again), and no
+   * child checkpoint moved past it. While a resume is executing this still reads true until the node finishes.
+   */
   pendingInterrupts: boolean;
   /** Number of checkpoints whose parent is this one (more than one: branches start here). */
   childCount: number;
@@ -50,19 +60,24 @@ interface HistoryRow {
   write_task_ids: string[] | null;
   write_task_paths: string[] | null;
   write_channels: string[] | null;
+  parent_write_task_paths: string[] | null;
   interrupt_count: number;
-  resumed: boolean;
   child_count: number;
 }
 
+/** Channels of LangGraph's special writes (errors, interrupts, resume values, scheduling): not task output. */
+const SPECIAL_CHANNELS = Object.keys(WRITES_IDX_MAP);
+const SPECIAL_LIST = SPECIAL_CHANNELS.map((c) => `'${c}'`).join(", ");
+
 /*
- * Reads only the checkpoint row's metadata columns, the keys of its writes and a count of its children: no blob is
- * read and no value deserialized. The child count uses the (thread, ns, parent) index.
+ * Reads only the checkpoint row's metadata columns, the keys of its writes, the task paths of its parent's regular
+ * writes (who produced it) and a count of its children: no blob is read and no value deserialized. The child count
+ * uses the (thread, ns, parent) index, the parent's writes the primary key of the writes table.
  */
 const HISTORY_SQL = `SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.checkpoint_ns,
   (cp.metadata ->> 'step')::int AS step, cp.metadata ->> 'source' AS source, cp.checkpoint ->> 'ts' AS ts,
   w.task_ids AS write_task_ids, w.task_paths AS write_task_paths, w.channels AS write_channels,
-  coalesce(w.interrupt_count, 0)::int AS interrupt_count, coalesce(w.resumed, false) AS resumed,
+  pw.task_paths AS parent_write_task_paths, coalesce(w.interrupt_count, 0)::int AS interrupt_count,
   (SELECT count(*) FROM ${CP} c
     WHERE c.thread_id = cp.thread_id AND c.checkpoint_ns = cp.checkpoint_ns
       AND c.parent_checkpoint_id = cp.checkpoint_id)::int AS child_count
@@ -75,17 +90,42 @@ LEFT JOIN LATERAL (
   SELECT array_agg(x.task_id ORDER BY x.task_path, x.task_id, x.idx) AS task_ids,
     array_agg(x.task_path ORDER BY x.task_path, x.task_id, x.idx) AS task_paths,
     array_agg(x.channel ORDER BY x.task_path, x.task_id, x.idx) AS channels,
-    count(*) FILTER (WHERE x.channel = '${INTERRUPT}') AS interrupt_count,
-    bool_or(x.channel = '${RESUME}') AS resumed
+    count(*) FILTER (WHERE x.channel = '${INTERRUPT}') AS interrupt_count
   FROM ${WR} x
   WHERE x.thread_id = cp.thread_id AND x.checkpoint_ns = cp.checkpoint_ns AND x.checkpoint_id = cp.checkpoint_id
 ) w ON true
+LEFT JOIN LATERAL (
+  SELECT array_agg(DISTINCT y.task_path ORDER BY y.task_path) AS task_paths
+  FROM ${WR} y
+  WHERE cp.parent_checkpoint_id IS NOT NULL AND y.thread_id = cp.thread_id AND y.checkpoint_ns = cp.checkpoint_ns
+    AND y.checkpoint_id = cp.parent_checkpoint_id AND y.channel NOT IN (${SPECIAL_LIST})
+) pw ON true
 ORDER BY cp.checkpoint_id DESC`;
 
 const PULL_PREFIX = "~__pregel_pull, ";
+/** Path of the pseudo-task `updateState` runs its update as (`[INTERRUPT, i]`): not a node that ran. */
+const UPDATE_PREFIX = `~${INTERRUPT}, `;
 
-function nodeOf(taskPath: string): string {
+/**
+ * The node a task path names: `"~__pregel_pull, check_policy"` → `"check_policy"`. Null for writes that no node
+ * made: the empty path (the caller's input, Command resume/update values) and `updateState`'s pseudo-task. Other
+ * paths (pushed tasks, whose node is not part of the path) come back as they are.
+ */
+export function nodeFromTaskPath(taskPath: string): string | null {
+  if (taskPath === "" || taskPath.startsWith(UPDATE_PREFIX)) return null;
   return taskPath.startsWith(PULL_PREFIX) ? taskPath.slice(PULL_PREFIX.length) : taskPath;
+}
+
+/** Tasks that raised an interrupt and wrote nothing regular: they have not finished. */
+function hasUnfinishedInterrupt(taskIds: string[], channels: (string | undefined)[]): boolean {
+  const interrupted = new Set<string>();
+  const finished = new Set<string>();
+  taskIds.forEach((taskId, i) => {
+    const channel = channels[i] ?? "";
+    if (channel === INTERRUPT) interrupted.add(taskId);
+    else if (!SPECIAL_CHANNELS.includes(channel)) finished.add(taskId);
+  });
+  return [...interrupted].some((taskId) => !finished.has(taskId));
 }
 
 /**
@@ -113,16 +153,47 @@ export async function listCheckpointHistory(
         step: row.step,
         source: row.source,
         createdAt: row.ts ?? "",
-        writes: taskIds.map((taskId, i) => ({
-          node: nodeOf(row.write_task_paths?.[i] ?? ""),
-          taskId,
-          channel: row.write_channels?.[i] ?? "",
-        })),
+        writes: taskIds.map((taskId, i) => {
+          const path = row.write_task_paths?.[i] ?? "";
+          return { node: nodeFromTaskPath(path) ?? path, taskId, channel: row.write_channels?.[i] ?? "" };
+        }),
+        writtenBy:
+          row.source === "loop"
+            ? (row.parent_write_task_paths ?? []).flatMap((path) => nodeFromTaskPath(path) ?? [])
+            : [],
         interruptCount: row.interrupt_count,
-        pendingInterrupts: row.interrupt_count > 0 && !row.resumed && row.child_count === 0,
+        pendingInterrupts:
+          row.interrupt_count > 0 &&
+          row.child_count === 0 &&
+          hasUnfinishedInterrupt(taskIds, row.write_channels ?? []),
         childCount: row.child_count,
       };
     }),
     nextCursor: rows.length > limit ? (page[page.length - 1]?.checkpoint_id ?? null) : null,
   };
+}
+
+/** A checkpoint and its parent: the edges of a thread's checkpoint tree. */
+export interface CheckpointLink {
+  checkpointId: string;
+  parentCheckpointId: string | null;
+}
+
+const LINKS_SQL = `SELECT checkpoint_id, parent_checkpoint_id FROM ${CP}
+WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC`;
+
+/**
+ * Every (checkpoint, parent) pair of a thread in one namespace, newest first: two short key columns per checkpoint,
+ * read along the primary key — no value, metadata or blob. Enough to tell the branches of the whole tree apart.
+ */
+export async function listCheckpointLinks(
+  sql: SqlClient,
+  params: { threadId: string; checkpointNs?: string },
+): Promise<CheckpointLink[]> {
+  const rows = await sql.query<{ checkpoint_id: string; parent_checkpoint_id: string | null }>(
+    LINKS_SQL,
+    [params.threadId, params.checkpointNs ?? ""],
+    "cp_links",
+  );
+  return rows.map((r) => ({ checkpointId: r.checkpoint_id, parentCheckpointId: r.parent_checkpoint_id }));
 }

@@ -91,7 +91,13 @@ export interface DecisionSummary {
 /** Summarize an interrupt payload for the inbox (anything outside the contract summarizes to nulls). */
 export function summarizePayload(raw: unknown): DecisionSummary {
   const parsed = parseInterruptPayload(raw);
-  const none: DecisionSummary = { title: null, orderId: null, customerName: null, amountCents: null, currency: null };
+  const none: DecisionSummary = {
+    title: null,
+    orderId: null,
+    customerName: null,
+    amountCents: null,
+    currency: null,
+  };
   if (!parsed.ok) return none;
   const p = parsed.payload;
   if (p.action === "refund_approval") {

@@ -28,3 +28,8 @@ export function subscribeEvents(threadId: string, listener: (batch: LoggedEvent[
   e.on(threadId, listener);
   return () => e.off(threadId, listener);
 }
+
+/** Wake this process's subscribers of a thread without events: another instance appended some (read the log). */
+export function wakeThread(threadId: string): void {
+  emitter().emit(threadId, []);
+}

@@ -4,6 +4,7 @@ import { withSeq } from "@/lib/agui";
 import type { AppDb } from "@/lib/db/open";
 import { appendEvents, type LoggedEvent } from "@/lib/db/queries/events";
 import { publishEvents } from "./event-bus";
+import { LostOwnershipError } from "./ownership";
 
 /**
  * Numbers a run's events with the thread's sequence and makes them durable before anyone hears of them. Events are
@@ -19,6 +20,7 @@ export class EventSink {
     private readonly db: AppDb,
     private readonly threadId: string,
     private readonly runId: string,
+    private readonly owner: string,
     private seq: number,
   ) {}
 
@@ -52,7 +54,14 @@ export class EventSink {
     try {
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.splice(0);
-        await appendEvents({ db: this.db, threadId: this.threadId, batch });
+        const owned = await appendEvents({
+          db: this.db,
+          threadId: this.threadId,
+          runId: this.runId,
+          owner: this.owner,
+          batch,
+        });
+        if (!owned) throw new LostOwnershipError(`run ${this.runId} is no longer owned by ${this.owner}`);
         publishEvents(this.threadId, batch);
       }
     } catch (error) {

@@ -1,59 +1,99 @@
 import "server-only";
-import { createAguiMapper, finishInputFromState, requireId, resumeToCommand } from "@/lib/agui";
+import { EventType } from "@ag-ui/core";
+import {
+  type AguiEvent,
+  closeOpenEvents,
+  createAguiMapper,
+  finishInputFromState,
+  RUN_RECOVERED_EVENT,
+  requireId,
+  resumeToCommand,
+  runWasStarted,
+} from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
-import { getThread } from "@/lib/db/queries/threads";
+import { readRunEvents } from "@/lib/db/queries/events";
 import type { Run } from "@/lib/db/schema";
 import { toAppError } from "@/lib/errors";
-import { refundGraphInput } from "@/lib/graphs/refund";
 import { EventSink } from "./event-sink";
-import { finalizeRun, LostOwnershipError } from "./finalize";
+import { finalizeRun } from "./finalize";
 import { getRefundGraph } from "./graph";
-import type { RunInput } from "./run-input";
+import { LostOwnershipError } from "./ownership";
+import { graphInputFor } from "./run-graph-input";
 
 const STREAM_MODES = ["messages", "tasks", "custom"] as const;
 
-/** Runs executing in this process, by id (shutdown waits for them; the heartbeat extends their leases). */
+interface ActiveRun {
+  done: Promise<void>;
+  abort: AbortController;
+}
+
+/** Runs executing in this process, by id: the heartbeat extends their leases and aborts the ones taken over. */
 const KEY = Symbol.for("hitl-console.active-runs");
-type G = typeof globalThis & { [KEY]?: Map<string, Promise<void>> };
-export function activeRuns(): Map<string, Promise<void>> {
+type G = typeof globalThis & { [KEY]?: Map<string, ActiveRun> };
+export function activeRuns(): Map<string, ActiveRun> {
   const g = globalThis as G;
   g[KEY] ??= new Map();
   return g[KEY];
 }
 
-/**
- * Execute a claimed run in the background of this process: it does not depend on the request that started it, so a
- * closed tab does not stop a refund halfway. Events go to the durable log; the request streams them from there.
- */
-export function startRunInBackground(run: Run, startSeq: number): void {
-  const runs = activeRuns();
-  const done = executeRun(run, startSeq)
-    .catch((error) => console.error(`[run ${run.id}] could not be finalized:`, error))
-    .finally(() => runs.delete(run.id));
-  runs.set(run.id, done);
+export interface StartOptions {
+  /** The run was taken over from a dead owner: continue from its last checkpoint instead of starting it. */
+  recovered?: boolean;
+  /** Events to emit right after RUN_STARTED (e.g. a fork's side-effect warnings). */
+  preamble?: AguiEvent[];
 }
 
-async function executeRun(run: Run, startSeq: number): Promise<void> {
+/**
+ * Execute a claimed run in the background of this process: it does not depend on the request that started it, so a
+ * closed tab does not stop a refund halfway. Events go to the durable log; requests stream them from there.
+ */
+export function startRunInBackground(run: Run, startSeq: number, options: StartOptions = {}): void {
+  const runs = activeRuns();
+  const abort = new AbortController();
+  const done = executeRun(run, startSeq, abort.signal, options)
+    .catch((error) => {
+      if (error instanceof LostOwnershipError)
+        console.warn(`[run ${run.id}] taken over by another instance; stopped`);
+      else console.error(`[run ${run.id}] could not be finalized:`, error);
+    })
+    .finally(() => runs.delete(run.id));
+  runs.set(run.id, { done, abort });
+}
+
+async function executeRun(
+  run: Run,
+  startSeq: number,
+  signal: AbortSignal,
+  options: StartOptions,
+): Promise<void> {
   const database = await getDatabase();
-  const sink = new EventSink(database.db, run.threadId, run.id, startSeq);
-  const mapper = createAguiMapper({ threadId: run.threadId, runId: run.id });
-  const runInput = run.input as RunInput;
-  // The graph records who decided (`operator_id`) with the decisions it acts on.
-  const config = {
-    configurable: {
-      thread_id: run.threadId,
-      ...(runInput.kind === "resume" ? { operator_id: runInput.actor } : {}),
-    },
-  };
   const owner = run.owner ?? "";
-  sink.emit(mapper.start());
+  const sink = new EventSink(database.db, run.threadId, run.id, owner, startSeq);
+  const mapper = createAguiMapper({ threadId: run.threadId, runId: run.id });
+  const started = mapper.start();
+  if (options.recovered) {
+    // Pick up where the dead owner stopped: close what it left open, say so, and do not open the run twice.
+    const logged = (await readRunEvents({ db: database.db, threadId: run.threadId, runId: run.id })).map(
+      (e) => e.event as unknown as AguiEvent,
+    );
+    sink.emit([
+      ...(runWasStarted(logged) ? [] : started),
+      ...closeOpenEvents(logged),
+      { type: EventType.CUSTOM, name: RUN_RECOVERED_EVENT, value: { attempt: run.attempts } },
+    ]);
+  } else {
+    sink.emit([...started, ...(options.preamble ?? [])]);
+  }
+  const config = { configurable: { thread_id: run.threadId } };
   try {
     const graph = await getRefundGraph();
-    const input = await graphInput(run);
+    const { input, configurable } = await graphInputFor(run, graph, options.recovered ?? false);
     const stream = await graph.stream(input as never, {
-      ...config,
+      configurable: { ...config.configurable, ...configurable },
       streamMode: [...STREAM_MODES],
-      durability: run.kind === "recover" ? "sync" : "async",
+      // A recovered run writes every checkpoint before moving on: it already crashed once.
+      durability: options.recovered ? "sync" : "async",
+      signal,
     });
     for await (const item of stream as AsyncIterable<[string, unknown]>) {
       sink.emit(mapper.push(item[0], item[1]));
@@ -63,7 +103,6 @@ async function executeRun(run: Run, startSeq: number): Promise<void> {
     const final = finishInputFromState(state);
     // A pending interrupt without an id cannot be answered by id: fail loudly rather than pause forever.
     const interrupts = final.interrupts.map((i) => ({ id: requireId(i.id, "interrupt"), value: i.value }));
-    const finalEvents = mapper.finish(final);
     await finalizeRun(database.db, {
       runId: run.id,
       threadId: run.threadId,
@@ -72,38 +111,35 @@ async function executeRun(run: Run, startSeq: number): Promise<void> {
       threadStatus: interrupts.length > 0 ? "interrupted" : "completed",
       interrupts,
       checkpointId: (state.config.configurable?.checkpoint_id as string | undefined) ?? null,
-      events: sink.number(finalEvents),
+      events: sink.number(mapper.finish(final)),
     });
   } catch (error) {
-    if (error instanceof LostOwnershipError) throw error;
-    const appError = toAppError(error, `run ${run.id}`);
+    if (error instanceof LostOwnershipError || signal.aborted) throw new LostOwnershipError(String(error));
     await sink.drain().catch(() => {});
-    const code = appError.code === "internal:unexpected" ? "internal:run_failed" : appError.code;
-    await finalizeRun(database.db, {
-      runId: run.id,
-      threadId: run.threadId,
-      owner,
-      status: "failed",
-      threadStatus: "failed",
-      interrupts: [],
-      checkpointId: null,
-      error: { code, message: appError.message },
-      events: sink.number(mapper.fail({ code, message: appError.message })),
-    });
+    await failRun(database.db, run, owner, sink, mapper.fail.bind(mapper), error);
   }
 }
 
-async function graphInput(run: Run): Promise<unknown> {
-  const input = run.input as RunInput;
-  if (input.kind === "resume") return resumeToCommand(input.resume);
-  if (input.kind === "input") {
-    const database = await getDatabase();
-    const thread = await getThread({ db: database.db, threadId: run.threadId });
-    return refundGraphInput({
-      messageId: input.messageId,
-      customerMessage: input.text,
-      orderRef: thread?.orderRef ?? null,
-    });
-  }
-  throw new Error(`run kind ${input.kind} is not executable yet`);
+/** End a run as failed with a RUN_ERROR carrying a stable code. */
+export async function failRun(
+  db: Awaited<ReturnType<typeof getDatabase>>["db"],
+  run: Run,
+  owner: string,
+  sink: EventSink,
+  fail: (e: { code: string; message: string }) => AguiEvent[],
+  error: unknown,
+): Promise<void> {
+  const appError = toAppError(error, `run ${run.id}`);
+  const code = appError.code === "internal:unexpected" ? "internal:run_failed" : appError.code;
+  await finalizeRun(db, {
+    runId: run.id,
+    threadId: run.threadId,
+    owner,
+    status: "failed",
+    threadStatus: "failed",
+    interrupts: [],
+    checkpointId: null,
+    error: { code, message: appError.message },
+    events: sink.number(fail({ code, message: appError.message })),
+  });
 }

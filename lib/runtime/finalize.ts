@@ -7,6 +7,9 @@ import { setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { parseInterruptPayload, summarizePayload } from "@/lib/interrupts";
 import { publishEvents } from "./event-bus";
+import { LostOwnershipError } from "./ownership";
+
+export { LostOwnershipError };
 
 export interface RunEnding {
   runId: string;
@@ -22,11 +25,6 @@ export interface RunEnding {
   events: LoggedEvent[];
 }
 
-/** Thrown when another process took the run over: this one must not write its ending. */
-export class LostOwnershipError extends Error {
-  override name = "LostOwnershipError";
-}
-
 /**
  * End a run in one transaction: close the run row (only if this process still owns it), record the new pending
  * decisions, supersede decisions the thread no longer waits for, set the thread's status and log the final events.
@@ -34,14 +32,24 @@ export class LostOwnershipError extends Error {
  */
 export async function finalizeRun(db: AppDb, ending: RunEnding): Promise<void> {
   await db.transaction(async (tx) => {
-    const closed = await finishRun({
+    // Events first, while the run is still active and ours (the append checks both); then close the run.
+    const owned = await appendEvents({
       db: tx,
+      threadId: ending.threadId,
       runId: ending.runId,
       owner: ending.owner,
-      status: ending.status,
-      errorCode: ending.error?.code,
-      errorMessage: ending.error?.message,
+      batch: ending.events,
     });
+    const closed =
+      owned &&
+      (await finishRun({
+        db: tx,
+        runId: ending.runId,
+        owner: ending.owner,
+        status: ending.status,
+        errorCode: ending.error?.code,
+        errorMessage: ending.error?.message,
+      }));
     if (!closed) throw new LostOwnershipError(`run ${ending.runId} is no longer owned by ${ending.owner}`);
     if (ending.checkpointId) {
       await recordPendingDecisions({
@@ -67,7 +75,6 @@ export async function finalizeRun(db: AppDb, ending: RunEnding): Promise<void> {
       });
     }
     await setThreadStatus({ db: tx, threadId: ending.threadId, status: ending.threadStatus });
-    await appendEvents({ db: tx, threadId: ending.threadId, batch: ending.events });
   });
   publishEvents(ending.threadId, ending.events);
 }

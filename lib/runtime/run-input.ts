@@ -7,4 +7,12 @@ export type RunInput =
       actor: string;
       resume: { interruptId: string; status: "resolved" | "cancelled"; payload?: unknown }[];
     }
-  | { kind: "fork"; checkpointId: string; values?: Record<string, unknown>; asNode?: string };
+  | {
+      kind: "fork";
+      /** The checkpoint forked from. */
+      checkpointId: string;
+      /** The new checkpoint the fork created (the branch's first), which the run continues from. */
+      forkCheckpointId: string;
+      values?: Record<string, unknown>;
+      asNode?: string;
+    };

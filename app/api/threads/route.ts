@@ -1,10 +1,38 @@
 import { getDatabase } from "@/lib/db/client";
+import { listInbox } from "@/lib/db/queries/inbox";
 import { createThread } from "@/lib/db/queries/threads";
 import { errorResponse } from "@/lib/errors";
 import { parseWith, readJson } from "@/lib/http";
-import { createThreadBody } from "./schema";
+import { createThreadBody, inboxQuery } from "./schema";
 
 export const dynamic = "force-dynamic";
+
+/**
+ * The inbox: pending decisions oldest first (default), or threads by `status` newest-updated first, keyset-paged.
+ * Query parameters are described by `inboxQuery`; the response is `{ items, nextCursor }`.
+ */
+export async function GET(request: Request) {
+  try {
+    const params = Object.fromEntries(new URL(request.url).searchParams);
+    const query = parseWith(inboxQuery, params, "bad_request:inbox", "The inbox query");
+    const { db } = await getDatabase();
+    const page = await listInbox({
+      db,
+      status: query.status,
+      filter: {
+        action: query.action,
+        minAmountCents: query.minAmount,
+        maxAmountCents: query.maxAmount,
+        olderThanSeconds: query.olderThan,
+      },
+      cursor: query.cursor,
+      limit: query.limit,
+    });
+    return Response.json(page, { headers: { "cache-control": "no-store" } });
+  } catch (error) {
+    return errorResponse(error, "GET /api/threads");
+  }
+}
 
 /** Create a thread for a customer ticket. Starting its run is a separate request (`POST …/runs`). */
 export async function POST(request: Request) {

@@ -81,3 +81,14 @@ export async function sumRefundsForOrder({
     .where(eq(refunds.orderId, orderId));
   return row?.total ?? 0;
 }
+
+/** The refunds recorded for an order (at most one while the idempotency key is per order). */
+export async function listRefundsForOrder({
+  db,
+  orderId,
+}: {
+  db: Queryable;
+  orderId: string;
+}): Promise<Refund[]> {
+  return db.select().from(refunds).where(eq(refunds.orderId, orderId)).orderBy(refunds.createdAt);
+}

@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { type Run, runs } from "../schema";
+import { type Run, runs, threads } from "../schema";
 import type { Queryable } from "../tx";
 
 export const ACTIVE_RUN_STATUSES = ["queued", "running"] as const;
@@ -69,4 +69,61 @@ export async function finishRun({
     .where(and(eq(runs.id, runId), eq(runs.owner, owner), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
     .returning({ id: runs.id });
   return updated.length === 1;
+}
+
+/**
+ * Extend the leases of every active run this process owns, in one statement. Returns the ids still owned: a run
+ * missing from the answer was taken over by another instance and must stop here.
+ */
+export async function extendLeases({
+  db,
+  owner,
+  leaseMs,
+}: {
+  db: Queryable;
+  owner: string;
+  leaseMs: number;
+}): Promise<string[]> {
+  const rows = await db
+    .update(runs)
+    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
+    .where(and(eq(runs.owner, owner), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
+    .returning({ id: runs.id });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Take over one active run whose lease expired (its owner died or hung), by compare-and-set: the row is locked
+ * with SKIP LOCKED, so two sweepers never claim the same run, and the owner changes, so a stale owner that wakes up
+ * can no longer write (event appends and the run's ending check the owner). `everyActive` (embedded single-process
+ * database) claims active runs whatever their lease: no other process can be running them.
+ */
+export async function claimExpiredRun({
+  db,
+  owner,
+  leaseMs,
+  everyActive = false,
+}: {
+  db: Queryable;
+  owner: string;
+  leaseMs: number;
+  everyActive?: boolean;
+}): Promise<(Run & { lastSeq: number }) | undefined> {
+  const result = await db.execute(sql`UPDATE runs SET owner = ${owner}, status = 'running',
+      lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000}), attempts = attempts + 1
+    WHERE id = (
+      SELECT id FROM runs
+      WHERE status IN ('queued', 'running') AND (${everyActive} OR lease_expires_at < now()) AND owner <> ${owner}
+      ORDER BY lease_expires_at NULLS FIRST LIMIT 1 FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { id: string }[];
+  const id = rows[0]?.id;
+  if (!id) return undefined;
+  const [row] = await db
+    .select({ run: runs, lastSeq: threads.lastSeq })
+    .from(runs)
+    .innerJoin(threads, eq(threads.id, runs.threadId))
+    .where(eq(runs.id, id));
+  return row ? { ...row.run, lastSeq: Number(row.lastSeq) } : undefined;
 }

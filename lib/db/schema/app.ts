@@ -93,9 +93,7 @@ export const runs = pgTable(
     // Thread page: a thread's runs, newest first.
     index("runs_thread_idx").on(t.threadId, t.createdAt),
     // The recovery sweeper (`claimExpiredRun`): active runs by lease expiry.
-    index("runs_active_lease_idx")
-      .on(t.leaseExpiresAt)
-      .where(sql`${t.status} in ('queued', 'running')`),
+    index("runs_active_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} in ('queued', 'running')`),
   ],
 );
 
@@ -138,9 +136,7 @@ export const decisions = pgTable(
     // Resume validation and the thread page: a thread's decisions by status.
     index("decisions_thread_status_idx").on(t.threadId, t.status),
     // The inbox (`listInbox`): pending decisions oldest first, keyset-paged on (created_at, interrupt_id)…
-    index("decisions_pending_idx")
-      .on(t.createdAt, t.interruptId)
-      .where(sql`${t.status} = 'pending'`),
+    index("decisions_pending_idx").on(t.createdAt, t.interruptId).where(sql`${t.status} = 'pending'`),
     // …and the same filtered by action.
     index("decisions_pending_action_idx")
       .on(t.action, t.createdAt, t.interruptId)

@@ -1,0 +1,312 @@
+import "server-only";
+import { type AnyColumn, and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import { AppError } from "@/lib/errors";
+import { decisions, threads } from "../schema";
+import type { Queryable } from "../tx";
+
+/*
+ * The operator's inbox, answered from the app tables and their indexes only (never from checkpoints).
+ *
+ * Pending decisions (status "pending") walk the partial index `decisions_pending_idx` (created_at, interrupt_id), or
+ * `decisions_pending_action_idx` (action, created_at, interrupt_id) with an action filter, in index order from the
+ * cursor's key, and join each row to its thread by primary key. On 100k threads / 6k pending decisions
+ * (`npm run bench:inbox`, PostgreSQL 15) the plans are:
+ *   Limit → Nested Loop → Index Scan using decisions_pending_idx on decisions
+ *                         (Index Cond: ROW(created_at, interrupt_id) > ROW($ts, $id)) → Index Scan using threads_pkey
+ *   with `action`: Index Scan using decisions_pending_action_idx (Index Cond: action = $a AND ROW(…) > ROW(…)).
+ * Amount filters are applied to the rows the index scan yields (amounts are not indexed): cheap while the pending
+ * set is thousands of rows, and they never change the order.
+ *
+ * Threads by status walk `threads_status_updated_idx` (status, updated_at, id) — or `threads_updated_idx` for "all" —
+ * backwards; their pending decisions come in a second statement on `decisions_thread_status_idx` (two statements
+ * per page whatever its size, never one per thread).
+ *
+ * Keys keep Postgres's microsecond timestamps (a JS Date would round them to milliseconds, and a rounded key would
+ * repeat or skip rows on the next page); the cursor is base64url JSON of the last row's key.
+ */
+
+/** Thread statuses the inbox lists threads by; "all" lists every thread. */
+export const INBOX_THREAD_STATUSES = ["running", "interrupted", "completed", "failed", "idle", "all"] as const;
+export type InboxThreadStatus = (typeof INBOX_THREAD_STATUSES)[number];
+export type InboxStatus = "pending" | InboxThreadStatus;
+
+export const INBOX_DEFAULT_LIMIT = 50;
+export const INBOX_MAX_LIMIT = 200;
+
+/** Filters on pending decisions (status "pending" only). */
+export interface InboxFilter {
+  /** The interrupt contract's action, or "unknown". */
+  action?: string;
+  /** Only decisions with an amount ≥ this (minor units). */
+  minAmountCents?: number;
+  /** Only decisions with an amount ≤ this (minor units). */
+  maxAmountCents?: number;
+  /** Only decisions at least this old. */
+  olderThanSeconds?: number;
+}
+
+/** A pending decision as the inbox shows it (the ledger's summary columns, no payload). */
+export interface InboxDecision {
+  interruptId: string;
+  action: string;
+  title: string | null;
+  orderId: string | null;
+  customerName: string | null;
+  amountCents: number | null;
+  currency: string | null;
+  /** ISO 8601 (UTC, microseconds). */
+  createdAt: string;
+  /** Seconds since it was raised, by the database clock. */
+  ageSeconds: number;
+}
+
+/** The thread a decision belongs to, or a listed thread. */
+export interface InboxThread {
+  threadId: string;
+  title: string;
+  orderRef: string | null;
+  /** idle | running | interrupted | completed | failed */
+  status: string;
+  /** ISO 8601 (UTC, microseconds). */
+  updatedAt: string;
+}
+
+/** status "pending": one item per pending decision, oldest first. */
+export interface InboxDecisionItem {
+  kind: "decision";
+  decision: InboxDecision;
+  thread: InboxThread;
+}
+
+/** Other statuses: one item per thread, newest-updated first, with its pending decisions (oldest first). */
+export interface InboxThreadItem {
+  kind: "thread";
+  thread: InboxThread;
+  pendingDecisions: InboxDecision[];
+}
+
+export interface InboxPage<T> {
+  items: T[];
+  /** Opaque; pass back as `cursor` for the next page. Null on the last page. */
+  nextCursor: string | null;
+}
+
+// ── cursor ─────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+interface CursorKey {
+  /** The listing the cursor belongs to (a status). */
+  m: InboxStatus;
+  /** Timestamp of the last row (ISO, microseconds). */
+  t: string;
+  /** Id of the last row (interrupt id or thread id). */
+  i: string;
+}
+
+const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+export function encodeInboxCursor(key: CursorKey): string {
+  return Buffer.from(JSON.stringify(key)).toString("base64url");
+}
+
+/** Decode a cursor of listing `mode`, or throw `bad_request:inbox`. */
+export function decodeInboxCursor(cursor: string, mode: InboxStatus): CursorKey {
+  let key: Partial<CursorKey> | undefined;
+  try {
+    key = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    key = undefined;
+  }
+  if (!key || typeof key.t !== "string" || !ISO_MICROS.test(key.t) || typeof key.i !== "string") {
+    throw new AppError("bad_request:inbox", "cursor is not valid: pass back the nextCursor of a previous page.");
+  }
+  if (key.m !== mode) {
+    throw new AppError(
+      "bad_request:inbox",
+      `cursor belongs to the status=${String(key.m)} listing, not status=${mode}.`,
+    );
+  }
+  return { m: mode, t: key.t, i: key.i };
+}
+
+// ── queries ────────────────────────────────────────────────────────────────────────────────────────────────────────
+
+const isoMicros = (column: AnyColumn) =>
+  sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+// A literal (not a parameter), so the planner can match the partial indexes' predicate whatever the plan cache does.
+const isPending = sql`${decisions.status} = 'pending'`;
+
+const decisionColumns = {
+  interruptId: decisions.interruptId,
+  action: decisions.action,
+  title: decisions.title,
+  orderId: decisions.orderId,
+  customerName: decisions.customerName,
+  amountCents: decisions.amountCents,
+  currency: decisions.currency,
+  createdAt: isoMicros(decisions.createdAt),
+  ageSeconds: sql<number>`floor(extract(epoch from now() - ${decisions.createdAt}))::int`,
+};
+
+const threadColumns = {
+  threadId: threads.id,
+  title: threads.title,
+  orderRef: threads.orderRef,
+  status: threads.status,
+  updatedAt: isoMicros(threads.updatedAt),
+};
+
+function clampLimit(limit: number | undefined): number {
+  return Math.min(Math.max(Math.trunc(limit ?? INBOX_DEFAULT_LIMIT), 1), INBOX_MAX_LIMIT);
+}
+
+/**
+ * The pending-decisions page as a Drizzle query (not yet run): `listPendingInbox` runs it, the benchmark EXPLAINs it.
+ * Fetches one row more than `limit` to tell whether another page follows.
+ */
+export function buildPendingInboxQuery({
+  db,
+  filter = {},
+  after,
+  limit,
+}: {
+  db: Queryable;
+  filter?: InboxFilter;
+  after?: { createdAt: string; interruptId: string };
+  limit: number;
+}) {
+  const where: (SQL | undefined)[] = [isPending];
+  if (filter.action !== undefined) where.push(eq(decisions.action, filter.action));
+  if (filter.minAmountCents !== undefined) where.push(gte(decisions.amountCents, filter.minAmountCents));
+  if (filter.maxAmountCents !== undefined) where.push(lte(decisions.amountCents, filter.maxAmountCents));
+  if (filter.olderThanSeconds !== undefined) {
+    where.push(sql`${decisions.createdAt} <= now() - make_interval(secs => ${filter.olderThanSeconds})`);
+  }
+  if (after) {
+    where.push(
+      sql`(${decisions.createdAt}, ${decisions.interruptId}) > (${after.createdAt}::timestamptz, ${after.interruptId})`,
+    );
+  }
+  return db
+    .select({ decision: decisionColumns, thread: threadColumns })
+    .from(decisions)
+    .innerJoin(threads, eq(threads.id, decisions.threadId))
+    .where(and(...where))
+    .orderBy(asc(decisions.createdAt), asc(decisions.interruptId))
+    .limit(limit + 1);
+}
+
+/** Pending decisions, oldest first, keyset-paged on (created_at, interrupt_id). */
+export async function listPendingInbox({
+  db,
+  filter,
+  cursor,
+  limit,
+}: {
+  db: Queryable;
+  filter?: InboxFilter;
+  cursor?: string | null;
+  limit?: number;
+}): Promise<InboxPage<InboxDecisionItem>> {
+  const size = clampLimit(limit);
+  const key = cursor ? decodeInboxCursor(cursor, "pending") : undefined;
+  const rows = await buildPendingInboxQuery({
+    db,
+    filter,
+    after: key && { createdAt: key.t, interruptId: key.i },
+    limit: size,
+  });
+  const page = rows.slice(0, size);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((row) => ({ kind: "decision", decision: row.decision, thread: row.thread })),
+    nextCursor:
+      rows.length > size && last
+        ? encodeInboxCursor({ m: "pending", t: last.decision.createdAt, i: last.decision.interruptId })
+        : null,
+  };
+}
+
+/** Threads of one status (or all), newest-updated first, keyset-paged on (updated_at, id), with pending decisions. */
+export async function listThreadInbox({
+  db,
+  status,
+  cursor,
+  limit,
+}: {
+  db: Queryable;
+  status: InboxThreadStatus;
+  cursor?: string | null;
+  limit?: number;
+}): Promise<InboxPage<InboxThreadItem>> {
+  const size = clampLimit(limit);
+  const key = cursor ? decodeInboxCursor(cursor, status) : undefined;
+  const where: (SQL | undefined)[] = [];
+  if (status !== "all") where.push(eq(threads.status, status));
+  if (key) where.push(sql`(${threads.updatedAt}, ${threads.id}) < (${key.t}::timestamptz, ${key.i})`);
+  const rows = await db
+    .select(threadColumns)
+    .from(threads)
+    .where(and(...where))
+    .orderBy(desc(threads.updatedAt), desc(threads.id))
+    .limit(size + 1);
+  const page = rows.slice(0, size);
+  const pending = page.length
+    ? await db
+        .select({ threadId: decisions.threadId, decision: decisionColumns })
+        .from(decisions)
+        .where(
+          and(
+            inArray(
+              decisions.threadId,
+              page.map((t) => t.threadId),
+            ),
+            isPending,
+          ),
+        )
+        .orderBy(asc(decisions.createdAt), asc(decisions.interruptId))
+    : [];
+  const byThread = new Map<string, InboxDecision[]>();
+  for (const row of pending) {
+    const list = byThread.get(row.threadId) ?? [];
+    list.push(row.decision);
+    byThread.set(row.threadId, list);
+  }
+  const last = page[page.length - 1];
+  return {
+    items: page.map((thread) => ({
+      kind: "thread",
+      thread,
+      pendingDecisions: byThread.get(thread.threadId) ?? [],
+    })),
+    nextCursor:
+      rows.length > size && last ? encodeInboxCursor({ m: status, t: last.updatedAt, i: last.threadId }) : null,
+  };
+}
+
+/**
+ * The inbox: pending decisions (status "pending", the default) or threads by status. Decision filters apply to
+ * status "pending" only. A cursor is valid only for the listing (status) that produced it.
+ */
+export async function listInbox({
+  db,
+  status = "pending",
+  filter,
+  cursor,
+  limit,
+}: {
+  db: Queryable;
+  status?: InboxStatus;
+  filter?: InboxFilter;
+  cursor?: string | null;
+  limit?: number;
+}): Promise<InboxPage<InboxDecisionItem> | InboxPage<InboxThreadItem>> {
+  if (status === "pending") return listPendingInbox({ db, filter, cursor, limit });
+  if (filter && Object.values(filter).some((v) => v !== undefined)) {
+    throw new AppError(
+      "bad_request:inbox",
+      "action, minAmount, maxAmount and olderThan filter pending decisions: use them with status=pending.",
+    );
+  }
+  return listThreadInbox({ db, status, cursor, limit });
+}

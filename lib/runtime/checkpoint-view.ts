@@ -1,0 +1,184 @@
+import "server-only";
+import type { Message } from "@ag-ui/core";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
+import type { StateSnapshot } from "@langchain/langgraph";
+import { WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
+import { create, type Delta } from "jsondiffpatch";
+import { jsonSafe, requireId, stateSnapshot, toAguiMessages } from "@/lib/agui";
+import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
+import type { AppDb } from "@/lib/db/open";
+import { getThread } from "@/lib/db/queries/threads";
+import type { SqlClient } from "@/lib/db/sql-client";
+import { AppError } from "@/lib/errors";
+import { type InterruptPayload, parseInterruptPayload } from "@/lib/interrupts";
+
+/** A write stored against the checkpoint by a task that ran from it (or by the caller: resume values, input). */
+export interface CheckpointWriteView {
+  taskId: string;
+  /** The node of the task, when the task is one of this checkpoint's; null for the caller's writes. */
+  node: string | null;
+  channel: string;
+  /** JSON-safe; LangChain messages in AG-UI form. */
+  value: unknown;
+}
+
+/** An interrupt raised from the checkpoint. */
+export interface CheckpointInterruptView {
+  interruptId: string;
+  node: string;
+  /** The payload's action, or "unknown" when it does not fit the contract. */
+  action: string;
+  payload: InterruptPayload | null;
+  /** The raw value (JSON-safe), only when it does not fit the contract (render the fallback view). */
+  raw?: unknown;
+  invalid?: string;
+  /** The task that raised it finished from this checkpoint (it accepted an answer). */
+  answered: boolean;
+}
+
+/** Top-level state keys a delta touches. */
+export interface ChangedKeys {
+  added: string[];
+  changed: string[];
+  removed: string[];
+}
+
+/** `GET /api/threads/{threadId}/checkpoints/{checkpointId}`. */
+export interface CheckpointView {
+  threadId: string;
+  checkpointId: string;
+  parentCheckpointId: string | null;
+  createdAt: string | null;
+  metadata: { step: number | null; source: string | null; parents: Record<string, string> };
+  /** JSON-safe state values without `messages`. */
+  values: Record<string, unknown>;
+  messages: Message[];
+  /** Nodes scheduled to run from here. Whether a human is awaited comes from `interrupts`, not from this. */
+  next: string[];
+  pendingWrites: CheckpointWriteView[];
+  interrupts: CheckpointInterruptView[];
+  /** Null for a checkpoint without a (readable) parent. */
+  diff: {
+    against: string;
+    /** jsondiffpatch delta from the parent's to this checkpoint's JSON state (messages included); null: no change. */
+    delta: Delta | null;
+    changedKeys: ChangedKeys;
+  } | null;
+}
+
+/** What {@link getCheckpointView} reads from. `graph` is the compiled graph that owns the thread. */
+export interface CheckpointViewDeps {
+  db: AppDb;
+  sql: SqlClient;
+  graph: { getState(config: RunnableConfig): Promise<StateSnapshot> };
+}
+
+const SPECIAL_CHANNELS = new Set(Object.keys(WRITES_IDX_MAP));
+
+/*
+ * Arrays are matched by their items' `id` (messages, so an appended message reads as one addition), other items by
+ * position. Compared in JSON form, so class instances cannot add noise.
+ */
+const differ = create({
+  objectHash: (item, index) => {
+    const id = (item as { id?: unknown }).id;
+    return typeof id === "string" ? `id:${id}` : `index:${index ?? ""}`;
+  },
+});
+
+/** The JSON form the diff compares: state values with messages in AG-UI form. */
+function comparable(values: Record<string, unknown>): Record<string, unknown> {
+  const messages = (values.messages as BaseMessage[] | undefined) ?? [];
+  return { ...stateSnapshot(values), messages: toAguiMessages(messages) };
+}
+
+/** The top-level keys a jsondiffpatch delta of two objects adds, changes and removes (sorted). */
+export function changedKeys(delta: Delta | null | undefined): ChangedKeys {
+  const result: ChangedKeys = { added: [], changed: [], removed: [] };
+  if (!delta || typeof delta !== "object" || Array.isArray(delta)) return result;
+  for (const [key, entry] of Object.entries(delta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (key === "_t") continue;
+    if (Array.isArray(entry) && entry.length === 1) result.added.push(key);
+    else if (Array.isArray(entry) && entry.length === 3 && entry[1] === 0 && entry[2] === 0)
+      result.removed.push(key);
+    else result.changed.push(key);
+  }
+  return result;
+}
+
+function writeValue(value: unknown): unknown {
+  if (isBaseMessage(value)) return toAguiMessages([value])[0];
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => isBaseMessage(v)))
+    return toAguiMessages(value);
+  return jsonSafe(value) ?? null;
+}
+
+/**
+ * One checkpoint of a thread (root namespace) as the time-travel view shows it: its state, what ran from it, the
+ * interrupts raised there and a diff against its parent. The checkpoint is read under this thread's key, so another
+ * thread's checkpoint is `not_found:checkpoint` here.
+ */
+export async function getCheckpointView(
+  { db, sql, graph }: CheckpointViewDeps,
+  { threadId, checkpointId }: { threadId: string; checkpointId: string },
+): Promise<CheckpointView> {
+  const thread = await getThread({ db, threadId });
+  if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
+  const config = { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId } };
+  const tuple = await new DrizzleCheckpointSaver(sql).getTuple(config);
+  if (!tuple) {
+    throw new AppError("not_found:checkpoint", `Checkpoint ${checkpointId} of thread ${threadId} does not exist.`);
+  }
+  const parentId = (tuple.parentConfig?.configurable?.checkpoint_id as string | undefined) ?? null;
+  const [state, parent] = await Promise.all([
+    graph.getState(config),
+    parentId ? graph.getState({ configurable: { ...config.configurable, checkpoint_id: parentId } }) : null,
+  ]);
+  const values = (state.values ?? {}) as Record<string, unknown>;
+  const nodeOf = new Map(state.tasks.map((t) => [t.id, t.name]));
+  const writes = tuple.pendingWrites ?? [];
+  const finished = new Set(writes.filter(([, ch]) => !SPECIAL_CHANNELS.has(ch)).map(([taskId]) => taskId));
+
+  let diff: CheckpointView["diff"] = null;
+  // A parent deleted by retention reads as an empty snapshot without metadata: no diff rather than a false one.
+  if (parentId && parent?.metadata) {
+    const delta = differ.diff(comparable((parent.values ?? {}) as Record<string, unknown>), comparable(values));
+    diff = { against: parentId, delta: delta ?? null, changedKeys: changedKeys(delta) };
+  }
+  const metadata = tuple.metadata;
+  return {
+    threadId,
+    checkpointId,
+    parentCheckpointId: parentId,
+    createdAt: tuple.checkpoint.ts || null,
+    metadata: {
+      step: typeof metadata?.step === "number" ? metadata.step : null,
+      source: typeof metadata?.source === "string" ? metadata.source : null,
+      parents: (metadata?.parents ?? {}) as Record<string, string>,
+    },
+    values: stateSnapshot(values),
+    messages: toAguiMessages((values.messages as BaseMessage[] | undefined) ?? []),
+    next: [...state.next],
+    pendingWrites: writes.map(([taskId, channel, value]) => ({
+      taskId,
+      node: nodeOf.get(taskId) ?? null,
+      channel,
+      value: writeValue(value),
+    })),
+    interrupts: state.tasks.flatMap((task) =>
+      task.interrupts.map((i): CheckpointInterruptView => {
+        const parsed = parseInterruptPayload(i.value);
+        return {
+          interruptId: requireId(i.id, `interrupt of task ${task.id}`),
+          node: task.name,
+          action: parsed.ok ? parsed.payload.action : "unknown",
+          payload: parsed.ok ? parsed.payload : null,
+          ...(parsed.ok ? {} : { raw: jsonSafe(i.value) ?? null, invalid: parsed.error }),
+          answered: finished.has(task.id),
+        };
+      }),
+    ),
+    diff,
+  };
+}

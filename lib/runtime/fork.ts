@@ -1,0 +1,151 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { EventType } from "@ag-ui/core";
+import { and, eq } from "drizzle-orm";
+import { createAguiMapper } from "@/lib/agui";
+import { getDatabase } from "@/lib/db/client";
+import { getActiveRun, getRun, insertRun } from "@/lib/db/queries/runs";
+import { lockThread, setThreadStatus } from "@/lib/db/queries/threads";
+import { checkpoints, runs } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import type { RefundStateValue } from "@/lib/graphs/refund";
+import { EventSink } from "./event-sink";
+import { failRun, startRunInBackground } from "./executor";
+import { getRefundGraph } from "./graph";
+import { instanceId } from "./instance";
+import type { RunInput } from "./run-input";
+import { type SideEffectWarning, sideEffectWarnings } from "./side-effects";
+
+/** Name of the CUSTOM event a fork run emits first when its branch may repeat a recorded side effect. */
+export const FORK_WARNING_EVENT = "fork_side_effects";
+
+export interface ForkRequest {
+  threadId: string;
+  checkpointId: string;
+  values?: Record<string, unknown>;
+  asNode?: string;
+}
+
+export interface ForkResult {
+  runId: string;
+  forkedFrom: string;
+  /** The branch's first checkpoint, now the thread's head. */
+  checkpointId: string;
+  warnings: SideEffectWarning[];
+  /** Where the branch's run streams from (reconnect endpoint with the seq to start after). */
+  afterSeq: number;
+}
+
+/**
+ * Branch a thread from one of its checkpoints (time travel): claim a fork run (no other run may be active), write
+ * the branch's first checkpoint — a copy of the old one, with `values` applied as `asNode` when given — which makes
+ * it the head, and run the graph from there in the background like any run. Pending decisions of the old head are
+ * superseded when the branch's run ends. Warns when the branch may reach a recorded refund or email again.
+ */
+export async function forkThread(request: ForkRequest): Promise<ForkResult> {
+  const { db } = await getDatabase();
+  const runId = randomUUID();
+  const { startSeq } = await db.transaction(async (tx) => {
+    const thread = await lockThread({ tx, threadId: request.threadId });
+    if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
+    const [exists] = await tx
+      .select({ id: checkpoints.checkpointId })
+      .from(checkpoints)
+      .where(
+        and(
+          eq(checkpoints.threadId, request.threadId),
+          eq(checkpoints.checkpointNs, ""),
+          eq(checkpoints.checkpointId, request.checkpointId),
+        ),
+      );
+    if (!exists)
+      throw new AppError("not_found:checkpoint", `Checkpoint ${request.checkpointId} is not in this thread.`);
+    const active = await getActiveRun({ db: tx, threadId: thread.id });
+    if (active)
+      throw new AppError("conflict:run_active", "A run is in progress on this thread.", { runId: active.id });
+    const input: RunInput = {
+      kind: "fork",
+      checkpointId: request.checkpointId,
+      forkCheckpointId: "",
+      ...pick(request),
+    };
+    await insertRun({
+      db: tx,
+      run: {
+        id: runId,
+        threadId: thread.id,
+        kind: "fork",
+        input,
+        fromCheckpointId: request.checkpointId,
+        owner: instanceId(),
+        leaseMs: env.RUN_LEASE_MS,
+      },
+    });
+    await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
+    return { startSeq: thread.lastSeq };
+  });
+
+  try {
+    return await branch(request, runId, startSeq);
+  } catch (error) {
+    // The run was claimed but the branch could not be made: end it visibly rather than leave it to the sweeper.
+    const run = await getRun({ db, runId });
+    if (run) {
+      const sink = new EventSink(db, run.threadId, run.id, run.owner ?? "", startSeq);
+      const mapper = createAguiMapper({ threadId: run.threadId, runId });
+      sink.emit(mapper.start());
+      await sink.drain();
+      await failRun(db, run, run.owner ?? "", sink, mapper.fail.bind(mapper), error);
+    }
+    throw error;
+  }
+}
+
+async function branch(request: ForkRequest, runId: string, startSeq: number): Promise<ForkResult> {
+  const { db } = await getDatabase();
+  const graph = await getRefundGraph();
+  const source = { configurable: { thread_id: request.threadId, checkpoint_id: request.checkpointId } };
+  const state = await graph.getState(source);
+  const warnings = await sideEffectWarnings({
+    db,
+    threadId: request.threadId,
+    values: state.values as Partial<RefundStateValue>,
+  });
+  const forked = await graph.updateState(source, request.values as never, request.asNode as never);
+  const forkCheckpointId = forked.configurable?.checkpoint_id as string;
+  const input: RunInput = {
+    kind: "fork",
+    checkpointId: request.checkpointId,
+    forkCheckpointId,
+    ...pick(request),
+  };
+  const [run] = await db.update(runs).set({ input }).where(eq(runs.id, runId)).returning();
+  if (!run) throw new Error(`fork run ${runId} vanished`);
+  startRunInBackground(run, startSeq, {
+    preamble:
+      warnings.length > 0
+        ? [
+            {
+              type: EventType.CUSTOM,
+              name: FORK_WARNING_EVENT,
+              value: { forkedFrom: request.checkpointId, warnings },
+            },
+          ]
+        : [],
+  });
+  return {
+    runId,
+    forkedFrom: request.checkpointId,
+    checkpointId: forkCheckpointId,
+    warnings,
+    afterSeq: startSeq,
+  };
+}
+
+function pick(request: ForkRequest): { values?: Record<string, unknown>; asNode?: string } {
+  return {
+    ...(request.values ? { values: request.values } : {}),
+    ...(request.asNode ? { asNode: request.asNode } : {}),
+  };
+}

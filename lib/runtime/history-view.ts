@@ -1,0 +1,197 @@
+import "server-only";
+import { z } from "zod";
+import { type CheckpointLink, listCheckpointHistory, listCheckpointLinks } from "@/lib/checkpoint/history";
+import type { AppDb } from "@/lib/db/open";
+import { getThread } from "@/lib/db/queries/threads";
+import type { SqlClient } from "@/lib/db/sql-client";
+import { AppError } from "@/lib/errors";
+
+/*
+ * The history viewer's page of a thread's checkpoint tree, built from metadata only (no channel value is read).
+ * Root namespace only: checkpoints of subgraphs live in other namespaces and are out of scope here.
+ */
+
+/** What produced a checkpoint. */
+export type WrittenBy =
+  /** Tasks that ran from the parent checkpoint (`source` "loop"): their node names. */
+  | { kind: "nodes"; nodes: string[] }
+  /** The caller's input starting a run (`source` "input"). */
+  | { kind: "input" }
+  /** `updateState` (an operator's edit, or the first step of a time-travel fork). */
+  | { kind: "update" }
+  /** A copy of another checkpoint (`updateState(config, null, "__copy__")`). */
+  | { kind: "fork" };
+
+/** One checkpoint of the tree. */
+export interface HistoryCheckpoint {
+  checkpointId: string;
+  parentCheckpointId: string | null;
+  step: number | null;
+  /** LangGraph's `metadata.source`: input | loop | update | fork. */
+  source: string | null;
+  /** ISO 8601. */
+  createdAt: string;
+  writtenBy: WrittenBy;
+  /** `"main"` for the head's chain of ancestors, `"branch-N"` for the others (see {@link labelBranches}). */
+  branch: string;
+  /** The thread's newest checkpoint: where a new run continues. */
+  isHead: boolean;
+  /** A task raised interrupts here that are still unanswered and nothing moved past it. */
+  pausedForHuman: boolean;
+  /** Tasks that raised interrupts here (answered or not). */
+  interruptCount: number;
+  /** More than one: branches start here. */
+  childCount: number;
+}
+
+/** One chain of the tree, for a legend. */
+export interface BranchSummary {
+  label: string;
+  /** Its newest checkpoint (the thread's head for `main`). */
+  leafCheckpointId: string;
+  /** The checkpoint it branched off (on another chain); null for `main` and for a chain that starts at a root. */
+  forkedFromCheckpointId: string | null;
+  /** Checkpoints that carry this label. */
+  size: number;
+}
+
+/** `GET /api/threads/{threadId}/history`. */
+export interface ThreadHistoryView {
+  threadId: string;
+  /** Null when the thread has no checkpoint yet. */
+  headCheckpointId: string | null;
+  /** Every chain of the tree (not only those on this page), `main` first. */
+  branches: BranchSummary[];
+  /** This page, newest first. */
+  checkpoints: HistoryCheckpoint[];
+  /** Pass as `before` for the next, older page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface HistoryQuery {
+  before: string | null;
+  limit: number;
+}
+
+const historyQuery = z.object({
+  before: z.string().min(1, "before must be a checkpoint id").max(200, "before is too long").nullable(),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, "limit must be a whole number from 1 to 200")
+    .transform(Number)
+    .pipe(z.number().min(1, "limit must be at least 1").max(200, "limit must be at most 200"))
+    .nullable()
+    .transform((n) => n ?? 50),
+});
+
+/** `?before=<checkpointId>&limit=<1..200, default 50>`, or `bad_request:history`. */
+export function parseHistoryQuery(params: URLSearchParams): HistoryQuery {
+  const parsed = historyQuery.safeParse({ before: params.get("before"), limit: params.get("limit") });
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => i.message).join("; ");
+  throw new AppError("bad_request:history", `The history query is not valid: ${problems}`);
+}
+
+/** Branch labels of a checkpoint tree. */
+export interface BranchLabels {
+  headCheckpointId: string | null;
+  labels: Map<string, string>;
+  branches: BranchSummary[];
+}
+
+/**
+ * Label every checkpoint of a tree given as (id, parent) pairs: the head — the newest checkpoint, where the next run
+ * continues — and its ancestors are `main`; then, newest leaf first, each other leaf and its ancestors up to the
+ * first already-labelled checkpoint are `branch-1`, `branch-2`, … A checkpoint shared by two side chains belongs to
+ * the newer one. Ids compare as the database orders them (byte order; LangGraph's ids are ASCII and time-sortable).
+ * A parent missing from the pairs (deleted by retention) ends a chain.
+ */
+export function labelBranches(links: readonly CheckpointLink[]): BranchLabels {
+  const newestFirst = [...links].sort((a, b) =>
+    a.checkpointId < b.checkpointId ? 1 : a.checkpointId > b.checkpointId ? -1 : 0,
+  );
+  const parentOf = new Map(newestFirst.map((l) => [l.checkpointId, l.parentCheckpointId]));
+  const hasChildren = new Set(
+    newestFirst.flatMap((l) => (l.parentCheckpointId ? [l.parentCheckpointId] : [])),
+  );
+  const labels = new Map<string, string>();
+  const branches: BranchSummary[] = [];
+
+  const claim = (leaf: string, label: string) => {
+    let size = 0;
+    let id: string | null = leaf;
+    let forkedFrom: string | null = null;
+    while (id !== null && parentOf.has(id)) {
+      if (labels.has(id)) {
+        forkedFrom = id;
+        break;
+      }
+      labels.set(id, label);
+      size += 1;
+      id = parentOf.get(id) ?? null;
+    }
+    branches.push({ label, leafCheckpointId: leaf, forkedFromCheckpointId: forkedFrom, size });
+  };
+
+  const head = newestFirst[0]?.checkpointId ?? null;
+  if (head !== null) claim(head, "main");
+  // Leaves first, newest first; then anything left over (only a malformed tree — a cycle — has such checkpoints).
+  const leaves = newestFirst.filter((l) => !hasChildren.has(l.checkpointId));
+  for (const { checkpointId } of [...leaves, ...newestFirst]) {
+    if (!labels.has(checkpointId)) claim(checkpointId, `branch-${branches.length}`);
+  }
+  return { headCheckpointId: head, labels, branches };
+}
+
+function writtenBy(source: string | null, nodes: string[]): WrittenBy {
+  if (source === "input" || source === "update" || source === "fork") return { kind: source };
+  return { kind: "nodes", nodes };
+}
+
+/** What {@link getThreadHistory} reads from: the app database (thread rows) and the checkpoint tables. */
+export interface HistoryDeps {
+  db: AppDb;
+  sql: SqlClient;
+}
+
+/**
+ * A page of a thread's checkpoint tree, newest first. Throws `not_found:thread` for an unknown thread and
+ * `bad_request:history` when `before` is not a checkpoint of this thread.
+ *
+ * Branch labels need the whole tree, not just the page: whether a checkpoint is on the head's chain depends on
+ * descendants that may be pages away. So the labels come from a second, cheap query of every (id, parent) pair of
+ * the thread — two short key columns per checkpoint, no values or blobs — run after the page, so every checkpoint
+ * of the page is in it even while a run adds checkpoints.
+ */
+export async function getThreadHistory(
+  { db, sql }: HistoryDeps,
+  { threadId, before, limit }: { threadId: string } & HistoryQuery,
+): Promise<ThreadHistoryView> {
+  const thread = await getThread({ db, threadId });
+  if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
+  const page = await listCheckpointHistory(sql, { threadId, checkpointNs: "", before, limit });
+  const tree = labelBranches(await listCheckpointLinks(sql, { threadId, checkpointNs: "" }));
+  if (before !== null && !tree.labels.has(before)) {
+    throw new AppError("bad_request:history", `before: ${before} is not a checkpoint of thread ${threadId}.`);
+  }
+  return {
+    threadId,
+    headCheckpointId: tree.headCheckpointId,
+    branches: tree.branches,
+    checkpoints: page.entries.map((e) => ({
+      checkpointId: e.checkpointId,
+      parentCheckpointId: e.parentCheckpointId,
+      step: e.step,
+      source: e.source,
+      createdAt: e.createdAt,
+      writtenBy: writtenBy(e.source, e.writtenBy),
+      // Only a checkpoint deleted between the two reads can be missing from the tree.
+      branch: tree.labels.get(e.checkpointId) ?? "unknown",
+      isHead: e.checkpointId === tree.headCheckpointId,
+      pausedForHuman: e.pendingInterrupts,
+      interruptCount: e.interruptCount,
+      childCount: e.childCount,
+    })),
+    nextCursor: page.nextCursor,
+  };
+}

@@ -1,0 +1,99 @@
+import "server-only";
+import { EventType } from "@ag-ui/core";
+import { type AguiEvent, closeOpenEvents } from "@/lib/agui";
+import { getDatabase } from "@/lib/db/client";
+import { readRunEvents } from "@/lib/db/queries/events";
+import { claimExpiredRun, extendLeases } from "@/lib/db/queries/runs";
+import { env } from "@/lib/env";
+import { EventSink } from "./event-sink";
+import { activeRuns, startRunInBackground } from "./executor";
+import { finalizeRun } from "./finalize";
+import { instanceId } from "./instance";
+
+const KEY = Symbol.for("hitl-console.recovery-timers");
+type G = typeof globalThis & { [KEY]?: NodeJS.Timeout[] };
+
+/**
+ * Keep this process's runs claimed and finish other processes' abandoned runs. A heartbeat extends the leases of the
+ * runs executing here (and stops any that another instance took over); a sweeper, at start and then periodically,
+ * takes over runs whose lease expired and continues them from their last checkpoint. Idempotent per process.
+ */
+export async function startRecovery(): Promise<void> {
+  const g = globalThis as G;
+  if (g[KEY]) return;
+  const database = await getDatabase();
+  const heartbeat = setInterval(() => void beat(), Math.max(250, Math.floor(env.RUN_LEASE_MS / 3)));
+  const sweeper = setInterval(() => void sweep(false), env.RUN_SWEEP_INTERVAL_MS);
+  heartbeat.unref();
+  sweeper.unref();
+  g[KEY] = [heartbeat, sweeper];
+  // The embedded database belongs to this one process: whatever was active when it last stopped is orphaned now.
+  await sweep(database.kind === "pglite");
+}
+
+async function beat(): Promise<void> {
+  const runs = activeRuns();
+  if (runs.size === 0) return;
+  try {
+    const { db } = await getDatabase();
+    const owned = new Set(await extendLeases({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS }));
+    for (const [id, run] of runs) if (!owned.has(id)) run.abort.abort();
+  } catch (error) {
+    console.error("[recovery] heartbeat failed:", error instanceof Error ? error.message : error);
+  }
+}
+
+let sweeping = false;
+
+async function sweep(everyActive: boolean): Promise<void> {
+  if (sweeping) return;
+  sweeping = true;
+  try {
+    const { db } = await getDatabase();
+    for (;;) {
+      const run = await claimExpiredRun({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS, everyActive });
+      if (!run) break;
+      if (run.attempts > env.MAX_RUN_ATTEMPTS) {
+        console.error(`[recovery] run ${run.id} crashed ${run.attempts - 1} times; marking it failed`);
+        await abandon(run, run.lastSeq);
+        continue;
+      }
+      console.log(`[recovery] continuing run ${run.id} of thread ${run.threadId} (attempt ${run.attempts})`);
+      startRunInBackground(run, run.lastSeq, { recovered: true });
+    }
+  } catch (error) {
+    console.error("[recovery] sweep failed:", error instanceof Error ? error.message : error);
+  } finally {
+    sweeping = false;
+  }
+}
+
+/** Give up on a run that keeps crashing: close what it left open and end it with a visible RUN_ERROR. */
+async function abandon(
+  run: Awaited<ReturnType<typeof claimExpiredRun>> & object,
+  lastSeq: number,
+): Promise<void> {
+  const { db } = await getDatabase();
+  const owner = instanceId();
+  const sink = new EventSink(db, run.threadId, run.id, owner, lastSeq);
+  const logged = (await readRunEvents({ db, threadId: run.threadId, runId: run.id })).map(
+    (e) => e.event as unknown as AguiEvent,
+  );
+  const code = "internal:run_abandoned";
+  const message = `The run failed ${run.attempts - 1} times in a row and was stopped; the last error is in the server log.`;
+  const closing: AguiEvent[] = [
+    ...closeOpenEvents(logged),
+    { type: EventType.RUN_ERROR, message, code, timestamp: Date.now() },
+  ];
+  await finalizeRun(db, {
+    runId: run.id,
+    threadId: run.threadId,
+    owner,
+    status: "failed",
+    threadStatus: "failed",
+    interrupts: [],
+    checkpointId: null,
+    error: { code, message },
+    events: sink.number(closing),
+  });
+}

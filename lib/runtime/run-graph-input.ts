@@ -1,0 +1,58 @@
+import "server-only";
+import type { BaseMessage } from "@langchain/core/messages";
+import { resumeToCommand } from "@/lib/agui";
+import { getDatabase } from "@/lib/db/client";
+import { getThread } from "@/lib/db/queries/threads";
+import type { Run } from "@/lib/db/schema";
+import { refundGraphInput } from "@/lib/graphs/refund";
+import type { RefundGraph } from "./graph";
+import type { RunInput } from "./run-input";
+
+/**
+ * What to invoke the graph with for a run, and extra `configurable` keys. A fresh run sends its input. A recovered
+ * run continues from the last checkpoint (`null`), unless its input never reached the graph before the crash — then
+ * it sends it again: a resume whose interrupts are still pending, or a new message that is not in the state yet.
+ */
+export async function graphInputFor(
+  run: Run,
+  graph: RefundGraph,
+  recovered: boolean,
+): Promise<{ input: unknown; configurable: Record<string, unknown> }> {
+  const input = run.input as RunInput;
+  const configurable: Record<string, unknown> =
+    input.kind === "resume"
+      ? { operator_id: input.actor }
+      : input.kind === "fork"
+        ? { checkpoint_id: input.forkCheckpointId }
+        : {};
+  if (recovered) {
+    const state = await graph.getState({ configurable: { thread_id: run.threadId } });
+    if (input.kind === "resume") {
+      const pending = new Set(state.tasks.flatMap((t) => t.interrupts).map((i) => i.id));
+      const notApplied = input.resume.some((r) => pending.has(r.interruptId));
+      return {
+        input: notApplied ? resumeToCommand(input.resume) : null,
+        configurable: { operator_id: input.actor },
+      };
+    }
+    if (input.kind === "input") {
+      const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? []).map((m) => m.id);
+      if (!messages.includes(input.messageId))
+        return { input: await freshInput(run, input), configurable: {} };
+    }
+    return { input: null, configurable: {} };
+  }
+  if (input.kind === "resume") return { input: resumeToCommand(input.resume), configurable };
+  if (input.kind === "input") return { input: await freshInput(run, input), configurable };
+  return { input: null, configurable };
+}
+
+async function freshInput(run: Run, input: Extract<RunInput, { kind: "input" }>) {
+  const { db } = await getDatabase();
+  const thread = await getThread({ db, threadId: run.threadId });
+  return refundGraphInput({
+    messageId: input.messageId,
+    customerMessage: input.text,
+    orderRef: thread?.orderRef ?? null,
+  });
+}

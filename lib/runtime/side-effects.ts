@@ -1,0 +1,59 @@
+import "server-only";
+import { listEmailsForThread } from "@/lib/db/queries/outbox";
+import { listRefundsForOrder } from "@/lib/db/queries/refunds";
+import type { Queryable } from "@/lib/db/tx";
+import type { RefundStateValue } from "@/lib/graphs/refund";
+
+/** A recorded side effect that a branch from some checkpoint would reach again. */
+export interface SideEffectWarning {
+  code: "side_effect:refund" | "side_effect:email";
+  message: string;
+  /** The ledger row that prevents doing it twice. */
+  recordId: string;
+}
+
+function euros(cents: number, currency: string): string {
+  return new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(cents / 100);
+}
+
+/**
+ * What forking at a checkpoint with these values would reach again: a refund or an email already recorded for the
+ * thread's order or thread, which the state at the checkpoint does not know about yet (it precedes them). The
+ * ledgers (refunds by order, outbox by thread) make the repeat a no-op; the operator is told so beforehand.
+ */
+export async function sideEffectWarnings({
+  db,
+  threadId,
+  values,
+}: {
+  db: Queryable;
+  threadId: string;
+  values: Partial<RefundStateValue>;
+}): Promise<SideEffectWarning[]> {
+  const warnings: SideEffectWarning[] = [];
+  const orderId = values.order?.id ?? values.orderRef ?? null;
+  if (orderId && !values.refund) {
+    for (const refund of await listRefundsForOrder({ db, orderId })) {
+      warnings.push({
+        code: "side_effect:refund",
+        recordId: refund.id,
+        message:
+          `A refund of ${euros(refund.amountCents, refund.currency)} for ${orderId} was already recorded after this ` +
+          "point. A branch from here may reach the refund step again; the refund ledger returns the recorded refund " +
+          "instead of paying a second time.",
+      });
+    }
+  }
+  if (!values.email) {
+    for (const email of await listEmailsForThread({ db, threadId })) {
+      warnings.push({
+        code: "side_effect:email",
+        recordId: email.id,
+        message:
+          `The reply "${email.subject}" to ${email.toAddress} was already sent after this point. A branch from here ` +
+          "may reach the email step again; the outbox keeps one reply per thread, so no second email is sent.",
+      });
+    }
+  }
+  return warnings;
+}
