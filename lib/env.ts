@@ -41,6 +41,8 @@ const schema = z.object({
   RUN_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
   /** How often each instance looks for runs whose lease expired. */
   RUN_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Chaos tests only: pause inside the refund node after recording the refund, so a kill can land there. */
+  CHAOS_REFUND_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(0),
   /** A run that crashed this many times is marked failed instead of being retried again. */
   MAX_RUN_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
 });

@@ -94,6 +94,11 @@ describe.each(backends)("DrizzleCheckpointSaver on %s", (kind) => {
     expect(forkPoint?.interruptCount).toBe(1);
     expect(forkPoint?.pendingInterrupts).toBe(false);
     expect(forkPoint?.writes.map((w) => w.node)).toContain("review");
+    // Who produced each checkpoint comes from its parent's writes: review ran once on each branch.
+    expect(
+      page.entries.filter((e) => e.writtenBy.includes("review")).map((e) => e.parentCheckpointId),
+    ).toEqual([fork.configurable?.checkpoint_id, forkPoint?.checkpointId]);
+    expect(page.entries.find((e) => e.source === "update")?.writtenBy).toEqual([]);
     expect(page.entries.length).toBe(history.length + 4);
     // Newest first, paged with a cursor, no overlap.
     const first = await listCheckpointHistory(backend.database.sql, { threadId, limit: 3 });

@@ -5,9 +5,19 @@ describe("changedKeys", () => {
   it("sorts the top-level keys of a delta into added, changed and removed", () => {
     const delta = diff(
       { decision: null, reason: "late", messages: [{ id: "m1" }], gone: 1, same: { a: 1 } },
-      { decision: { decision: "approve" }, reason: "late", messages: [{ id: "m1" }, { id: "m2" }], fresh: true, same: { a: 1 } },
+      {
+        decision: { decision: "approve" },
+        reason: "late",
+        messages: [{ id: "m1" }, { id: "m2" }],
+        fresh: true,
+        same: { a: 1 },
+      },
     );
-    expect(changedKeys(delta)).toEqual({ added: ["fresh"], changed: ["decision", "messages"], removed: ["gone"] });
+    expect(changedKeys(delta)).toEqual({
+      added: ["fresh"],
+      changed: ["decision", "messages"],
+      removed: ["gone"],
+    });
   });
 
   it("is empty for no delta, and for a delta that is not an object's", () => {

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Message } from "@ag-ui/core";
-import type { RunnableConfig } from "@langchain/core/runnables";
 import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
 import { create, type Delta } from "jsondiffpatch";
@@ -78,7 +78,8 @@ const SPECIAL_CHANNELS = new Set(Object.keys(WRITES_IDX_MAP));
 
 /*
  * Arrays are matched by their items' `id` (messages, so an appended message reads as one addition), other items by
- * position. Compared in JSON form, so class instances cannot add noise.
+ * position. Compared in JSON form, so class instances cannot add noise. No text diffs: a changed string is replaced
+ * whole, so a client can read or apply the delta with plain jsondiffpatch (no diff-match-patch).
  */
 const differ = create({
   objectHash: (item, index) => {
@@ -96,9 +97,9 @@ function comparable(values: Record<string, unknown>): Record<string, unknown> {
 /** The top-level keys a jsondiffpatch delta of two objects adds, changes and removes (sorted). */
 export function changedKeys(delta: Delta | null | undefined): ChangedKeys {
   const result: ChangedKeys = { added: [], changed: [], removed: [] };
-  if (!delta || typeof delta !== "object" || Array.isArray(delta)) return result;
+  // Only an object's delta has keys: a value replaced whole is an array, an array's delta is marked `_t: "a"`.
+  if (!delta || typeof delta !== "object" || Array.isArray(delta) || "_t" in delta) return result;
   for (const [key, entry] of Object.entries(delta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (key === "_t") continue;
     if (Array.isArray(entry) && entry.length === 1) result.added.push(key);
     else if (Array.isArray(entry) && entry.length === 3 && entry[1] === 0 && entry[2] === 0)
       result.removed.push(key);
@@ -128,7 +129,10 @@ export async function getCheckpointView(
   const config = { configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId } };
   const tuple = await new DrizzleCheckpointSaver(sql).getTuple(config);
   if (!tuple) {
-    throw new AppError("not_found:checkpoint", `Checkpoint ${checkpointId} of thread ${threadId} does not exist.`);
+    throw new AppError(
+      "not_found:checkpoint",
+      `Checkpoint ${checkpointId} of thread ${threadId} does not exist.`,
+    );
   }
   const parentId = (tuple.parentConfig?.configurable?.checkpoint_id as string | undefined) ?? null;
   const [state, parent] = await Promise.all([
@@ -143,7 +147,10 @@ export async function getCheckpointView(
   let diff: CheckpointView["diff"] = null;
   // A parent deleted by retention reads as an empty snapshot without metadata: no diff rather than a false one.
   if (parentId && parent?.metadata) {
-    const delta = differ.diff(comparable((parent.values ?? {}) as Record<string, unknown>), comparable(values));
+    const delta = differ.diff(
+      comparable((parent.values ?? {}) as Record<string, unknown>),
+      comparable(values),
+    );
     diff = { against: parentId, delta: delta ?? null, changedKeys: changedKeys(delta) };
   }
   const metadata = tuple.metadata;

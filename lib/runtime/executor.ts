@@ -12,6 +12,7 @@ import {
 } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
+import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
 import { toAppError } from "@/lib/errors";
 import { EventSink } from "./event-sink";
@@ -95,8 +96,13 @@ async function executeRun(
       durability: options.recovered ? "sync" : "async",
       signal,
     });
+    let progressed = !options.recovered;
     for await (const item of stream as AsyncIterable<[string, unknown]>) {
       sink.emit(mapper.push(item[0], item[1]));
+      if (!progressed && item[0] === "tasks" && isTaskResult(item[1])) {
+        progressed = true;
+        await resetRunAttempts({ db: database.db, runId: run.id, owner });
+      }
     }
     await sink.drain();
     const state = await graph.getState(config);
@@ -142,4 +148,9 @@ export async function failRun(
     error: { code, message: appError.message },
     events: sink.number(fail({ code, message: appError.message })),
   });
+}
+
+/** A `tasks`-mode item that reports a finished task (it has a result), as opposed to a task start. */
+function isTaskResult(item: unknown): boolean {
+  return typeof item === "object" && item !== null && "result" in item;
 }

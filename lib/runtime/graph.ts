@@ -1,6 +1,7 @@
 import "server-only";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { getDatabase } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { buildRefundGraph, getChatModel } from "@/lib/graphs/refund";
 
 export type RefundGraph = ReturnType<typeof buildRefundGraph>;
@@ -17,6 +18,7 @@ export function getRefundGraph(): Promise<RefundGraph> {
       checkpointer: new DrizzleCheckpointSaver(database.sql),
       db: database.db,
       model: getChatModel(),
+      refundNodeDelayMs: env.CHAOS_REFUND_DELAY_MS,
     });
   })().catch((error) => {
     delete g[KEY];

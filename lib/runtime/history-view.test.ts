@@ -2,7 +2,10 @@ import { nodeFromTaskPath } from "@/lib/checkpoint/history";
 import { AppError } from "@/lib/errors";
 import { labelBranches, parseHistoryQuery } from "./history-view";
 
-const link = (checkpointId: string, parentCheckpointId: string | null) => ({ checkpointId, parentCheckpointId });
+const link = (checkpointId: string, parentCheckpointId: string | null) => ({
+  checkpointId,
+  parentCheckpointId,
+});
 
 describe("labelBranches", () => {
   it("labels a straight chain main, with the newest checkpoint as head", () => {

@@ -3,12 +3,12 @@ import { EventType } from "@ag-ui/core";
 import { type AguiEvent, closeOpenEvents } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
-import { claimExpiredRun, extendLeases } from "@/lib/db/queries/runs";
+import { claimExpiredRun, claimRunFrom, extendLeases, listActiveRunsOwnedBy } from "@/lib/db/queries/runs";
 import { env } from "@/lib/env";
 import { EventSink } from "./event-sink";
 import { activeRuns, startRunInBackground } from "./executor";
 import { finalizeRun } from "./finalize";
-import { instanceId } from "./instance";
+import { instanceId, isDeadLocalOwner, thisHostPrefix } from "./instance";
 
 const KEY = Symbol.for("hitl-console.recovery-timers");
 type G = typeof globalThis & { [KEY]?: NodeJS.Timeout[] };
@@ -50,8 +50,27 @@ async function sweep(everyActive: boolean): Promise<void> {
   sweeping = true;
   try {
     const { db } = await getDatabase();
+    // Runs of a dead process on this host (a crash or a restart) need not wait for their lease to expire.
+    const orphans = (
+      await listActiveRunsOwnedBy({ db, prefix: thisHostPrefix(), except: instanceId() })
+    ).filter((r) => r.owner && isDeadLocalOwner(r.owner));
+    const claimOrphan = async () => {
+      for (let next = orphans.shift(); next; next = orphans.shift()) {
+        const run = await claimRunFrom({
+          db,
+          runId: next.id,
+          from: next.owner ?? "",
+          owner: instanceId(),
+          leaseMs: env.RUN_LEASE_MS,
+        });
+        if (run) return run;
+      }
+      return undefined;
+    };
     for (;;) {
-      const run = await claimExpiredRun({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS, everyActive });
+      const run =
+        (await claimOrphan()) ??
+        (await claimExpiredRun({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS, everyActive }));
       if (!run) break;
       if (run.attempts > env.MAX_RUN_ATTEMPTS) {
         console.error(`[recovery] run ${run.id} crashed ${run.attempts - 1} times; marking it failed`);

@@ -34,7 +34,7 @@ const cents = z
  * filtered by `action`, amount range and minimum age. Any other status lists threads newest-updated first. Unknown
  * parameters are refused, so a misspelt filter is not silently ignored.
  */
-export const inboxQuery = z
+const inboxParams = z
   .object({
     status: z.enum(INBOX_STATUSES).default("pending"),
     action: z.enum(INBOX_ACTIONS).optional(),
@@ -57,7 +57,6 @@ export const inboxQuery = z
       .pipe(z.number().min(1, "must be at least 1").max(200, "must be at most 200"))
       .default(50),
   })
-  .catchall(z.never({ error: "is not a parameter of the inbox" }))
   .refine((q) => q.minAmount === undefined || q.maxAmount === undefined || q.minAmount <= q.maxAmount, {
     message: "minAmount must not exceed maxAmount",
     path: ["minAmount"],
@@ -74,5 +73,17 @@ export const inboxQuery = z
       path: ["status"],
     },
   );
+
+export const inboxQuery = z
+  .record(z.string(), z.string())
+  .superRefine((raw, ctx) => {
+    const known = Object.keys(inboxParams.shape);
+    for (const key of Object.keys(raw)) {
+      if (!known.includes(key)) {
+        ctx.addIssue({ code: "custom", path: [key], message: `is not a parameter (known: ${known.join(", ")})` });
+      }
+    }
+  })
+  .pipe(inboxParams);
 
 export type InboxQuery = z.infer<typeof inboxQuery>;

@@ -26,7 +26,14 @@ import type { Queryable } from "../tx";
  */
 
 /** Thread statuses the inbox lists threads by; "all" lists every thread. */
-export const INBOX_THREAD_STATUSES = ["running", "interrupted", "completed", "failed", "idle", "all"] as const;
+export const INBOX_THREAD_STATUSES = [
+  "running",
+  "interrupted",
+  "completed",
+  "failed",
+  "idle",
+  "all",
+] as const;
 export type InboxThreadStatus = (typeof INBOX_THREAD_STATUSES)[number];
 export type InboxStatus = "pending" | InboxThreadStatus;
 
@@ -117,7 +124,10 @@ export function decodeInboxCursor(cursor: string, mode: InboxStatus): CursorKey 
     key = undefined;
   }
   if (!key || typeof key.t !== "string" || !ISO_MICROS.test(key.t) || typeof key.i !== "string") {
-    throw new AppError("bad_request:inbox", "cursor is not valid: pass back the nextCursor of a previous page.");
+    throw new AppError(
+      "bad_request:inbox",
+      "cursor is not valid: pass back the nextCursor of a previous page.",
+    );
   }
   if (key.m !== mode) {
     throw new AppError(
@@ -280,7 +290,9 @@ export async function listThreadInbox({
       pendingDecisions: byThread.get(thread.threadId) ?? [],
     })),
     nextCursor:
-      rows.length > size && last ? encodeInboxCursor({ m: status, t: last.updatedAt, i: last.threadId }) : null,
+      rows.length > size && last
+        ? encodeInboxCursor({ m: status, t: last.updatedAt, i: last.threadId })
+        : null,
   };
 }
 

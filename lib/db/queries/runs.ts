@@ -127,3 +127,73 @@ export async function claimExpiredRun({
     .where(eq(runs.id, id));
   return row ? { ...row.run, lastSeq: Number(row.lastSeq) } : undefined;
 }
+
+/** Active runs owned by someone else whose owner id starts with `prefix` (this host's processes). */
+export async function listActiveRunsOwnedBy({
+  db,
+  prefix,
+  except,
+}: {
+  db: Queryable;
+  prefix: string;
+  except: string;
+}): Promise<{ id: string; owner: string | null }[]> {
+  return db
+    .select({ id: runs.id, owner: runs.owner })
+    .from(runs)
+    .where(
+      and(
+        inArray(runs.status, [...ACTIVE_RUN_STATUSES]),
+        sql`${runs.owner} LIKE ${`${prefix.replace(/[%_\\]/g, "\\$&")}%`}`,
+        sql`${runs.owner} <> ${except}`,
+      ),
+    );
+}
+
+/** Take over a run from an owner known to be dead, by compare-and-set on that owner. */
+export async function claimRunFrom({
+  db,
+  runId,
+  from,
+  owner,
+  leaseMs,
+}: {
+  db: Queryable;
+  runId: string;
+  from: string;
+  owner: string;
+  leaseMs: number;
+}): Promise<(Run & { lastSeq: number }) | undefined> {
+  const [claimed] = await db
+    .update(runs)
+    .set({
+      owner,
+      status: "running",
+      attempts: sql`${runs.attempts} + 1`,
+      leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
+    })
+    .where(and(eq(runs.id, runId), eq(runs.owner, from), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
+    .returning();
+  if (!claimed) return undefined;
+  const [thread] = await db
+    .select({ lastSeq: threads.lastSeq })
+    .from(threads)
+    .where(eq(threads.id, claimed.threadId));
+  return { ...claimed, lastSeq: Number(thread?.lastSeq ?? 0) };
+}
+
+/** A recovered run made progress (finished a step): it is not crash-looping, so its attempt count starts over. */
+export async function resetRunAttempts({
+  db,
+  runId,
+  owner,
+}: {
+  db: Queryable;
+  runId: string;
+  owner: string;
+}) {
+  await db
+    .update(runs)
+    .set({ attempts: 1 })
+    .where(and(eq(runs.id, runId), eq(runs.owner, owner)));
+}

@@ -32,6 +32,8 @@ export interface RefundGraphDeps {
   checkpointer: BaseCheckpointSaver;
   db: AppDb;
   model: BaseChatModel;
+  /** Chaos testing only (see NodeContext.refundNodeDelayMs). */
+  refundNodeDelayMs?: number;
 }
 
 function afterClassify(s: RefundStateValue) {
@@ -50,8 +52,8 @@ function afterLookup(s: RefundStateValue) {
  * execute_refund → write_reply → confirm_email → send_email. Rejections skip to write_reply; non-refund messages go
  * from classification (or the order lookup) straight to write_reply; a reply with no known recipient ends there.
  */
-export function buildRefundGraph({ checkpointer, db, model }: RefundGraphDeps) {
-  const ctx = { db, model };
+export function buildRefundGraph({ checkpointer, db, model, refundNodeDelayMs }: RefundGraphDeps) {
+  const ctx = { db, model, refundNodeDelayMs };
   return new StateGraph(RefundState)
     .addNode("classify", classifyNode(ctx))
     .addNode("ask_order", askOrderNode())

@@ -9,7 +9,7 @@ import { type NodeContext, type RefundNode, threadIdOf } from "./context";
  * execute_refund: record the approved refund. Idempotent by the order (see `recordRefund`): a resumed, recovered or
  * forked run that gets here again finds the recorded refund (`duplicate: true`) and pays nothing twice.
  */
-export function executeRefundNode({ db }: NodeContext): RefundNode {
+export function executeRefundNode({ db, refundNodeDelayMs = 0 }: NodeContext): RefundNode {
   return async (state, config) => {
     const { order, decision } = state;
     if (!order || !decision || decision.decision === "reject") return { refund: null };
@@ -22,6 +22,7 @@ export function executeRefundNode({ db }: NodeContext): RefundNode {
       method: state.refundMethod ?? "original_payment",
       approvedBy: decision.decidedBy === "policy" ? "policy" : (decision.operatorId ?? "operator"),
     });
+    if (refundNodeDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, refundNodeDelayMs));
     return {
       refund: {
         id: refund.id,

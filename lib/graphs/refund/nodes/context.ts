@@ -12,6 +12,11 @@ import type { OrderSnapshot, RefundStateUpdate, RefundStateValue } from "../stat
 export interface NodeContext {
   db: AppDb;
   model: BaseChatModel;
+  /**
+   * Chaos testing only: pause this long inside execute_refund after the refund is recorded, so a kill test can stop
+   * the process mid-node. 0 (the default) everywhere else.
+   */
+  refundNodeDelayMs?: number;
 }
 
 /** A node: a plain function over the state. */

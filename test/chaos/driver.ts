@@ -1,0 +1,121 @@
+import type { PendingInterruptView } from "@/lib/runtime/thread-view";
+
+/** What the harness hears from streams, to time its kills (e.g. right after a step starts). */
+export type Observer = (event: { type: string; stepName?: string }) => void;
+
+/** Shared view of the server under test: its URL stays the same across restarts (same port). */
+export interface Target {
+  url: string;
+  /** Resolves when the server answers again after a kill. */
+  up(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An answer for whatever the refund agent asks (approve, original payment, the order number, send). */
+export function answerFor(pending: PendingInterruptView, orderId: string): unknown {
+  switch (pending.action) {
+    case "refund_approval":
+      return { decision: "approve" };
+    case "select_option":
+      return { optionId: "original_payment" };
+    case "input_text":
+      return { text: orderId };
+    case "confirm_email":
+      return { choice: "send" };
+    default:
+      throw new Error(`unexpected interrupt ${pending.action}`);
+  }
+}
+
+/** POST a run and read its stream until it ends or the connection drops; report events to `observe`. */
+async function postAndWatch(
+  target: Target,
+  threadId: string,
+  body: object,
+  observe: Observer,
+): Promise<number> {
+  const res = await fetch(`${target.url}/api/threads/${threadId}/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({
+      threadId,
+      runId: crypto.randomUUID(),
+      messages: [],
+      tools: [],
+      context: [],
+      ...body,
+    }),
+  });
+  if (res.status !== 200 || !res.body) {
+    await res.text();
+    return res.status;
+  }
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const reader = res.body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut = buffer.indexOf("\n\n");
+    while (cut >= 0) {
+      const data = buffer
+        .slice(0, cut)
+        .split("\n")
+        .find((l) => l.startsWith("data: "));
+      buffer = buffer.slice(cut + 2);
+      if (data) observe(JSON.parse(data.slice(6)));
+      cut = buffer.indexOf("\n\n");
+    }
+  }
+  return 200;
+}
+
+/**
+ * Drive one ticket to the end like a patient operator: start it, answer each decision when it appears, and
+ * otherwise wait. A request cut off by a kill is never repeated blindly: the thread's state says whether it was
+ * taken (then recovery finishes the run by itself) or not (then the same decision is still pending and is answered
+ * again). Returns when the thread is completed or failed.
+ */
+export async function driveThread(
+  target: Target,
+  ticket: { threadId: string; message: string; orderId: string },
+  observe: Observer,
+  deadline: number,
+): Promise<"completed" | "failed"> {
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${target.url}/api/threads/${ticket.threadId}`);
+      if (res.status !== 200) throw new Error(`state: ${res.status}`);
+      const view = (await res.json()) as {
+        status: string;
+        activeRunId: string | null;
+        lastSeq: number;
+        pendingInterrupts: PendingInterruptView[];
+      };
+      if (view.status === "completed" || view.status === "failed") return view.status;
+      if (view.activeRunId) {
+        await sleep(100);
+        continue;
+      }
+      if (view.pendingInterrupts.length > 0) {
+        const resume = view.pendingInterrupts.map((p) => ({
+          interruptId: p.interruptId,
+          status: "resolved",
+          payload: answerFor(p, ticket.orderId),
+        }));
+        await postAndWatch(target, ticket.threadId, { resume, forwardedProps: { actor: "chaos" } }, observe);
+      } else if (view.lastSeq === 0) {
+        const messages = [{ id: `m-${ticket.threadId}`, role: "user", content: ticket.message }];
+        await postAndWatch(target, ticket.threadId, { messages }, observe);
+      } else {
+        await sleep(100);
+      }
+    } catch {
+      await target.up().catch(() => {});
+      await sleep(50);
+    }
+  }
+  throw new Error(`thread ${ticket.threadId} did not finish in time`);
+}

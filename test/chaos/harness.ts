@@ -1,0 +1,169 @@
+import { verifyEvents } from "@ag-ui/client";
+import type { BaseEvent } from "@ag-ui/core";
+import { from, lastValueFrom, toArray } from "rxjs";
+import { createTicket } from "../http/client";
+import { prepareDatabase } from "../http/setup";
+import { freePort, startTestServer, type TestServer } from "../server";
+import { driveThread, type Observer, type Target } from "./driver";
+
+export interface ChaosOptions {
+  kills: number;
+  threads: number;
+  /** Progress lines (the chaos script prints them; tests stay quiet). */
+  log?: (line: string) => void;
+}
+
+export interface ChaosSummary {
+  kills: number;
+  threads: number;
+  runs: number;
+  completed: number;
+  failed_runs: number;
+  recovered_runs: number;
+  double_refunds: number;
+  missing_refunds: number;
+  double_emails: number;
+  lost_events: number;
+  invalid_event_logs: number;
+  seconds: number;
+  /** A few failed runs' errors, to debug a red run. */
+  failures: string[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Kills cycle through moments: any time, inside the refund node, right after a node finished. */
+const MOMENTS = ["random", "refund", "between"] as const;
+
+/**
+ * The kill test: `next start` on a fresh database serves `threads` refund tickets driven concurrently to the end,
+ * while the harness SIGKILLs the server `kills` times at chosen moments and restarts it. Nobody re-invokes a run:
+ * the restarted server's sweeper continues them. Then it checks, in SQL, what must hold.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
+  const log = options.log ?? (() => {});
+  const started = Date.now();
+  const prepared = await prepareDatabase("chaos", { prefix: "ORD-9", count: options.threads });
+  const port = await freePort();
+  const env = {
+    RUN_LEASE_MS: "1000",
+    RUN_SWEEP_INTERVAL_MS: "200",
+    OFFLINE_TOKEN_DELAY_MS: "15",
+    CHAOS_REFUND_DELAY_MS: "150",
+  };
+  let server: TestServer | undefined = await startTestServer({ databaseUrl: prepared.url, port, env });
+  let restarting: Promise<void> | null = null;
+  const target: Target = {
+    url: server.url,
+    up: () => restarting ?? Promise.resolve(),
+  };
+  const waiters: { match: (e: { type: string; stepName?: string }) => boolean; resolve: () => void }[] = [];
+  const observe: Observer = (event) => {
+    for (const w of [...waiters]) {
+      if (w.match(event)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  const when = (match: (e: { type: string; stepName?: string }) => boolean, timeoutMs: number) =>
+    new Promise<void>((resolve) => {
+      const w = { match, resolve };
+      waiters.push(w);
+      setTimeout(() => {
+        const i = waiters.indexOf(w);
+        if (i >= 0) waiters.splice(i, 1);
+        resolve();
+      }, timeoutMs);
+    });
+
+  try {
+    const tickets = await Promise.all(
+      Array.from({ length: options.threads }, async (_, i) => {
+        const orderId = `ORD-9${String(i).padStart(3, "0")}`;
+        // Every third ticket leaves the order out, so the agent asks for it (input_text) first.
+        const message =
+          i % 3 === 0 ? "My television broke, I want a refund." : `Please refund ${orderId}, it broke.`;
+        return { threadId: await createTicket(server!.url, message), message, orderId };
+      }),
+    );
+    const deadline = Date.now() + 60_000 + options.kills * 8_000;
+    const drivers = Promise.all(tickets.map((t) => driveThread(target, t, observe, deadline)));
+    let finished = false;
+    void drivers.finally(() => {
+      finished = true;
+    });
+
+    for (let k = 0; k < options.kills && !finished; k += 1) {
+      const moment = MOMENTS[k % MOMENTS.length]!;
+      if (moment === "random") await sleep(100 + Math.random() * 500);
+      else if (moment === "refund") {
+        await when((e) => e.type === "STEP_STARTED" && e.stepName === "execute_refund", 3_000);
+        await sleep(Math.random() * 100);
+      } else await when((e) => e.type === "STEP_FINISHED", 3_000);
+      restarting = (async () => {
+        await server?.kill();
+        server = await startTestServer({ databaseUrl: prepared.url, port, env });
+      })();
+      await restarting;
+      restarting = null;
+      log(`kill ${k + 1}/${options.kills} (${moment}) after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    const outcomes = await drivers;
+    return await verify(prepared, options, outcomes, started);
+  } finally {
+    await server?.stop();
+    await prepared.sql.end();
+    await prepared.drop();
+  }
+}
+
+async function verify(
+  prepared: Awaited<ReturnType<typeof prepareDatabase>>,
+  options: ChaosOptions,
+  outcomes: string[],
+  started: number,
+): Promise<ChaosSummary> {
+  const { sql } = prepared;
+  const one = async (text: string) => Number((await sql.rows<{ n: number }>(text))[0]?.n ?? 0);
+  const logs = await sql.rows<{ thread_id: string; seqs: string[]; events: BaseEvent[] }>(
+    "SELECT thread_id, array_agg(seq ORDER BY seq) AS seqs, jsonb_agg(event ORDER BY seq) AS events FROM events GROUP BY thread_id",
+  );
+  let lost = 0;
+  let invalid = 0;
+  for (const row of logs) {
+    const seqs = row.seqs.map(Number);
+    lost += seqs[seqs.length - 1]! - seqs.length;
+    try {
+      await lastValueFrom(from(row.events).pipe(verifyEvents(), toArray()));
+    } catch {
+      invalid += 1;
+    }
+  }
+  return {
+    kills: options.kills,
+    threads: options.threads,
+    runs: await one("SELECT count(*)::int AS n FROM runs"),
+    completed: outcomes.filter((o) => o === "completed").length,
+    failed_runs: await one(
+      "SELECT count(*)::int AS n FROM runs WHERE status IN ('failed', 'queued', 'running')",
+    ),
+    recovered_runs: await one(
+      "SELECT count(DISTINCT run_id)::int AS n FROM events WHERE type = 'CUSTOM' AND event ->> 'name' = 'run_recovered'",
+    ),
+    double_refunds: await one(
+      "SELECT count(*)::int AS n FROM (SELECT order_id FROM refunds GROUP BY order_id HAVING count(*) > 1) x",
+    ),
+    missing_refunds: options.threads - (await one("SELECT count(DISTINCT order_id)::int AS n FROM refunds")),
+    double_emails: await one(
+      "SELECT count(*)::int AS n FROM (SELECT thread_id FROM outbox GROUP BY thread_id HAVING count(*) > 1) x",
+    ),
+    lost_events: lost,
+    invalid_event_logs: invalid,
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+    failures: (
+      await sql.rows<{ e: string }>(
+        "SELECT kind || ' ' || status || ' attempts=' || attempts || ': ' || coalesce(error_code, '') || ' ' || coalesce(error_message, '') AS e FROM runs WHERE status <> 'succeeded' AND status <> 'interrupted' LIMIT 5",
+      )
+    ).map((r) => r.e),
+  };
+}
