@@ -46,7 +46,7 @@ async function run(
     .filter((l) => l.startsWith("data: "))
     .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
   const last = events[events.length - 1];
-  if (!last || last.type !== "RUN_FINISHED") throw new Error(`run ended with ${JSON.stringify(last)}`);
+  if (last?.type !== "RUN_FINISHED") throw new Error(`run ended with ${JSON.stringify(last)}`);
   return last;
 }
 

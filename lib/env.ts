@@ -44,7 +44,7 @@ const schema = z.object({
   /** Chaos tests only: pause inside the refund node after recording the refund, so a kill can land there. */
   CHAOS_REFUND_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(0),
   /** A run that crashed this many times is marked failed instead of being retried again. */
-  MAX_RUN_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  MAX_RUN_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -7,7 +7,6 @@ import {
   finishInputFromState,
   RUN_RECOVERED_EVENT,
   requireId,
-  resumeToCommand,
   runWasStarted,
 } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";

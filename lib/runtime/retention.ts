@@ -1,7 +1,9 @@
 import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import type { AppDb } from "@/lib/db/open";
-import { ACTIVE_RUN_STATUSES } from "@/lib/db/queries/runs";
+import { listPendingDecisions } from "@/lib/db/queries/decisions";
+import { getActiveRun } from "@/lib/db/queries/runs";
+import { lockThread } from "@/lib/db/queries/threads";
 import type { Queryable } from "@/lib/db/tx";
 
 /*
@@ -72,15 +74,6 @@ function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }
 
-/** Size of the checkpoint tables, indexes and TOAST included. */
-export async function measureCheckpointBytes({ db }: { db: Queryable }): Promise<number> {
-  const [row] = rowsOf<{ bytes: string }>(
-    await db.execute(sql`SELECT (pg_total_relation_size('checkpoints') + pg_total_relation_size('checkpoint_blobs')
-      + pg_total_relation_size('checkpoint_writes'))::text AS bytes`),
-  );
-  return Number(row?.bytes ?? 0);
-}
-
 /**
  * The next `limit` distinct thread ids that have checkpoints, after `after` (byte order): a loose index scan of the
  * checkpoints primary key, one index probe per thread instead of reading every checkpoint row.
@@ -109,7 +102,9 @@ export async function listCheckpointThreadIds({
 /**
  * Of `threadIds`, those with something to prune. A thread has something to prune exactly when it has a root
  * checkpoint without children (a branch tip) that is older than the cutoff and not among its latest `keepLatest`:
- * everything under a deleted checkpoint is deleted too, so a deletion always includes such a tip.
+ * everything under a deleted checkpoint is deleted too, so a deletion always includes such a tip. The LATERAL
+ * subqueries (with LIMIT) keep every lookup inside one thread's index range: as a plain EXISTS the planner may answer
+ * the whole batch with one anti-join over the entire checkpoints table.
  */
 export async function findPrunableThreads({
   db,
@@ -129,24 +124,25 @@ export async function findPrunableThreads({
       SELECT checkpoint_id FROM checkpoints WHERE thread_id = t.id AND checkpoint_ns = ''
       ORDER BY checkpoint_id DESC OFFSET ${keepLatest - 1} LIMIT 1
     ) nth
-    WHERE EXISTS (
+    CROSS JOIN LATERAL (
       SELECT 1 FROM checkpoints c
       WHERE c.thread_id = t.id AND c.checkpoint_ns = '' AND c.checkpoint_id < nth.checkpoint_id
         AND c.created_at <= ${cutoff}::timestamptz
-        AND NOT EXISTS (SELECT 1 FROM checkpoints ch WHERE ch.thread_id = c.thread_id AND ch.checkpoint_ns = ''
+        AND NOT EXISTS (SELECT 1 FROM checkpoints ch WHERE ch.thread_id = t.id AND ch.checkpoint_ns = ''
           AND ch.parent_checkpoint_id = c.checkpoint_id)
-    )`),
+      LIMIT 1
+    ) tip`),
   );
   return rows.map((r) => r.id);
 }
 
 /** The statement that prunes one thread (or, `dryRun`, counts what it would prune). See the rules above. */
 function pruneThreadSql(threadId: string, keepLatest: number, cutoff: string, dryRun: boolean): SQL {
-  const root = (alias: string) =>
-    sql
-      .raw(`${alias}.thread_id = `)
-      .append(sql`${threadId}`)
-      .append(sql.raw(` AND ${alias}.checkpoint_ns = ''`));
+  // The thread's root-namespace rows of the table aliased `alias`.
+  const root = (alias: string) => {
+    const t = sql.identifier(alias);
+    return sql`${t}.thread_id = ${threadId} AND ${t}.checkpoint_ns = ''`;
+  };
   const plan = sql`WITH RECURSIVE seed AS (
     (SELECT c.checkpoint_id FROM checkpoints c WHERE ${root("c")} ORDER BY c.checkpoint_id DESC LIMIT ${keepLatest})
     UNION
@@ -155,8 +151,12 @@ function pruneThreadSql(threadId: string, keepLatest: number, cutoff: string, dr
     SELECT c.checkpoint_id, c.parent_checkpoint_id FROM checkpoints c
     WHERE ${root("c")} AND c.checkpoint_id IN (SELECT checkpoint_id FROM seed)
     UNION
+    -- One primary-key probe per ancestor (the LIMIT stops the planner from hashing the whole thread at every level).
     SELECT p.checkpoint_id, p.parent_checkpoint_id FROM kept k
-    JOIN checkpoints p ON ${root("p")} AND p.checkpoint_id = k.parent_checkpoint_id
+    CROSS JOIN LATERAL (
+      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM checkpoints p
+      WHERE ${root("p")} AND p.checkpoint_id = k.parent_checkpoint_id LIMIT 1
+    ) p
   ), doomed AS (
     SELECT c.checkpoint_id FROM checkpoints c
     WHERE ${root("c")} AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.checkpoint_id = c.checkpoint_id)
@@ -221,19 +221,13 @@ export async function pruneThreadCheckpoints({
   includeUnregistered?: boolean;
 }): Promise<ThreadOutcome> {
   return db.transaction(async (tx) => {
-    const locked = rowsOf(await tx.execute(sql`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`));
-    if (locked.length === 0 && !includeUnregistered)
-      return { kind: "skipped", reason: "unregistered" } as const;
-    const [activity] = rowsOf<{ active: boolean }>(
-      await tx.execute(sql`SELECT EXISTS (
-          SELECT 1 FROM runs WHERE thread_id = ${threadId}
-            AND status IN (${sql.join(
-              ACTIVE_RUN_STATUSES.map((status) => sql`${status}`),
-              sql`, `,
-            )})
-        ) OR EXISTS (SELECT 1 FROM decisions WHERE thread_id = ${threadId} AND status = 'pending') AS active`),
-    );
-    if (activity?.active) return { kind: "skipped", reason: "active" } as const;
+    const thread = await lockThread({ tx, threadId });
+    if (!thread && !includeUnregistered) return { kind: "skipped", reason: "unregistered" } as const;
+    // New statements, so new snapshots: they see a run whose claim committed while we waited for the lock.
+    const active =
+      (await getActiveRun({ db: tx, threadId })) !== undefined ||
+      (await listPendingDecisions({ db: tx, threadId })).length > 0;
+    if (active) return { kind: "skipped", reason: "active" } as const;
     const [row] = rowsOf<{ checkpoints: number; writes: number; blobs: number; bytes: string }>(
       await tx.execute(pruneThreadSql(threadId, keepLatest, cutoff, dryRun)),
     );
@@ -278,9 +272,14 @@ export async function pruneCheckpoints(options: PruneOptions): Promise<PruneRepo
     writesDeleted: 0,
     blobsDeleted: 0,
     bytesDeleted: 0,
-    bytesBefore: await measureCheckpointBytes({ db }),
+    bytesBefore: 0,
     durationMs: 0,
   };
+  const [size] = rowsOf<{ bytes: string }>(
+    await db.execute(sql`SELECT (pg_total_relation_size('checkpoints') + pg_total_relation_size('checkpoint_blobs')
+      + pg_total_relation_size('checkpoint_writes'))::text AS bytes`),
+  );
+  report.bytesBefore = Number(size?.bytes ?? 0);
   let after = "";
   for (;;) {
     const batch = await listCheckpointThreadIds({ db, after, limit: batchSize });

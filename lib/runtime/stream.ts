@@ -88,6 +88,9 @@ export function sseBody(
   let keepAlive: NodeJS.Timeout | undefined;
   return new ReadableStream<Uint8Array>({
     async start(controller) {
+      // A comment first, so the response head goes out at once: the client knows the stream is open before the
+      // first event exists (and a reconnecting client is not left waiting on headers).
+      controller.enqueue(encoder.encode(": stream open\n\n"));
       keepAlive = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), 15_000);
       try {
         for await (const e of tailEvents({ ...options, signal: abort.signal })) {

@@ -33,6 +33,8 @@ export interface ChaosSummary {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Kills cycle through moments: any time, inside the refund node, right after a node finished. */
 const MOMENTS = ["random", "refund", "between"] as const;
+/** Orders ORD-9000…ORD-9999 are prepared for the tickets. */
+const MAX_TICKETS = 1000;
 
 /**
  * The kill test: `next start` on a fresh database serves `threads` refund tickets driven concurrently to the end,
@@ -42,7 +44,8 @@ const MOMENTS = ["random", "refund", "between"] as const;
 export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   const log = options.log ?? (() => {});
   const started = Date.now();
-  const prepared = await prepareDatabase("chaos", { prefix: "ORD-9", count: options.threads });
+  const prepared = await prepareDatabase("chaos", { prefix: "ORD-9", count: MAX_TICKETS });
+  let kills = 0;
   const port = await freePort();
   const env = {
     RUN_LEASE_MS: "1000",
@@ -77,24 +80,40 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     });
 
   try {
-    const tickets = await Promise.all(
-      Array.from({ length: options.threads }, async (_, i) => {
-        const orderId = `ORD-9${String(i).padStart(3, "0")}`;
-        // Every third ticket leaves the order out, so the agent asks for it (input_text) first.
-        const message =
-          i % 3 === 0 ? "My television broke, I want a refund." : `Please refund ${orderId}, it broke.`;
-        return { threadId: await createTicket(server!.url, message), message, orderId };
-      }),
-    );
-    const deadline = Date.now() + 60_000 + options.kills * 8_000;
-    const drivers = Promise.all(tickets.map((t) => driveThread(target, t, observe, deadline)));
+    // `threads` tickets are always in flight; each finished one is replaced by a new one until the kills are done.
+    let issued = 0;
+    let killsDone = false;
+    const outcomes: string[] = [];
+    const deadline = Date.now() + 90_000 + options.kills * 8_000;
+    const newTicket = async () => {
+      const i = issued++;
+      const orderId = `ORD-9${String(i).padStart(3, "0")}`;
+      // Every third ticket leaves the order out, so the agent asks for it (input_text) first.
+      const message =
+        i % 3 === 0 ? "My television broke, I want a refund." : `Please refund ${orderId}, it broke.`;
+      for (;;) {
+        try {
+          return { threadId: await createTicket(target.url, message), message, orderId };
+        } catch {
+          await target.up();
+          await sleep(50);
+        }
+      }
+    };
+    const worker = async () => {
+      do {
+        outcomes.push(await driveThread(target, await newTicket(), observe, deadline));
+      } while (!killsDone && issued < MAX_TICKETS);
+    };
     let finished = false;
-    void drivers.finally(() => {
+    const drivers = Promise.all(Array.from({ length: options.threads }, worker)).finally(() => {
       finished = true;
     });
 
     for (let k = 0; k < options.kills && !finished; k += 1) {
       const moment = MOMENTS[k % MOMENTS.length]!;
+      // Let the restarted server pick its runs up and get somewhere before the next kill.
+      await sleep(600);
       if (moment === "random") await sleep(100 + Math.random() * 500);
       else if (moment === "refund") {
         await when((e) => e.type === "STEP_STARTED" && e.stepName === "execute_refund", 3_000);
@@ -106,10 +125,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       })();
       await restarting;
       restarting = null;
-      log(`kill ${k + 1}/${options.kills} (${moment}) after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      kills += 1;
+      log(
+        `kill ${k + 1}/${options.kills} (${moment}) after ${((Date.now() - started) / 1000).toFixed(1)} s, ${issued} tickets`,
+      );
     }
-    const outcomes = await drivers;
-    return await verify(prepared, options, outcomes, started);
+    killsDone = true;
+    await drivers;
+    return await verify(prepared, { ...options, kills, threads: issued }, outcomes, started);
   } finally {
     await server?.stop();
     await prepared.sql.end();

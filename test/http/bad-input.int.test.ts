@@ -159,9 +159,8 @@ describe("bad input to the run endpoint", () => {
     const res = await postRun(server!.url, paused.threadId, body(paused.threadId, [ok(paused.interruptId)]));
     expect(res.status).toBe(422);
     expect(res.json?.code).toBe("unprocessable:resume_incomplete");
-    expect((res.json?.details as { missing: { interruptId: string }[] }).missing).toEqual([
-      { interruptId: `extra-${paused.interruptId}`, action: "input_text" },
-    ]);
+    const details = res.json?.details as { missing: { interruptId: string }[] } | undefined;
+    expect(details?.missing).toEqual([{ interruptId: `extra-${paused.interruptId}`, action: "input_text" }]);
     expect(await snapshot()).toEqual(before);
     await prepared.sql.rows("DELETE FROM decisions WHERE interrupt_id = $1", [`extra-${paused.interruptId}`]);
   });

@@ -69,7 +69,8 @@ const inboxParams = z
         q.maxAmount === undefined &&
         q.olderThan === undefined),
     {
-      message: "action, minAmount, maxAmount and olderThan filter pending decisions: use them with status=pending",
+      message:
+        "action, minAmount, maxAmount and olderThan filter pending decisions: use them with status=pending",
       path: ["status"],
     },
   );
@@ -80,7 +81,11 @@ export const inboxQuery = z
     const known = Object.keys(inboxParams.shape);
     for (const key of Object.keys(raw)) {
       if (!known.includes(key)) {
-        ctx.addIssue({ code: "custom", path: [key], message: `is not a parameter (known: ${known.join(", ")})` });
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `is not a parameter (known: ${known.join(", ")})`,
+        });
       }
     }
   })

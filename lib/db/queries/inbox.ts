@@ -9,11 +9,13 @@ import type { Queryable } from "../tx";
  *
  * Pending decisions (status "pending") walk the partial index `decisions_pending_idx` (created_at, interrupt_id), or
  * `decisions_pending_action_idx` (action, created_at, interrupt_id) with an action filter, in index order from the
- * cursor's key, and join each row to its thread by primary key. On 100k threads / 6k pending decisions
- * (`npm run bench:inbox`, PostgreSQL 15) the plans are:
+ * cursor's key, and join each row to its thread by primary key. EXPLAIN ANALYZE on 100k threads, 140k decisions of
+ * which 6.7k pending (`npm run bench:inbox`, PostgreSQL 15):
  *   Limit → Nested Loop → Index Scan using decisions_pending_idx on decisions
- *                         (Index Cond: ROW(created_at, interrupt_id) > ROW($ts, $id)) → Index Scan using threads_pkey
- *   with `action`: Index Scan using decisions_pending_action_idx (Index Cond: action = $a AND ROW(…) > ROW(…)).
+ *                         (Index Cond: ROW(created_at, interrupt_id) > ROW($ts, $id))
+ *                       → Index Scan using threads_pkey on threads (Index Cond: id = decisions.thread_id)
+ *   with `action`: Index Scan using decisions_pending_action_idx (Index Cond: action = $a [AND ROW(…) > ROW(…)],
+ *   Filter: amount_cents >= $min). No sort node: rows come in index order and the scan stops at limit + 1.
  * Amount filters are applied to the rows the index scan yields (amounts are not indexed): cheap while the pending
  * set is thousands of rows, and they never change the order.
  *
@@ -237,6 +239,33 @@ export async function listPendingInbox({
   };
 }
 
+/** The threads page as a Drizzle query (not yet run), one row more than `limit`; see `buildPendingInboxQuery`. */
+export function buildThreadInboxQuery({
+  db,
+  status,
+  before,
+  limit,
+}: {
+  db: Queryable;
+  status: InboxThreadStatus;
+  before?: { updatedAt: string; threadId: string };
+  limit: number;
+}) {
+  const where: (SQL | undefined)[] = [];
+  if (status !== "all") where.push(eq(threads.status, status));
+  if (before) {
+    where.push(
+      sql`(${threads.updatedAt}, ${threads.id}) < (${before.updatedAt}::timestamptz, ${before.threadId})`,
+    );
+  }
+  return db
+    .select(threadColumns)
+    .from(threads)
+    .where(and(...where))
+    .orderBy(desc(threads.updatedAt), desc(threads.id))
+    .limit(limit + 1);
+}
+
 /** Threads of one status (or all), newest-updated first, keyset-paged on (updated_at, id), with pending decisions. */
 export async function listThreadInbox({
   db,
@@ -251,15 +280,12 @@ export async function listThreadInbox({
 }): Promise<InboxPage<InboxThreadItem>> {
   const size = clampLimit(limit);
   const key = cursor ? decodeInboxCursor(cursor, status) : undefined;
-  const where: (SQL | undefined)[] = [];
-  if (status !== "all") where.push(eq(threads.status, status));
-  if (key) where.push(sql`(${threads.updatedAt}, ${threads.id}) < (${key.t}::timestamptz, ${key.i})`);
-  const rows = await db
-    .select(threadColumns)
-    .from(threads)
-    .where(and(...where))
-    .orderBy(desc(threads.updatedAt), desc(threads.id))
-    .limit(size + 1);
+  const rows = await buildThreadInboxQuery({
+    db,
+    status,
+    before: key && { updatedAt: key.t, threadId: key.i },
+    limit: size,
+  });
   const page = rows.slice(0, size);
   const pending = page.length
     ? await db

@@ -1,0 +1,321 @@
+/**
+ * `npm run bench:inbox [-- --quick]`: inbox and history read latency on a fresh Postgres database (created and
+ * dropped here). Loads 100k threads (quick: 20k) with a decision ledger of ~1.4 decisions per thread, ≥ 5k of them
+ * pending (quick: ≥ 1k) with varied actions, amounts and ages, plus one thread whose 300-step checkpoint history is
+ * written by a real LangGraph graph on our saver; ANALYZEs; prints the plans of the inbox queries; then times
+ * (sequentially, after a warm-up) the inbox's first page, a filtered page, a deep page via cursor, a threads-by-status
+ * page, and history pages of 50 (first, middle). Prints a table; the last line is one JSON object.
+ */
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { listCheckpointHistory } from "@/lib/checkpoint/history";
+import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { openPostgres } from "@/lib/db/open";
+import {
+  buildPendingInboxQuery,
+  buildThreadInboxQuery,
+  type InboxFilter,
+  listInbox,
+  listPendingInbox,
+} from "@/lib/db/queries/inbox";
+import type { SqlClient } from "@/lib/db/sql-client";
+import { createTestDatabase } from "@/test/pg";
+import { percentile, round, sample, table } from "./measure";
+
+const quick = process.argv.includes("--quick");
+const THREADS = quick ? 20_000 : 100_000;
+const SAMPLES = quick ? 100 : 400;
+const HISTORY_STEPS = 300;
+const DEEP_ROWS = quick ? 800 : 4000;
+const TARGET_INBOX_MS = 20;
+const TARGET_HISTORY_MS = 3;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/*
+ * Threads: 6% interrupted (each with a pending decision, every 8th with two), 1% running, 2% failed, 4% idle, the
+ * rest completed. Every thread that ran has a resolved decision, every other completed one a second: the ledger is
+ * mostly history, which is what the partial indexes are for. Ages are spread over 60 days.
+ */
+const LOAD_THREADS = `INSERT INTO threads (id, title, customer_message, order_ref, status, last_seq, created_at, updated_at)
+SELECT md5('t' || g)::uuid::text, 'Refund request for ORD-' || (100000 + g),
+  'Hello, my order ORD-' || (100000 + g) || ' arrived damaged. I would like a refund please.', 'ORD-' || (100000 + g),
+  CASE WHEN g % 100 < 6 THEN 'interrupted' WHEN g % 100 = 6 THEN 'running' WHEN g % 100 < 9 THEN 'failed'
+    WHEN g % 100 < 13 THEN 'idle' ELSE 'completed' END,
+  40, c, least(now(), c + random() * interval '2 days')
+FROM generate_series(1, $1::int) AS g, LATERAL (SELECT now() - random() * interval '60 days' AS c) AS t`;
+
+const LOAD_DECISIONS = `WITH names AS (
+  SELECT ARRAY['Anna Schmidt','Lars Jensen','Sofia Rossi','Tom Becker','Mia Novak','Jonas Meyer','Chloé Martin',
+    'Ahmed Karimi','Emma Wilson','Lucas Dubois','Nora Berg','Pablo García','Yuki Tanaka','Olga Petrova'] AS n
+), src AS (
+  SELECT t.id, t.order_ref, t.status, t.updated_at, t.created_at, k,
+    (('x' || substr(md5(t.id || k), 1, 8))::bit(32)::int & 2147483647)::float8 / 2147483647 AS r,
+    (('x' || substr(md5(t.id || k), 9, 8))::bit(32)::int & 2147483647)::float8 / 2147483647 AS r2
+  FROM threads t, generate_series(1, 2) AS k
+  WHERE t.status <> 'idle' AND (k = 1
+    OR (t.status = 'completed' AND ('x' || substr(t.id, 3, 2))::bit(8)::int % 2 = 0)
+    OR (t.status = 'interrupted' AND ('x' || substr(t.id, 1, 2))::bit(8)::int % 8 = 0))
+), rows AS (
+  SELECT s.*, CASE WHEN s.status = 'interrupted' THEN 'pending' ELSE 'resolved' END AS dstatus,
+    CASE WHEN s.r < 0.45 THEN 'refund_approval' WHEN s.r < 0.75 THEN 'confirm_email' WHEN s.r < 0.87
+      THEN 'select_option' WHEN s.r < 0.97 THEN 'input_text' ELSE 'unknown' END AS action,
+    (1000 + floor(s.r2 * s.r2 * 249000))::int AS amount,
+    (SELECT n[1 + floor(s.r * 1000)::int % 14] FROM names) AS customer
+  FROM src s
+)
+INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload, title, order_id,
+  customer_name, amount_cents, currency, status, resolved_by, resolved_at, created_at)
+SELECT md5(id || k || 'i')::uuid::text, id, md5(id || k || 'r')::uuid::text, '1f0' || substr(md5(id || k), 1, 33),
+  action,
+  jsonb_build_object('action', action, 'title', 'Refund for ' || order_ref, 'order', jsonb_build_object('id', order_ref,
+    'total', jsonb_build_object('amountCents', amount, 'currency', 'EUR')), 'customer',
+    jsonb_build_object('name', customer, 'email', lower(replace(customer, ' ', '.')) || '@example.com'),
+    'reason', 'item arrived damaged', 'findings', jsonb_build_array(jsonb_build_object('code', 'over_auto_limit',
+    'severity', 'block', 'message', 'Above the automatic refund limit')))::jsonb,
+  CASE WHEN action = 'refund_approval' THEN 'Approve a refund of ' || round(amount / 100.0, 2) || ' EUR for ' || order_ref
+    WHEN action = 'confirm_email' THEN 'Send the reply to ' || customer ELSE 'Question about ' || order_ref END,
+  CASE WHEN action = 'refund_approval' THEN order_ref END, CASE WHEN action = 'refund_approval' THEN customer END,
+  CASE WHEN action = 'refund_approval' THEN amount END,
+  CASE WHEN action = 'refund_approval' THEN (ARRAY['EUR','EUR','EUR','USD','GBP'])[1 + k + floor(r * 3)::int] END,
+  dstatus, CASE WHEN dstatus = 'resolved' THEN 'operator' END,
+  CASE WHEN dstatus = 'resolved' THEN updated_at END,
+  CASE WHEN dstatus = 'pending' THEN updated_at - k * interval '1 second' ELSE created_at + k * interval '1 minute' END
+FROM rows`;
+
+/** A real graph on our saver: one node looping `steps` times, appending to a growing list (like messages). */
+async function writeLongHistory(saver: DrizzleCheckpointSaver, threadId: string, steps: number) {
+  const State = Annotation.Root({
+    step: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }),
+    log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  });
+  const graph = new StateGraph(State)
+    .addNode("work", (s) => ({
+      step: s.step + 1,
+      log: [`step ${s.step + 1}: looked up the order, checked the policy, drafted a line of the reply`],
+    }))
+    .addEdge(START, "work")
+    .addConditionalEdges("work", (s) => (s.step >= steps ? END : "work"), ["work", END])
+    .compile({ checkpointer: saver });
+  await graph.invoke({ step: 0 }, { configurable: { thread_id: threadId }, recursionLimit: steps + 10 });
+}
+
+interface Statement {
+  text: string;
+  params: unknown[];
+}
+interface Scenario {
+  name: string;
+  run: () => Promise<unknown>;
+  statement: Statement;
+  /** The index its plan must scan. */
+  index: string;
+  target: number;
+}
+type Plan = { "QUERY PLAN": string };
+
+function planSummary(plan: string[]): string {
+  return plan
+    .filter((l) => /Scan|Join|Nested Loop|Limit|Sort|Index Cond|Filter/.test(l))
+    .map((l) => l.replace(/\s+\(cost=[^)]*\)/, "").replace(/\(actual[^)]*\)/, ""))
+    .join("\n");
+}
+
+const created = await createTestDatabase("inbox_bench");
+const database = openPostgres(created.url, { max: 4 });
+try {
+  log(`bench:inbox${quick ? " --quick" : ""}: fresh database ${created.name}`);
+  await migrateDatabase(database);
+  const t0 = performance.now();
+  await database.sql.query(LOAD_THREADS, [THREADS]);
+  await database.sql.query(LOAD_DECISIONS);
+  const historyThread = "history-300";
+  await database.sql.query(
+    `INSERT INTO threads (id, title, customer_message, status) VALUES ($1, 'Long thread', 'loop', 'completed')`,
+    [historyThread],
+  );
+  await writeLongHistory(new DrizzleCheckpointSaver(database.sql), historyThread, HISTORY_STEPS);
+  await database.sql.query("ANALYZE");
+  const [counts] = await database.sql.query<Record<string, number>>(
+    `SELECT (SELECT count(*) FROM threads)::int AS threads, (SELECT count(*) FROM decisions)::int AS decisions,
+       (SELECT count(*) FROM decisions WHERE status = 'pending')::int AS pending,
+       (SELECT count(*) FROM checkpoints WHERE thread_id = $1)::int AS checkpoints`,
+    [historyThread],
+  );
+  const c = counts!;
+  log(
+    `loaded ${c.threads} threads, ${c.decisions} decisions (${c.pending} pending), ${c.checkpoints} checkpoints ` +
+      `in ${round((performance.now() - t0) / 1000, 1)} s`,
+  );
+
+  const { db } = database;
+  const filtered: InboxFilter = { action: "refund_approval", minAmountCents: 50_000 };
+  let deepCursor: string | null = null;
+  for (let rows = 0; rows < DEEP_ROWS; rows += 50) {
+    deepCursor = (await listPendingInbox({ db, limit: 50, cursor: deepCursor })).nextCursor;
+  }
+  const historyPages: (string | null)[] = [null];
+  for (let before: string | null = null, i = 0; i < 3; i++) {
+    before = (await listCheckpointHistory(database.sql, { threadId: historyThread, before, limit: 50 }))
+      .nextCursor;
+    historyPages.push(before);
+  }
+  const middleCursor = historyPages[3] ?? null; // entries 151–200 of ~300
+
+  // Plans, with the same parameters as the timed calls (the deep page from its cursor's key).
+  const deepKey = JSON.parse(Buffer.from(deepCursor ?? "", "base64url").toString()) as {
+    t: string;
+    i: string;
+  };
+
+  // The statement behind each timed call, to EXPLAIN it with the same parameters. History's SQL is private to its
+  // module: a client that records instead of running captures it.
+  const drizzleStatement = (query: { toSQL(): { sql: string; params: unknown[] } }): Statement => {
+    const { sql, params } = query.toSQL();
+    return { text: sql, params };
+  };
+  const historyStatement = async (before: string | null): Promise<Statement> => {
+    let captured: Statement | undefined;
+    const recorder: SqlClient = {
+      async query(text, params) {
+        captured = { text, params: [...(params ?? [])] };
+        return [];
+      },
+    };
+    await listCheckpointHistory(recorder, { threadId: historyThread, before, limit: 50 });
+    return captured!;
+  };
+  const selective: InboxFilter = { minAmountCents: 240_000 };
+  const scenarios: Scenario[] = [
+    {
+      name: "inbox, first page (50)",
+      run: () => listInbox({ db, limit: 50 }),
+      statement: drizzleStatement(buildPendingInboxQuery({ db, limit: 50 })),
+      index: "decisions_pending_idx",
+      target: TARGET_INBOX_MS,
+    },
+    {
+      name: "inbox, action=refund_approval & minAmount=50000",
+      run: () => listInbox({ db, filter: filtered, limit: 50 }),
+      statement: drizzleStatement(buildPendingInboxQuery({ db, filter: filtered, limit: 50 })),
+      index: "decisions_pending_action_idx",
+      target: TARGET_INBOX_MS,
+    },
+    {
+      name: "inbox, minAmount=240000 (~2% of pending)",
+      run: () => listInbox({ db, filter: selective, limit: 50 }),
+      statement: drizzleStatement(buildPendingInboxQuery({ db, filter: selective, limit: 50 })),
+      index: "decisions_pending_idx",
+      target: TARGET_INBOX_MS,
+    },
+    {
+      name: `inbox, deep page (after ${DEEP_ROWS} rows)`,
+      run: () => listInbox({ db, cursor: deepCursor, limit: 50 }),
+      statement: drizzleStatement(
+        buildPendingInboxQuery({ db, after: { createdAt: deepKey.t, interruptId: deepKey.i }, limit: 50 }),
+      ),
+      index: "decisions_pending_idx",
+      target: TARGET_INBOX_MS,
+    },
+    {
+      name: "threads, status=completed, first page",
+      run: () => listInbox({ db, status: "completed", limit: 50 }),
+      statement: drizzleStatement(buildThreadInboxQuery({ db, status: "completed", limit: 50 })),
+      index: "threads_status_updated_idx",
+      target: TARGET_INBOX_MS,
+    },
+    {
+      name: "history, first page (50)",
+      run: () => listCheckpointHistory(database.sql, { threadId: historyThread, limit: 50 }),
+      statement: await historyStatement(null),
+      index: "checkpoints_thread_id_checkpoint_ns_checkpoint_id_pk",
+      target: TARGET_HISTORY_MS,
+    },
+    {
+      name: "history, middle page (50, via cursor)",
+      run: () =>
+        listCheckpointHistory(database.sql, { threadId: historyThread, before: middleCursor, limit: 50 }),
+      statement: await historyStatement(middleCursor),
+      index: "checkpoints_thread_id_checkpoint_ns_checkpoint_id_pk",
+      target: TARGET_HISTORY_MS,
+    },
+  ];
+
+  const rows: (string | number)[][] = [];
+  const figures: { p50: number; p95: number; p99: number; serverMs: number; indexScan: boolean }[] = [];
+  for (const scenario of scenarios) {
+    const { text, params } = scenario.statement;
+    const plan = (await database.sql.query<Plan>(`EXPLAIN (ANALYZE) ${text}`, params)).map(
+      (r) => r["QUERY PLAN"],
+    );
+    if (scenario.name.startsWith("inbox") || scenario.name.startsWith("threads")) {
+      console.log(`plan (${scenario.name}):\n${planSummary(plan)}\n`);
+    }
+    const server: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const timed = await database.sql.query<Plan>(`EXPLAIN (ANALYZE, TIMING OFF) ${text}`, params);
+      const line = timed.map((r) => r["QUERY PLAN"]).find((l) => l.startsWith("Execution Time"));
+      server.push(Number(line?.match(/([\d.]+) ms/)?.[1] ?? Number.NaN));
+    }
+    const values = await sample(SAMPLES, 20, scenario.run);
+    const f = {
+      p50: round(percentile(values, 50), 2),
+      p95: round(percentile(values, 95), 2),
+      p99: round(percentile(values, 99), 2),
+      serverMs: round(percentile(server, 50), 3),
+      // A plain, backward or bitmap scan of the expected index (a very selective amount filter makes the planner
+      // read the whole pending set through the partial index and sort it: still bounded by the pending set).
+      indexScan: plan.some((l) =>
+        new RegExp(`Index Scan (Backward )?(using|on) ${scenario.index}\\b`).test(l),
+      ),
+    };
+    if (!f.indexScan)
+      console.log(`plan (${scenario.name}) does not scan ${scenario.index}:\n${plan.join("\n")}`);
+    figures.push(f);
+    rows.push([
+      scenario.name,
+      f.p50,
+      f.p95,
+      f.p99,
+      f.serverMs,
+      scenario.target,
+      f.p95 <= scenario.target ? "met" : "MISSED",
+    ]);
+  }
+  console.log(table(["query", "p50 ms", "p95 ms", "p99 ms", "server ms", "target p95", ""], rows));
+  const p95 = (i: number) => figures[i]!.p95;
+  const historyP95 = Math.max(p95(5), p95(6));
+  const targetsMet =
+    [0, 1, 2, 3, 4].every((i) => p95(i) <= TARGET_INBOX_MS) && historyP95 <= TARGET_HISTORY_MS;
+  const indexScans = figures.every((f) => f.indexScan);
+  console.log(
+    `server ms: median EXPLAIN ANALYZE execution time of the page's (first) statement; every plan an index scan: ${indexScans ? "yes" : "NO"}`,
+  );
+  console.log(
+    JSON.stringify({
+      bench: "inbox",
+      quick,
+      samples: SAMPLES,
+      threads: c.threads,
+      decisions: c.decisions,
+      pending: c.pending,
+      history_steps: HISTORY_STEPS,
+      history_checkpoints: c.checkpoints,
+      inbox_p50_ms: figures[0]!.p50,
+      inbox_p95_ms: p95(0),
+      inbox_filtered_p95_ms: p95(1),
+      inbox_selective_p95_ms: p95(2),
+      inbox_deep_p95_ms: p95(3),
+      threads_by_status_p95_ms: p95(4),
+      history_page_p50_ms: Math.max(figures[5]!.p50, figures[6]!.p50),
+      history_first_p95_ms: p95(5),
+      history_middle_p95_ms: p95(6),
+      history_page_p95_ms: historyP95,
+      history_server_ms: Math.max(figures[5]!.serverMs, figures[6]!.serverMs),
+      index_scans: indexScans,
+      targets_met: targetsMet,
+    }),
+  );
+} finally {
+  await database.close();
+  await created.drop();
+}

@@ -1,0 +1,76 @@
+/**
+ * `npm run prune -- --keep-latest N --older-than D [--dry-run] [--include-unregistered] [--batch N]`: delete old
+ * checkpoints of inactive threads (rules in lib/runtime/retention.ts) in DATABASE_URL, or in the embedded database
+ * when it is unset. D is a duration: 90s, 15m, 2h, 30d. Prints progress after every batch of threads; the last line
+ * is the report as one JSON object. Safe to interrupt and run again.
+ */
+import { openPglite, openPostgres } from "@/lib/db/open";
+import { env } from "@/lib/env";
+import { type PruneReport, pruneCheckpoints } from "@/lib/runtime/retention";
+
+const USAGE =
+  "usage: npm run prune -- --keep-latest N --older-than D [--dry-run] [--include-unregistered] [--batch N]" +
+  "\n  N ≥ 1 root checkpoints kept per thread (plus their ancestors); D like 90s, 15m, 2h, 30d";
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+function fail(message: string): never {
+  console.error(`prune: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const value = args[i + 1];
+  if (value === undefined || value.startsWith("--")) fail(`${name} needs a value`);
+  return value;
+}
+
+function parseArgs(args: string[]) {
+  const known = new Set(["--keep-latest", "--older-than", "--dry-run", "--include-unregistered", "--batch"]);
+  for (const arg of args) {
+    if (arg.startsWith("--") && !known.has(arg)) fail(`unknown option ${arg}`);
+  }
+  const keep = option(args, "--keep-latest");
+  const age = option(args, "--older-than");
+  const batch = option(args, "--batch") ?? "500";
+  if (!keep || !/^[1-9]\d{0,6}$/.test(keep)) fail("--keep-latest must be a whole number ≥ 1");
+  const duration = age?.match(/^(\d{1,7})([smhd])$/);
+  if (!duration) fail("--older-than must be a duration like 90s, 15m, 2h or 30d");
+  if (!/^[1-9]\d{0,5}$/.test(batch)) fail("--batch must be a whole number ≥ 1");
+  return {
+    keepLatest: Number(keep),
+    olderThanMs: Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS],
+    dryRun: args.includes("--dry-run"),
+    includeUnregistered: args.includes("--include-unregistered"),
+    batchSize: Number(batch),
+  };
+}
+
+function progressLine(r: PruneReport): string {
+  return (
+    `scanned ${r.threadsScanned} threads: ${r.threadsPruned} pruned, ${r.threadsSkippedActive} skipped (active), ` +
+    `${r.threadsSkippedUnregistered} skipped (no thread row); deleted ${r.checkpointsDeleted} checkpoints, ` +
+    `${r.writesDeleted} writes, ${r.blobsDeleted} blobs (${(r.bytesDeleted / 1e6).toFixed(1)} MB) in ` +
+    `${(r.durationMs / 1000).toFixed(1)} s`
+  );
+}
+
+const options = parseArgs(process.argv.slice(2));
+const database = env.DATABASE_URL
+  ? openPostgres(env.DATABASE_URL, { max: 2 })
+  : await openPglite(env.PGLITE_DATA_DIR);
+try {
+  console.log(
+    `prune (${database.kind}${options.dryRun ? ", dry run" : ""}): keep the latest ${options.keepLatest} ` +
+      `checkpoints per thread and everything younger than ${options.olderThanMs / 1000} s, with their ancestors`,
+  );
+  const report = await pruneCheckpoints({
+    db: database.db,
+    ...options,
+    onProgress: (r) => console.log(progressLine(r)),
+  });
+  console.log(JSON.stringify(report));
+} finally {
+  await database.close();
+}
