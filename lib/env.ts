@@ -37,6 +37,11 @@ const schema = z.object({
     .transform((v) => v === "true" || v === "1"),
   /** Pause between the offline model's streamed pieces, so a demo shows text arriving (0 in tests and benchmarks). */
   OFFLINE_TOKEN_DELAY_MS: z.coerce.number().int().min(0).max(2000).default(15),
+  /** On an empty database, create a few demo tickets in different states at start (the newcomer's console). */
+  DEMO_THREADS: z
+    .enum(["true", "false", "1", "0"])
+    .default("true")
+    .transform((v) => v === "true" || v === "1"),
   /** How long a run's claim holds without a heartbeat before another instance may take it over. */
   RUN_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
   /** How often each instance looks for runs whose lease expired. */

@@ -38,7 +38,7 @@ export async function startTestServer(options: {
   port?: number;
   env?: Record<string, string>;
 }): Promise<TestServer> {
-  if (!existsSync(join(process.cwd(), ".next", "BUILD_ID"))) {
+  if (!existsSync(join(process.cwd(), process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does it).");
   }
   const port = options.port ?? (await freePort());
@@ -56,6 +56,7 @@ export async function startTestServer(options: {
         DATABASE_URL: options.databaseUrl,
         OPENAI_API_KEY: "",
         OFFLINE_TOKEN_DELAY_MS: "0",
+        DEMO_THREADS: "false",
         ...options.env,
       },
     },

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+/**
+ * The server Playwright tests run against: a fresh Postgres database for this run (dropped on exit), the production
+ * build, the offline model with a small token delay (so streaming is visible), short leases (recovery in seconds).
+ * Env: E2E_PORT (default 3900), TEST_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import pg from "pg";
+
+const admin = process.env.TEST_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const name = `hitl_e2e_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+const port = process.env.E2E_PORT ?? "3900";
+
+async function sql(text) {
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+await sql(`CREATE DATABASE "${name}"`);
+const url = new URL(admin);
+url.pathname = `/${name}`;
+const server = spawn(
+  join(process.cwd(), "node_modules", ".bin", "next"),
+  ["start", "-p", port, "-H", "127.0.0.1"],
+  {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: url.toString(),
+      OPENAI_API_KEY: "",
+      OFFLINE_TOKEN_DELAY_MS: process.env.OFFLINE_TOKEN_DELAY_MS ?? "40",
+      RUN_LEASE_MS: "1500",
+      RUN_SWEEP_INTERVAL_MS: "300",
+      DEMO_THREADS: "false",
+    },
+  },
+);
+
+let stopping = false;
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  server.kill("SIGTERM");
+  await new Promise((r) => setTimeout(r, 500));
+  await sql(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e) =>
+    console.error("[e2e] drop failed:", e.message),
+  );
+  process.exit(code);
+}
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop(0));
+server.on("exit", (code) => void stop(code ?? 0));
