@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type pg from "pg";
 
@@ -141,4 +142,34 @@ export function fmt(value: number): string {
   if (Math.abs(value) >= 100) return value.toFixed(0);
   if (Math.abs(value) >= 10) return value.toFixed(1);
   return value.toFixed(2);
+}
+
+/** CPU time (user + system, ms) a process has consumed so far, from /proc (Linux); NaN when unreadable. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may contain spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** USER_HZ; 100 on every mainstream Linux build. */
+const CLOCK_TICKS = 100;
+
+/** CPU time (ms) all cores have spent busy since boot, from /proc/stat (Linux); NaN when unreadable. */
+export function systemBusyMs(): number {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0] ?? "";
+    // cpu  user nice system idle iowait irq softirq steal ...
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return (
+      (((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 1000) /
+      CLOCK_TICKS
+    );
+  } catch {
+    return Number.NaN;
+  }
 }

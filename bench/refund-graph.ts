@@ -92,8 +92,8 @@ async function classify(state: S): Promise<Partial<S>> {
       new AIMessage({
         id: id("msg"),
         content:
-          "Intent: refund_request (confidence 0.94). Product defect reported within the return window; " +
-          "customer asks for a refund to the original payment method.",
+          `Intent: refund_request (confidence 0.94, ${state.messages.length} messages read). Product defect ` +
+          "reported within the return window; customer asks for a refund to the original payment method.",
         response_metadata: { model: "bench-model", finish_reason: "stop" },
         usage_metadata: usage(812, 41),
       }),
@@ -236,14 +236,23 @@ export function customerMessage(threadId: string): HumanMessage {
  * One refund thread: invoke until the review interrupt, read the interrupt from the saved state, resume, finish.
  * Throws when the graph does not behave as expected (so a broken saver cannot produce a fast-looking result).
  */
-export async function runRefundThread(graph: RefundGraph, threadId: string): Promise<void> {
+export type ThreadPhase = "invoke" | "getState" | "resume";
+
+export async function runRefundThread(
+  graph: RefundGraph,
+  threadId: string,
+  afterPhase?: (phase: ThreadPhase) => void,
+): Promise<void> {
   const config = { configurable: { thread_id: threadId } };
   await graph.invoke({ messages: [customerMessage(threadId)] }, config);
+  afterPhase?.("invoke");
   const snapshot = await graph.getState(config);
+  afterPhase?.("getState");
   const request = snapshot.tasks.flatMap((task) => task.interrupts)[0]?.value as ReviewRequest | undefined;
   if (!request || request.amount <= 0) throw new Error(`thread ${threadId}: no review interrupt pending`);
   const answer: ReviewAnswer = { approve: true, note: "Defect confirmed from photos.", reviewer: "agent_17" };
   const final = await graph.invoke(new Command({ resume: answer }), config);
+  afterPhase?.("resume");
   if (final.decision !== "approved" || final.messages.length < 9) {
     throw new Error(
       `thread ${threadId}: unexpected final state (${final.decision}, ${final.messages.length})`,

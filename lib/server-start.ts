@@ -2,6 +2,7 @@ import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { env } from "@/lib/env";
+import { seedDemoThreads } from "@/lib/runtime/demo";
 import { startEventListener } from "@/lib/runtime/listener";
 import { startRecovery } from "@/lib/runtime/recovery";
 
@@ -17,6 +18,7 @@ export async function startServer(): Promise<void> {
     console.log(`[start] database ready (${database.kind})`);
     if (database.kind === "postgres") await startEventListener();
     await startRecovery();
+    if (env.DEMO_THREADS) void seedDemoThreads().catch((e) => console.error("[demo] seeding failed:", e));
   } catch (error) {
     console.error(
       "[start] database unavailable, will retry on the next request:",

@@ -1,0 +1,106 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { RunAgentInput } from "@ag-ui/core";
+import { count } from "drizzle-orm";
+import { getDatabase } from "@/lib/db/client";
+import { createThread } from "@/lib/db/queries/threads";
+import { threads } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { claimRun } from "./claim";
+import { activeRuns, startRunInBackground } from "./executor";
+import { forkThread } from "./fork";
+import { getThreadView } from "./thread-view";
+
+type Answer = Record<string, unknown>;
+
+/** Run one request to its end in this process (the demo seed drives threads like an operator would). */
+async function run(threadId: string, input: Partial<RunAgentInput>): Promise<void> {
+  const { db } = await getDatabase();
+  const full: RunAgentInput = {
+    threadId,
+    runId: randomUUID(),
+    messages: [],
+    tools: [],
+    context: [],
+    ...input,
+  };
+  const { run: claimed, startSeq } = await claimRun(db, {
+    threadId,
+    input: full,
+    actor: "demo seed",
+    leaseMs: env.RUN_LEASE_MS,
+  });
+  startRunInBackground(claimed, startSeq);
+  await activeRuns().get(claimed.id)?.done;
+}
+
+async function ticket(title: string, message: string, wait = true): Promise<string> {
+  const { db } = await getDatabase();
+  const thread = await createThread({ db, title, customerMessage: message, orderRef: null });
+  const first = run(thread.id, { messages: [{ id: randomUUID(), role: "user", content: message }] });
+  if (wait) await first;
+  return thread.id;
+}
+
+/** Answer whatever the thread waits for with `answers[action]`, until it waits for something not listed. */
+async function answer(threadId: string, answers: Record<string, Answer>): Promise<void> {
+  for (;;) {
+    const view = await getThreadView(threadId);
+    const pending = view.pendingInterrupts;
+    if (pending.length === 0 || !pending.every((p) => answers[p.action])) return;
+    await run(threadId, {
+      resume: pending.map((p) => ({
+        interruptId: p.interruptId,
+        status: "resolved" as const,
+        payload: answers[p.action],
+      })),
+    });
+  }
+}
+
+/**
+ * On an empty database, a few tickets in different states so a newcomer's console shows the product at once:
+ * pending approval, pending choice, a missing order number, finished, a forked thread, and one running as the
+ * console opens. Runs in the background of start-up; skipped when any thread exists or DEMO_THREADS=false.
+ */
+export async function seedDemoThreads(): Promise<void> {
+  const { db } = await getDatabase();
+  const [row] = await db.select({ n: count() }).from(threads);
+  if ((row?.n ?? 0) > 0) return;
+  console.log("[demo] creating demo tickets");
+  await ticket(
+    "Headphones stopped charging",
+    "Hi, the wireless headphones from order ORD-1002 stopped charging after a week. I'd like my money back.",
+  );
+  const backpack = await ticket(
+    "Torn backpack",
+    "The canvas backpack from ORD-1004 tore on the second day. Refund please.",
+  );
+  await answer(backpack, { refund_approval: { decision: "approve" } });
+  await ticket("Broken lamp, no order number", "Hello, the lamp I bought is broken. Can I get a refund?");
+  const mug = await ticket("Chipped mugs", "Both mugs from ORD-1001 arrived chipped. Could I get a refund?");
+  await answer(mug, { confirm_email: { choice: "send" } });
+  const laptop = await ticket(
+    "Scratched laptop",
+    "The laptop from ORD-1008 has a deep scratch on the lid. I want a refund.",
+  );
+  await answer(laptop, {
+    refund_approval: { decision: "approve_partial", amountCents: 20000, note: "Cosmetic damage only" },
+    confirm_email: { choice: "send" },
+  });
+  const approval = (await getThreadView(laptop)).decisions.find((d) => d.action === "refund_approval");
+  if (approval) {
+    const fork = await forkThread({ threadId: laptop, checkpointId: approval.checkpointId });
+    await activeRuns().get(fork.runId)?.done;
+    await answer(laptop, {
+      refund_approval: { decision: "reject", note: "What if we had said no?" },
+      confirm_email: { choice: "dont_send" },
+    });
+  }
+  await ticket(
+    "Wrong size T-shirts",
+    "The T-shirts from ORD-1003 are the wrong size, please refund them.",
+    false,
+  );
+  console.log("[demo] demo tickets ready");
+}
