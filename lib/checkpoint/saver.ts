@@ -20,6 +20,7 @@ import { fromJsonbText, jsonbSafe, toJsonbText } from "./json-text";
 import {
   DELETE_THREAD,
   INSERT_WRITES,
+  packBlobs,
   SELECT_LATEST_TUPLE,
   SELECT_TUPLE_BY_ID,
   selectTuplesSql,
@@ -135,6 +136,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     const { channel_values: _values, ...rest } = checkpoint;
+    const { packed, lengths, offsets } = packBlobs(blobs);
     await this.sql.query(
       UPSERT_CHECKPOINT,
       [
@@ -143,7 +145,9 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
         channels,
         versions,
         types,
-        blobs,
+        packed,
+        lengths,
+        offsets,
         checkpoint.id,
         parentId ?? null,
         toJsonbText(rest),
@@ -187,9 +191,22 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const { packed, lengths, offsets } = packBlobs(blobs);
     await this.sql.query(
       upsert ? UPSERT_WRITES : INSERT_WRITES,
-      [threadId, checkpointNs, checkpointId, taskId, taskPath, idx, channels, types, blobs],
+      [
+        threadId,
+        checkpointNs,
+        checkpointId,
+        taskId,
+        taskPath,
+        idx,
+        channels,
+        types,
+        packed,
+        lengths,
+        offsets,
+      ],
       upsert ? "cp_upsert_writes" : "cp_insert_writes",
     );
   }

@@ -76,38 +76,69 @@ export const SELECT_TUPLE_BY_ID = selectTuplesSql(
   null,
 );
 
+/*
+ * Values travel as ONE bytea parameter (the concatenation) plus per-row offsets and lengths (-1 = NULL): `pg` sends
+ * a Buffer parameter in binary, whereas a bytea[] parameter goes as hex text, twice the size and slow to build.
+ */
+const SLICE = `CASE WHEN x.len < 0 THEN NULL ELSE substring($BLOB::bytea FROM x.off + 1 FOR x.len) END`;
+
 /**
  * Insert the changed channel values and upsert the checkpoint row in one statement.
- * $1 thread, $2 ns, $3 channels[], $4 versions[], $5 types[], $6 blobs[], $7 checkpoint id, $8 parent id,
- * $9 checkpoint json, $10 metadata json.
+ * $1 thread, $2 ns, $3 channels[], $4 versions[], $5 types[], $6 blobs (concatenated), $7 lengths[], $8 offsets[],
+ * $9 checkpoint id, $10 parent id, $11 checkpoint json, $12 metadata json.
  */
 export const UPSERT_CHECKPOINT = `WITH new_blobs AS (
   INSERT INTO ${BL} (thread_id, checkpoint_ns, channel, version, type, blob)
-  SELECT $1, $2, x.channel, x.version, x.type, x.blob
-  FROM unnest($3::text[], $4::text[], $5::text[], $6::bytea[]) AS x(channel, version, type, blob)
+  SELECT $1, $2, x.channel, x.version, x.type, ${SLICE.replace("$BLOB", "$6")}
+  FROM unnest($3::text[], $4::text[], $5::text[], $7::int[], $8::int[]) AS x(channel, version, type, len, off)
   ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
 )
 INSERT INTO ${CP} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-VALUES ($1, $2, $7, $8, $9::jsonb, $10::jsonb)
+VALUES ($1, $2, $9, $10, $11::jsonb, $12::jsonb)
 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
 DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
 
 function writesSql(onConflict: string): string {
   return `INSERT INTO ${WR} (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
-SELECT $1, $2, $3, $4, $5, x.idx, x.channel, x.type, x.blob
-FROM unnest($6::int[], $7::text[], $8::text[], $9::bytea[]) AS x(idx, channel, type, blob)
+SELECT $1, $2, $3, $4, $5, x.idx, x.channel, x.type, ${SLICE.replace("$BLOB", "$9")}
+FROM unnest($6::int[], $7::text[], $8::text[], $10::int[], $11::int[]) AS x(idx, channel, type, len, off)
 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${onConflict}`;
 }
 
 /**
  * Regular writes are kept as first written (a task re-run after a crash must not replace what was recorded);
  * special writes — errors, interrupts, resume values, all with negative idx — replace the previous one.
- * $1 thread, $2 ns, $3 checkpoint id, $4 task id, $5 task path, $6 idx[], $7 channels[], $8 types[], $9 blobs[].
+ * $1 thread, $2 ns, $3 checkpoint id, $4 task id, $5 task path, $6 idx[], $7 channels[], $8 types[],
+ * $9 blobs (concatenated), $10 lengths[], $11 offsets[].
  */
 export const INSERT_WRITES = writesSql("DO NOTHING");
 export const UPSERT_WRITES = writesSql(
   "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob, task_path = EXCLUDED.task_path",
 );
+
+/** Concatenate values for one bytea parameter, with their lengths (-1 for NULL) and offsets. */
+export function packBlobs(blobs: readonly (Uint8Array | null)[]): {
+  packed: Buffer;
+  lengths: number[];
+  offsets: number[];
+} {
+  const lengths: number[] = [];
+  const offsets: number[] = [];
+  let total = 0;
+  for (const blob of blobs) {
+    offsets.push(total);
+    lengths.push(blob ? blob.byteLength : -1);
+    total += blob ? blob.byteLength : 0;
+  }
+  const packed = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const blob of blobs) {
+    if (!blob) continue;
+    packed.set(blob, at);
+    at += blob.byteLength;
+  }
+  return { packed, lengths, offsets };
+}
 
 /** Everything of one thread, every namespace: $1 thread. */
 export const DELETE_THREAD = `WITH deleted_blobs AS (

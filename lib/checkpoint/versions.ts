@@ -1,7 +1,9 @@
-const COUNTER_WIDTH = 32;
+import { randomBytes } from "node:crypto";
+
+const COUNTER_WIDTH = 16;
 
 /**
- * The next channel version after `current`: a zero-padded counter, a dot, and 16 random digits.
+ * The next channel version after `current`: a 16-digit zero-padded counter, a dot, and 12 random hex digits.
  *
  * The counter keeps versions increasing (LangGraph compares them, and padded digits order the same way as text and
  * as numbers); the random part makes every call unique. That uniqueness is what keeps forks apart: two branches
@@ -17,6 +19,7 @@ export function nextChannelVersion(current: string | number | undefined): string
     if (!Number.isFinite(head)) throw new Error(`Unrecognised channel version ${JSON.stringify(current)}`);
     counter = head;
   }
-  const random = `${Math.random()}`.slice(2, 18).padEnd(16, "0");
+  // 48 random bits: two forks stepping the same counter collide once in ~10^14 pairs.
+  const random = randomBytes(6).toString("hex");
   return `${String(counter + 1).padStart(COUNTER_WIDTH, "0")}.${random}`;
 }

@@ -4,7 +4,11 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
+import { parseByteaArray } from "./bytea-array";
 import { acquireDataDirLock } from "./pglite-lock";
+
+const BYTEA_ARRAY_OID = 1001;
+
 import * as schema from "./schema";
 import type { SqlClient } from "./sql-client";
 
@@ -22,7 +26,16 @@ export interface Database {
 
 /** Open real Postgres through a `pg` pool. */
 export function openPostgres(url: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 20 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 20,
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === BYTEA_ARRAY_OID && format !== "binary"
+          ? parseByteaArray
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
   // An idle client that loses its connection emits 'error' on the pool; without a listener it kills the process.
   pool.on("error", (error) => console.error("[db] idle client error:", error.message));
   const sql: SqlClient = {
