@@ -4,10 +4,11 @@ import { type AguiEvent, closeOpenEvents } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { claimExpiredRun, claimRunFrom, extendLeases, listActiveRunsOwnedBy } from "@/lib/db/queries/runs";
+import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
 import { EventSink } from "./event-sink";
-import { activeRuns, startRunInBackground } from "./executor";
-import { finalizeRun } from "./finalize";
+import { activeRuns, failRun, startRunInBackground } from "./executor";
 import { instanceId, isDeadLocalOwner, thisHostPrefix } from "./instance";
 
 const KEY = Symbol.for("hitl-console.recovery-timers");
@@ -88,31 +89,25 @@ async function sweep(everyActive: boolean): Promise<void> {
 }
 
 /** Give up on a run that keeps crashing: close what it left open and end it with a visible RUN_ERROR. */
-async function abandon(
-  run: Awaited<ReturnType<typeof claimExpiredRun>> & object,
-  lastSeq: number,
-): Promise<void> {
+async function abandon(run: Run, lastSeq: number): Promise<void> {
   const { db } = await getDatabase();
   const owner = instanceId();
-  const sink = new EventSink(db, run.threadId, run.id, owner, lastSeq);
   const logged = (await readRunEvents({ db, threadId: run.threadId, runId: run.id })).map(
     (e) => e.event as unknown as AguiEvent,
   );
-  const code = "internal:run_abandoned";
-  const message = `The run failed ${run.attempts - 1} times in a row and was stopped; the last error is in the server log.`;
-  const closing: AguiEvent[] = [
-    ...closeOpenEvents(logged),
-    { type: EventType.RUN_ERROR, message, code, timestamp: Date.now() },
-  ];
-  await finalizeRun(db, {
-    runId: run.id,
-    threadId: run.threadId,
+  const error = new AppError(
+    "internal:run_abandoned",
+    `The run failed ${run.attempts - 1} times in a row and was stopped; the last error is in the server log.`,
+  );
+  await failRun(
+    db,
+    run,
     owner,
-    status: "failed",
-    threadStatus: "failed",
-    interrupts: [],
-    checkpointId: null,
-    error: { code, message },
-    events: sink.number(closing),
-  });
+    new EventSink(db, run.threadId, run.id, owner, lastSeq),
+    (e) => [
+      ...closeOpenEvents(logged),
+      { type: EventType.RUN_ERROR, message: e.message, code: e.code, timestamp: Date.now() },
+    ],
+    error,
+  );
 }

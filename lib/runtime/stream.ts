@@ -3,6 +3,7 @@ import type { BaseEvent } from "@ag-ui/core";
 import { encodeSse } from "@/lib/agui";
 import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
+import { ACTIVE_RUN_STATUSES, getRun } from "@/lib/db/queries/runs";
 import { subscribeEvents } from "./event-bus";
 
 const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
@@ -112,6 +113,38 @@ export function sseBody(
     cancel() {
       clearInterval(keepAlive);
       abort.abort();
+    },
+  });
+}
+
+/**
+ * The SSE response for a thread's events after `afterSeq`: until `runId`'s RUN_FINISHED / RUN_ERROR when a run is
+ * given (ending early if that run turns out to be no longer active), or just what is logged when none is.
+ */
+export function eventStreamResponse(
+  { db, threadId, afterSeq, runId }: { db: AppDb; threadId: string; afterSeq: number; runId?: string },
+  signal: AbortSignal,
+): Response {
+  const body = sseBody(
+    {
+      db,
+      threadId,
+      afterSeq,
+      untilRunId: runId,
+      idleMs: runId ? 1_000 : 0,
+      idle: async () => {
+        if (!runId) return true;
+        const run = await getRun({ db, runId });
+        return !run || !ACTIVE_RUN_STATUSES.includes(run.status as (typeof ACTIVE_RUN_STATUSES)[number]);
+      },
+    },
+    signal,
+  );
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
     },
   });
 }

@@ -1,8 +1,8 @@
 import { getDatabase } from "@/lib/db/client";
-import { getActiveRun, getRun } from "@/lib/db/queries/runs";
+import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import { AppError, errorResponse } from "@/lib/errors";
-import { sseBody } from "@/lib/runtime/stream";
+import { eventStreamResponse } from "@/lib/runtime/stream";
 
 export const dynamic = "force-dynamic";
 
@@ -21,28 +21,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ thre
     if (!(await getThread({ db, threadId })))
       throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
     const active = await getActiveRun({ db, threadId });
-    const body = sseBody(
-      {
-        db,
-        threadId,
-        afterSeq: Number(raw),
-        untilRunId: active?.id,
-        idleMs: active ? 1_000 : 0,
-        idle: async () => {
-          if (!active) return true;
-          const now = await getRun({ db, runId: active.id });
-          return !now || !["queued", "running"].includes(now.status);
-        },
-      },
-      request.signal,
-    );
-    return new Response(body, {
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache, no-transform",
-        "x-accel-buffering": "no",
-      },
-    });
+    return eventStreamResponse({ db, threadId, afterSeq: Number(raw), runId: active?.id }, request.signal);
   } catch (error) {
     return errorResponse(error, "GET /api/threads/[threadId]/events");
   }

@@ -1,12 +1,11 @@
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { getDatabase } from "@/lib/db/client";
-import { getRun } from "@/lib/db/queries/runs";
 import { env } from "@/lib/env";
 import { AppError, errorResponse } from "@/lib/errors";
 import { parseWith, readJson } from "@/lib/http";
 import { claimRun } from "@/lib/runtime/claim";
 import { startRunInBackground } from "@/lib/runtime/executor";
-import { sseBody } from "@/lib/runtime/stream";
+import { eventStreamResponse } from "@/lib/runtime/stream";
 
 export const dynamic = "force-dynamic";
 
@@ -31,26 +30,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ thr
     const { db } = await getDatabase();
     const { run, startSeq } = await claimRun(db, { threadId, input, actor, leaseMs: env.RUN_LEASE_MS });
     startRunInBackground(run, startSeq);
-    const body = sseBody(
-      {
-        db,
-        threadId,
-        afterSeq: startSeq,
-        untilRunId: run.id,
-        idle: async () => {
-          const now = await getRun({ db, runId: run.id });
-          return !now || !["queued", "running"].includes(now.status);
-        },
-      },
-      request.signal,
-    );
-    return new Response(body, {
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache, no-transform",
-        "x-accel-buffering": "no",
-      },
-    });
+    return eventStreamResponse({ db, threadId, afterSeq: startSeq, runId: run.id }, request.signal);
   } catch (error) {
     return errorResponse(error, "POST /api/threads/[threadId]/runs");
   }

@@ -1,0 +1,121 @@
+import { openPostgres } from "@/lib/db/open";
+import { appendEvents } from "@/lib/db/queries/events";
+import { finishRun } from "@/lib/db/queries/runs";
+import type { TestServer } from "../server";
+import { agentFor, createTicket, runOnce } from "./client";
+import { cleanUp, prepareDatabase, startTestServer } from "./setup";
+import { readSse, type SseEvent } from "./sse";
+
+/** Bounded retries, and a stale owner that cannot write over the new one. */
+describe("recovery limits", () => {
+  let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
+  let server: TestServer | undefined;
+
+  beforeAll(async () => {
+    prepared = await prepareDatabase("recover");
+    server = await startTestServer({
+      databaseUrl: prepared.url,
+      env: { RUN_LEASE_MS: "1000", RUN_SWEEP_INTERVAL_MS: "200", MAX_RUN_ATTEMPTS: "2" },
+    });
+  });
+  afterAll(async () => {
+    await cleanUp([server], prepared);
+  });
+
+  async function pausedThread() {
+    const message = "Refund ORD-1002 please, it broke.";
+    const threadId = await createTicket(server!.url, message);
+    const first = await runOnce(agentFor(server!.url, threadId), { message });
+    return { threadId, interruptId: first.interrupts[0]!.id };
+  }
+
+  /** A resume run claimed by a process that died, which had already been recovered `attempts - 1` times. */
+  async function orphanedResume(threadId: string, interruptId: string, attempts: number) {
+    const runId = crypto.randomUUID();
+    const input = {
+      kind: "resume",
+      actor: "ghost",
+      resume: [{ interruptId, status: "resolved", payload: { decision: "approve" } }],
+    };
+    await prepared.sql.rows(
+      `UPDATE decisions SET status = 'resolved', resolved_by = 'ghost', resolved_at = now(), answer = '{"decision":"approve"}'
+       WHERE interrupt_id = $1`,
+      [interruptId],
+    );
+    await prepared.sql.rows(
+      `INSERT INTO runs (id, thread_id, kind, status, input, owner, lease_expires_at, attempts, started_at)
+       VALUES ($1, $2, 'resume', 'running', $3, 'elsewhere:1:dead', now() - interval '1 minute', $4, now())`,
+      [runId, threadId, JSON.stringify(input), attempts],
+    );
+    return runId;
+  }
+
+  it("stops a run that keeps crashing after MAX_RUN_ATTEMPTS and shows its error", async () => {
+    const { threadId, interruptId } = await pausedThread();
+    const lastSeq = Number((await (await fetch(`${server!.url}/api/threads/${threadId}`)).json()).lastSeq);
+    const runId = await orphanedResume(threadId, interruptId, 2);
+    const seen: SseEvent[] = [];
+    const deadline = Date.now() + 15_000;
+    while (!seen.some((e) => e.event.type === "RUN_ERROR") && Date.now() < deadline) {
+      await readSse(`${server!.url}/api/threads/${threadId}/events?after=${lastSeq}`, {}, (e) =>
+        seen.push(e),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const error = seen.find((e) => e.event.type === "RUN_ERROR")?.event;
+    expect(error).toMatchObject({ code: "internal:run_abandoned" });
+    const [run] = await prepared.sql.rows<{ status: string; error_code: string }>(
+      "SELECT status, error_code FROM runs WHERE id = $1",
+      [runId],
+    );
+    expect(run).toEqual({ status: "failed", error_code: "internal:run_abandoned" });
+    const view = await (await fetch(`${server!.url}/api/threads/${threadId}`)).json();
+    expect(view.status).toBe("failed");
+    expect(await prepared.sql.count("refunds")).toBe(0);
+  });
+
+  it("continues an orphaned run that has attempts left, from its last checkpoint", async () => {
+    const { threadId, interruptId } = await createAndOrphan();
+    const deadline = Date.now() + 15_000;
+    let status = "";
+    while (Date.now() < deadline && status !== "interrupted") {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await (await fetch(`${server!.url}/api/threads/${threadId}`)).json()).status;
+    }
+    expect(status).toBe("interrupted"); // now waiting at confirm_email
+    expect(await prepared.sql.count("refunds", "order_id = 'ORD-1008'")).toBe(1);
+    expect(interruptId).toBeTruthy();
+  });
+
+  async function createAndOrphan() {
+    const message = "Refund ORD-1008 please, it broke.";
+    const threadId = await createTicket(server!.url, message);
+    const first = await runOnce(agentFor(server!.url, threadId), { message });
+    const interruptId = first.interrupts[0]!.id;
+    await orphanedResume(threadId, interruptId, 1);
+    return { threadId, interruptId };
+  }
+
+  it("refuses writes from a stale owner after another instance took the run over", async () => {
+    const { threadId } = await pausedThread();
+    const db = openPostgres(prepared.url, { max: 2 });
+    try {
+      const runId = crypto.randomUUID();
+      await prepared.sql.rows(
+        `INSERT INTO runs (id, thread_id, kind, status, owner, lease_expires_at) VALUES ($1, $2, 'input', 'running', 'new-owner', now() + interval '1 minute')`,
+        [runId, threadId],
+      );
+      const before = await prepared.sql.count("events", "thread_id = $1", [threadId]);
+      const batch = [
+        { seq: 10_000, runId, type: "CUSTOM", event: { type: "CUSTOM", name: "stale", value: 1 } },
+      ];
+      expect(await appendEvents({ db: db.db, threadId, runId, owner: "stale-owner", batch })).toBe(false);
+      expect(await finishRun({ db: db.db, runId, owner: "stale-owner", status: "succeeded" })).toBe(false);
+      expect(await prepared.sql.count("events", "thread_id = $1", [threadId])).toBe(before);
+      expect(await appendEvents({ db: db.db, threadId, runId, owner: "new-owner", batch })).toBe(true);
+      await prepared.sql.rows("UPDATE runs SET status = 'cancelled' WHERE id = $1", [runId]);
+    } finally {
+      await db.close();
+    }
+  });
+});
