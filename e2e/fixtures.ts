@@ -2,10 +2,10 @@ import AxeBuilder from "@axe-core/playwright";
 import { test as base, expect, type Page } from "@playwright/test";
 
 /** Every test saves a screenshot of its final page as an artifact (attached to the report, kept in test-results). */
-export const test = base.extend<{ finalScreenshot: void }>({
+export const test = base.extend<{ finalScreenshot: undefined }>({
   finalScreenshot: [
     async ({ page }, use, testInfo) => {
-      await use();
+      await use(undefined);
       const path = testInfo.outputPath("final.png");
       await page.screenshot({ path, fullPage: true }).catch(() => {});
       await testInfo.attach("final page", { path, contentType: "image/png" }).catch(() => {});
