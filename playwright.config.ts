@@ -42,5 +42,7 @@ export default defineConfig({
     stdout: "pipe",
     stderr: "pipe",
     env: { E2E_PORT: String(port) },
+    // SIGTERM and a moment to drop the run's database (the default is an immediate kill).
+    gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
   },
 });

@@ -1,23 +1,56 @@
-export default function HomePage() {
+import type { Metadata } from "next";
+import { inboxQuery } from "@/app/api/threads/schema";
+import {
+  DEFAULT_PAGE_SIZE,
+  type InboxParams,
+  inboxSearch,
+  pickInboxParams,
+} from "@/components/inbox/inbox-query";
+import { InboxView } from "@/components/inbox/inbox-view";
+import { getDatabase } from "@/lib/db/client";
+import { listInbox } from "@/lib/db/queries/inbox";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Inbox" };
+
+/**
+ * The start page: the operator's inbox. The URL carries the view and filters in the API's own terms; the first page
+ * is read here and handed to the live client view, which keeps polling.
+ */
+export default async function InboxPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  let params: InboxParams = { limit: DEFAULT_PAGE_SIZE, ...pickInboxParams(await searchParams) };
+  let parsed = inboxQuery.safeParse(params);
+  let problem: string | undefined;
+  if (!parsed.success) {
+    problem = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    params = { limit: DEFAULT_PAGE_SIZE };
+    parsed = inboxQuery.safeParse(params);
+  }
+  if (!parsed.success) throw new Error("the default inbox query does not parse");
+  const query = parsed.data;
+  const { db } = await getDatabase();
+  const page = await listInbox({
+    db,
+    status: query.status,
+    filter: {
+      action: query.action,
+      minAmountCents: query.minAmount,
+      maxAmountCents: query.maxAmount,
+      olderThanSeconds: query.olderThan,
+    },
+    limit: query.limit,
+  });
   return (
-    <section className="max-w-3xl space-y-4">
-      <h1 className="text-2xl font-semibold">Human-in-the-loop refund console</h1>
-      <p className="text-slate-700">
-        Agents built with LangGraph.js run here with every step checkpointed in PostgreSQL. When an agent
-        needs a person — to approve a customer refund, pick an option, fill in missing information or confirm
-        an email — it pauses, and the decision waits in this console until an operator takes it. Runs resume
-        exactly where they stopped, after a refresh, a second click, a crash or a deploy.
-      </p>
-      <p className="text-slate-700">
-        Engineers can read a thread&apos;s full checkpoint history and branch from any point to see what would
-        have happened with a different answer.
-      </p>
-      <p className="text-sm text-slate-500">
-        Server health:{" "}
-        <a className="underline" href="/api/health">
-          /api/health
-        </a>
-      </p>
-    </section>
+    <InboxView
+      key={inboxSearch(params)}
+      params={params}
+      initial={page}
+      renderedAt={Date.now()}
+      problem={problem}
+    />
   );
 }

@@ -23,6 +23,27 @@ async function sql(text) {
   }
 }
 
+// Databases of earlier runs that were killed before they could clean up: older than an hour and unused.
+async function dropStale() {
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT datname FROM pg_database d WHERE datname LIKE 'hitl\\_e2e\\_%'
+         AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
+    );
+    for (const { datname } of rows) {
+      const created = Number.parseInt(datname.split("_")[2] ?? "", 36);
+      if (Number.isFinite(created) && Date.now() - created > 3_600_000) {
+        await client.query(`DROP DATABASE IF EXISTS "${datname}"`);
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+await dropStale().catch((e) => console.error("[e2e] could not drop stale databases:", e.message));
 await sql(`CREATE DATABASE "${name}"`);
 const url = new URL(admin);
 url.pathname = `/${name}`;

@@ -38,9 +38,9 @@ export async function sideEffectWarnings({
         code: "side_effect:refund",
         recordId: refund.id,
         message:
-          `A refund of ${euros(refund.amountCents, refund.currency)} for ${orderId} was already recorded after this ` +
-          "point. A branch from here may reach the refund step again; the refund ledger returns the recorded refund " +
-          "instead of paying a second time.",
+          `A refund of ${euros(refund.amountCents, refund.currency)} for ${orderId} is already recorded (later on ` +
+          "this branch or on another one). A branch from here may reach the refund step again; the refund ledger " +
+          "returns the recorded refund instead of paying a second time.",
       });
     }
   }
@@ -50,8 +50,9 @@ export async function sideEffectWarnings({
         code: "side_effect:email",
         recordId: email.id,
         message:
-          `The reply "${email.subject}" to ${email.toAddress} was already sent after this point. A branch from here ` +
-          "may reach the email step again; the outbox keeps one reply per thread, so no second email is sent.",
+          `The reply "${email.subject}" to ${email.toAddress} is already sent (later on this branch or on another ` +
+          "one). A branch from here may reach the email step again; the outbox keeps one reply per thread, so no " +
+          "second email is sent.",
       });
     }
   }

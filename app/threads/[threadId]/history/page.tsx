@@ -1,0 +1,66 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { HistoryExplorer } from "@/components/history/history-explorer";
+import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
+import { StatusBadge } from "@/components/inbox/status-badge";
+import { getDatabase } from "@/lib/db/client";
+import { getThread } from "@/lib/db/queries/threads";
+import { REFUND_NODES, RefundState } from "@/lib/graphs/refund";
+import { getThreadHistory } from "@/lib/runtime/history-view";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "History" };
+
+/** State channels a fork may edit: everything but the conversation. */
+const CHANNELS = Object.keys(RefundState.spec).filter((k) => k !== "messages");
+
+/** A thread's checkpoint history as a branch tree, with diffs and time travel (fork from any checkpoint). */
+export default async function HistoryPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ threadId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const [{ threadId }, search] = await Promise.all([params, searchParams]);
+  const { db, sql } = await getDatabase();
+  const thread = await getThread({ db, threadId });
+  if (!thread) notFound();
+  const history = await getThreadHistory({ db, sql }, { threadId, before: null, limit: HISTORY_PAGE_SIZE });
+  const wanted = typeof search.checkpoint === "string" ? search.checkpoint : null;
+  const selection = history.checkpoints.some((c) => c.checkpointId === wanted) ? wanted : null;
+
+  return (
+    <div className="space-y-5">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-600">
+        <Link href="/" className="underline underline-offset-2">
+          Inbox
+        </Link>{" "}
+        /{" "}
+        <Link href={`/threads/${threadId}`} className="underline underline-offset-2">
+          {thread.title}
+        </Link>{" "}
+        / History
+      </nav>
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-2xl font-semibold">History</h1>
+        <StatusBadge status={thread.status} />
+        {thread.orderRef && <span className="font-mono text-sm text-slate-700">{thread.orderRef}</span>}
+        <Link
+          href={`/threads/${threadId}`}
+          className="ml-auto rounded-md bg-white px-3 py-2 text-sm font-semibold text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 hover:bg-slate-50"
+        >
+          Open the thread
+        </Link>
+      </div>
+      <HistoryExplorer
+        threadId={threadId}
+        initial={history}
+        initialSelection={selection}
+        nodes={REFUND_NODES}
+        channels={CHANNELS}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { cache } from "react";
+import type { StreamEvent } from "@/components/thread/apply-event";
+import { ThreadConsole } from "@/components/thread/thread-console";
+import { getDatabase } from "@/lib/db/client";
+import { readRunEvents } from "@/lib/db/queries/events";
+import { AppError } from "@/lib/errors";
+import { getThreadView, type ThreadView } from "@/lib/runtime/thread-view";
+
+export const dynamic = "force-dynamic";
+
+type Params = { params: Promise<{ threadId: string }> };
+
+/** The thread view, once per request (metadata and page share it); an unknown thread is a 404. */
+const loadView = cache(async (threadId: string): Promise<ThreadView> => {
+  try {
+    return await getThreadView(threadId);
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found:thread") notFound();
+    throw error;
+  }
+});
+
+/**
+ * While a run is active the checkpoint lags behind what was streamed (a reply half written lives only in the event
+ * log). The page starts from the view plus the active run's logged events up to the view's `lastSeq`, so the
+ * server render ends exactly at `lastSeq` and the browser goes on with `events?after=lastSeq`.
+ */
+async function activeRunEvents(view: ThreadView): Promise<StreamEvent[]> {
+  if (!view.activeRunId) return [];
+  const { db } = await getDatabase();
+  const logged = await readRunEvents({ db, threadId: view.threadId, runId: view.activeRunId });
+  return logged.filter((e) => e.seq <= view.lastSeq).map((e) => e.event as unknown as StreamEvent);
+}
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const { threadId } = await params;
+  return { title: (await loadView(threadId)).title };
+}
+
+export default async function ThreadPage({ params }: Params) {
+  const { threadId } = await params;
+  const view = await loadView(threadId);
+  const runEvents = await activeRunEvents(view);
+  return <ThreadConsole view={view} runEvents={runEvents} />;
+}

@@ -1,0 +1,25 @@
+import type { Metadata } from "next";
+import { NewTicketForm } from "@/components/new-ticket/new-ticket-form";
+import { getDatabase } from "@/lib/db/client";
+import { listOrders } from "@/lib/db/queries/orders-list";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "New ticket" };
+
+/** Start a ticket as the shop's ticket system would: a customer message about one of the demo orders. */
+export default async function NewTicketPage() {
+  const { db } = await getDatabase();
+  const orders = await listOrders({ db });
+  return (
+    <div className="max-w-3xl space-y-4">
+      <div>
+        <h1 className="text-2xl font-semibold">New ticket</h1>
+        <p className="mt-1 text-sm text-slate-700">
+          A customer writes in. The refund agent reads the message, looks the order up, applies the refund
+          policy and asks an operator whenever a person has to decide.
+        </p>
+      </div>
+      <NewTicketForm orders={orders} renderedAt={Date.now()} />
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+"use client";
+
+import { type KeyboardEvent, useMemo, useRef } from "react";
+import type { HistoryCheckpoint } from "@/lib/runtime/history-view";
+import { branchName, writtenByText } from "./labels";
+import { laneColor } from "./lane-colors";
+import { LaneGutter } from "./lane-gutter";
+import { layoutLanes } from "./lanes";
+
+const badge = "rounded px-1.5 py-0.5 text-[11px] font-semibold";
+
+/**
+ * The checkpoint tree, newest first, one lane per branch. One button per checkpoint; only the selected one is in
+ * the tab order, and the arrow keys (Home, End) move the selection, so the tree is one tab stop.
+ */
+export function CheckpointTree({
+  checkpoints,
+  branchOrder,
+  selectedId,
+  onSelect,
+}: {
+  checkpoints: HistoryCheckpoint[];
+  branchOrder: string[];
+  selectedId: string | null;
+  onSelect: (checkpointId: string) => void;
+}) {
+  const layout = useMemo(() => layoutLanes(checkpoints, branchOrder), [checkpoints, branchOrder]);
+  const buttons = useRef(new Map<string, HTMLButtonElement>());
+  const selectedIndex = Math.max(
+    0,
+    checkpoints.findIndex((c) => c.checkpointId === selectedId),
+  );
+
+  const move = (event: KeyboardEvent, index: number) => {
+    const target = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: checkpoints.length - 1 }[
+      event.key
+    ];
+    const next = target === undefined ? undefined : checkpoints[target];
+    if (!next) return;
+    event.preventDefault();
+    onSelect(next.checkpointId);
+    buttons.current.get(next.checkpointId)?.focus();
+  };
+
+  return (
+    <div>
+      <p id="tree-help" className="mb-2 text-xs text-slate-600">
+        Newest first. Use ↑ and ↓ to move through the checkpoints.
+      </p>
+      <ol aria-label="Checkpoints, newest first" data-testid="checkpoint-tree" className="space-y-0">
+        {checkpoints.map((cp, i) => {
+          const row = layout.rows[i];
+          const selected = i === selectedIndex;
+          const lane = layout.laneOf.get(cp.branch) ?? 0;
+          return (
+            <li
+              key={cp.checkpointId}
+              data-testid="checkpoint-row"
+              data-checkpoint-id={cp.checkpointId}
+              data-branch={cp.branch}
+              className="flex items-stretch"
+            >
+              {row && (
+                <LaneGutter
+                  row={row}
+                  laneCount={layout.laneCount}
+                  head={cp.isHead}
+                  paused={cp.pausedForHuman}
+                />
+              )}
+              <button
+                type="button"
+                ref={(el) => {
+                  if (el) buttons.current.set(cp.checkpointId, el);
+                  else buttons.current.delete(cp.checkpointId);
+                }}
+                tabIndex={selected ? 0 : -1}
+                aria-current={selected ? "true" : undefined}
+                aria-describedby="tree-help"
+                onClick={() => onSelect(cp.checkpointId)}
+                onKeyDown={(e) => move(e, i)}
+                className={`my-0.5 flex min-w-0 flex-1 flex-col items-start rounded-md px-2 py-1.5 text-left text-sm ${
+                  selected ? "bg-indigo-50 ring-2 ring-inset ring-indigo-600" : "hover:bg-slate-100"
+                }`}
+              >
+                <span className="flex w-full items-baseline gap-2">
+                  <span className="font-semibold tabular-nums">Step {cp.step ?? "?"}</span>
+                  <span className="truncate font-mono text-xs text-slate-800">
+                    {writtenByText(cp.writtenBy)}
+                  </span>
+                </span>
+                <span className="mt-1 flex flex-wrap gap-1">
+                  <span className={`${badge} ring-1 ring-inset ${laneColor(lane).chip}`}>
+                    {branchName(cp.branch)}
+                  </span>
+                  {cp.isHead && <span className={`${badge} bg-indigo-700 text-white`}>HEAD</span>}
+                  {cp.pausedForHuman && (
+                    <span className={`${badge} bg-amber-100 text-amber-900`}>Waiting for a person</span>
+                  )}
+                  {!cp.pausedForHuman && cp.interruptCount > 0 && (
+                    <span className={`${badge} bg-slate-100 text-slate-800`}>Asked a person</span>
+                  )}
+                  {cp.childCount > 1 && (
+                    <span className={`${badge} bg-slate-100 text-slate-800`}>
+                      Fork point · {cp.childCount} branches
+                    </span>
+                  )}
+                </span>
+              </button>
+            </li>
+          );
+        })}
+      </ol>
+    </div>
+  );
+}

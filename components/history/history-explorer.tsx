@@ -1,0 +1,115 @@
+"use client";
+
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { useHydrated } from "@/components/ui/use-hydrated";
+import type { ThreadHistoryView } from "@/lib/runtime/history-view";
+import { BranchLegend } from "./branch-legend";
+import { CheckpointDetail } from "./checkpoint-detail";
+import { CheckpointTree } from "./checkpoint-tree";
+import type { ForkResponse } from "./fork-panel";
+import { useHistory } from "./use-history";
+
+/**
+ * Time travel over one thread: the checkpoint tree (live) on the left, the selected checkpoint on the right with
+ * its diff, state and "fork from here". The selection is kept in the URL (`?checkpoint=`) so it can be shared.
+ */
+export function HistoryExplorer({
+  threadId,
+  initial,
+  initialSelection,
+  nodes,
+  channels,
+}: {
+  threadId: string;
+  initial: ThreadHistoryView;
+  initialSelection: string | null;
+  nodes: readonly string[];
+  channels: readonly string[];
+}) {
+  const hydrated = useHydrated();
+  const live = useHistory(threadId, initial);
+  const [selectedId, setSelectedId] = useState(initialSelection ?? initial.headCheckpointId);
+  const [forked, setForked] = useState<ForkResponse | null>(null);
+  const branchOrder = live.history.branches.map((b) => b.label);
+  const selected = live.checkpoints.find((c) => c.checkpointId === selectedId) ?? live.checkpoints[0] ?? null;
+
+  const shownId = selected?.checkpointId;
+  useEffect(() => {
+    if (!shownId) return;
+    const url = new URL(window.location.href);
+    url.searchParams.set("checkpoint", shownId);
+    window.history.replaceState(window.history.state, "", url);
+  }, [shownId]);
+
+  const onForked = (result: ForkResponse) => {
+    setForked(result);
+    setSelectedId(result.checkpointId);
+    void live.refresh();
+  };
+
+  return (
+    <div data-testid="history" data-ready={hydrated ? "true" : "false"} className="space-y-4">
+      {forked && (
+        <p
+          role="status"
+          className="rounded-md bg-emerald-50 p-3 text-sm text-emerald-900"
+          data-testid="fork-result"
+        >
+          New branch started from step{" "}
+          {live.checkpoints.find((c) => c.checkpointId === forked.forkedFrom)?.step ?? "?"}. Its run continues
+          in the background and the tree follows it.{" "}
+          <Link href={`/threads/${threadId}`} className="font-medium underline underline-offset-2">
+            Open the thread
+          </Link>{" "}
+          to follow the run and take its decisions.
+        </p>
+      )}
+      {live.error && (
+        <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900">
+          Could not refresh the history ({live.error}); retrying.
+        </p>
+      )}
+      {live.checkpoints.length === 0 ? (
+        <p className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-sm text-slate-700">
+          This thread has no checkpoint yet: its first run has not written one. The history fills in as it
+          runs.
+        </p>
+      ) : (
+        <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,5fr)_minmax(0,7fr)]">
+          <div className="space-y-4">
+            <BranchLegend
+              branches={live.history.branches}
+              checkpoints={live.checkpoints}
+              onSelect={setSelectedId}
+            />
+            <CheckpointTree
+              checkpoints={live.checkpoints}
+              branchOrder={branchOrder}
+              selectedId={selected?.checkpointId ?? null}
+              onSelect={setSelectedId}
+            />
+            {live.hasOlder && (
+              <Button variant="secondary" onClick={() => void live.loadOlder()}>
+                Load older checkpoints
+              </Button>
+            )}
+          </div>
+          {selected && (
+            <div className="lg:sticky lg:top-4">
+              <CheckpointDetail
+                threadId={threadId}
+                summary={selected}
+                nodes={nodes}
+                channels={channels}
+                onSelect={setSelectedId}
+                onForked={onForked}
+              />
+            </div>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+import { formatMoney } from "@/lib/format";
+
+type Values = Record<string, unknown>;
+
+const record = (v: unknown): Values | null => (v && typeof v === "object" ? (v as Values) : null);
+
+function decisionText(values: Values): string {
+  const d = record(values.decision);
+  if (!d) return "none yet";
+  const by = d.decidedBy === "policy" ? "by policy" : "by an operator";
+  const amount =
+    typeof d.amountCents === "number" && d.amountCents > 0 ? ` ${formatMoney(d.amountCents)}` : "";
+  return `${String(d.decision)}${amount} (${by})`;
+}
+
+function refundText(values: Values): string {
+  const r = record(values.refund);
+  if (!r) return "none";
+  const amount =
+    typeof r.amountCents === "number" ? formatMoney(r.amountCents, String(r.currency ?? "EUR")) : "?";
+  return `${amount} recorded${r.duplicate ? " (already recorded before: not paid twice)" : ""}`;
+}
+
+function emailText(values: Values): string {
+  const e = record(values.email);
+  if (!e) return "not sent yet";
+  return e.status === "sent" ? "sent" : "not sent (operator chose not to)";
+}
+
+/**
+ * The refund agent's outcome as of this checkpoint — decision, refund, email — so two branches compare at a glance.
+ * Shown only for state that has these keys.
+ */
+export function OutcomeFacts({ values }: { values: Values }) {
+  if (!("decision" in values || "refund" in values || "email" in values)) return null;
+  const facts = [
+    { label: "Decision", text: decisionText(values), testId: "checkpoint-decision" },
+    { label: "Refund", text: refundText(values), testId: "checkpoint-refund" },
+    { label: "Email", text: emailText(values), testId: "checkpoint-email" },
+  ];
+  return (
+    <dl className="grid grid-cols-1 gap-2 sm:grid-cols-3" data-testid="checkpoint-outcome">
+      {facts.map((f) => (
+        <div key={f.label} className="rounded-md bg-slate-50 px-3 py-2">
+          <dt className="text-xs font-semibold text-slate-600">{f.label}</dt>
+          <dd className="text-sm text-slate-900" data-testid={f.testId}>
+            {f.text}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

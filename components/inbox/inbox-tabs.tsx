@@ -1,0 +1,63 @@
+import Link from "next/link";
+import { type InboxParams, inboxSearch, isPendingView, THREAD_STATUSES } from "./inbox-query";
+
+const STATUS_LABELS: Record<(typeof THREAD_STATUSES)[number], string> = {
+  all: "All",
+  running: "Running",
+  interrupted: "Waiting",
+  completed: "Completed",
+  failed: "Failed",
+  idle: "Idle",
+};
+
+function Tab({ href, current, children }: { href: string; current: boolean; children: string }) {
+  return (
+    <Link
+      href={href}
+      aria-current={current ? "page" : undefined}
+      className={`border-b-2 px-3 py-2 text-sm font-medium ${
+        current
+          ? "border-indigo-700 text-indigo-800"
+          : "border-transparent text-slate-700 hover:text-slate-900"
+      }`}
+    >
+      {children}
+    </Link>
+  );
+}
+
+/** Switch between pending decisions and threads by status (links: each view has its own URL). */
+export function InboxTabs({ params }: { params: InboxParams }) {
+  const pending = isPendingView(params);
+  const keep = { limit: params.limit };
+  return (
+    <div className="space-y-3">
+      <nav aria-label="Inbox views" className="flex gap-2 border-b border-slate-200">
+        <Tab href={`/?${inboxSearch(keep)}`} current={pending}>
+          Pending decisions
+        </Tab>
+        <Tab href={`/?${inboxSearch({ ...keep, status: "all" })}`} current={!pending}>
+          All threads
+        </Tab>
+      </nav>
+      {!pending && (
+        <nav aria-label="Thread status" className="flex flex-wrap gap-2">
+          {THREAD_STATUSES.map((s) => (
+            <Link
+              key={s}
+              href={`/?${inboxSearch({ ...keep, status: s })}`}
+              aria-current={params.status === s ? "page" : undefined}
+              className={`rounded-full px-3 py-1 text-xs font-medium ring-1 ring-inset ${
+                params.status === s
+                  ? "bg-indigo-700 text-white ring-indigo-700"
+                  : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50"
+              }`}
+            >
+              {STATUS_LABELS[s]}
+            </Link>
+          ))}
+        </nav>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import Link from "next/link";
+import { actionLabel } from "@/components/ui/action-label";
+import type { InboxThreadItem } from "@/lib/db/queries/inbox";
+import { ageText } from "./age";
+import { StatusBadge } from "./status-badge";
+
+/** Threads, most recently updated first, with what each waits for and links to the thread and its history. */
+export function ThreadTable({
+  items,
+  fresh,
+  now,
+}: {
+  items: InboxThreadItem[];
+  fresh: ReadonlySet<string>;
+  now: number;
+}) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+      <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="thread-table">
+        <caption className="sr-only">Threads, most recently updated first</caption>
+        <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
+          <tr>
+            <th scope="col" className="px-4 py-2">
+              Thread
+            </th>
+            <th scope="col" className="px-4 py-2">
+              Order
+            </th>
+            <th scope="col" className="px-4 py-2">
+              Status
+            </th>
+            <th scope="col" className="px-4 py-2">
+              Waiting for
+            </th>
+            <th scope="col" className="px-4 py-2">
+              Updated
+            </th>
+            <th scope="col" className="px-4 py-2">
+              <span className="sr-only">History</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {items.map(({ thread: t, pendingDecisions }) => (
+            <tr
+              key={t.threadId}
+              data-testid="thread-row"
+              data-thread-id={t.threadId}
+              className={fresh.has(t.threadId) ? "bg-amber-50" : "hover:bg-slate-50"}
+            >
+              <td className="px-4 py-3">
+                <Link
+                  href={`/threads/${t.threadId}`}
+                  className="font-medium text-indigo-800 underline-offset-2 hover:underline"
+                >
+                  {t.title}
+                </Link>
+              </td>
+              <td className="whitespace-nowrap px-4 py-3 font-mono text-xs text-slate-800">
+                {t.orderRef ?? "—"}
+              </td>
+              <td className="px-4 py-3">
+                <StatusBadge status={t.status} />
+              </td>
+              <td className="px-4 py-3 text-slate-800">
+                {pendingDecisions.length === 0
+                  ? "—"
+                  : pendingDecisions.map((d) => actionLabel(d.action)).join(", ")}
+              </td>
+              <td className="whitespace-nowrap px-4 py-3 tabular-nums text-slate-700">
+                {ageText(now - Date.parse(t.updatedAt))} ago
+              </td>
+              <td className="whitespace-nowrap px-4 py-3">
+                <Link
+                  href={`/threads/${t.threadId}/history`}
+                  className="text-indigo-800 underline underline-offset-2"
+                  aria-label={`History of ${t.title}`}
+                >
+                  History
+                </Link>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

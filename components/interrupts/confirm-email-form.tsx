@@ -1,0 +1,79 @@
+"use client";
+
+import { useId, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
+import type { DecisionFormProps } from "./types";
+
+/** The drafted reply, editable: send it as drafted, send the edited version, or don't send it. */
+export function ConfirmEmailForm({ payload, disabled, onAnswer }: DecisionFormProps<"confirm_email">) {
+  const id = useId();
+  const [subject, setSubject] = useState(payload.subject);
+  const [body, setBody] = useState(payload.body);
+  const edited = subject !== payload.subject || body !== payload.body;
+  return (
+    <form
+      noValidate
+      className="space-y-3"
+      // Enter in the subject must not send an email: only the buttons below answer.
+      onSubmit={(e) => e.preventDefault()}
+    >
+      <p className="text-sm text-slate-700">
+        To <span className="font-medium text-slate-900">{payload.to}</span>
+      </p>
+      <div>
+        <FieldLabel htmlFor={`${id}-subject`}>Subject</FieldLabel>
+        <input
+          id={`${id}-subject`}
+          data-testid="email-subject"
+          value={subject}
+          disabled={disabled}
+          maxLength={200}
+          onChange={(e) => setSubject(e.target.value)}
+          className={controlClass}
+        />
+      </div>
+      <div>
+        <FieldLabel htmlFor={`${id}-body`}>Message</FieldLabel>
+        <textarea
+          id={`${id}-body`}
+          data-testid="email-body"
+          rows={9}
+          value={body}
+          disabled={disabled}
+          onChange={(e) => setBody(e.target.value)}
+          aria-describedby={`${id}-state`}
+          className={`${controlClass} font-mono text-[13px] leading-relaxed`}
+        />
+        <FieldMessage id={`${id}-state`}>
+          {edited ? "You edited the draft." : "This is the agent's draft; edit it before sending if needed."}
+        </FieldMessage>
+      </div>
+      <div className="flex flex-wrap gap-2">
+        <Button
+          variant={edited ? "secondary" : "primary"}
+          disabled={disabled}
+          data-testid="send-as-is"
+          onClick={() => onAnswer({ choice: "send" })}
+        >
+          {edited ? "Send the original draft" : "Send as drafted"}
+        </Button>
+        <Button
+          disabled={disabled || !edited}
+          data-testid="send-edited"
+          onClick={() => onAnswer({ choice: "send_edited", subject, body })}
+        >
+          Send edited version
+        </Button>
+        <Button
+          variant="secondary"
+          disabled={disabled}
+          data-testid="dont-send"
+          onClick={() => onAnswer({ choice: "dont_send" })}
+        >
+          Don&apos;t send
+        </Button>
+      </div>
+    </form>
+  );
+}

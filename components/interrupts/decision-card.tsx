@@ -1,0 +1,99 @@
+"use client";
+
+import { type ReactNode, useId, useMemo, useState } from "react";
+import { type ParsedInterrupt, parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
+import { FallbackView } from "./fallback-view";
+import { readableError } from "./readable-error";
+import { DecisionForm } from "./registry";
+
+/** A pending interrupt as the page holds it: the server's reading of it, and the raw value. */
+export interface InterruptItem {
+  interruptId: string;
+  action: string;
+  payload: unknown;
+  raw: unknown;
+  invalid?: string;
+}
+
+/**
+ * Read an interrupt through the contract again in the browser (the JSON crossed a network): a typed payload for
+ * the registry, or the reason it is not one for the fallback view.
+ */
+export function readInterrupt(item: InterruptItem): ParsedInterrupt {
+  if (item.invalid) return { ok: false, error: item.invalid, raw: item.raw };
+  return parseInterruptPayload(item.payload ?? item.raw);
+}
+
+/**
+ * One pending decision: its form from the registry (or the fallback view), the answer validated against the
+ * payload with `validateAnswer` before it leaves the page, and the error when it does not pass. The server checks
+ * again; this only saves the operator a round trip.
+ */
+export function DecisionCard({
+  item,
+  disabled,
+  notice,
+  onAnswer,
+}: {
+  item: InterruptItem;
+  disabled: boolean;
+  /** Shown above the form (e.g. who decided, when the form is closed). */
+  notice?: ReactNode;
+  onAnswer: (interruptId: string, answer: unknown) => void;
+}) {
+  const headingId = useId();
+  const parsed = useMemo(() => readInterrupt(item), [item]);
+  const [error, setError] = useState<string | null>(null);
+
+  const answer = (value: unknown) => {
+    if (parsed.ok) {
+      const check = validateAnswer(parsed.payload, value);
+      if (!check.ok) {
+        setError(readableError(check.error));
+        return;
+      }
+      setError(null);
+      onAnswer(item.interruptId, check.answer);
+      return;
+    }
+    setError(null);
+    onAnswer(item.interruptId, value);
+  };
+
+  const action = parsed.ok ? parsed.payload.action : "fallback";
+  return (
+    <section
+      aria-labelledby={headingId}
+      data-testid={`decision-${action}`}
+      data-interrupt-id={item.interruptId}
+      data-disabled={disabled ? "true" : "false"}
+      className="space-y-4 rounded-lg border border-slate-300 bg-white p-5 shadow-sm"
+    >
+      <h3 id={headingId} tabIndex={-1} data-decision-heading className="text-lg font-semibold text-slate-900">
+        {parsed.ok ? parsed.payload.title : "A request this console cannot read"}
+      </h3>
+      {notice}
+      {parsed.ok ? (
+        <DecisionForm
+          interruptId={item.interruptId}
+          payload={parsed.payload}
+          disabled={disabled}
+          onAnswer={answer}
+        />
+      ) : (
+        <FallbackView
+          action={item.action}
+          raw={item.raw}
+          reason={parsed.error}
+          disabled={disabled}
+          onAnswer={answer}
+        />
+      )}
+      {error && (
+        <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-900" data-testid="answer-error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,16 @@
+const WORDS: Record<string, string> = {
+  paypal: "PayPal",
+  card: "Card",
+  bank_transfer: "Bank transfer",
+  gift_card: "Gift card",
+  original_payment: "Original payment method",
+  store_credit: "Store credit",
+};
+
+/** `bank_transfer` → "Bank transfer", `write_reply` → "Write reply" (known words keep their usual spelling). */
+export function humanize(value: string): string {
+  const known = WORDS[value];
+  if (known) return known;
+  const words = value.replace(/[_-]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

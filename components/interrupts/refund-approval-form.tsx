@@ -1,0 +1,129 @@
+"use client";
+
+import { useId, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
+import { formatMoney } from "@/lib/format";
+import { parseAmountToCents } from "./amount";
+import { RefundDetails } from "./refund-details";
+import type { DecisionFormProps } from "./types";
+
+/** Approve, reject (a note is required) or approve a smaller amount. */
+export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionFormProps<"refund_approval">) {
+  const id = useId();
+  const noteRef = useRef<HTMLTextAreaElement>(null);
+  const [note, setNote] = useState("");
+  const [noteError, setNoteError] = useState<string | null>(null);
+  const [amount, setAmount] = useState("");
+  const [amountError, setAmountError] = useState<string | null>(null);
+  const { amountCents, currency } = payload.requested;
+  const withNote = note.trim() ? { note: note.trim() } : {};
+
+  const reject = () => {
+    if (!note.trim()) {
+      setNoteError("Say why the refund is rejected.");
+      noteRef.current?.focus();
+      return;
+    }
+    setNoteError(null);
+    onAnswer({ decision: "reject", note: note.trim() });
+  };
+
+  const approvePartial = () => {
+    const cents = parseAmountToCents(amount);
+    if (cents === null || cents <= 0) {
+      setAmountError(`Enter an amount such as ${(amountCents / 200).toFixed(2)}.`);
+      return;
+    }
+    if (cents >= amountCents) {
+      setAmountError(`A smaller amount must be less than ${formatMoney(amountCents, currency)}.`);
+      return;
+    }
+    setAmountError(null);
+    onAnswer({ decision: "approve_partial", amountCents: cents, ...withNote });
+  };
+
+  return (
+    <div className="space-y-5">
+      <RefundDetails payload={payload} />
+      <form
+        noValidate
+        className="space-y-3 border-t border-slate-200 pt-4"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onAnswer({ decision: "approve", ...withNote });
+        }}
+      >
+        <div>
+          <FieldLabel htmlFor={`${id}-note`} hint="(required to reject, kept with any decision)">
+            Note
+          </FieldLabel>
+          <textarea
+            ref={noteRef}
+            id={`${id}-note`}
+            data-testid="decision-note"
+            rows={2}
+            value={note}
+            disabled={disabled}
+            maxLength={2000}
+            aria-invalid={noteError ? true : undefined}
+            aria-describedby={noteError ? `${id}-note-error` : undefined}
+            onChange={(e) => setNote(e.target.value)}
+            className={controlClass}
+          />
+          {noteError && (
+            <FieldMessage id={`${id}-note-error`} error>
+              {noteError}
+            </FieldMessage>
+          )}
+        </div>
+        <div className="flex flex-wrap gap-2">
+          <Button type="submit" disabled={disabled} data-testid="approve">
+            Approve {formatMoney(amountCents, currency)}
+          </Button>
+          <Button variant="danger" disabled={disabled} data-testid="reject" onClick={reject}>
+            Reject
+          </Button>
+        </div>
+      </form>
+      <form
+        noValidate
+        className="rounded-md border border-slate-200 bg-slate-50 p-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          approvePartial();
+        }}
+      >
+        <FieldLabel
+          htmlFor={`${id}-amount`}
+          hint={`(${currency}, less than ${formatMoney(amountCents, currency)})`}
+        >
+          Or approve a smaller amount
+        </FieldLabel>
+        <div className="flex flex-wrap items-start gap-2">
+          <input
+            id={`${id}-amount`}
+            data-testid="partial-amount"
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder={(amountCents / 200).toFixed(2)}
+            value={amount}
+            disabled={disabled}
+            aria-invalid={amountError ? true : undefined}
+            aria-describedby={amountError ? `${id}-amount-error` : undefined}
+            onChange={(e) => setAmount(e.target.value)}
+            className={`${controlClass} max-w-40`}
+          />
+          <Button type="submit" variant="secondary" disabled={disabled} data-testid="approve-partial">
+            Approve smaller amount
+          </Button>
+        </div>
+        {amountError && (
+          <FieldMessage id={`${id}-amount-error`} error>
+            {amountError}
+          </FieldMessage>
+        )}
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,11 @@
+import type { AnswerOf, InterruptAction, PayloadOf } from "@/lib/interrupts";
+
+/** What every decision form gets: its interrupt's typed payload, and where to hand the operator's answer. */
+export interface DecisionFormProps<A extends InterruptAction> {
+  interruptId: string;
+  payload: PayloadOf<A>;
+  /** Every control is disabled: the answer is on its way, was sent, or somebody else decided. */
+  disabled: boolean;
+  /** The operator's answer; the card validates it against the payload (`validateAnswer`) before it is sent. */
+  onAnswer: (answer: AnswerOf[A]) => void;
+}

@@ -1,0 +1,133 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { errorMessage } from "@/components/ui/fetch-json";
+import { controlClass } from "@/components/ui/field";
+import { useHydrated } from "@/components/ui/use-hydrated";
+import type { OrderChoice } from "@/lib/db/queries/orders-list";
+import { orderFacts, orderLabel, sampleMessage } from "./order-text";
+import { createTicket, startFirstRun } from "./start-ticket";
+
+const MAX_MESSAGE = 5000;
+const field = `mt-1 ${controlClass}`;
+
+/**
+ * A customer ticket: the message and (optionally) the order it is about. Submitting creates the thread, starts the
+ * agent on it and opens the thread page, which follows the run live.
+ */
+export function NewTicketForm({ orders, renderedAt }: { orders: OrderChoice[]; renderedAt: number }) {
+  const router = useRouter();
+  const hydrated = useHydrated();
+  const [message, setMessage] = useState("");
+  const [orderId, setOrderId] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ text: string; threadId?: string } | null>(null);
+  const order = orders.find((o) => o.id === orderId);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const text = message.trim();
+    if (!text) return setError({ text: "Write the customer's message first." });
+    setBusy(true);
+    setError(null);
+    let threadId: string | undefined;
+    try {
+      threadId = await createTicket(text, orderId || null);
+      await startFirstRun(threadId, text);
+      router.push(`/threads/${threadId}`);
+    } catch (e) {
+      setBusy(false);
+      setError(
+        threadId
+          ? { text: `The ticket was created but the agent did not start: ${errorMessage(e)}`, threadId }
+          : { text: errorMessage(e) },
+      );
+    }
+  };
+
+  return (
+    <form
+      onSubmit={submit}
+      data-testid="new-ticket"
+      data-ready={hydrated ? "true" : "false"}
+      aria-busy={busy}
+      className="space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-sm"
+    >
+      <div>
+        <label htmlFor="ticket-order" className="block text-sm font-semibold text-slate-800">
+          Order
+        </label>
+        <select
+          id="ticket-order"
+          data-testid="ticket-order"
+          className={field}
+          value={orderId}
+          onChange={(e) => setOrderId(e.target.value)}
+          aria-describedby="ticket-order-facts"
+        >
+          <option value="">No order: the agent asks for the order number</option>
+          {orders.map((o) => (
+            <option key={o.id} value={o.id}>
+              {orderLabel(o)}
+            </option>
+          ))}
+        </select>
+        <p id="ticket-order-facts" className="mt-1 text-xs text-slate-600">
+          {order
+            ? orderFacts(order, renderedAt)
+            : "Demo orders: refunds up to €50 on recent, delivered, unflagged orders are approved by policy; the rest wait for an operator."}
+        </p>
+      </div>
+      <div>
+        <div className="flex items-baseline justify-between gap-4">
+          <label htmlFor="ticket-message" className="block text-sm font-semibold text-slate-800">
+            Customer message
+          </label>
+          <button
+            type="button"
+            onClick={() => setMessage(sampleMessage(order))}
+            className="text-xs font-medium text-indigo-800 underline underline-offset-2"
+          >
+            Use a sample message
+          </button>
+        </div>
+        <textarea
+          id="ticket-message"
+          data-testid="ticket-message"
+          required
+          rows={6}
+          maxLength={MAX_MESSAGE}
+          className={field}
+          value={message}
+          onChange={(e) => setMessage(e.target.value)}
+          placeholder="What the customer wrote, e.g. “My headphones from ORD-1002 stopped charging, I want a refund.”"
+        />
+      </div>
+      {error && (
+        <div
+          role="alert"
+          data-testid="ticket-error"
+          className="rounded-md bg-red-50 p-3 text-sm text-red-800"
+        >
+          {error.text}
+          {error.threadId && (
+            <>
+              {" "}
+              <a href={`/threads/${error.threadId}`} className="font-medium underline">
+                Open the thread
+              </a>
+            </>
+          )}
+        </div>
+      )}
+      <div className="flex items-center gap-3">
+        <Button type="submit" disabled={busy} data-testid="ticket-submit">
+          {busy ? "Starting the agent…" : "Create ticket and start the agent"}
+        </Button>
+        <span className="text-xs text-slate-600">You will follow the run on the thread page.</span>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,123 @@
+import type { ThreadView } from "@/lib/runtime/thread-view";
+import { applyEvent, foldRunEvents, type StreamEvent } from "./apply-event";
+import { messageText } from "./messages";
+import { applyView, initialThreadState, markConflict, type ThreadState } from "./thread-state";
+
+/** The reducer never reads a payload: the raw value stands in for one. */
+const approval = {
+  interruptId: "i-1",
+  action: "refund_approval",
+  payload: null,
+  raw: { action: "refund_approval" },
+};
+
+function view(overrides: Partial<ThreadView> = {}): ThreadView {
+  return {
+    threadId: "t-1",
+    title: "Refund",
+    customerMessage: "Refund ORD-1002",
+    orderRef: null,
+    status: "interrupted",
+    activeRunId: null,
+    values: {},
+    messages: [{ id: "u-1", role: "user", content: "Refund ORD-1002" }],
+    pendingInterrupts: [{ ...approval, raisedAt: null }],
+    decisions: [],
+    lastSeq: 16,
+    checkpointId: null,
+    updatedAt: "2026-11-30T08:00:00.000Z",
+    ...overrides,
+  };
+}
+
+const ev = (seq: number, type: string, fields: Record<string, unknown> = {}): StreamEvent => ({
+  type,
+  ...fields,
+  metadata: { seq },
+});
+
+const reply = [
+  ev(17, "RUN_STARTED", { runId: "r-2" }),
+  ev(18, "STEP_STARTED", { stepName: "write_reply" }),
+  ev(19, "TEXT_MESSAGE_START", { messageId: "a-1", role: "assistant" }),
+  ev(20, "TEXT_MESSAGE_CONTENT", { messageId: "a-1", delta: "Hello " }),
+  ev(21, "TEXT_MESSAGE_CONTENT", { messageId: "a-1", delta: "Lars" }),
+];
+
+const run = (state: ThreadState, events: StreamEvent[]) => events.reduce(applyEvent, state);
+const text = (state: ThreadState, id: string) => messageText(state.messages.find((m) => m.id === id)!);
+
+describe("applyEvent", () => {
+  it("applies each seq once: a reconnect overlap is dropped", () => {
+    const once = run(initialThreadState(view()), reply);
+    const twice = run(once, [
+      ...reply.slice(2),
+      ev(22, "TEXT_MESSAGE_CONTENT", { messageId: "a-1", delta: "!" }),
+    ]);
+    expect(text(twice, "a-1")).toBe("Hello Lars!");
+    expect(twice.applied).toEqual([17, 18, 19, 20, 21, 22]);
+    expect(twice.dropped).toBe(3);
+    expect(twice.steps).toEqual(["write_reply"]);
+  });
+
+  it("keeps the forms of this tab's own decisions out of `closed` when its run starts", () => {
+    const mine = { ...initialThreadState(view()), ownIds: ["i-1"] };
+    expect(run(mine, reply.slice(0, 1)).closed).toEqual([]);
+    const theirs = run(initialThreadState(view()), reply.slice(0, 1));
+    expect(theirs.closed.map((c) => c.interruptId)).toEqual(["i-1"]);
+  });
+
+  it("restarts a message the state already holds instead of doubling it", () => {
+    const fromView = initialThreadState(
+      view({ activeRunId: "r-2", messages: [{ id: "a-1", role: "assistant", content: "Hello Lars" }] }),
+    );
+    const state = run({ ...fromView, lastSeq: 16 }, reply);
+    expect(state.messages.filter((m) => m.id === "a-1")).toHaveLength(1);
+    expect(text(state, "a-1")).toBe("Hello Lars");
+  });
+
+  it("ends a paused run with the interrupts of RUN_FINISHED as the pending decisions", () => {
+    const finished = run(initialThreadState(view({ pendingInterrupts: [] })), [
+      ...reply,
+      ev(22, "TEXT_MESSAGE_END", { messageId: "a-1" }),
+      ev(23, "STEP_FINISHED", { stepName: "write_reply" }),
+      ev(24, "RUN_FINISHED", {
+        outcome: {
+          type: "interrupt",
+          interrupts: [{ id: "i-2", reason: "confirm_email", metadata: { payload: {} } }],
+        },
+      }),
+    ]);
+    expect(finished.status).toBe("interrupted");
+    expect(finished.pending.map((p) => [p.interruptId, p.action])).toEqual([["i-2", "confirm_email"]]);
+    expect(finished.steps).toEqual([]);
+  });
+});
+
+describe("foldRunEvents and applyView", () => {
+  it("folds the active run's logged events into the server render, ending at its lastSeq", () => {
+    const state = foldRunEvents(initialThreadState(view({ activeRunId: "r-2", lastSeq: 21 })), reply);
+    expect(state.lastSeq).toBe(21);
+    expect(text(state, "a-1")).toBe("Hello Lars");
+    expect(state.status).toBe("running");
+  });
+
+  it("ignores a view older than the applied events and keeps live messages while a run is active", () => {
+    const live = run(initialThreadState(view()), reply);
+    expect(applyView(live, view({ lastSeq: 16 }))).toBe(live);
+    const stillRunning = applyView(live, view({ lastSeq: 30, activeRunId: "r-2", pendingInterrupts: [] }));
+    expect(stillRunning.lastSeq).toBe(21);
+    expect(text(stillRunning, "a-1")).toBe("Hello Lars");
+  });
+
+  it("closes a form with who decided when a 409 says so", () => {
+    const state = markConflict(initialThreadState(view()), "i-1", {
+      resolvedBy: "bob",
+      resolvedAt: "2026-11-30T08:41:28.803Z",
+      answer: { decision: "approve" },
+      message: "bob already decided this",
+    });
+    expect(state.pending).toEqual([]);
+    expect(state.closed[0]?.conflict?.resolvedBy).toBe("bob");
+  });
+});

@@ -1,0 +1,54 @@
+import { Button } from "@/components/ui/button";
+import type { ThreadState } from "./thread-state";
+
+/** Connection trouble, refusals from the server ({code, message}) and run notices, above the work area. */
+export function ConnectionBanner({ state, onDismiss }: { state: ThreadState; onDismiss: () => void }) {
+  return (
+    <div className="space-y-2">
+      {state.connection === "reconnecting" && (
+        <p
+          role="status"
+          className="rounded-md bg-amber-50 p-3 text-sm text-amber-950 ring-1 ring-amber-300"
+          data-testid="reconnecting"
+        >
+          Connection lost. Reconnecting
+          {state.reconnectAttempt > 1 ? ` (attempt ${state.reconnectAttempt})` : ""}… The run goes on on the
+          server; this page catches up from event {state.lastSeq}.
+        </p>
+      )}
+      {state.error && (
+        <div
+          role="alert"
+          className="flex flex-wrap items-start justify-between gap-3 rounded-md bg-red-50 p-3 text-sm text-red-950 ring-1 ring-red-300"
+          data-testid="server-error"
+          data-code={state.error.code}
+        >
+          <p>
+            {state.error.message} <code className="ml-1 text-xs text-red-900">{state.error.code}</code>
+          </p>
+          <Button variant="secondary" onClick={onDismiss}>
+            Dismiss
+          </Button>
+        </div>
+      )}
+      {state.runError && state.status === "failed" && (
+        <p
+          role="alert"
+          className="rounded-md bg-red-50 p-3 text-sm text-red-950 ring-1 ring-red-300"
+          data-testid="run-error"
+        >
+          The run failed: {state.runError.message} <code className="ml-1 text-xs">{state.runError.code}</code>
+        </p>
+      )}
+      {state.notices.map((notice) => (
+        <p
+          key={notice}
+          className="rounded-md bg-sky-50 p-3 text-sm text-sky-950 ring-1 ring-sky-200"
+          data-testid="run-notice"
+        >
+          {notice}
+        </p>
+      ))}
+    </div>
+  );
+}

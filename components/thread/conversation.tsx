@@ -1,0 +1,81 @@
+import type { Message } from "@ag-ui/core";
+import { messageText } from "./messages";
+import { ToolCallCard } from "./tool-call-card";
+
+/**
+ * The conversation: the customer's message, the agent's tool calls with their results, and the agent's text as it
+ * streams in. Tool results are shown with the call they answer.
+ */
+export function Conversation({
+  messages,
+  streamingIds,
+  customerMessage,
+}: {
+  messages: Message[];
+  streamingIds: string[];
+  customerMessage: string;
+}) {
+  const results = new Map<string, string>();
+  for (const m of messages) if (m.role === "tool") results.set(m.toolCallId, messageText(m));
+  const calls = new Set(
+    messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : [])),
+  );
+  const shown: Message[] =
+    messages.length > 0 ? messages : [{ id: "ticket", role: "user", content: customerMessage }];
+  return (
+    <section aria-labelledby="conversation-heading" className="space-y-3">
+      <h2 id="conversation-heading" className="text-base font-semibold text-slate-900">
+        Conversation
+      </h2>
+      <ol className="space-y-3" data-testid="conversation" aria-busy={streamingIds.length > 0}>
+        {shown.map((m) => {
+          if (m.role === "tool") {
+            return calls.has(m.toolCallId) ? null : (
+              <ToolCallCard
+                key={m.id}
+                call={{ id: m.toolCallId, type: "function", function: { name: "tool", arguments: "" } }}
+                result={messageText(m)}
+              />
+            );
+          }
+          if (m.role !== "user" && m.role !== "assistant") return null;
+          const text = messageText(m);
+          const toolCalls = m.role === "assistant" ? (m.toolCalls ?? []) : [];
+          return [
+            text || streamingIds.includes(m.id) ? (
+              <TextMessage key={m.id} message={m} text={text} streaming={streamingIds.includes(m.id)} />
+            ) : null,
+            ...toolCalls.map((c) => <ToolCallCard key={c.id} call={c} result={results.get(c.id)} />),
+          ];
+        })}
+      </ol>
+    </section>
+  );
+}
+
+function TextMessage({ message, text, streaming }: { message: Message; text: string; streaming: boolean }) {
+  const customer = message.role === "user";
+  return (
+    <li
+      data-testid="message"
+      data-role={message.role}
+      data-message-id={message.id}
+      data-streaming={streaming ? "true" : "false"}
+      className={`rounded-lg p-3 text-sm ${customer ? "mr-8 bg-white ring-1 ring-slate-200" : "ml-8 bg-indigo-50 ring-1 ring-indigo-100"}`}
+    >
+      <p className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">
+        {customer ? "Customer" : "Agent"}
+        {streaming && <span className="ml-2 font-normal normal-case tracking-normal">writing…</span>}
+      </p>
+      <p className="whitespace-pre-wrap break-words text-slate-900" data-testid="message-text">
+        {text}
+        {streaming && (
+          <span
+            aria-hidden="true"
+            className="ml-0.5 inline-block h-4 w-1.5 animate-pulse bg-indigo-700 align-text-bottom"
+          />
+        )}
+      </p>
+    </li>
+  );
+}

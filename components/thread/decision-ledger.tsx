@@ -1,0 +1,61 @@
+import { actionLabel } from "@/components/ui/action-label";
+import { LocalTime } from "@/components/ui/local-time";
+import type { DecisionView } from "@/lib/runtime/thread-view";
+import { summarizeAnswer } from "./answer-summary";
+
+const STATUS_STYLE: Record<string, string> = {
+  pending: "bg-amber-50 text-amber-950 ring-amber-300",
+  resolved: "bg-emerald-50 text-emerald-900 ring-emerald-300",
+  superseded: "bg-slate-100 text-slate-800 ring-slate-300",
+  cancelled: "bg-slate-100 text-slate-800 ring-slate-300",
+};
+
+/** The decision ledger: every decision this thread asked for, who took it, what they said and when. */
+export function DecisionLedger({ decisions, currency }: { decisions: DecisionView[]; currency?: string }) {
+  return (
+    <section aria-labelledby="ledger-heading" className="rounded-lg border border-slate-200 bg-white p-5">
+      <h2 id="ledger-heading" className="mb-3 text-base font-semibold text-slate-900">
+        Decision history
+      </h2>
+      {decisions.length === 0 ? (
+        <p className="text-sm text-slate-700">No decisions yet.</p>
+      ) : (
+        <ol className="space-y-3" data-testid="ledger">
+          {decisions.map((d) => (
+            <li
+              key={d.interruptId}
+              className="border-l-2 border-slate-300 pl-3 text-sm"
+              data-testid="ledger-entry"
+              data-action={d.action}
+              data-status={d.status}
+            >
+              <p className="flex flex-wrap items-center gap-2">
+                <span className="font-medium text-slate-900">{actionLabel(d.action)}</span>
+                <span
+                  className={`rounded-full px-2 py-0.5 text-xs font-semibold ring-1 ring-inset ${STATUS_STYLE[d.status] ?? STATUS_STYLE.pending}`}
+                >
+                  {d.status}
+                </span>
+              </p>
+              {d.status === "resolved" || d.status === "cancelled" ? (
+                <p className="mt-0.5 text-slate-800">
+                  {summarizeAnswer(d.action, d.answer, currency)} — by{" "}
+                  <span className="font-medium">{d.resolvedBy ?? "unknown"}</span>
+                  {d.resolvedAt ? (
+                    <>
+                      , <LocalTime iso={d.resolvedAt} />
+                    </>
+                  ) : null}
+                </p>
+              ) : (
+                <p className="mt-0.5 text-slate-700">
+                  {d.status === "pending" ? "Waiting for an operator." : "No longer applies."}
+                </p>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

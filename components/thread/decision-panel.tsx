@@ -1,0 +1,140 @@
+"use client";
+
+import type { ResumeEntry } from "@ag-ui/client";
+import { useEffect, useRef, useState } from "react";
+import { DecisionCard } from "@/components/interrupts/decision-card";
+import { Button } from "@/components/ui/button";
+import { DecidedElsewhere } from "./decided-elsewhere";
+import { humanizeStep } from "./status-badge";
+import type { ThreadState } from "./thread-state";
+
+type Send = (request: { resume?: ResumeEntry[]; actor: string }) => Promise<boolean>;
+
+/**
+ * The decisions the agent waits for. One answer per pending interrupt; the resume is sent when every one has an
+ * answer (the server refuses a resume that leaves one out), once: the page's in-flight guard ignores a second send
+ * and the forms are disabled from the first click on. Forms somebody else answered stay visible, closed, saying who.
+ */
+export function DecisionPanel({ state, actor, send }: { state: ThreadState; actor: string; send: Send }) {
+  const [answers, setAnswers] = useState<Record<string, unknown>>({});
+  const container = useRef<HTMLDivElement>(null);
+  const pendingKey = state.pending.map((p) => p.interruptId).join(",");
+  const shownKey = useRef(pendingKey);
+
+  // A new decision after a run: move focus to it, unless the operator is busy elsewhere on the page.
+  useEffect(() => {
+    if (shownKey.current === pendingKey) return;
+    shownKey.current = pendingKey;
+    const active = document.activeElement;
+    if (!pendingKey || (active && active !== document.body && !container.current?.contains(active))) return;
+    container.current?.querySelector<HTMLElement>("[data-decision-heading]")?.focus();
+  }, [pendingKey]);
+
+  const onAnswer = (interruptId: string, answer: unknown) => {
+    const next = { ...answers, [interruptId]: answer };
+    if (!state.pending.every((p) => p.interruptId in next)) {
+      setAnswers(next);
+      return;
+    }
+    setAnswers({});
+    const resume = state.pending.map(
+      (p): ResumeEntry => ({ interruptId: p.interruptId, status: "resolved", payload: next[p.interruptId] }),
+    );
+    void send({ resume, actor: actor.trim() || "operator" });
+  };
+
+  const waiting = state.pending.length > 1;
+  return (
+    <section aria-labelledby="decisions-heading" className="space-y-4" data-testid="decision-panel">
+      <h2 id="decisions-heading" className="text-base font-semibold text-slate-900">
+        {state.pending.length > 1 ? `Decisions needed (${state.pending.length})` : "Decision"}
+      </h2>
+      <div ref={container} className="space-y-4">
+        {waiting && (
+          <p className="text-sm text-slate-700">Answer each decision; the answers are sent together.</p>
+        )}
+        {state.pending.map((item) => {
+          const queued = item.interruptId in answers;
+          return (
+            <DecisionCard
+              key={item.interruptId}
+              item={item}
+              disabled={state.sending || queued || state.ownIds.includes(item.interruptId)}
+              onAnswer={onAnswer}
+              notice={
+                queued ? (
+                  <QueuedNotice
+                    onChange={() => setAnswers(({ [item.interruptId]: _dropped, ...rest }) => rest)}
+                  />
+                ) : null
+              }
+            />
+          );
+        })}
+        {state.pending.length === 0 && <NothingPending state={state} actor={actor} send={send} />}
+        {state.closed.map((item) => (
+          <DecisionCard
+            key={`closed-${item.interruptId}`}
+            item={item}
+            disabled
+            onAnswer={() => {}}
+            notice={
+              <DecidedElsewhere
+                item={item}
+                decision={state.decisions.find((d) => d.interruptId === item.interruptId)}
+              />
+            }
+          />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function QueuedNotice({ onChange }: { onChange: () => void }) {
+  return (
+    <div className="flex items-center gap-3 rounded-md bg-indigo-50 p-3 text-sm text-indigo-950">
+      <span>Answer kept: it is sent with the other decisions.</span>
+      <Button variant="secondary" onClick={onChange}>
+        Change
+      </Button>
+    </div>
+  );
+}
+
+function NothingPending({ state, actor, send }: { state: ThreadState; actor: string; send: Send }) {
+  const box = "rounded-lg border border-slate-200 bg-white p-5 text-sm text-slate-800";
+  if (state.status === "running" || state.sending) {
+    const step = state.steps.at(-1);
+    return (
+      <p className={box} data-testid="agent-working">
+        The agent is working{step ? ` (${humanizeStep(step)})` : ""}…
+      </p>
+    );
+  }
+  if (state.status === "idle") {
+    return (
+      <div className={`${box} space-y-3`}>
+        <p>The agent has not started on this ticket yet.</p>
+        <Button data-testid="start-run" onClick={() => void send({ actor: actor.trim() || "operator" })}>
+          Start the agent
+        </Button>
+      </div>
+    );
+  }
+  if (state.status === "failed") {
+    return (
+      <p className={box}>
+        The run failed{state.runError ? `: ${state.runError.message}` : "."} Nothing is waiting for a
+        decision.
+      </p>
+    );
+  }
+  return (
+    <p className={box} data-testid="nothing-pending">
+      {state.status === "completed"
+        ? "Nothing left to decide: the thread is complete."
+        : "Nothing to decide right now."}
+    </p>
+  );
+}

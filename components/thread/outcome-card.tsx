@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { humanize } from "@/components/interrupts/humanize";
+import { LocalTime } from "@/components/ui/local-time";
+import { formatMoney } from "@/lib/format";
+
+/** The parts of the refund agent's state the outcome shows; anything else in `values` is ignored. */
+const outcomeValues = z.object({
+  decision: z
+    .object({ decision: z.string(), amountCents: z.number(), note: z.string().optional() })
+    .nullish(),
+  refund: z
+    .object({
+      id: z.string(),
+      amountCents: z.number(),
+      currency: z.string(),
+      method: z.string(),
+      approvedBy: z.string(),
+      createdAt: z.string(),
+      duplicate: z.boolean().optional(),
+    })
+    .nullish(),
+  reply: z.object({ subject: z.string(), body: z.string() }).nullish(),
+  email: z.object({ status: z.string() }).nullish(),
+});
+
+/** What the run did so far: the refund it recorded and what became of the customer email. */
+export function OutcomeCard({ values }: { values: Record<string, unknown> }) {
+  const parsed = outcomeValues.safeParse(values);
+  if (!parsed.success) return null;
+  const { decision, refund, reply, email } = parsed.data;
+  if (!refund && !email && decision?.decision !== "reject") return null;
+  return (
+    <section
+      aria-labelledby="outcome-heading"
+      className="rounded-lg border border-emerald-200 bg-emerald-50/50 p-5"
+    >
+      <h2 id="outcome-heading" className="mb-3 text-base font-semibold text-slate-900">
+        Outcome
+      </h2>
+      <dl className="space-y-2 text-sm">
+        <div data-testid="refund-outcome">
+          <dt className="font-medium text-slate-900">Refund</dt>
+          <dd className="text-slate-800">
+            {refund ? (
+              <>
+                {refund.duplicate ? "Already refunded earlier for this order: " : ""}
+                {formatMoney(refund.amountCents, refund.currency)} to {humanize(refund.method).toLowerCase()},
+                approved by {refund.approvedBy}, <LocalTime iso={refund.createdAt} />
+              </>
+            ) : (
+              "No refund was made."
+            )}
+          </dd>
+        </div>
+        {email && (
+          <div data-testid="email-outcome" data-email-status={email.status}>
+            <dt className="font-medium text-slate-900">Customer email</dt>
+            <dd className="text-slate-800">
+              {email.status === "sent" ? `Sent${reply ? `: “${reply.subject}”` : ""}` : "Not sent"}
+            </dd>
+          </div>
+        )}
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,59 @@
+"use client";
+
+import type { StreamEvent } from "./apply-event";
+import { ConnectionBanner } from "./connection-banner";
+import { Conversation } from "./conversation";
+import { DecisionLedger } from "./decision-ledger";
+import { DecisionPanel } from "./decision-panel";
+import { OutcomeCard } from "./outcome-card";
+import { ThreadHeader } from "./thread-header";
+import type { ThreadViewJson } from "./thread-state";
+import { useOperatorName } from "./use-operator-name";
+import { useThread } from "./use-thread";
+
+/**
+ * The thread page's client root. It starts from the server render and stays attached: its own runs stream in
+ * through HttpAgent, anything else through the event log. `data-ready` turns true once hydrated (clicks before that
+ * would be lost); `data-last-seq` and `data-applied-seqs` show which events the page applied, for tests.
+ */
+export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEvents: StreamEvent[] }) {
+  const { state, send, dismissError } = useThread(view, runEvents);
+  const operator = useOperatorName();
+  const order = state.values.order as { currency?: unknown } | null | undefined;
+  const currency = typeof order?.currency === "string" ? order.currency : undefined;
+  return (
+    <div
+      className="space-y-6"
+      data-testid="thread-page"
+      data-ready={operator.loaded ? "true" : "false"}
+      data-status={state.status}
+      data-last-seq={state.lastSeq}
+      data-applied-seqs={state.applied.join(",")}
+      data-dropped-seqs={state.dropped}
+    >
+      <ThreadHeader
+        threadId={state.threadId}
+        title={state.title}
+        status={state.status}
+        step={state.steps.at(-1)}
+        operator={operator.name}
+        onOperatorChange={operator.setName}
+      />
+      <ConnectionBanner state={state} onDismiss={dismissError} />
+      <div className="grid items-start gap-6 lg:grid-cols-12">
+        <div className="space-y-6 lg:col-span-7">
+          <DecisionPanel state={state} actor={operator.name} send={send} />
+          <OutcomeCard values={state.values} />
+          <DecisionLedger decisions={state.decisions} currency={currency} />
+        </div>
+        <div className="lg:col-span-5">
+          <Conversation
+            messages={state.messages}
+            streamingIds={state.streamingIds}
+            customerMessage={state.customerMessage}
+          />
+        </div>
+      </div>
+    </div>
+  );
+}

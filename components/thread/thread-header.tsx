@@ -1,0 +1,48 @@
+import Link from "next/link";
+import { OperatorField } from "./operator-field";
+import { StatusBadge } from "./status-badge";
+
+/** Title, status and current step, the way back to the inbox and on to the history, and who is operating. */
+export function ThreadHeader({
+  threadId,
+  title,
+  status,
+  step,
+  operator,
+  onOperatorChange,
+}: {
+  threadId: string;
+  title: string;
+  status: string;
+  step?: string;
+  operator: string;
+  onOperatorChange: (name: string) => void;
+}) {
+  const link =
+    "rounded text-sm font-medium text-indigo-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600";
+  return (
+    <header className="space-y-3">
+      <nav aria-label="Thread" className="flex flex-wrap items-center justify-between gap-3">
+        <Link href="/" className={link} data-testid="back-to-inbox">
+          ← Back to the inbox
+        </Link>
+        <Link
+          href={`/threads/${encodeURIComponent(threadId)}/history`}
+          className={link}
+          data-testid="history-link"
+        >
+          Checkpoint history
+        </Link>
+      </nav>
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <div className="min-w-0 space-y-1">
+          <h1 className="break-words text-2xl font-semibold text-slate-900" data-testid="thread-title">
+            {title}
+          </h1>
+          <StatusBadge status={status} step={step} />
+        </div>
+        <OperatorField name={operator} onChange={onOperatorChange} />
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,44 @@
+"use client";
+
+import type { ResumeEntry } from "@ag-ui/client";
+import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { foldRunEvents, type StreamEvent } from "./apply-event";
+import { sendRun } from "./send-run";
+import { ThreadConnection } from "./thread-connection";
+import { initialThreadState, type ThreadState, type ThreadViewJson } from "./thread-state";
+import { ThreadStore } from "./thread-store";
+
+export interface ThreadHandle {
+  state: ThreadState;
+  /** Resume with answers to every pending decision (or start the run when `resume` is absent). */
+  send: (request: { resume?: ResumeEntry[]; actor: string }) => Promise<boolean>;
+  dismissError: () => void;
+}
+
+/**
+ * The thread page's live state: the server render (view + the active run's logged events) to start with, then
+ * every event from this page's own runs and from the follower, deduplicated by seq.
+ */
+export function useThread(view: ThreadViewJson, runEvents: StreamEvent[]): ThreadHandle {
+  const [connection] = useState(
+    () =>
+      new ThreadConnection(
+        view.threadId,
+        new ThreadStore(foldRunEvents(initialThreadState(view), runEvents)),
+      ),
+  );
+  const { store } = connection;
+  const state = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+
+  useEffect(() => {
+    connection.start();
+    return () => connection.stop();
+  }, [connection]);
+
+  const send = useCallback(
+    (request: { resume?: ResumeEntry[]; actor: string }) => sendRun(connection, request),
+    [connection],
+  );
+  const dismissError = useCallback(() => store.update((s) => ({ ...s, error: null })), [store]);
+  return { state, send, dismissError };
+}

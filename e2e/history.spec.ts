@@ -1,0 +1,116 @@
+import { randomUUID } from "node:crypto";
+import type { Page } from "@playwright/test";
+import { createTicket, expect, test, threadState } from "./fixtures";
+
+/*
+ * Time travel in the browser: a finished thread (approved, refunded, emailed) is forked at its approval from the
+ * history page; the branch is rejected; the tree then holds both lines, each with its own outcome.
+ */
+
+/** One run over the API (new input or resume); resolves when its SSE response ends (the run paused or finished). */
+async function run(page: Page, threadId: string, body: Record<string, unknown>) {
+  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
+    data: { threadId, runId: randomUUID(), messages: [], ...body },
+  });
+  expect(res.status()).toBe(200);
+  await res.body();
+}
+
+/** Answer the one pending interrupt, which must be `action`. */
+async function answer(page: Page, threadId: string, action: string, payload: unknown) {
+  const pending = (await threadState(page, threadId)).pendingInterrupts;
+  expect(pending.map((p: { action: string }) => p.action)).toEqual([action]);
+  await run(page, threadId, {
+    resume: [{ interruptId: pending[0].interruptId, status: "resolved", payload }],
+  });
+}
+
+const rowButton = (page: Page, checkpointId: string) =>
+  page.locator(`[data-testid="checkpoint-row"][data-checkpoint-id="${checkpointId}"] button`);
+
+test("forks a finished thread at its approval, rejects on the branch, and shows both branches' outcomes", async ({
+  page,
+}) => {
+  const message = "The running shoes from ORD-1010 fell apart. Please refund me.";
+  const threadId = await createTicket(page, message, "ORD-1010");
+  await run(page, threadId, { messages: [{ id: randomUUID(), role: "user", content: message }] });
+  await answer(page, threadId, "refund_approval", { decision: "approve" });
+  await answer(page, threadId, "confirm_email", { choice: "send" });
+  const finished = await threadState(page, threadId);
+  expect(finished.status).toBe("completed");
+  const oldHead = finished.checkpointId as string;
+  const approval = finished.decisions.find((d: { action: string }) => d.action === "refund_approval")
+    .checkpointId as string;
+
+  await page.goto(`/threads/${threadId}/history`);
+  await expect(page.getByTestId("history")).toHaveAttribute("data-ready", "true");
+  await expect(page.getByTestId("checkpoint-detail")).toHaveAttribute("data-checkpoint-id", oldHead);
+
+  // Select the approval checkpoint; the keyboard moves from it to its parent and back.
+  await rowButton(page, approval).click();
+  const detail = page.getByTestId("checkpoint-detail");
+  await expect(detail).toHaveAttribute("data-checkpoint-id", approval);
+  await page.keyboard.press("ArrowDown");
+  await expect(detail).not.toHaveAttribute("data-checkpoint-id", approval);
+  await page.keyboard.press("ArrowUp");
+  await expect(detail).toHaveAttribute("data-checkpoint-id", approval);
+  await expect(rowButton(page, approval)).toBeFocused();
+
+  // Its diff against the parent: the policy check's writes, old → new.
+  const diff = page.getByTestId("checkpoint-diff");
+  await expect(diff.locator('[data-key="policy"]')).toContainText("over_auto_limit");
+  await expect(diff.locator('[data-key="requested"]')).toContainText("null");
+  await expect(diff.locator('[data-key="requested"]')).toContainText("5900");
+  await expect(page.getByTestId("checkpoint-interrupts")).toContainText("Refund approval");
+  await expect(page.getByTestId("checkpoint-decision")).toHaveText("none yet");
+
+  // Before forking: what the branch would reach again, and that the ledger stops a second refund.
+  const warnings = page.getByTestId("side-effect-warnings");
+  await expect(warnings.locator('[data-code="side_effect:refund"]')).toContainText("€59.00");
+  await expect(warnings.locator('[data-code="side_effect:email"]')).toBeVisible();
+  await expect(warnings).toContainText("no second refund is paid");
+
+  // State edits are checked in the browser before anything is sent.
+  await page.getByLabel("Edit the state before forking").check();
+  await page.getByLabel("State changes (JSON object)").fill("[1]");
+  await expect(page.locator("#fork-values-help")).toContainText("must be a JSON object");
+  await expect(page.getByTestId("fork-submit")).toBeDisabled();
+  await page.getByLabel("State changes (JSON object)").fill('{"messages": []}');
+  await expect(page.locator("#fork-values-help")).toContainText("cannot be set: messages");
+  await page.getByLabel("Edit the state before forking").uncheck();
+
+  await page.getByTestId("fork-submit").click();
+  await expect(page.getByTestId("fork-result")).toContainText("New branch started from step");
+  await expect(
+    page.getByTestId("fork-result").getByRole("link", { name: "Open the thread" }),
+  ).toHaveAttribute("href", `/threads/${threadId}`);
+
+  // The branch runs to the approval again; the operator says no this time (over the API), and sends no email.
+  await expect
+    .poll(async () =>
+      (await threadState(page, threadId)).pendingInterrupts.map((p: { action: string }) => p.action),
+    )
+    .toEqual(["refund_approval"]);
+  await answer(page, threadId, "refund_approval", { decision: "reject", note: "what if we had said no" });
+  await answer(page, threadId, "confirm_email", { choice: "dont_send" });
+  const branchHead = (await threadState(page, threadId)).checkpointId as string;
+
+  // The live tree picks the branch up: two branches, the new one is the head's line (main).
+  await expect(
+    page.locator(`[data-testid="checkpoint-row"][data-checkpoint-id="${branchHead}"]`),
+  ).toBeVisible();
+  await expect(page.locator('[data-testid="checkpoint-row"][data-branch="branch-1"]').first()).toBeVisible();
+  await expect(rowButton(page, approval)).toContainText("Fork point · 2 branches");
+
+  await page.getByTestId("branch-main").click();
+  await expect(detail).toHaveAttribute("data-checkpoint-id", branchHead);
+  await expect(page.getByTestId("checkpoint-decision")).toContainText("reject");
+  await expect(page.getByTestId("checkpoint-refund")).toHaveText("none");
+  await expect(page.getByTestId("checkpoint-email")).toContainText("not sent");
+
+  await page.getByTestId("branch-branch-1").click();
+  await expect(detail).toHaveAttribute("data-checkpoint-id", oldHead);
+  await expect(page.getByTestId("checkpoint-decision")).toContainText("approve");
+  await expect(page.getByTestId("checkpoint-refund")).toContainText("€59.00");
+  await expect(page.getByTestId("checkpoint-email")).toHaveText("sent");
+});

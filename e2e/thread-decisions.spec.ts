@@ -1,0 +1,184 @@
+import type { Page } from "@playwright/test";
+import { createTicket, expect, test, threadState } from "./fixtures";
+
+/*
+ * The thread page's decision flows, one fresh thread per test. Tickets are created and their first run is started
+ * through the API (the page is what is under test); every decision is then taken on the page.
+ */
+
+/** A ticket whose first run has ended (paused at its first decision). */
+async function pausedThread(page: Page, message: string): Promise<string> {
+  const threadId = await createTicket(page, message);
+  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
+    headers: { accept: "text/event-stream" },
+    data: {
+      threadId,
+      runId: crypto.randomUUID(),
+      messages: [],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    },
+  });
+  expect(res.status()).toBe(200);
+  expect(await res.text()).toContain("RUN_FINISHED");
+  return threadId;
+}
+
+/** Cents as the page shows them. Orders are shared by every spec's threads, so a refund may be one recorded earlier. */
+const euros = (cents: number) =>
+  new Intl.NumberFormat("en-IE", { style: "currency", currency: "EUR" }).format(cents / 100);
+
+async function openThread(page: Page, threadId: string) {
+  await page.goto(`/threads/${threadId}`);
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+}
+
+test("approve, then send the drafted email: the thread finishes with its refund and the sent email", async ({
+  page,
+}) => {
+  const threadId = await pausedThread(page, "My headphones from ORD-1002 are broken, please refund them.");
+  await openThread(page, threadId);
+  await page.getByLabel("Operating as").fill("e2e-alice");
+  const approval = page.getByTestId("decision-refund_approval");
+  await expect(approval).toContainText("ORD-1002");
+  await expect(approval.getByTestId("requested-amount")).toHaveText("€249.00");
+  await expect(approval.getByTestId("policy-findings")).toContainText("automatic approval limit");
+  await approval.getByTestId("approve").click();
+
+  // The reply streams in, then the email waits for confirmation.
+  const email = page.getByTestId("decision-confirm_email");
+  await expect(email).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId("message").filter({ hasText: "Hello Lars Jensen" })).toBeVisible();
+  await expect(page.getByTestId("tool-call").filter({ hasText: "lookup_order" })).toContainText("ORD-1002");
+  await email.getByTestId("send-as-is").click();
+
+  await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
+  await expect(page.getByTestId("email-outcome")).toContainText("Sent: “Your refund (ORD-1002)”");
+  await expect(page.getByTestId("ledger-entry")).toHaveCount(2);
+  await expect(page.getByTestId("ledger")).toContainText("Approved — by e2e-alice");
+
+  const state = await threadState(page, threadId);
+  expect(state.status).toBe("completed");
+  expect(state.values.decision).toMatchObject({ decision: "approve", amountCents: 24900 });
+  expect(state.values.refund).toMatchObject({ orderId: "ORD-1002" });
+  await expect(page.getByTestId("refund-outcome")).toContainText(euros(state.values.refund.amountCents));
+  expect(state.values.email).toMatchObject({ status: "sent" });
+  expect(state.decisions.map((d: { resolvedBy: string }) => d.resolvedBy)).toEqual([
+    "e2e-alice",
+    "e2e-alice",
+  ]);
+});
+
+test("reject needs a note; rejected with one, no refund is made", async ({ page }) => {
+  const threadId = await pausedThread(page, "Refund please for ORD-1006, the lamp is not what I expected.");
+  await openThread(page, threadId);
+  const approval = page.getByTestId("decision-refund_approval");
+  await expect(approval.getByTestId("policy-findings")).toContainText("block");
+
+  let posted = 0;
+  page.on("request", (r) => {
+    if (r.method() === "POST" && r.url().endsWith("/runs")) posted += 1;
+  });
+  await approval.getByTestId("reject").click();
+  await expect(approval.getByRole("alert")).toHaveText("Say why the refund is rejected.");
+  await expect(approval.getByTestId("decision-note")).toBeFocused();
+  expect(posted).toBe(0);
+
+  await approval.getByTestId("decision-note").fill("Outside the 30-day return window.");
+  await approval.getByTestId("reject").click();
+  const email = page.getByTestId("decision-confirm_email");
+  await expect(email).toBeVisible({ timeout: 20_000 });
+  await email.getByTestId("dont-send").click();
+  await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
+  await expect(page.getByTestId("refund-outcome")).toContainText("No refund was made.");
+  await expect(page.getByTestId("email-outcome")).toContainText("Not sent");
+  await expect(page.getByTestId("ledger")).toContainText("Rejected: “Outside the 30-day return window.”");
+
+  const state = await threadState(page, threadId);
+  expect(state.values.decision).toMatchObject({
+    decision: "reject",
+    note: "Outside the 30-day return window.",
+  });
+  expect(state.values.refund).toBeNull();
+  expect(posted).toBe(2);
+});
+
+test("approve a smaller amount: the amount is checked on the page, then refunded", async ({ page }) => {
+  const threadId = await pausedThread(page, "The headphones from ORD-1002 have a scratch, I want a refund.");
+  await openThread(page, threadId);
+  const approval = page.getByTestId("decision-refund_approval");
+  const amount = approval.getByTestId("partial-amount");
+  await amount.fill("1,299.00");
+  await approval.getByTestId("approve-partial").click();
+  await expect(approval.getByRole("alert")).toContainText("Enter an amount such as");
+  await amount.fill("300");
+  await approval.getByTestId("approve-partial").click();
+  await expect(approval.getByRole("alert")).toContainText("must be less than €249.00");
+  await amount.fill("100.00");
+  await approval.getByTestId("approve-partial").click();
+
+  await expect(page.getByTestId("decision-confirm_email")).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId("ledger")).toContainText("Approved €100.00 (a smaller amount)");
+  const state = await threadState(page, threadId);
+  expect(state.values.decision).toMatchObject({ decision: "approve_partial", amountCents: 10000 });
+  expect(state.values.refund).toMatchObject({ orderId: "ORD-1002" });
+  await expect(page.getByTestId("refund-outcome")).toContainText(euros(state.values.refund.amountCents));
+  const decided = state.decisions.find((d: { action: string }) => d.action === "refund_approval");
+  expect(decided.answer).toEqual({ decision: "approve_partial", amountCents: 10000 });
+});
+
+test("answers input_text, select_option and confirm_email (edited) on one thread", async ({ page }) => {
+  const threadId = await pausedThread(page, "I would like a refund for my backpack, it tore on day two.");
+  await openThread(page, threadId);
+
+  const ask = page.getByTestId("decision-input_text");
+  const text = ask.getByLabel(/order/i);
+  await expect(text).toHaveAttribute("pattern", /ORD/);
+  await text.fill("my backpack order");
+  await ask.getByTestId("submit-text").click();
+  await expect(ask.getByRole("alert")).toBeVisible();
+  await expect(text).toHaveAttribute("aria-invalid", "true");
+  await text.fill("ORD-1004");
+  await ask.getByTestId("submit-text").click();
+
+  const approval = page.getByTestId("decision-refund_approval");
+  await expect(approval).toContainText("ORD-1004", { timeout: 20_000 });
+  await approval.getByTestId("approve").click();
+
+  const method = page.getByTestId("decision-select_option");
+  await expect(method).toBeVisible({ timeout: 20_000 });
+  await expect(method.getByRole("radio", { name: /Original payment method/ })).toBeChecked();
+  await method.getByRole("radio", { name: /Store credit/ }).check();
+  await method.getByTestId("submit-option").click();
+
+  const email = page.getByTestId("decision-confirm_email");
+  await expect(email).toBeVisible({ timeout: 20_000 });
+  await expect(email.getByTestId("send-edited")).toBeDisabled();
+  await email.getByTestId("email-subject").fill("Your store credit for ORD-1004");
+  await email
+    .getByTestId("email-body")
+    .fill("Hello Tom,\n\nYour store credit is on your account.\n\nBest,\nSupport");
+  await email.getByTestId("send-edited").click();
+
+  await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
+  await expect(page.getByTestId("email-outcome")).toContainText("Your store credit for ORD-1004");
+  await expect(page.getByTestId("ledger-entry")).toHaveCount(4);
+  await expect(page.getByTestId("ledger")).toContainText("Answered “ORD-1004”");
+  await expect(page.getByTestId("ledger")).toContainText("Chose Store credit");
+
+  const state = await threadState(page, threadId);
+  expect(state.values.refundMethod).toBe("store_credit");
+  expect(state.values.reply).toEqual({
+    subject: "Your store credit for ORD-1004",
+    body: "Hello Tom,\n\nYour store credit is on your account.\n\nBest,\nSupport",
+  });
+  expect(state.values.email).toMatchObject({ status: "sent" });
+  expect(state.decisions.map((d: { action: string }) => d.action)).toEqual([
+    "input_text",
+    "refund_approval",
+    "select_option",
+    "confirm_email",
+  ]);
+});

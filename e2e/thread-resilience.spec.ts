@@ -1,0 +1,165 @@
+import type { Page } from "@playwright/test";
+import { createTicket, expect, test, threadState } from "./fixtures";
+
+/** A ticket whose first run has ended (paused at its first decision). */
+async function pausedThread(page: Page, message: string): Promise<string> {
+  const threadId = await createTicket(page, message);
+  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
+    headers: { accept: "text/event-stream" },
+    data: {
+      threadId,
+      runId: crypto.randomUUID(),
+      messages: [],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    },
+  });
+  expect(await res.text()).toContain("RUN_FINISHED");
+  return threadId;
+}
+
+async function openThread(page: Page, threadId: string) {
+  await page.goto(`/threads/${threadId}`);
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+}
+
+/** Statuses of this page's POST …/runs responses, as they come. */
+function runResponses(page: Page): number[] {
+  const statuses: number[] = [];
+  page.on("response", (r) => {
+    if (r.request().method() === "POST" && r.url().endsWith("/runs")) statuses.push(r.status());
+  });
+  return statuses;
+}
+
+test("refresh while a decision is pending: the form is back and approving works", async ({ page }) => {
+  const threadId = await pausedThread(page, "Refund for ORD-1011 please: the rain jacket leaks.");
+  await openThread(page, threadId);
+  await expect(page.getByTestId("decision-refund_approval")).toContainText("ORD-1011");
+  await page.reload();
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  const approval = page.getByTestId("decision-refund_approval");
+  await expect(approval.getByTestId("approve")).toBeEnabled();
+  await approval.getByTestId("approve").click();
+  // ORD-1011 was paid by bank transfer: the next question is how to pay it back.
+  await expect(page.getByTestId("decision-select_option")).toBeVisible({ timeout: 20_000 });
+  const state = await threadState(page, threadId);
+  expect(state.decisions[0]).toMatchObject({ action: "refund_approval", status: "resolved" });
+  expect(state.pendingInterrupts.map((p: { action: string }) => p.action)).toEqual(["select_option"]);
+});
+
+test("a double-click on approve sends one decision", async ({ page }) => {
+  const threadId = await pausedThread(page, "Please refund ORD-1002, the headphones crackle.");
+  await openThread(page, threadId);
+  const statuses = runResponses(page);
+  await page.getByTestId("approve").dblclick();
+  const email = page.getByTestId("decision-confirm_email");
+  await expect(email).toBeVisible({ timeout: 20_000 });
+  expect(statuses).toEqual([200]);
+
+  // Two clicks in one task, before React can re-render and disable the button: the in-flight guard holds.
+  await page.getByTestId("send-as-is").evaluate((button: HTMLButtonElement) => {
+    button.click();
+    button.click();
+  });
+  await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
+  expect(statuses).toEqual([200, 200]);
+
+  const state = await threadState(page, threadId);
+  expect(state.decisions.map((d: { action: string; status: string }) => [d.action, d.status])).toEqual([
+    ["refund_approval", "resolved"],
+    ["confirm_email", "resolved"],
+  ]);
+  expect(state.values.refund).toMatchObject({ orderId: "ORD-1002" });
+});
+
+test("two tabs approve at once: one decision, and the other tab says who decided", async ({ page }) => {
+  const threadId = await pausedThread(page, "Refund ORD-1002 please, the headphones stopped charging.");
+  const tabA = page;
+  const tabB = await page.context().newPage();
+  await openThread(tabA, threadId);
+  await tabA.getByLabel("Operating as").fill("alice");
+  await openThread(tabB, threadId);
+  await tabB.getByLabel("Operating as").fill("bob");
+  const statusesA = runResponses(tabA);
+  const statusesB = runResponses(tabB);
+
+  await Promise.all([tabA.getByTestId("approve").click(), tabB.getByTestId("approve").click()]);
+  await expect.poll(() => [...statusesA, ...statusesB].sort(), { timeout: 20_000 }).toEqual([200, 409]);
+  const [winner, loser, winnerName] = statusesA[0] === 200 ? [tabA, tabB, "alice"] : [tabB, tabA, "bob"];
+
+  const notice = loser.getByTestId("decided-elsewhere");
+  await expect(notice).toContainText(`${winnerName} already decided this`);
+  await expect(notice).toContainText("Approved");
+  await expect(loser.getByTestId("decision-refund_approval").getByTestId("approve")).toBeDisabled();
+  await expect(winner.getByTestId("decision-confirm_email")).toBeVisible({ timeout: 20_000 });
+
+  const state = await threadState(page, threadId);
+  const approvals = state.decisions.filter((d: { action: string }) => d.action === "refund_approval");
+  expect(approvals).toHaveLength(1);
+  expect(approvals[0]).toMatchObject({ status: "resolved", resolvedBy: winnerName });
+  expect(state.values.refund).toMatchObject({ orderId: "ORD-1002" });
+  expect(state.values.decision).toMatchObject({ decision: "approve", operatorId: winnerName });
+  await tabB.close();
+});
+
+/*
+ * The fallback view. The server only ever raises contract payloads, so the test makes an unknown one by rewriting
+ * the page's own re-read of `GET /api/threads/{id}` with `page.route` (the page re-reads it right after hydrating).
+ * The server render stays real; no test-only route or flag exists in the app. The rewritten payload carries markup
+ * that must stay text.
+ */
+test("an unknown action renders in the safe fallback view without breaking the page", async ({ page }) => {
+  const threadId = await pausedThread(page, "Refund ORD-1006 please, the lamp flickers.");
+  const hostile = "<img src=x onerror=window.__pwned=1>";
+  await page.route(`**/api/threads/${threadId}`, async (route) => {
+    const response = await route.fetch();
+    const view = await response.json();
+    view.pendingInterrupts = view.pendingInterrupts.map((p: { interruptId: string }) => ({
+      interruptId: p.interruptId,
+      action: "unknown",
+      payload: null,
+      raw: {
+        action: "issue_voucher",
+        title: hostile,
+        voucher: { code: "<script>window.__pwned=2</script>" },
+      },
+      invalid:
+        'Invalid input: expected one of "refund_approval"|"select_option"|"input_text"|"confirm_email"',
+      raisedAt: null,
+    }));
+    await route.fulfill({ response, json: view });
+  });
+  const dialogs: string[] = [];
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await openThread(page, threadId);
+
+  const fallback = page.getByTestId("decision-fallback");
+  await expect(fallback).toBeVisible();
+  await expect(fallback).toContainText("action issue_voucher");
+  await expect(fallback.getByTestId("fallback-raw")).toContainText(hostile);
+  expect(await page.locator('img[src="x"]').count()).toBe(0);
+  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(dialogs).toEqual([]);
+  // The rest of the page still works.
+  await expect(page.getByTestId("message").first()).toContainText("ORD-1006");
+  await expect(page.getByTestId("ledger-entry")).toHaveCount(1);
+
+  // Not JSON: refused on the page. JSON the real contract refuses: the server's code and message are shown.
+  await fallback.getByTestId("fallback-answer").fill("approve it");
+  await fallback.getByTestId("submit-fallback").click();
+  await expect(fallback.getByRole("alert")).toContainText("must be JSON");
+  await fallback.getByTestId("fallback-answer").fill('{"decision": "maybe"}');
+  await fallback.getByTestId("submit-fallback").click();
+  const error = page.getByTestId("server-error");
+  await expect(error).toHaveAttribute("data-code", "unprocessable:answer");
+  await expect(error).toContainText("is not valid");
+  await expect(fallback.getByTestId("submit-fallback")).toBeEnabled();
+  await page.waitForLoadState("networkidle"); // the page re-read the thread after the refusal
+  await expect(error).toHaveAttribute("data-code", "unprocessable:answer");
+});

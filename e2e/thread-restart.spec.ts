@@ -1,0 +1,142 @@
+import type { Page } from "@playwright/test";
+import { createTestDatabase } from "../test/pg";
+import { startTestServer, type TestServer } from "../test/server";
+import { expect, test } from "./fixtures";
+
+/*
+ * Tests that need a slow run, or kill their server: a server of their own on a fresh database, with a token delay
+ * long enough to act mid-stream and short leases so a restarted server picks the run up at once.
+ */
+const RUN_ENV = { RUN_LEASE_MS: "1000", RUN_SWEEP_INTERVAL_MS: "200", OFFLINE_TOKEN_DELAY_MS: "150" };
+
+test.describe.configure({ timeout: 120_000 });
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let server: TestServer;
+
+test.beforeAll(async () => {
+  database = await createTestDatabase("e2e_thread");
+  server = await startTestServer({ databaseUrl: database.url, env: RUN_ENV });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+  await database?.drop();
+});
+
+async function pausedThread(page: Page, message: string): Promise<string> {
+  const created = await page.request.post(`${server.url}/api/threads`, { data: { message } });
+  const { threadId } = await created.json();
+  const res = await page.request.post(`${server.url}/api/threads/${threadId}/runs`, {
+    headers: { accept: "text/event-stream" },
+    data: {
+      threadId,
+      runId: crypto.randomUUID(),
+      messages: [],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    },
+  });
+  expect(await res.text()).toContain("RUN_FINISHED");
+  return threadId as string;
+}
+
+async function apiThread(page: Page, threadId: string) {
+  return (await page.request.get(`${server.url}/api/threads/${threadId}`)).json();
+}
+
+/** The conversation's text messages as shown: [id, text]. */
+function shownMessages(page: Page) {
+  return page
+    .getByTestId("message")
+    .evaluateAll((els) =>
+      els.map((e) => [
+        e.getAttribute("data-message-id"),
+        e.querySelector('[data-testid="message-text"]')?.textContent,
+      ]),
+    );
+}
+
+/** The API's text messages: [id, text]. */
+function textMessages(state: { messages: { id: string; role: string; content?: unknown }[] }) {
+  return state.messages
+    .filter(
+      (m) => (m.role === "user" || m.role === "assistant") && typeof m.content === "string" && m.content,
+    )
+    .map((m) => [m.id, m.content]);
+}
+
+async function appliedSeqs(page: Page): Promise<number[]> {
+  const raw = (await page.getByTestId("thread-page").getAttribute("data-applied-seqs")) ?? "";
+  return raw ? raw.split(",").map(Number) : [];
+}
+
+test("refresh while a run streams: the page re-attaches with nothing duplicated and nothing missing", async ({
+  page,
+}) => {
+  const threadId = await pausedThread(page, "My headphones from ORD-1002 are broken, please refund them.");
+  const url = `${server.url}/threads/${threadId}`;
+  await page.goto(url);
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  await page.getByTestId("approve").click();
+  await expect(page.locator('[data-testid="message"][data-streaming="true"]')).toBeVisible({
+    timeout: 20_000,
+  });
+
+  // Reload mid-reply. The server render already holds the half-written reply (from the event log) and its seq.
+  const [document] = await Promise.all([
+    page.waitForResponse((r) => r.url() === url && r.request().resourceType() === "document"),
+    page.reload(),
+  ]);
+  const html = await document.text();
+  expect(html).toContain('data-status="running"');
+  expect(html).toContain("Hello Lars Jensen");
+  const renderedSeq = Number(/data-last-seq="(\d+)"/.exec(html)?.[1]);
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+
+  await expect(page.getByTestId("decision-confirm_email")).toBeVisible({ timeout: 30_000 });
+  const state = await apiThread(page, threadId);
+  expect(await shownMessages(page)).toEqual(textMessages(state));
+
+  // Seqs applied by the reloaded page: the run's logged events up to the render's seq, then the stream after it.
+  const seqs = await appliedSeqs(page);
+  expect(seqs.filter((s) => s <= renderedSeq).length).toBeGreaterThan(0);
+  expect(seqs.filter((s) => s > renderedSeq)[0]).toBe(renderedSeq + 1);
+  expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i)); // strictly one after another: no repeat, no gap
+  expect(seqs.at(-1)).toBe(state.lastSeq);
+  const ids = (await shownMessages(page)).map(([id]) => id);
+  expect(new Set(ids).size).toBe(ids.length);
+});
+
+test("the server is killed during a run and restarted: the open page shows the run finishing", async ({
+  page,
+}) => {
+  const threadId = await pausedThread(page, "The laptop from ORD-1008 does not start, refund please.");
+  await page.goto(`${server.url}/threads/${threadId}`);
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  await page.getByTestId("approve").click();
+  await expect(page.locator('[data-testid="message"][data-streaming="true"]')).toBeVisible({
+    timeout: 20_000,
+  });
+
+  const port = server.port;
+  await server.kill();
+  await expect(page.getByTestId("reconnecting")).toBeVisible();
+  server = await startTestServer({ databaseUrl: database.url, port, env: RUN_ENV });
+
+  await expect(page.getByTestId("decision-confirm_email")).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId("run-notice")).toContainText("server restarted");
+  await expect(page.getByTestId("reconnecting")).toBeHidden();
+  await expect(page.getByTestId("status-badge")).toHaveText("Waiting for a decision");
+
+  const state = await apiThread(page, threadId);
+  expect(state.status).toBe("interrupted");
+  expect(state.values.refund).toMatchObject({ orderId: "ORD-1008", amountCents: 129900, duplicate: false });
+  expect(state.pendingInterrupts.map((p: { action: string }) => p.action)).toEqual(["confirm_email"]);
+  expect(await shownMessages(page)).toEqual(textMessages(state));
+  const seqs = await appliedSeqs(page);
+  expect(new Set(seqs).size).toBe(seqs.length);
+  expect(seqs.at(-1)).toBe(state.lastSeq);
+});
