@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { inboxQuery } from "@/app/api/threads/schema";
+import { inboxListArgs, inboxQuery } from "@/app/api/threads/schema";
 import {
   DEFAULT_PAGE_SIZE,
   type InboxParams,
@@ -33,17 +33,9 @@ export default async function InboxPage({
   if (!parsed.success) throw new Error("the default inbox query does not parse");
   const query = parsed.data;
   const { db } = await getDatabase();
-  const page = await listInbox({
-    db,
-    status: query.status,
-    filter: {
-      action: query.action,
-      minAmountCents: query.minAmount,
-      maxAmountCents: query.maxAmount,
-      olderThanSeconds: query.olderThan,
-    },
-    limit: query.limit,
-  });
+  // The first page is always rendered without a cursor; the client pages on from there.
+  const page = await listInbox({ db, ...inboxListArgs(query), cursor: undefined });
+
   return (
     <InboxView
       key={inboxSearch(params)}

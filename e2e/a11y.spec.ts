@@ -1,22 +1,11 @@
-import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { createTicket, expect, seriousViolations, test, threadState } from "./fixtures";
+import { expect, pausedThread, runOverApi, seriousViolations, test, threadState } from "./fixtures";
 
 /* Accessibility (axe-core, serious and critical) of the inbox, the new-ticket form and the history page. */
 
-async function run(page: Page, threadId: string, body: Record<string, unknown>) {
-  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
-    data: { threadId, runId: randomUUID(), messages: [], ...body },
-  });
-  expect(res.status()).toBe(200);
-  await res.body();
-}
-
 async function ticket(page: Page, orderRef: string): Promise<string> {
   const message = `The item from ${orderRef} arrived broken. Refund please.`;
-  const threadId = await createTicket(page, message, orderRef);
-  await run(page, threadId, { messages: [{ id: randomUUID(), role: "user", content: message }] });
-  return threadId;
+  return pausedThread(page, message, { orderRef });
 }
 
 async function ready(page: Page, testId: string) {
@@ -54,7 +43,7 @@ test("the history page, with a diff, warnings and the state editor open, has no 
   const threadId = await ticket(page, "ORD-1003"); // auto-approved, then the email waits
   const pending = (await threadState(page, threadId)).pendingInterrupts;
   expect(pending.map((p: { action: string }) => p.action)).toEqual(["confirm_email"]);
-  await run(page, threadId, {
+  await runOverApi(page, threadId, {
     resume: [{ interruptId: pending[0].interruptId, status: "resolved", payload: { choice: "send" } }],
   });
   const { decisions } = await threadState(page, threadId);

@@ -39,3 +39,59 @@ export async function seriousViolations(page: Page) {
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
 }
+
+/**
+ * One run over the API (new input when `body` has messages, a resume when it has `resume`); resolves with the SSE
+ * text once the run paused or finished. `base` targets another server (tests that run their own).
+ */
+export async function runOverApi(
+  page: Page,
+  threadId: string,
+  body: Record<string, unknown> = {},
+  base = "",
+) {
+  const res = await page.request.post(`${base}/api/threads/${threadId}/runs`, {
+    headers: { accept: "text/event-stream" },
+    data: { threadId, runId: crypto.randomUUID(), messages: [], tools: [], context: [], ...body },
+  });
+  expect(res.status()).toBe(200);
+  const text = await res.text();
+  expect(text).toContain("RUN_FINISHED");
+  return text;
+}
+
+/** A new ticket whose first run has ended (paused at its first decision). */
+export async function pausedThread(
+  page: Page,
+  message: string,
+  options: { orderRef?: string; base?: string } = {},
+) {
+  const base = options.base ?? "";
+  const created = await page.request.post(`${base}/api/threads`, {
+    data: { message, ...(options.orderRef ? { orderRef: options.orderRef } : {}) },
+  });
+  expect(created.status()).toBe(201);
+  const { threadId } = (await created.json()) as { threadId: string };
+  await runOverApi(
+    page,
+    threadId,
+    { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
+    base,
+  );
+  return threadId;
+}
+
+/** Answer the one pending interrupt over the API; it must be `action`. */
+export async function answerOverApi(page: Page, threadId: string, action: string, payload: unknown) {
+  const pending = (await threadState(page, threadId)).pendingInterrupts;
+  expect(pending.map((p: { action: string }) => p.action)).toEqual([action]);
+  await runOverApi(page, threadId, {
+    resume: [{ interruptId: pending[0].interruptId, status: "resolved", payload }],
+  });
+}
+
+/** Open a page and wait until its root says it is hydrated (clicks before hydration are lost). */
+export async function openReady(page: Page, path: string, testId: string) {
+  await page.goto(path);
+  await expect(page.getByTestId(testId)).toHaveAttribute("data-ready", "true");
+}

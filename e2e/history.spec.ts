@@ -1,29 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { createTicket, expect, test, threadState } from "./fixtures";
+import { answerOverApi, createTicket, expect, runOverApi, test, threadState } from "./fixtures";
 
 /*
  * Time travel in the browser: a finished thread (approved, refunded, emailed) is forked at its approval from the
  * history page; the branch is rejected; the tree then holds both lines, each with its own outcome.
  */
-
-/** One run over the API (new input or resume); resolves when its SSE response ends (the run paused or finished). */
-async function run(page: Page, threadId: string, body: Record<string, unknown>) {
-  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
-    data: { threadId, runId: randomUUID(), messages: [], ...body },
-  });
-  expect(res.status()).toBe(200);
-  await res.body();
-}
-
-/** Answer the one pending interrupt, which must be `action`. */
-async function answer(page: Page, threadId: string, action: string, payload: unknown) {
-  const pending = (await threadState(page, threadId)).pendingInterrupts;
-  expect(pending.map((p: { action: string }) => p.action)).toEqual([action]);
-  await run(page, threadId, {
-    resume: [{ interruptId: pending[0].interruptId, status: "resolved", payload }],
-  });
-}
 
 const rowButton = (page: Page, checkpointId: string) =>
   page.locator(`[data-testid="checkpoint-row"][data-checkpoint-id="${checkpointId}"] button`);
@@ -33,9 +15,9 @@ test("forks a finished thread at its approval, rejects on the branch, and shows 
 }) => {
   const message = "The running shoes from ORD-1010 fell apart. Please refund me.";
   const threadId = await createTicket(page, message, "ORD-1010");
-  await run(page, threadId, { messages: [{ id: randomUUID(), role: "user", content: message }] });
-  await answer(page, threadId, "refund_approval", { decision: "approve" });
-  await answer(page, threadId, "confirm_email", { choice: "send" });
+  await runOverApi(page, threadId, { messages: [{ id: randomUUID(), role: "user", content: message }] });
+  await answerOverApi(page, threadId, "refund_approval", { decision: "approve" });
+  await answerOverApi(page, threadId, "confirm_email", { choice: "send" });
   const finished = await threadState(page, threadId);
   expect(finished.status).toBe("completed");
   const oldHead = finished.checkpointId as string;
@@ -91,8 +73,11 @@ test("forks a finished thread at its approval, rejects on the branch, and shows 
       (await threadState(page, threadId)).pendingInterrupts.map((p: { action: string }) => p.action),
     )
     .toEqual(["refund_approval"]);
-  await answer(page, threadId, "refund_approval", { decision: "reject", note: "what if we had said no" });
-  await answer(page, threadId, "confirm_email", { choice: "dont_send" });
+  await answerOverApi(page, threadId, "refund_approval", {
+    decision: "reject",
+    note: "what if we had said no",
+  });
+  await answerOverApi(page, threadId, "confirm_email", { choice: "dont_send" });
   const branchHead = (await threadState(page, threadId)).checkpointId as string;
 
   // The live tree picks the branch up: two branches, the new one is the head's line (main).

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { createTicket, expect, test, threadState } from "./fixtures";
+import { expect, pausedThread, test, threadState } from "./fixtures";
 
 /*
  * The inbox: live arrivals and departures, filters, keyset pagination, and the short way from the inbox to a
@@ -8,20 +8,10 @@ import { createTicket, expect, test, threadState } from "./fixtures";
  * so assertions look for this test's rows rather than counting everything.
  */
 
-/** Start a thread's first run and wait until it pauses (the SSE response ends when the run does). */
-async function startRun(page: Page, threadId: string, message: string) {
-  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
-    data: { threadId, runId: randomUUID(), messages: [{ id: randomUUID(), role: "user", content: message }] },
-  });
-  expect(res.status()).toBe(200);
-  await res.body();
-}
-
 /** A thread waiting for a refund approval on `orderRef`. */
 async function pendingApproval(page: Page, orderRef: string): Promise<string> {
   const message = `The item from ${orderRef} broke after a week. I want a refund.`;
-  const threadId = await createTicket(page, message, orderRef);
-  await startRun(page, threadId, message);
+  const threadId = await pausedThread(page, message, { orderRef });
   const state = await threadState(page, threadId);
   expect(state.pendingInterrupts.map((p: { action: string }) => p.action)).toEqual(["refund_approval"]);
   return threadId;

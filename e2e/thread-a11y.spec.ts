@@ -1,24 +1,5 @@
 import type { Page } from "@playwright/test";
-import { createTicket, expect, seriousViolations, test, threadState } from "./fixtures";
-
-/** A ticket whose first run has ended (paused at its first decision). */
-async function pausedThread(page: Page, message: string): Promise<string> {
-  const threadId = await createTicket(page, message);
-  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
-    headers: { accept: "text/event-stream" },
-    data: {
-      threadId,
-      runId: crypto.randomUUID(),
-      messages: [],
-      tools: [],
-      context: [],
-      state: {},
-      forwardedProps: {},
-    },
-  });
-  expect(await res.text()).toContain("RUN_FINISHED");
-  return threadId;
-}
+import { expect, pausedThread, seriousViolations, test, threadState } from "./fixtures";
 
 /** Press Tab until the element with `testId` has focus (keyboard only: no clicks, no `focus()`). */
 async function tabTo(page: Page, testId: string, maxPresses = 40) {

@@ -1,45 +1,19 @@
-import type { Page } from "@playwright/test";
-import { createTicket, expect, test, threadState } from "./fixtures";
+import { expect, openReady, pausedThread, test, threadState } from "./fixtures";
 
 /*
  * The thread page's decision flows, one fresh thread per test. Tickets are created and their first run is started
  * through the API (the page is what is under test); every decision is then taken on the page.
  */
 
-/** A ticket whose first run has ended (paused at its first decision). */
-async function pausedThread(page: Page, message: string): Promise<string> {
-  const threadId = await createTicket(page, message);
-  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
-    headers: { accept: "text/event-stream" },
-    data: {
-      threadId,
-      runId: crypto.randomUUID(),
-      messages: [],
-      tools: [],
-      context: [],
-      state: {},
-      forwardedProps: {},
-    },
-  });
-  expect(res.status()).toBe(200);
-  expect(await res.text()).toContain("RUN_FINISHED");
-  return threadId;
-}
-
 /** Cents as the page shows them. Orders are shared by every spec's threads, so a refund may be one recorded earlier. */
 const euros = (cents: number) =>
   new Intl.NumberFormat("en-IE", { style: "currency", currency: "EUR" }).format(cents / 100);
-
-async function openThread(page: Page, threadId: string) {
-  await page.goto(`/threads/${threadId}`);
-  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
-}
 
 test("approve, then send the drafted email: the thread finishes with its refund and the sent email", async ({
   page,
 }) => {
   const threadId = await pausedThread(page, "My headphones from ORD-1002 are broken, please refund them.");
-  await openThread(page, threadId);
+  await openReady(page, `/threads/${threadId}`, "thread-page");
   await page.getByLabel("Operating as").fill("e2e-alice");
   const approval = page.getByTestId("decision-refund_approval");
   await expect(approval).toContainText("ORD-1002");
@@ -73,7 +47,7 @@ test("approve, then send the drafted email: the thread finishes with its refund 
 
 test("reject needs a note; rejected with one, no refund is made", async ({ page }) => {
   const threadId = await pausedThread(page, "Refund please for ORD-1006, the lamp is not what I expected.");
-  await openThread(page, threadId);
+  await openReady(page, `/threads/${threadId}`, "thread-page");
   const approval = page.getByTestId("decision-refund_approval");
   await expect(approval.getByTestId("policy-findings")).toContainText("block");
 
@@ -107,7 +81,7 @@ test("reject needs a note; rejected with one, no refund is made", async ({ page 
 
 test("approve a smaller amount: the amount is checked on the page, then refunded", async ({ page }) => {
   const threadId = await pausedThread(page, "The headphones from ORD-1002 have a scratch, I want a refund.");
-  await openThread(page, threadId);
+  await openReady(page, `/threads/${threadId}`, "thread-page");
   const approval = page.getByTestId("decision-refund_approval");
   const amount = approval.getByTestId("partial-amount");
   await amount.fill("1,299.00");
@@ -131,7 +105,7 @@ test("approve a smaller amount: the amount is checked on the page, then refunded
 
 test("answers input_text, select_option and confirm_email (edited) on one thread", async ({ page }) => {
   const threadId = await pausedThread(page, "I would like a refund for my backpack, it tore on day two.");
-  await openThread(page, threadId);
+  await openReady(page, `/threads/${threadId}`, "thread-page");
 
   const ask = page.getByTestId("decision-input_text");
   const text = ask.getByLabel(/order/i);

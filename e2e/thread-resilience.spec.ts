@@ -1,29 +1,5 @@
 import type { Page } from "@playwright/test";
-import { createTicket, expect, test, threadState } from "./fixtures";
-
-/** A ticket whose first run has ended (paused at its first decision). */
-async function pausedThread(page: Page, message: string): Promise<string> {
-  const threadId = await createTicket(page, message);
-  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
-    headers: { accept: "text/event-stream" },
-    data: {
-      threadId,
-      runId: crypto.randomUUID(),
-      messages: [],
-      tools: [],
-      context: [],
-      state: {},
-      forwardedProps: {},
-    },
-  });
-  expect(await res.text()).toContain("RUN_FINISHED");
-  return threadId;
-}
-
-async function openThread(page: Page, threadId: string) {
-  await page.goto(`/threads/${threadId}`);
-  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
-}
+import { expect, openReady, pausedThread, test, threadState } from "./fixtures";
 
 /** Statuses of this page's POST …/runs responses, as they come. */
 function runResponses(page: Page): number[] {
@@ -36,7 +12,7 @@ function runResponses(page: Page): number[] {
 
 test("refresh while a decision is pending: the form is back and approving works", async ({ page }) => {
   const threadId = await pausedThread(page, "Refund for ORD-1011 please: the rain jacket leaks.");
-  await openThread(page, threadId);
+  await openReady(page, `/threads/${threadId}`, "thread-page");
   await expect(page.getByTestId("decision-refund_approval")).toContainText("ORD-1011");
   await page.reload();
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
@@ -52,7 +28,7 @@ test("refresh while a decision is pending: the form is back and approving works"
 
 test("a double-click on approve sends one decision", async ({ page }) => {
   const threadId = await pausedThread(page, "Please refund ORD-1002, the headphones crackle.");
-  await openThread(page, threadId);
+  await openReady(page, `/threads/${threadId}`, "thread-page");
   const statuses = runResponses(page);
   await page.getByTestId("approve").dblclick();
   const email = page.getByTestId("decision-confirm_email");
@@ -79,9 +55,9 @@ test("two tabs approve at once: one decision, and the other tab says who decided
   const threadId = await pausedThread(page, "Refund ORD-1002 please, the headphones stopped charging.");
   const tabA = page;
   const tabB = await page.context().newPage();
-  await openThread(tabA, threadId);
+  await openReady(tabA, `/threads/${threadId}`, "thread-page");
   await tabA.getByLabel("Operating as").fill("alice");
-  await openThread(tabB, threadId);
+  await openReady(tabB, `/threads/${threadId}`, "thread-page");
   await tabB.getByLabel("Operating as").fill("bob");
   const statusesA = runResponses(tabA);
   const statusesB = runResponses(tabB);
@@ -137,7 +113,7 @@ test("an unknown action renders in the safe fallback view without breaking the p
     dialogs.push(d.message());
     void d.dismiss();
   });
-  await openThread(page, threadId);
+  await openReady(page, `/threads/${threadId}`, "thread-page");
 
   const fallback = page.getByTestId("decision-fallback");
   await expect(fallback).toBeVisible();

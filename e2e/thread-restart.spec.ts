@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import { createTestDatabase } from "../test/pg";
 import { startTestServer, type TestServer } from "../test/server";
-import { expect, test } from "./fixtures";
+import { expect, pausedThread, test } from "./fixtures";
 
 /*
  * Tests that need a slow run, or kill their server: a server of their own on a fresh database, with a token delay
@@ -23,25 +23,6 @@ test.afterAll(async () => {
   await server?.stop();
   await database?.drop();
 });
-
-async function pausedThread(page: Page, message: string): Promise<string> {
-  const created = await page.request.post(`${server.url}/api/threads`, { data: { message } });
-  const { threadId } = await created.json();
-  const res = await page.request.post(`${server.url}/api/threads/${threadId}/runs`, {
-    headers: { accept: "text/event-stream" },
-    data: {
-      threadId,
-      runId: crypto.randomUUID(),
-      messages: [],
-      tools: [],
-      context: [],
-      state: {},
-      forwardedProps: {},
-    },
-  });
-  expect(await res.text()).toContain("RUN_FINISHED");
-  return threadId as string;
-}
 
 async function apiThread(page: Page, threadId: string) {
   return (await page.request.get(`${server.url}/api/threads/${threadId}`)).json();
@@ -76,7 +57,9 @@ async function appliedSeqs(page: Page): Promise<number[]> {
 test("refresh while a run streams: the page re-attaches with nothing duplicated and nothing missing", async ({
   page,
 }) => {
-  const threadId = await pausedThread(page, "My headphones from ORD-1002 are broken, please refund them.");
+  const threadId = await pausedThread(page, "My headphones from ORD-1002 are broken, please refund them.", {
+    base: server.url,
+  });
   const url = `${server.url}/threads/${threadId}`;
   await page.goto(url);
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
@@ -113,7 +96,9 @@ test("refresh while a run streams: the page re-attaches with nothing duplicated 
 test("the server is killed during a run and restarted: the open page shows the run finishing", async ({
   page,
 }) => {
-  const threadId = await pausedThread(page, "The laptop from ORD-1008 does not start, refund please.");
+  const threadId = await pausedThread(page, "The laptop from ORD-1008 does not start, refund please.", {
+    base: server.url,
+  });
   await page.goto(`${server.url}/threads/${threadId}`);
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
   await page.getByTestId("approve").click();

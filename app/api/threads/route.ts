@@ -3,7 +3,7 @@ import { listInbox } from "@/lib/db/queries/inbox";
 import { createThread } from "@/lib/db/queries/threads";
 import { errorResponse } from "@/lib/errors";
 import { parseWith, readJson } from "@/lib/http";
-import { createThreadBody, inboxQuery } from "./schema";
+import { createThreadBody, inboxListArgs, inboxQuery } from "./schema";
 
 export const dynamic = "force-dynamic";
 
@@ -16,18 +16,7 @@ export async function GET(request: Request) {
     const params = Object.fromEntries(new URL(request.url).searchParams);
     const query = parseWith(inboxQuery, params, "bad_request:inbox", "The inbox query");
     const { db } = await getDatabase();
-    const page = await listInbox({
-      db,
-      status: query.status,
-      filter: {
-        action: query.action,
-        minAmountCents: query.minAmount,
-        maxAmountCents: query.maxAmount,
-        olderThanSeconds: query.olderThan,
-      },
-      cursor: query.cursor,
-      limit: query.limit,
-    });
+    const page = await listInbox({ db, ...inboxListArgs(query) });
     return Response.json(page, { headers: { "cache-control": "no-store" } });
   } catch (error) {
     return errorResponse(error, "GET /api/threads");

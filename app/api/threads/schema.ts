@@ -92,3 +92,18 @@ export const inboxQuery = z
   .pipe(inboxParams);
 
 export type InboxQuery = z.infer<typeof inboxQuery>;
+
+/** The `listInbox` arguments for a parsed inbox query (shared by the API route and the inbox page). */
+export function inboxListArgs(query: InboxQuery) {
+  return {
+    status: query.status,
+    filter: {
+      action: query.action,
+      minAmountCents: query.minAmount,
+      maxAmountCents: query.maxAmount,
+      olderThanSeconds: query.olderThan,
+    },
+    cursor: query.cursor,
+    limit: query.limit,
+  };
+}
