@@ -10,8 +10,11 @@ export interface Classification {
   requestedCents: number | null;
 }
 
-/** The order number format, shared with the `input_text` question that asks for it. */
-export const ORDER_REF_PATTERN = "ORD-\\d{4}";
+/**
+ * The order number format, shared with the `input_text` question that asks for it: any letter case, since the graph
+ * upper-cases what the operator types.
+ */
+export const ORDER_REF_PATTERN = "[Oo][Rr][Dd]-\\d{4}";
 
 const ORDER_REF = /\bORD-\d{4}\b/i;
 const ORDER_REF_ALL = /\bORD-\d{4}\b/gi;
