@@ -37,11 +37,23 @@ export function answerSchemaFor<A extends InterruptAction>(payload: PayloadOf<A>
 
 function answerSchema(payload: InterruptPayload): z.ZodType {
   switch (payload.action) {
-    case "refund_approval":
-      return refundApprovalAnswer.refine(
-        (a) => a.decision !== "approve_partial" || a.amountCents < payload.requested.amountCents,
-        { message: "a partial refund must be less than the requested amount", path: ["amountCents"] },
-      );
+    case "refund_approval": {
+      // Never more money than the order was worth, whatever was asked for.
+      const orderTotal = payload.order.total.amountCents;
+      return refundApprovalAnswer
+        .refine((a) => a.decision !== "approve_partial" || a.amountCents < payload.requested.amountCents, {
+          message: "a partial refund must be less than the requested amount",
+          path: ["amountCents"],
+        })
+        .refine((a) => a.decision !== "approve_partial" || a.amountCents <= orderTotal, {
+          message: "a refund cannot be more than the order total",
+          path: ["amountCents"],
+        })
+        .refine((a) => a.decision !== "approve" || payload.requested.amountCents <= orderTotal, {
+          message: "the requested amount is more than the order total: approve a smaller amount instead",
+          path: ["decision"],
+        });
+    }
     case "select_option": {
       const ids = new Set(payload.options.map((o) => o.id));
       return selectOptionAnswer.refine((a) => ids.has(a.optionId), {

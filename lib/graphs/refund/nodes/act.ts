@@ -17,7 +17,8 @@ export function executeRefundNode({ db, refundNodeDelayMs = 0 }: NodeContext): R
       db,
       orderId: order.id,
       threadId: threadIdOf(config),
-      amountCents: decision.amountCents,
+      // Defence in depth: the answer was validated against the order total, and the refund is capped by it again.
+      amountCents: Math.min(decision.amountCents, order.amountCents),
       currency: order.currency,
       method: state.refundMethod ?? "original_payment",
       approvedBy: decision.decidedBy === "policy" ? "policy" : (decision.operatorId ?? "operator"),

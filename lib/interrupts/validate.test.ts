@@ -1,0 +1,66 @@
+import type { RefundApprovalPayload } from "./contract";
+import { parseInterruptPayload, summarizePayload, validateAnswer } from "./validate";
+
+const approval = (requested: number, total = 24900): RefundApprovalPayload => ({
+  action: "refund_approval",
+  title: "Refund",
+  order: {
+    id: "ORD-1002",
+    placedAt: "2026-11-20T00:00:00Z",
+    paymentMethod: "card",
+    status: "delivered",
+    total: { amountCents: total, currency: "EUR" },
+    items: [{ name: "Headphones", quantity: 1, unitCents: total }],
+  },
+  customer: { name: "Lars", email: "lars@example.com" },
+  requested: { amountCents: requested, currency: "EUR" },
+  reason: "broken",
+  findings: [],
+});
+
+describe("refund approval answers", () => {
+  it("accepts approve, reject with a note, and a smaller amount", () => {
+    expect(validateAnswer(approval(24900), { decision: "approve" }).ok).toBe(true);
+    expect(validateAnswer(approval(24900), { decision: "reject", note: "late" }).ok).toBe(true);
+    expect(validateAnswer(approval(24900), { decision: "approve_partial", amountCents: 10000 }).ok).toBe(
+      true,
+    );
+  });
+
+  it("refuses a reject without a note, a partial amount not below the request, and unknown decisions", () => {
+    expect(validateAnswer(approval(24900), { decision: "reject" }).ok).toBe(false);
+    expect(validateAnswer(approval(24900), { decision: "reject", note: "  " }).ok).toBe(false);
+    expect(validateAnswer(approval(24900), { decision: "approve_partial", amountCents: 24900 }).ok).toBe(
+      false,
+    );
+    expect(validateAnswer(approval(24900), { decision: "maybe" }).ok).toBe(false);
+  });
+
+  it("never approves more than the order total", () => {
+    const tooMuch = approval(50000, 24900);
+    const check = validateAnswer(tooMuch, { decision: "approve" });
+    expect(check.ok).toBe(false);
+    expect(check.ok ? "" : check.error).toMatch(/more than the order total/);
+    expect(validateAnswer(tooMuch, { decision: "approve_partial", amountCents: 30000 }).ok).toBe(false);
+    expect(validateAnswer(tooMuch, { decision: "approve_partial", amountCents: 24900 }).ok).toBe(true);
+  });
+});
+
+describe("reading payloads", () => {
+  it("unwraps a one-element array and refuses what is not in the contract", () => {
+    expect(parseInterruptPayload([approval(100)]).ok).toBe(true);
+    const unknown = parseInterruptPayload({ action: "issue_voucher", amount: 5 });
+    expect(unknown.ok).toBe(false);
+  });
+
+  it("summarizes an approval for the inbox", () => {
+    expect(summarizePayload(approval(100))).toEqual({
+      title: "Refund",
+      orderId: "ORD-1002",
+      customerName: "Lars",
+      amountCents: 100,
+      currency: "EUR",
+    });
+    expect(summarizePayload({ nope: true }).title).toBeNull();
+  });
+});
