@@ -115,6 +115,7 @@ async function executeRun(
       status: interrupts.length > 0 ? "interrupted" : "succeeded",
       threadStatus: interrupts.length > 0 ? "interrupted" : "completed",
       interrupts,
+      context: threadContext(final.values),
       checkpointId: (state.config.configurable?.checkpoint_id as string | undefined) ?? null,
       events: sink.number(mapper.finish(final)),
     });
@@ -152,4 +153,17 @@ export async function failRun(
 /** A `tasks`-mode item that reports a finished task (it has a result), as opposed to a task start. */
 function isTaskResult(item: unknown): boolean {
   return typeof item === "object" && item !== null && "result" in item;
+}
+
+/** The order and customer a refund thread is about, read loosely from its state (for the inbox). */
+function threadContext(values: Record<string, unknown>): {
+  orderId: string | null;
+  customerName: string | null;
+} {
+  const order = values.order as { id?: unknown; customerName?: unknown } | null | undefined;
+  return {
+    orderId:
+      typeof order?.id === "string" ? order.id : typeof values.orderRef === "string" ? values.orderRef : null,
+    customerName: typeof order?.customerName === "string" ? order.customerName : null,
+  };
 }

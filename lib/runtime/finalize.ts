@@ -19,6 +19,8 @@ export interface RunEnding {
   threadStatus: Thread["status"];
   /** Interrupts pending at the thread's head after the run, with the checkpoint they paused at. */
   interrupts: { id: string; value: unknown }[];
+  /** What the thread is about, for the inbox when a payload does not say (e.g. a confirm_email has no order). */
+  context?: { orderId?: string | null; customerName?: string | null };
   checkpointId: string | null;
   error?: { code: string; message: string };
   /** The run's last events (snapshots and RUN_FINISHED / RUN_ERROR), already numbered. */
@@ -63,7 +65,7 @@ export async function finalizeRun(db: AppDb, ending: RunEnding): Promise<void> {
             checkpointId: ending.checkpointId as string,
             action: parsed.ok ? parsed.payload.action : "unknown",
             payload: (i.value ?? null) as object,
-            ...summarizePayload(i.value),
+            ...withContext(summarizePayload(i.value), ending.context),
           };
         }),
       });
@@ -77,4 +79,16 @@ export async function finalizeRun(db: AppDb, ending: RunEnding): Promise<void> {
     await setThreadStatus({ db: tx, threadId: ending.threadId, status: ending.threadStatus });
   });
   publishEvents(ending.threadId, ending.events);
+}
+
+/** Fill the inbox summary's order and customer from the thread when the payload itself does not name them. */
+function withContext(
+  summary: ReturnType<typeof summarizePayload>,
+  context: RunEnding["context"],
+): ReturnType<typeof summarizePayload> {
+  return {
+    ...summary,
+    orderId: summary.orderId ?? context?.orderId ?? null,
+    customerName: summary.customerName ?? context?.customerName ?? null,
+  };
 }

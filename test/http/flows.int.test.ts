@@ -52,6 +52,14 @@ describe("refund runs over HTTP with HttpAgent", () => {
     });
     expect(second.events.map((e) => e.type)).toContain("TEXT_MESSAGE_CONTENT");
     expect(second.interrupts.map((i) => i.reason)).toEqual(["confirm_email"]);
+    // The inbox names the order and customer even for a decision whose payload does not (the email).
+    const inbox = await (await fetch(`${base()}/api/threads?action=confirm_email&limit=200`)).json();
+    const item = inbox.items.find((i: { thread: { threadId: string } }) => i.thread.threadId === threadId);
+    expect(item.decision).toMatchObject({
+      action: "confirm_email",
+      orderId: "ORD-1002",
+      customerName: "Lars Jensen",
+    });
     const third = await runOnce(agent, { resume: [answer(second.interrupts[0]!, { choice: "send" })] });
     expect((third.finished as { outcome?: { type: string } }).outcome?.type).toBe("success");
 
