@@ -4,7 +4,7 @@ const port = Number(process.env.E2E_PORT ?? 3900);
 
 /**
  * End-to-end tests in Debian's Chromium (Playwright never downloads a browser here) against the production server
- * on a fresh Postgres database (scripts/e2e-server.mjs). `npm run build` must have run (npm test does it).
+ * on a fresh Postgres database (lib/scripts/e2e-server.mjs). `npm run build` must have run (npm test does it).
  */
 export default defineConfig({
   testDir: "./e2e",
@@ -35,7 +35,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: "node scripts/e2e-server.mjs",
+    command: "node lib/scripts/e2e-server.mjs",
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,

@@ -27,7 +27,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: "int",
-          include: ["lib/**/*.int.test.ts", "test/**/*.int.test.ts"],
+          include: ["lib/**/*.int.test.ts", "e2e/**/*.int.test.ts"],
           hookTimeout: 120_000,
           testTimeout: 120_000,
         },
@@ -37,7 +37,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: "conformance",
-          include: ["test/conformance/*.conformance.ts"],
+          include: ["lib/checkpoint/conformance/*.conformance.ts"],
           hookTimeout: 120_000,
           testTimeout: 60_000,
         },

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
-import { createTestDatabase } from "../test/pg";
-import { startTestServer, type TestServer } from "../test/server";
 import { expect, pausedThread, test } from "./fixtures";
+import { createTestDatabase } from "./support/pg";
+import { startTestServer, type TestServer } from "./support/server";
 
 /*
  * Tests that need a slow run, or kill their server: a server of their own on a fresh database, with a token delay

@@ -1,7 +1,7 @@
 import { Command } from "@langchain/langgraph";
 import { compareWritesSortKeys, uuid6, writesSortKey } from "@langchain/langgraph-checkpoint";
-import { buildApprovalGraph } from "@/test/approval-graph";
-import { type Backend, openBackend } from "@/test/backends";
+import { buildApprovalGraph } from "@/e2e/support/approval-graph";
+import { type Backend, openBackend } from "@/e2e/support/backends";
 import { listCheckpointHistory } from "./history";
 import { DrizzleCheckpointSaver } from "./saver";
 

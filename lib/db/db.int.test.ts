@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApprovalGraph } from "@/test/approval-graph";
-import { createTestDatabase } from "@/test/pg";
-import { runTsx } from "@/test/spawn";
+import { buildApprovalGraph } from "@/e2e/support/approval-graph";
+import { createTestDatabase } from "@/e2e/support/pg";
+import { runTsx } from "@/e2e/support/spawn";
 import { DrizzleCheckpointSaver } from "../checkpoint/saver";
 import { migrateDatabase } from "./migrate";
 import { openPglite, openPostgres } from "./open";
@@ -21,8 +21,8 @@ describe("database layer on Postgres", () => {
     const db = await createTestDatabase("mig");
     try {
       const outputs = await Promise.all([
-        runTsx("test/fixtures/migrator.ts", [db.url]),
-        runTsx("test/fixtures/migrator.ts", [db.url]),
+        runTsx("e2e/support/fixtures/migrator.ts", [db.url]),
+        runTsx("e2e/support/fixtures/migrator.ts", [db.url]),
       ]);
       expect(outputs.map((o) => o.trim())).toEqual(["migrated", "migrated"]);
       const database = openPostgres(db.url, { max: 2 });
@@ -46,8 +46,8 @@ describe("database layer on Postgres", () => {
     try {
       await migrateDatabase(database);
       const [a, b] = await Promise.all([
-        runTsx("test/fixtures/writer.ts", [db.url, "proc-a", "15"]),
-        runTsx("test/fixtures/writer.ts", [db.url, "proc-b", "15"]),
+        runTsx("e2e/support/fixtures/writer.ts", [db.url, "proc-a", "15"]),
+        runTsx("e2e/support/fixtures/writer.ts", [db.url, "proc-b", "15"]),
       ]);
       const done = [...JSON.parse(a ?? "{}").done, ...JSON.parse(b ?? "{}").done] as string[];
       expect(done).toHaveLength(30);

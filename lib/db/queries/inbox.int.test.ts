@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { openBackend } from "@/e2e/support/backends";
+import { createTestDatabase } from "@/e2e/support/pg";
 import { AppError } from "@/lib/errors";
 import { refundGraphInput } from "@/lib/graphs/refund";
 import { openRefundHarness, type RefundHarness } from "@/lib/graphs/refund/testing";
 import { summarizePayload } from "@/lib/interrupts";
-import { openBackend } from "@/test/backends";
-import { createTestDatabase } from "@/test/pg";
 import { migrateDatabase } from "../migrate";
 import { type Database, openPostgres } from "../open";
 import { recordPendingDecisions } from "./decisions";

@@ -1,4 +1,4 @@
-import { openBackend } from "@/test/backends";
+import { openBackend } from "@/e2e/support/backends";
 import type { Database } from "../open";
 import { seedDemoOrders } from "../seed/demo-orders";
 import { getOrder } from "./orders";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
-import { type ChatRequest, type FakeOpenAI, startFakeOpenAI } from "@/test/fake-openai";
+import { type ChatRequest, type FakeOpenAI, startFakeOpenAI } from "@/e2e/support/fake-openai";
 import { createOpenAiChatModel } from "./chat-model";
 import { refundGraphInput } from "./graph";
 import { CLASSIFY_TASK, REPLY_TASK } from "./prompts";

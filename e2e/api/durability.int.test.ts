@@ -1,4 +1,4 @@
-import type { TestServer } from "../server";
+import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
 import { readSse, type SseEvent } from "./sse";

@@ -6,9 +6,9 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createTicket, sqlFor } from "../test/http/client";
-import { prepareDatabase } from "../test/http/setup";
-import { startTestServer, type TestServer } from "../test/server";
+import { createTicket, sqlFor } from "@/e2e/api/client";
+import { prepareDatabase } from "@/e2e/api/setup";
+import { startTestServer, type TestServer } from "@/e2e/support/server";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");

@@ -1,7 +1,7 @@
 import { openPostgres } from "@/lib/db/open";
 import { appendEvents } from "@/lib/db/queries/events";
 import { finishRun } from "@/lib/db/queries/runs";
-import type { TestServer } from "../server";
+import type { TestServer } from "../support/server";
 import { agentFor, createTicket, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
 import { readSse, type SseEvent } from "./sse";

@@ -1,9 +1,9 @@
 import { verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
-import { createTicket } from "../http/client";
-import { prepareDatabase } from "../http/setup";
-import { freePort, startTestServer, type TestServer } from "../server";
+import { createTicket } from "../api/client";
+import { prepareDatabase } from "../api/setup";
+import { freePort, startTestServer, type TestServer } from "../support/server";
 import { driveThread, type Observer, type Target } from "./driver";
 
 export interface ChaosOptions {

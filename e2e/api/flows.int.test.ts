@@ -1,5 +1,5 @@
 import { AppError } from "@/lib/errors";
-import type { TestServer } from "../server";
+import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, payloadOf, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
 

@@ -1,6 +1,6 @@
 import type { TextMessageContentEvent } from "@ag-ui/core";
-import { type FakeOpenAI, startFakeOpenAI } from "../fake-openai";
-import type { TestServer } from "../server";
+import { type FakeOpenAI, startFakeOpenAI } from "../support/fake-openai";
+import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
 

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { openPostgres } from "@/lib/db/open";
-import { createTestDatabase } from "../pg";
-import { startTestServer, type TestServer } from "../server";
+import { createTestDatabase } from "../support/pg";
+import { startTestServer, type TestServer } from "../support/server";
 import { sqlFor } from "./client";
 
 /** A fresh Postgres database, migrated, with `count` extra large card orders (they always need an approval). */

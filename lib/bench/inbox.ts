@@ -7,6 +7,7 @@
  * page, and history pages of 50 (first, middle). Prints a table; the last line is one JSON object.
  */
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { createTestDatabase } from "@/e2e/support/pg";
 import { listCheckpointHistory } from "@/lib/checkpoint/history";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { migrateDatabase } from "@/lib/db/migrate";
@@ -19,7 +20,6 @@ import {
   listPendingInbox,
 } from "@/lib/db/queries/inbox";
 import type { SqlClient } from "@/lib/db/sql-client";
-import { createTestDatabase } from "@/test/pg";
 import { percentile, round, sample, table } from "./measure";
 
 const quick = process.argv.includes("--quick");

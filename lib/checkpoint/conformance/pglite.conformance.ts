@@ -1,6 +1,6 @@
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
-import { initializer } from "../backends";
+import { initializer } from "@/e2e/support/backends";
 
-const init = initializer("postgres");
+const init = initializer("pglite");
 validate(init);
 deltaChannelHistoryTests(init);
