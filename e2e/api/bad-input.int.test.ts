@@ -165,6 +165,53 @@ describe("bad input to the run endpoint", () => {
     await prepared.sql.rows("DELETE FROM decisions WHERE interrupt_id = $1", [`extra-${paused.interruptId}`]);
   });
 
+  it("refuses cross-site requests from a browser with 403 forbidden:cross_site and writes nothing", async () => {
+    const before = await snapshot();
+    const crossSite: Record<string, string>[] = [
+      { origin: "http://evil.example" },
+      { origin: "null" },
+      { "sec-fetch-site": "cross-site" },
+    ];
+    for (const headers of crossSite) {
+      const ticket = await fetch(`${server!.url}/api/threads`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ message: "refund ORD-1002" }),
+      });
+      expect(ticket.status).toBe(403);
+      expect((await ticket.json()).code).toBe("forbidden:cross_site");
+      const run = await fetch(`${server!.url}/api/threads/${paused.threadId}/runs`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body(paused.threadId, [ok(paused.interruptId)])),
+      });
+      expect(run.status).toBe(403);
+      const fork = await fetch(`${server!.url}/api/threads/${paused.threadId}/fork`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ checkpointId: "x" }),
+      });
+      expect(fork.status).toBe(403);
+    }
+    expect(await snapshot()).toEqual(before);
+    // The same origin is fine (the console itself).
+    const same = await fetch(`${server!.url}/api/threads`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server!.url, "sec-fetch-site": "same-origin" },
+      body: JSON.stringify({ message: "Refund ORD-1002 please" }),
+    });
+    expect(same.status).toBe(201);
+  });
+
+  it("sends security headers: a CSP without unsafe-eval, no framing, no sniffing", async () => {
+    const res = await fetch(`${server!.url}/`);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain("unsafe-eval");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+  });
+
   it("refuses a bad ticket with 400 bad_request:thread and creates nothing", async () => {
     const before = await snapshot();
     for (const bad of [{}, { message: "" }, { message: "hi", orderRef: "12345" }]) {

@@ -2,7 +2,7 @@ import { getDatabase } from "@/lib/db/client";
 import { listInbox } from "@/lib/db/queries/inbox";
 import { createThread } from "@/lib/db/queries/threads";
 import { errorResponse } from "@/lib/errors";
-import { parseWith, readJson } from "@/lib/http";
+import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
 import { createThreadBody, inboxListArgs, inboxQuery } from "./schema";
 
 export const dynamic = "force-dynamic";
@@ -26,6 +26,7 @@ export async function GET(request: Request) {
 /** Create a thread for a customer ticket. Starting its run is a separate request (`POST …/runs`). */
 export async function POST(request: Request) {
   try {
+    assertSameOrigin(request);
     const body = parseWith(createThreadBody, await readJson(request), "bad_request:thread", "The ticket");
     const { db } = await getDatabase();
     const thread = await createThread({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorResponse } from "@/lib/errors";
 import { REFUND_NODES, RefundState } from "@/lib/graphs/refund";
-import { parseWith, readJson } from "@/lib/http";
+import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
 import { forkThread } from "@/lib/runtime/fork";
 
 export const dynamic = "force-dynamic";
@@ -28,6 +28,7 @@ const forkBody = z.object({
  */
 export async function POST(request: Request, { params }: { params: Promise<{ threadId: string }> }) {
   try {
+    assertSameOrigin(request);
     const { threadId } = await params;
     const body = parseWith(forkBody, await readJson(request), "bad_request:fork", "The fork request");
     const result = await forkThread({ threadId, ...body });

@@ -2,7 +2,7 @@ import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { getDatabase } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { AppError, errorResponse } from "@/lib/errors";
-import { parseWith, readJson } from "@/lib/http";
+import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
 import { claimRun } from "@/lib/runtime/claim";
 import { startRunInBackground } from "@/lib/runtime/executor";
 import { eventStreamResponse } from "@/lib/runtime/stream";
@@ -15,6 +15,7 @@ export const dynamic = "force-dynamic";
  */
 export async function POST(request: Request, { params }: { params: Promise<{ threadId: string }> }) {
   try {
+    assertSameOrigin(request);
     const { threadId } = await params;
     const input = parseWith(
       RunAgentInputSchema,
