@@ -30,6 +30,8 @@ const schema = z.object({
   /** OpenAI-compatible endpoint (e.g. a local server); default: OpenAI's. */
   OPENAI_BASE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
   OPENAI_MODEL: z.string().trim().min(1).default("gpt-4o-mini"),
+  /** Retries of a failed model call (with backoff) before the run fails with RUN_ERROR. */
+  OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** Seed the demo shop's orders at start (idempotent). */
   DEMO_ORDERS: z
     .enum(["true", "false", "1", "0"])

@@ -23,7 +23,12 @@ describe("the OpenAI-compatible model path", () => {
     prepared = await prepareDatabase("openai");
     server = await startTestServer({
       databaseUrl: prepared.url,
-      env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: fake.baseURL, OPENAI_MODEL: "fake-model" },
+      env: {
+        OPENAI_API_KEY: "test-key",
+        OPENAI_BASE_URL: fake.baseURL,
+        OPENAI_MODEL: "fake-model",
+        OPENAI_MAX_RETRIES: "0",
+      },
     });
   });
   afterAll(async () => {
@@ -47,5 +52,45 @@ describe("the OpenAI-compatible model path", () => {
     expect(second.interrupts[0]?.reason).toBe("confirm_email");
     // The classifier's JSON never reaches the browser as assistant text.
     expect(first.events.some((e) => e.type === "TEXT_MESSAGE_CONTENT")).toBe(false);
+  });
+
+  it("reports a model failure after the stream started as RUN_ERROR, and closes the stream", async () => {
+    const message = "The laptop from ORD-1008 will not start. Refund please.";
+    const threadId = await createTicket(server!.url, message);
+    const agent = agentFor(server!.url, threadId);
+    const first = await runOnce(agent, { message });
+    expect(first.interrupts[0]?.reason).toBe("refund_approval");
+    fake.setFailure(500);
+    try {
+      const started = Date.now();
+      const res = await fetch(`${server!.url}/api/threads/${threadId}/runs`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({
+          threadId,
+          runId: crypto.randomUUID(),
+          messages: [],
+          tools: [],
+          context: [],
+          resume: [
+            { interruptId: first.interrupts[0]!.id, status: "resolved", payload: { decision: "approve" } },
+          ],
+        }),
+      });
+      expect(res.status).toBe(200);
+      const text = await res.text(); // ends: the server closes the stream after RUN_ERROR
+      expect(Date.now() - started).toBeLessThan(15_000);
+      const events = text
+        .split("\n")
+        .filter((l) => l.startsWith("data: "))
+        .map((l) => JSON.parse(l.slice(6)) as { type: string; code?: string });
+      expect(events[0]?.type).toBe("RUN_STARTED");
+      expect(events[events.length - 1]).toMatchObject({ type: "RUN_ERROR", code: "internal:run_failed" });
+      const view = await (await fetch(`${server!.url}/api/threads/${threadId}`)).json();
+      expect(view.status).toBe("failed");
+      expect(view.activeRunId).toBeNull();
+    } finally {
+      fake.setFailure(null);
+    }
   });
 });

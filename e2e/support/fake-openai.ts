@@ -19,6 +19,8 @@ export interface FakeOpenAI {
   requests: ChatRequest[];
   /** Set the reply: fixed, or computed per request (e.g. JSON for a classifier, prose for a writer). */
   setReply(reply: FakeReply | ((request: ChatRequest) => FakeReply)): void;
+  /** Answer every request with this HTTP error status from now on (null: answer normally again). */
+  setFailure(status: number | null): void;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: ChatRequest[] = [];
   let replyFor: (request: ChatRequest) => FakeReply = () => "OK";
   let counter = 0;
+  let failure: number | null = null;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -53,6 +56,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequest;
     requests.push(request);
+    if (failure !== null) {
+      res.writeHead(failure, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "the fake model is down", type: "server_error" } }));
+      return;
+    }
     const reply = replyFor(request);
     const tokens = typeof reply === "string" ? tokenize(reply) : reply;
     const id = `chatcmpl-fake-${++counter}`;
@@ -97,6 +105,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     requests,
     setReply(reply) {
       replyFor = typeof reply === "function" ? reply : () => reply;
+    },
+    setFailure(status) {
+      failure = status;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -41,6 +41,7 @@ export function getChatModel(): BaseChatModel {
       apiKey: env.OPENAI_API_KEY,
       baseURL: env.OPENAI_BASE_URL,
       model: env.OPENAI_MODEL,
+      maxRetries: env.OPENAI_MAX_RETRIES,
     });
   }
   return new OfflineChatModel({ tokenDelayMs: env.OFFLINE_TOKEN_DELAY_MS });
