@@ -124,10 +124,16 @@ function NothingPending({ state, actor, send }: { state: ThreadState; actor: str
   }
   if (state.status === "failed") {
     return (
-      <p className={box}>
-        The run failed{state.runError ? `: ${state.runError.message}` : "."} Nothing is waiting for a
-        decision.
-      </p>
+      <div className={`${box} space-y-3`}>
+        <p>
+          The run failed{state.runError ? `: ${state.runError.message}` : "."} Nothing is waiting for a
+          decision. Trying again continues from the last saved step; nothing already done (a refund, an email)
+          is done twice.
+        </p>
+        <Button data-testid="retry-run" onClick={() => void send({ actor: actor.trim() || "operator" })}>
+          Try again
+        </Button>
+      </div>
     );
   }
   return (

@@ -92,5 +92,12 @@ describe("the OpenAI-compatible model path", () => {
     } finally {
       fake.setFailure(null);
     }
+    // Trying again (a run with no message on a failed thread) continues from the last checkpoint.
+    const retry = await runOnce(agentFor(server!.url, threadId));
+    expect(retry.interrupts.map((i) => i.reason)).toEqual(["confirm_email"]);
+    expect(retry.events.map((e) => e.type)).toContain("TEXT_MESSAGE_CONTENT");
+    // The refund recorded before the failure is the one the thread keeps: none was added by trying again.
+    const view = await fetch(`${server!.url}/api/threads/${threadId}`).then((r) => r.json());
+    expect(await prepared.sql.count("refunds", "order_id = $1", [view.values.refund.orderId])).toBe(1);
   });
 });

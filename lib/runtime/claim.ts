@@ -49,7 +49,12 @@ export async function claimRun(db: AppDb, request: ClaimRequest): Promise<Claime
       const runInput =
         resume.length > 0
           ? await resolveAll(tx, request, pending)
-          : newInput(request.input, pending, thread.lastSeq === 0 ? thread.customerMessage : null);
+          : newInput(
+              request.input,
+              pending,
+              thread.lastSeq === 0 ? thread.customerMessage : null,
+              thread.status,
+            );
       const active = await getActiveRun({ db: tx, threadId: thread.id });
       if (active) {
         throw new AppError("conflict:run_active", "A run is already in progress on this thread.", {
@@ -76,7 +81,12 @@ export async function claimRun(db: AppDb, request: ClaimRequest): Promise<Claime
   }
 }
 
-function newInput(input: RunAgentInput, pending: Decision[], ticketMessage: string | null): RunInput {
+function newInput(
+  input: RunAgentInput,
+  pending: Decision[],
+  ticketMessage: string | null,
+  threadStatus: string,
+): RunInput {
   if (pending.length > 0) {
     throw new AppError(
       "conflict:interrupt_pending",
@@ -91,6 +101,8 @@ function newInput(input: RunAgentInput, pending: Decision[], ticketMessage: stri
     return { kind: "input", messageId: lastUser.id, text };
   }
   if (ticketMessage) return { kind: "input", messageId: `ticket-${input.runId}`, text: ticketMessage };
+  // No message on a thread whose last run failed: try again from where it stopped.
+  if (threadStatus === "failed") return { kind: "retry" };
   throw new AppError("unprocessable:no_message", "A new run needs a user message.");
 }
 

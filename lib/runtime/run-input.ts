@@ -1,6 +1,8 @@
 /** What a run executes, as stored on the run row (so a recovered run can execute it again). */
 export type RunInput =
   | { kind: "input"; messageId: string; text: string }
+  /** Continue a thread whose last run failed, from its last checkpoint (nothing done is done again). */
+  | { kind: "retry" }
   | {
       kind: "resume";
       /** Who answered: recorded by the graph with the decision. */
