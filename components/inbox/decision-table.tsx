@@ -3,6 +3,16 @@ import { actionLabel } from "@/components/ui/action-label";
 import type { InboxDecisionItem } from "@/lib/db/queries/inbox";
 import { formatMoney } from "@/lib/format";
 import { ageText } from "./age";
+import { TableHead } from "./table-head";
+
+const COLUMNS = [
+  { key: "waiting", label: "Waiting" },
+  { key: "decision", label: "Decision" },
+  { key: "action", label: "Action" },
+  { key: "customer", label: "Customer" },
+  { key: "order", label: "Order" },
+  { key: "amount", label: "Amount", align: "right" as const },
+];
 
 /**
  * Pending decisions, oldest first. Each row's link (the decision's title) opens the thread, where it is taken.
@@ -21,28 +31,7 @@ export function DecisionTable({
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
       <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="inbox-table">
         <caption className="sr-only">Pending decisions, oldest first</caption>
-        <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
-          <tr>
-            <th scope="col" className="px-4 py-2">
-              Waiting
-            </th>
-            <th scope="col" className="px-4 py-2">
-              Decision
-            </th>
-            <th scope="col" className="px-4 py-2">
-              Action
-            </th>
-            <th scope="col" className="px-4 py-2">
-              Customer
-            </th>
-            <th scope="col" className="px-4 py-2">
-              Order
-            </th>
-            <th scope="col" className="px-4 py-2 text-right">
-              Amount
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={COLUMNS} />
         <tbody className="divide-y divide-slate-100">
           {items.map((item) => {
             const { decision: d, thread: t } = item;

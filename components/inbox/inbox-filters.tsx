@@ -77,34 +77,20 @@ export function InboxFilters({ params }: { params: InboxParams }) {
           ))}
         </select>
       </div>
-      <div>
-        <label htmlFor="filter-min" className={label}>
-          Min amount (€)
-        </label>
-        <input
-          id="filter-min"
-          inputMode="decimal"
-          className={field}
-          value={minEuros}
-          onChange={(e) => setMinEuros(e.target.value)}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={problem ? "filter-problem" : undefined}
-        />
-      </div>
-      <div>
-        <label htmlFor="filter-max" className={label}>
-          Max amount (€)
-        </label>
-        <input
-          id="filter-max"
-          inputMode="decimal"
-          className={field}
-          value={maxEuros}
-          onChange={(e) => setMaxEuros(e.target.value)}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={problem ? "filter-problem" : undefined}
-        />
-      </div>
+      <AmountField
+        id="filter-min"
+        label="Min amount (€)"
+        value={minEuros}
+        onChange={setMinEuros}
+        problem={problem}
+      />
+      <AmountField
+        id="filter-max"
+        label="Max amount (€)"
+        value={maxEuros}
+        onChange={setMaxEuros}
+        problem={problem}
+      />
       <div>
         <label htmlFor="filter-age" className={label}>
           Age
@@ -154,5 +140,31 @@ export function InboxFilters({ params }: { params: InboxParams }) {
         </p>
       )}
     </form>
+  );
+}
+
+/** A euro amount input of the filters, pointing at the filters' problem message while there is one. */
+function AmountField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  problem: string | null;
+}) {
+  return (
+    <div>
+      <label htmlFor={props.id} className={label}>
+        {props.label}
+      </label>
+      <input
+        id={props.id}
+        inputMode="decimal"
+        className={field}
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+        aria-invalid={props.problem ? true : undefined}
+        aria-describedby={props.problem ? "filter-problem" : undefined}
+      />
+    </div>
   );
 }

@@ -3,6 +3,16 @@ import { actionLabel } from "@/components/ui/action-label";
 import type { InboxThreadItem } from "@/lib/db/queries/inbox";
 import { ageText } from "./age";
 import { StatusBadge } from "./status-badge";
+import { TableHead } from "./table-head";
+
+const COLUMNS = [
+  { key: "thread", label: "Thread" },
+  { key: "order", label: "Order" },
+  { key: "status", label: "Status" },
+  { key: "waiting-for", label: "Waiting for" },
+  { key: "updated", label: "Updated" },
+  { key: "history", label: <span className="sr-only">History</span> },
+];
 
 /** Threads, most recently updated first, with what each waits for and links to the thread and its history. */
 export function ThreadTable({
@@ -18,28 +28,7 @@ export function ThreadTable({
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
       <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="thread-table">
         <caption className="sr-only">Threads, most recently updated first</caption>
-        <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
-          <tr>
-            <th scope="col" className="px-4 py-2">
-              Thread
-            </th>
-            <th scope="col" className="px-4 py-2">
-              Order
-            </th>
-            <th scope="col" className="px-4 py-2">
-              Status
-            </th>
-            <th scope="col" className="px-4 py-2">
-              Waiting for
-            </th>
-            <th scope="col" className="px-4 py-2">
-              Updated
-            </th>
-            <th scope="col" className="px-4 py-2">
-              <span className="sr-only">History</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={COLUMNS} />
         <tbody className="divide-y divide-slate-100">
           {items.map(({ thread: t, pendingDecisions }) => (
             <tr
