@@ -75,16 +75,23 @@ describe("recovery limits", () => {
   });
 
   it("continues an orphaned run that has attempts left, from its last checkpoint", async () => {
-    const { threadId, interruptId } = await createAndOrphan();
+    const { threadId, runId } = await createAndOrphan();
+    // The thread already reads "interrupted" from its first pause, so wait on the orphaned run itself.
     const deadline = Date.now() + 15_000;
-    let status = "";
-    while (Date.now() < deadline && status !== "interrupted") {
+    let run: { status: string; attempts: number } | undefined;
+    while (Date.now() < deadline && (!run || run.status === "running")) {
       await new Promise((r) => setTimeout(r, 200));
-      status = (await (await fetch(`${server!.url}/api/threads/${threadId}`)).json()).status;
+      [run] = await prepared.sql.rows<{ status: string; attempts: number }>(
+        "SELECT status, attempts FROM runs WHERE id = $1",
+        [runId],
+      );
     }
-    expect(status).toBe("interrupted"); // now waiting at confirm_email
+    // It paused at the next decision; having made progress, its crash count started over.
+    expect(run).toEqual({ status: "interrupted", attempts: 1 });
+    const view = await (await fetch(`${server!.url}/api/threads/${threadId}`)).json();
+    expect(view.status).toBe("interrupted"); // now waiting at confirm_email
+    expect(view.pendingInterrupts.map((i: { action: string }) => i.action)).toEqual(["confirm_email"]);
     expect(await prepared.sql.count("refunds", "order_id = 'ORD-1008'")).toBe(1);
-    expect(interruptId).toBeTruthy();
   });
 
   async function createAndOrphan() {
@@ -92,8 +99,8 @@ describe("recovery limits", () => {
     const threadId = await createTicket(server!.url, message);
     const first = await runOnce(agentFor(server!.url, threadId), { message });
     const interruptId = first.interrupts[0]!.id;
-    await orphanedResume(threadId, interruptId, 1);
-    return { threadId, interruptId };
+    const runId = await orphanedResume(threadId, interruptId, 1);
+    return { threadId, runId };
   }
 
   it("refuses writes from a stale owner after another instance took the run over", async () => {

@@ -30,10 +30,27 @@ export async function createTestDatabase(
       const c = new pg.Client({ connectionString: ADMIN_URL });
       await c.connect();
       try {
+        await waitForNoConnections(c, name);
         await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       } finally {
         await c.end();
       }
     },
   };
+}
+
+/**
+ * `pool.end()` resolves once its clients have sent Terminate, not once the server has closed them. A forced DROP
+ * that lands in between terminates a connection its client is still closing, and that client then raises an
+ * unhandled "terminating connection due to administrator command". Wait (bounded) until the database is idle.
+ */
+async function waitForNoConnections(admin: pg.Client, name: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    const { rows } = await admin.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
+      [name],
+    );
+    if (rows[0]?.n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

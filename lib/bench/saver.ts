@@ -28,7 +28,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
-import { ADMIN_URL, createTestDatabase } from "@/e2e/support/pg";
+import { createTestDatabase } from "@/e2e/support/pg";
 import { listCheckpointHistory } from "@/lib/checkpoint/history";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { SELECT_TUPLE_BY_ID } from "@/lib/checkpoint/sql";
@@ -144,34 +144,13 @@ function packageVersion(name: string): string {
 // Lifecycle: one database, dropped however the process ends.
 
 let dropDatabase: (() => Promise<void>) | null = null;
-let databaseName: string | null = null;
 const pools: pg.Pool[] = [];
 
 async function teardown(): Promise<void> {
   await Promise.allSettled(pools.splice(0).map((pool) => pool.end()));
-  // pool.end() resolves once its clients have sent Terminate, not once the server has closed them: wait for that,
-  // so the forced DROP does not hit (and log) a connection that is already going away.
-  if (databaseName) await waitForNoConnections(databaseName).catch(() => {});
   const drop = dropDatabase;
   dropDatabase = null;
   if (drop) await drop();
-}
-
-async function waitForNoConnections(name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    for (let i = 0; i < 100; i++) {
-      const { rows } = await client.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
-        [name],
-      );
-      if (rows[0]?.n === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  } finally {
-    await client.end();
-  }
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -192,7 +171,6 @@ async function main(): Promise<Record<string, unknown>> {
   const startedAt = Date.now();
   const testDb = await createTestDatabase("bench");
   dropDatabase = testDb.drop;
-  databaseName = testDb.name;
   log(`database ${testDb.name} (${QUICK ? "quick" : "full"} run)`);
 
   const withAppName = (name: string) => {
