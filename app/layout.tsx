@@ -1,7 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { SignOutButton } from "@/components/auth/sign-out-button";
+import { UserProvider } from "@/components/auth/user-context";
 import { NavLink } from "@/components/ui/nav-link";
+import { currentUser } from "@/lib/auth/page";
+import { hasRole } from "@/lib/auth/roles";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -9,7 +13,8 @@ export const metadata: Metadata = {
   description: "Human-in-the-loop console for checkpointed LangGraph agents",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const user = await currentUser();
   return (
     <html lang="en">
       <body className="min-h-screen">
@@ -24,16 +29,30 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link href="/" className="font-semibold text-slate-900">
               Refund console
             </Link>
-            <nav aria-label="Main" className="flex items-center gap-2">
-              <NavLink href="/" exact>
-                Inbox
-              </NavLink>
-              <NavLink href="/threads/new">New ticket</NavLink>
-            </nav>
+            {user && (
+              <nav aria-label="Main" className="flex items-center gap-2">
+                <NavLink href="/" exact>
+                  Inbox
+                </NavLink>
+                {hasRole(user.role, "operator") && <NavLink href="/threads/new">New ticket</NavLink>}
+                <NavLink href="/audit">Audit trail</NavLink>
+              </nav>
+            )}
+            {user && (
+              <div
+                className="ml-auto flex items-center gap-3 text-sm text-slate-700"
+                data-testid="signed-in-as"
+              >
+                <span>
+                  <span className="font-medium text-slate-900">{user.email}</span> · {user.role}
+                </span>
+                <SignOutButton />
+              </div>
+            )}
           </div>
         </header>
         <main id="main" tabIndex={-1} className="mx-auto max-w-6xl px-6 py-8 focus:outline-none">
-          {children}
+          <UserProvider user={user}>{children}</UserProvider>
         </main>
       </body>
     </html>

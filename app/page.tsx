@@ -7,6 +7,7 @@ import {
   pickInboxParams,
 } from "@/components/inbox/inbox-query";
 import { InboxView } from "@/components/inbox/inbox-view";
+import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listInbox } from "@/lib/db/queries/inbox";
 
@@ -22,6 +23,7 @@ export default async function InboxPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
+  await requirePageUser("/");
   let params: InboxParams = { limit: DEFAULT_PAGE_SIZE, ...pickInboxParams(await searchParams) };
   let parsed = inboxQuery.safeParse(params);
   let problem: string | undefined;

@@ -50,6 +50,27 @@ const schema = z.object({
   RUN_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
   /** Chaos tests only: pause inside the refund node after recording the refund, so a kill can land there. */
   CHAOS_REFUND_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(0),
+  /**
+   * Signs session cookies (at least 32 characters). Required with DATABASE_URL in production; on the embedded
+   * database a random one is generated once and kept beside the data directory.
+   */
+  BETTER_AUTH_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32).optional()),
+  /** The first admin, created at start when no admin exists yet (the password is hashed; nothing is logged). */
+  ADMIN_EMAIL: z.preprocess((v) => (v === "" ? undefined : v), z.string().trim().email().optional()),
+  ADMIN_PASSWORD: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(12).max(128).optional()),
+  ADMIN_NAME: z.string().trim().min(1).max(100).default("Admin"),
+  /**
+   * Demo operators (viewer@, operator@, supervisor@, admin@demo.local) with one random password written to
+   * `.data/demo-credentials`. Default: on for the embedded database, off with DATABASE_URL.
+   */
+  DEMO_USERS: z
+    .enum(["true", "false", "1", "0"])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === "true" || v === "1")),
+  /** Sign-in attempts allowed per client address per minute (then 429 until the minute is over). */
+  SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(5),
+  /** Refunds above this amount (minor units, e.g. cents) need a supervisor to approve them. */
+  FOUR_EYES_MIN_CENTS: z.coerce.number().int().min(0).default(50_000),
   /** A run that crashed this many times is marked failed instead of being retried again. */
   MAX_RUN_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
 });

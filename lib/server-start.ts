@@ -1,4 +1,5 @@
 import "server-only";
+import { ensureFirstAdmin, seedDemoUsers } from "@/lib/auth/bootstrap";
 import { getDatabase } from "@/lib/db/client";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { env } from "@/lib/env";
@@ -16,6 +17,8 @@ export async function startServer(): Promise<void> {
     const database = await getDatabase();
     if (env.DEMO_ORDERS) await seedDemoOrders({ db: database.db });
     console.log(`[start] database ready (${database.kind})`);
+    await ensureFirstAdmin();
+    await seedDemoUsers();
     if (database.kind === "postgres") await startEventListener();
     await startRecovery();
     if (env.DEMO_THREADS) void seedDemoThreads().catch((e) => console.error("[demo] seeding failed:", e));

@@ -1,9 +1,11 @@
 "use client";
 
 import type { ReactNode } from "react";
+import { useUser } from "@/components/auth/user-context";
 import { actionLabel } from "@/components/ui/action-label";
 import { JsonTree } from "@/components/ui/json-tree";
 import { LocalTime } from "@/components/ui/local-time";
+import { hasRole } from "@/lib/auth/roles";
 import type { HistoryCheckpoint } from "@/lib/runtime/history-view";
 import { DiffTable } from "./diff-table";
 import { ForkPanel, type ForkResponse } from "./fork-panel";
@@ -47,6 +49,7 @@ export function CheckpointDetail({
   onSelect: (checkpointId: string) => void;
   onForked: (result: ForkResponse) => void;
 }) {
+  const user = useUser();
   const version = `${summary.interruptCount}|${summary.pausedForHuman}|${summary.childCount}|${summary.isHead}`;
   const { view, loading, error } = useCheckpoint(threadId, summary.checkpointId, version);
   const current = view?.checkpointId === summary.checkpointId ? view : null;
@@ -138,15 +141,21 @@ export function CheckpointDetail({
         </>
       )}
       <div className="border-t border-slate-200 pt-4">
-        <ForkPanel
-          key={summary.checkpointId}
-          threadId={threadId}
-          checkpointId={summary.checkpointId}
-          version={version}
-          nodes={nodes}
-          channels={channels}
-          onForked={onForked}
-        />
+        {hasRole(user?.role, "supervisor") ? (
+          <ForkPanel
+            key={summary.checkpointId}
+            threadId={threadId}
+            checkpointId={summary.checkpointId}
+            version={version}
+            nodes={nodes}
+            channels={channels}
+            onForked={onForked}
+          />
+        ) : (
+          <p className="text-sm text-slate-700" data-testid="fork-needs-supervisor">
+            Forking (time travel) needs the supervisor role.
+          </p>
+        )}
       </div>
     </article>
   );

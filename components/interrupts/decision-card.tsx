@@ -1,9 +1,11 @@
 "use client";
 
 import { type ReactNode, useId, useMemo, useState } from "react";
+import { JsonTree } from "@/components/ui/json-tree";
 import { type ParsedInterrupt, parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
 import { FallbackView } from "./fallback-view";
 import { readableError } from "./readable-error";
+import { RefundDetails } from "./refund-details";
 import { DecisionForm } from "./registry";
 
 /** A pending interrupt as the page holds it: the server's reading of it, and the raw value. */
@@ -34,9 +36,12 @@ export function DecisionCard({
   disabled,
   notice,
   onAnswer,
+  readOnly = false,
 }: {
   item: InterruptItem;
   disabled: boolean;
+  /** Show what is being asked without any control to answer it (a viewer's page). */
+  readOnly?: boolean;
   /** Shown above the form (e.g. who decided, when the form is closed). */
   notice?: ReactNode;
   onAnswer: (interruptId: string, answer: unknown) => void;
@@ -73,7 +78,18 @@ export function DecisionCard({
         {parsed.ok ? parsed.payload.title : "A request this console cannot read"}
       </h3>
       {notice}
-      {parsed.ok ? (
+      {readOnly ? (
+        <div data-testid="decision-read-only" className="space-y-3">
+          {parsed.ok && parsed.payload.action === "refund_approval" ? (
+            <RefundDetails payload={parsed.payload} />
+          ) : (
+            <JsonTree value={parsed.ok ? parsed.payload : item.raw} label="what the agent asks" />
+          )}
+          <p className="rounded-md bg-slate-100 p-3 text-sm text-slate-800">
+            You can read this decision; taking it needs the operator role.
+          </p>
+        </div>
+      ) : parsed.ok ? (
         <DecisionForm
           interruptId={item.interruptId}
           payload={parsed.payload}

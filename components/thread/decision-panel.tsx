@@ -2,8 +2,10 @@
 
 import type { ResumeEntry } from "@ag-ui/client";
 import { useEffect, useRef, useState } from "react";
+import { useUser } from "@/components/auth/user-context";
 import { DecisionCard } from "@/components/interrupts/decision-card";
 import { Button } from "@/components/ui/button";
+import { hasRole } from "@/lib/auth/roles";
 import { DecidedElsewhere } from "./decided-elsewhere";
 import { humanizeStep } from "./status-badge";
 import type { ThreadState } from "./thread-state";
@@ -17,6 +19,7 @@ type Send = (request: { resume?: ResumeEntry[]; actor: string }) => Promise<bool
  */
 export function DecisionPanel({ state, actor, send }: { state: ThreadState; actor: string; send: Send }) {
   const [answers, setAnswers] = useState<Record<string, unknown>>({});
+  const canDecide = hasRole(useUser()?.role, "operator");
   const container = useRef<HTMLDivElement>(null);
   const pendingKey = state.pending.map((p) => p.interruptId).join(",");
   const shownKey = useRef(pendingKey);
@@ -59,7 +62,8 @@ export function DecisionPanel({ state, actor, send }: { state: ThreadState; acto
             <DecisionCard
               key={item.interruptId}
               item={item}
-              disabled={state.sending || queued || state.ownIds.includes(item.interruptId)}
+              readOnly={!canDecide}
+              disabled={!canDecide || state.sending || queued || state.ownIds.includes(item.interruptId)}
               onAnswer={onAnswer}
               notice={
                 queued ? (
@@ -71,7 +75,9 @@ export function DecisionPanel({ state, actor, send }: { state: ThreadState; acto
             />
           );
         })}
-        {state.pending.length === 0 && <NothingPending state={state} actor={actor} send={send} />}
+        {state.pending.length === 0 && (
+          <NothingPending state={state} actor={actor} send={send} canRun={canDecide} />
+        )}
         {state.closed.map((item) => (
           <DecisionCard
             key={`closed-${item.interruptId}`}
@@ -102,7 +108,17 @@ function QueuedNotice({ onChange }: { onChange: () => void }) {
   );
 }
 
-function NothingPending({ state, actor, send }: { state: ThreadState; actor: string; send: Send }) {
+function NothingPending({
+  state,
+  actor,
+  send,
+  canRun,
+}: {
+  state: ThreadState;
+  actor: string;
+  send: Send;
+  canRun: boolean;
+}) {
   const box = "rounded-lg border border-slate-200 bg-white p-5 text-sm text-slate-800";
   if (state.status === "running" || state.sending) {
     const step = state.steps.at(-1);
@@ -116,9 +132,11 @@ function NothingPending({ state, actor, send }: { state: ThreadState; actor: str
     return (
       <div className={`${box} space-y-3`}>
         <p>The agent has not started on this ticket yet.</p>
-        <Button data-testid="start-run" onClick={() => void send({ actor: actor.trim() || "operator" })}>
-          Start the agent
-        </Button>
+        {canRun && (
+          <Button data-testid="start-run" onClick={() => void send({ actor: actor.trim() || "operator" })}>
+            Start the agent
+          </Button>
+        )}
       </div>
     );
   }
@@ -130,9 +148,11 @@ function NothingPending({ state, actor, send }: { state: ThreadState; actor: str
           decision. Trying again continues from the last saved step; nothing already done (a refund, an email)
           is done twice.
         </p>
-        <Button data-testid="retry-run" onClick={() => void send({ actor: actor.trim() || "operator" })}>
-          Try again
-        </Button>
+        {canRun && (
+          <Button data-testid="retry-run" onClick={() => void send({ actor: actor.trim() || "operator" })}>
+            Try again
+          </Button>
+        )}
       </div>
     );
   }

@@ -1,5 +1,7 @@
 "use client";
 
+import { useUser } from "@/components/auth/user-context";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import type { StreamEvent } from "./apply-event";
 import { ConnectionBanner } from "./connection-banner";
 import { Conversation } from "./conversation";
@@ -8,7 +10,6 @@ import { DecisionPanel } from "./decision-panel";
 import { OutcomeCard } from "./outcome-card";
 import { ThreadHeader } from "./thread-header";
 import type { ThreadViewJson } from "./thread-state";
-import { useOperatorName } from "./use-operator-name";
 import { useThread } from "./use-thread";
 
 /**
@@ -18,14 +19,15 @@ import { useThread } from "./use-thread";
  */
 export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEvents: StreamEvent[] }) {
   const { state, send, dismissError } = useThread(view, runEvents);
-  const operator = useOperatorName();
+  const user = useUser();
+  const hydrated = useHydrated();
   const order = state.values.order as { currency?: unknown } | null | undefined;
   const currency = typeof order?.currency === "string" ? order.currency : undefined;
   return (
     <div
       className="space-y-6"
       data-testid="thread-page"
-      data-ready={operator.loaded ? "true" : "false"}
+      data-ready={hydrated ? "true" : "false"}
       data-status={state.status}
       data-last-seq={state.lastSeq}
       data-applied-seqs={state.applied.join(",")}
@@ -36,13 +38,12 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
         title={state.title}
         status={state.status}
         step={state.steps.at(-1)}
-        operator={operator.name}
-        onOperatorChange={operator.setName}
+        signedInAs={user ? `${user.email} (${user.role})` : null}
       />
       <ConnectionBanner state={state} onDismiss={dismissError} />
       <div className="grid items-start gap-6 lg:grid-cols-12">
         <div className="space-y-6 lg:col-span-7">
-          <DecisionPanel state={state} actor={operator.name} send={send} />
+          <DecisionPanel state={state} actor={user?.email ?? ""} send={send} />
           <OutcomeCard values={state.values} />
           <DecisionLedger decisions={state.decisions} currency={currency} />
         </div>

@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { OperatorField } from "./operator-field";
 import { StatusBadge } from "./status-badge";
 
 /** Title, status and current step, the way back to the inbox and on to the history, and who is operating. */
@@ -8,15 +7,14 @@ export function ThreadHeader({
   title,
   status,
   step,
-  operator,
-  onOperatorChange,
+  signedInAs,
 }: {
   threadId: string;
   title: string;
   status: string;
   step?: string;
-  operator: string;
-  onOperatorChange: (name: string) => void;
+  /** Decisions taken on this page are recorded under this user. */
+  signedInAs: string | null;
 }) {
   const link =
     "rounded text-sm font-medium text-indigo-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600";
@@ -41,7 +39,11 @@ export function ThreadHeader({
           </h1>
           <StatusBadge status={status} step={step} />
         </div>
-        <OperatorField name={operator} onChange={onOperatorChange} />
+        {signedInAs && (
+          <p className="text-sm text-slate-700" data-testid="deciding-as">
+            Deciding as <span className="font-medium text-slate-900">{signedInAs}</span>
+          </p>
+        )}
       </div>
     </header>
   );

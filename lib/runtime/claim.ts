@@ -1,14 +1,17 @@
 import "server-only";
 import type { RunAgentInput } from "@ag-ui/core";
+import { hasRole, type Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
+import { recordAudit } from "@/lib/db/queries/audit";
 import { getDecisions, listPendingDecisions, resolveDecision } from "@/lib/db/queries/decisions";
 import { getActiveRun, insertRun } from "@/lib/db/queries/runs";
-import { lockThread, setThreadStatus } from "@/lib/db/queries/threads";
-import type { Decision, Run } from "@/lib/db/schema";
+import { lockThread, setThreadStarter, setThreadStatus } from "@/lib/db/queries/threads";
+import type { Decision, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
+import { type InterruptPayload, parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
 import { instanceId } from "./instance";
 import type { RunInput } from "./run-input";
 
@@ -21,8 +24,8 @@ export interface ClaimedRun {
 export interface ClaimRequest {
   threadId: string;
   input: RunAgentInput;
-  /** Who is acting (recorded on decisions). */
-  actor: string;
+  /** Who is acting: recorded on decisions, checked by the four-eyes rules. */
+  principal: Principal;
   leaseMs: number;
 }
 
@@ -30,6 +33,9 @@ export interface ClaimRequest {
  * Claim a run for a thread, in one transaction: lock the thread, refuse a second active run, and for a resume check
  * that the answers cover exactly the pending interrupts, validate each answer against its interrupt's contract and
  * move each decision `pending → resolved` by compare-and-set. Any refusal throws an AppError and writes nothing.
+ *
+ * Who may claim: an intake key only the first run of a ticket; a resume needs an operator, and a refund approval
+ * passes the four-eyes rules (`checkFourEyes`). Decisions go into the audit trail in the same transaction.
  */
 export async function claimRun(db: AppDb, request: ClaimRequest): Promise<ClaimedRun> {
   const resume = request.input.resume ?? [];
@@ -44,11 +50,17 @@ export async function claimRun(db: AppDb, request: ClaimRequest): Promise<Claime
     return await db.transaction(async (tx) => {
       const thread = await lockThread({ tx, threadId: request.threadId });
       if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
+      if (request.principal.kind === "key" && (resume.length > 0 || thread.startedBy || thread.lastSeq > 0)) {
+        throw new AppError(
+          "forbidden:api_key_scope",
+          "An intake key may only start a new ticket's first run; decisions need an operator.",
+        );
+      }
       const pending = await listPendingDecisions({ db: tx, threadId: thread.id });
       // A resume first settles the decisions, so a request that lost the race hears who decided, not just "busy".
       const runInput =
         resume.length > 0
-          ? await resolveAll(tx, request, pending)
+          ? await resolveAll(tx, request, pending, thread)
           : newInput(
               request.input,
               pending,
@@ -74,6 +86,9 @@ export async function claimRun(db: AppDb, request: ClaimRequest): Promise<Claime
         },
       });
       await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
+      if (runInput.kind === "input" && !thread.startedBy) {
+        await setThreadStarter({ db: tx, threadId: thread.id, startedBy: request.principal.id });
+      }
       return { run, startSeq: thread.lastSeq };
     });
   } catch (error) {
@@ -113,7 +128,12 @@ function contentText(content: unknown): string {
     .join("");
 }
 
-async function resolveAll(tx: Tx, request: ClaimRequest, pending: Decision[]): Promise<RunInput> {
+async function resolveAll(
+  tx: Tx,
+  request: ClaimRequest,
+  pending: Decision[],
+  thread: Thread,
+): Promise<RunInput> {
   const resume = request.input.resume ?? [];
   const known = new Map(
     (await getDecisions({ db: tx, interruptIds: resume.map((r) => r.interruptId) })).map((d) => [
@@ -155,13 +175,21 @@ async function resolveAll(tx: Tx, request: ClaimRequest, pending: Decision[]): P
       );
     }
   }
+  const { principal } = request;
+  for (const entry of resume) {
+    const parsed = parseInterruptPayload(known.get(entry.interruptId)?.payload);
+    if (entry.status === "resolved" && parsed.ok)
+      checkFourEyes(parsed.payload, entry.payload, principal, thread);
+  }
   for (const entry of resume) {
     const won = await resolveDecision({
       db: tx,
       interruptId: entry.interruptId,
       resumeStatus: entry.status,
       answer: entry.payload ?? null,
-      resolvedBy: request.actor,
+      resolvedBy: principal.label,
+      resolvedById: principal.id,
+      resolverRole: principal.role,
       resumeRunId: request.input.runId,
     });
     if (!won) {
@@ -171,11 +199,63 @@ async function resolveAll(tx: Tx, request: ClaimRequest, pending: Decision[]): P
         : new AppError("conflict:interrupt_resolved", "The decision was already taken.");
     }
   }
+  await recordAudit({
+    db: tx,
+    entries: resume.map((entry) => {
+      const decision = known.get(entry.interruptId);
+      return {
+        action: "decision" as const,
+        actor: principal,
+        threadId: request.threadId,
+        checkpointId: decision?.checkpointId ?? null,
+        interruptId: entry.interruptId,
+        payload: decision?.payload ?? null,
+        answer: entry.status === "resolved" ? (entry.payload ?? null) : { cancelled: true },
+        detail: { action: decision?.action ?? null, runId: request.input.runId },
+      };
+    }),
+  });
   return {
     kind: "resume",
-    actor: request.actor,
+    actor: principal.label,
     resume: resume.map((r) => ({ interruptId: r.interruptId, status: r.status, payload: r.payload })),
   };
+}
+
+/**
+ * Four-eyes on money: approving a refund (in full or in part) is refused to whoever filed the ticket, started its
+ * run or last edited its state, and a refund request above FOUR_EYES_MIN_CENTS needs a supervisor. Rejecting is
+ * anyone's with the operator role.
+ */
+export function checkFourEyes(
+  payload: InterruptPayload,
+  answer: unknown,
+  principal: Principal,
+  thread: Pick<Thread, "createdBy" | "startedBy" | "lastEditedBy">,
+): void {
+  if (payload.action !== "refund_approval") return;
+  const decision = (answer as { decision?: unknown } | null)?.decision;
+  if (decision !== "approve" && decision !== "approve_partial") return;
+  const involved = [
+    ["filed this ticket", thread.createdBy],
+    ["started this thread", thread.startedBy],
+    ["last edited this thread", thread.lastEditedBy],
+  ] as const;
+  const own = involved.find(([, id]) => id === principal.id);
+  if (own) {
+    throw new AppError(
+      "forbidden:four_eyes_own_thread",
+      `You ${own[0]}: someone else must approve its refund.`,
+      { rule: "not_own_thread" },
+    );
+  }
+  if (payload.requested.amountCents > env.FOUR_EYES_MIN_CENTS && !hasRole(principal.role, "supervisor")) {
+    throw new AppError(
+      "forbidden:four_eyes_supervisor",
+      `Refunds above ${(env.FOUR_EYES_MIN_CENTS / 100).toFixed(2)} ${payload.requested.currency} need a supervisor to approve them.`,
+      { rule: "supervisor_required", thresholdCents: env.FOUR_EYES_MIN_CENTS },
+    );
+  }
 }
 
 function alreadyDecided(decision: Decision): AppError {

@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { RunAgentInput } from "@ag-ui/core";
 import { count } from "drizzle-orm";
+import type { Principal } from "@/lib/auth/roles";
 import { getDatabase } from "@/lib/db/client";
 import { createThread } from "@/lib/db/queries/threads";
 import { threads } from "@/lib/db/schema";
@@ -13,8 +14,21 @@ import { getThreadView } from "./thread-view";
 
 type Answer = Record<string, unknown>;
 
+/** The demo seed files tickets like an intake system and decides like a supervisor (two principals: four eyes). */
+const DEMO_INTAKE: Principal = { kind: "system", id: "system:demo-intake", label: "demo intake", role: null };
+const DEMO_OPERATOR: Principal = {
+  kind: "system",
+  id: "system:demo-seed",
+  label: "demo seed",
+  role: "supervisor",
+};
+
 /** Run one request to its end in this process (the demo seed drives threads like an operator would). */
-async function run(threadId: string, input: Partial<RunAgentInput>): Promise<void> {
+async function run(
+  threadId: string,
+  input: Partial<RunAgentInput>,
+  principal: Principal = DEMO_OPERATOR,
+): Promise<void> {
   const { db } = await getDatabase();
   const full: RunAgentInput = {
     threadId,
@@ -27,7 +41,7 @@ async function run(threadId: string, input: Partial<RunAgentInput>): Promise<voi
   const { run: claimed, startSeq } = await claimRun(db, {
     threadId,
     input: full,
-    actor: "demo seed",
+    principal,
     leaseMs: env.RUN_LEASE_MS,
   });
   startRunInBackground(claimed, startSeq);
@@ -36,8 +50,18 @@ async function run(threadId: string, input: Partial<RunAgentInput>): Promise<voi
 
 async function ticket(title: string, message: string, wait = true): Promise<string> {
   const { db } = await getDatabase();
-  const thread = await createThread({ db, title, customerMessage: message, orderRef: null });
-  const first = run(thread.id, { messages: [{ id: randomUUID(), role: "user", content: message }] });
+  const thread = await createThread({
+    db,
+    title,
+    customerMessage: message,
+    orderRef: null,
+    createdBy: DEMO_INTAKE.id,
+  });
+  const first = run(
+    thread.id,
+    { messages: [{ id: randomUUID(), role: "user", content: message }] },
+    DEMO_INTAKE,
+  );
   if (wait) await first;
   return thread.id;
 }
@@ -90,7 +114,11 @@ export async function seedDemoThreads(): Promise<void> {
   });
   const approval = (await getThreadView(laptop)).decisions.find((d) => d.action === "refund_approval");
   if (approval) {
-    const fork = await forkThread({ threadId: laptop, checkpointId: approval.checkpointId });
+    const fork = await forkThread({
+      threadId: laptop,
+      checkpointId: approval.checkpointId,
+      by: DEMO_OPERATOR,
+    });
     await activeRuns().get(fork.runId)?.done;
     await answer(laptop, {
       refund_approval: { decision: "reject", note: "What if we had said no?" },

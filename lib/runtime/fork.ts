@@ -3,9 +3,11 @@ import { randomUUID } from "node:crypto";
 import { EventType } from "@ag-ui/core";
 import { and, eq } from "drizzle-orm";
 import { createAguiMapper } from "@/lib/agui";
+import type { Principal } from "@/lib/auth/roles";
 import { getDatabase } from "@/lib/db/client";
+import { recordAudit } from "@/lib/db/queries/audit";
 import { getActiveRun, getRun, insertRun } from "@/lib/db/queries/runs";
-import { lockThread, setThreadStatus } from "@/lib/db/queries/threads";
+import { lockThread, setThreadEditor, setThreadStatus } from "@/lib/db/queries/threads";
 import { checkpoints, runs } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -22,6 +24,8 @@ export const FORK_WARNING_EVENT = "fork_side_effects";
 
 export interface ForkRequest {
   threadId: string;
+  /** Who forks: audited, and when they edit state they become the thread's last editor (four-eyes). */
+  by: Principal;
   checkpointId: string;
   values?: Record<string, unknown>;
   asNode?: string;
@@ -83,6 +87,20 @@ export async function forkThread(request: ForkRequest): Promise<ForkResult> {
       },
     });
     await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
+    const edits = request.values && Object.keys(request.values).length > 0;
+    if (edits) await setThreadEditor({ db: tx, threadId: thread.id, editedBy: request.by.id });
+    await recordAudit({
+      db: tx,
+      entries: [
+        {
+          action: "fork",
+          actor: request.by,
+          threadId: thread.id,
+          checkpointId: request.checkpointId,
+          detail: { runId, ...pick(request) },
+        },
+      ],
+    });
     return { startSeq: thread.lastSeq };
   });
 

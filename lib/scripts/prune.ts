@@ -5,6 +5,7 @@
  * is the report as one JSON object. Safe to interrupt and run again.
  */
 import { openPglite, openPostgres } from "@/lib/db/open";
+import { recordAudit } from "@/lib/db/queries/audit";
 import { env } from "@/lib/env";
 import { type PruneReport, pruneCheckpoints } from "@/lib/runtime/retention";
 
@@ -70,6 +71,19 @@ try {
     ...options,
     onProgress: (r) => console.log(progressLine(r)),
   });
+  if (!report.dryRun) {
+    const operator = process.env.USER ?? "unknown";
+    await recordAudit({
+      db: database.db,
+      entries: [
+        {
+          action: "prune",
+          actor: { id: `system:prune-cli:${operator}`, label: `prune command (${operator})`, role: null },
+          detail: { ...report },
+        },
+      ],
+    });
+  }
   console.log(JSON.stringify(report));
 } finally {
   await database.close();

@@ -1,3 +1,4 @@
+import { requireIntakeOrRole, requireRole } from "@/lib/auth/principal";
 import { getDatabase } from "@/lib/db/client";
 import { listInbox } from "@/lib/db/queries/inbox";
 import { createThread } from "@/lib/db/queries/threads";
@@ -13,6 +14,7 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(request: Request) {
   try {
+    await requireRole(request, "viewer");
     const params = Object.fromEntries(new URL(request.url).searchParams);
     const query = parseWith(inboxQuery, params, "bad_request:inbox", "The inbox query");
     const { db } = await getDatabase();
@@ -27,6 +29,7 @@ export async function GET(request: Request) {
 export async function POST(request: Request) {
   try {
     assertSameOrigin(request);
+    const principal = await requireIntakeOrRole(request, "operator");
     const body = parseWith(createThreadBody, await readJson(request), "bad_request:thread", "The ticket");
     const { db } = await getDatabase();
     const thread = await createThread({
@@ -34,6 +37,7 @@ export async function POST(request: Request) {
       title: body.title ?? body.message.slice(0, 80),
       customerMessage: body.message,
       orderRef: body.orderRef ?? null,
+      createdBy: principal.id,
     });
     return Response.json({ threadId: thread.id, title: thread.title }, { status: 201 });
   } catch (error) {

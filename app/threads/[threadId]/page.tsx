@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import type { StreamEvent } from "@/components/thread/apply-event";
 import { ThreadConsole } from "@/components/thread/thread-console";
+import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { AppError } from "@/lib/errors";
@@ -36,11 +37,13 @@ async function activeRunEvents(view: ThreadView): Promise<StreamEvent[]> {
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const { threadId } = await params;
+  await requirePageUser(`/threads/${threadId}`);
   return { title: (await loadView(threadId)).title };
 }
 
 export default async function ThreadPage({ params }: Params) {
   const { threadId } = await params;
+  await requirePageUser(`/threads/${threadId}`);
   const view = await loadView(threadId);
   const runEvents = await activeRunEvents(view);
   return <ThreadConsole view={view} runEvents={runEvents} />;

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { NewTicketForm } from "@/components/new-ticket/new-ticket-form";
+import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listOrders } from "@/lib/db/queries/orders-list";
 
@@ -8,6 +9,7 @@ export const metadata: Metadata = { title: "New ticket" };
 
 /** Start a ticket as the shop's ticket system would: a customer message about one of the demo orders. */
 export default async function NewTicketPage() {
+  await requirePageUser("/threads/new", "operator");
   const { db } = await getDatabase();
   const orders = await listOrders({ db });
   return (

@@ -97,6 +97,8 @@ export async function resolveDecision({
   resumeStatus,
   answer,
   resolvedBy,
+  resolvedById,
+  resolverRole,
   resumeRunId,
 }: {
   db: Queryable;
@@ -104,11 +106,22 @@ export async function resolveDecision({
   resumeStatus: "resolved" | "cancelled";
   answer: unknown;
   resolvedBy: string;
+  resolvedById?: string | null;
+  resolverRole?: string | null;
   resumeRunId: string;
 }): Promise<boolean> {
   const updated = await db
     .update(decisions)
-    .set({ status: "resolved", resumeStatus, answer, resolvedBy, resolvedAt: sql`now()`, resumeRunId })
+    .set({
+      status: "resolved",
+      resumeStatus,
+      answer,
+      resolvedBy,
+      resolvedById: resolvedById ?? null,
+      resolverRole: resolverRole ?? null,
+      resolvedAt: sql`now()`,
+      resumeRunId,
+    })
     .where(and(eq(decisions.interruptId, interruptId), eq(decisions.status, "pending")))
     .returning({ id: decisions.interruptId });
   return updated.length === 1;

@@ -10,15 +10,18 @@ export async function createThread({
   title,
   customerMessage,
   orderRef,
+  createdBy,
 }: {
   db: Queryable;
   title: string;
   customerMessage: string;
   orderRef: string | null;
+  /** The principal who filed it (a user id, `key:<id>`, `system:<name>`). */
+  createdBy?: string | null;
 }): Promise<Thread> {
   const [row] = await db
     .insert(threads)
-    .values({ id: randomUUID(), title, customerMessage, orderRef })
+    .values({ id: randomUUID(), title, customerMessage, orderRef, createdBy: createdBy ?? null })
     .returning();
   if (!row) throw new Error("createThread: insert returned no row");
   return row;
@@ -68,4 +71,30 @@ export async function listRecentThreads({
   limit?: number;
 }): Promise<Thread[]> {
   return db.select().from(threads).orderBy(desc(threads.updatedAt)).limit(limit);
+}
+
+/** Record who started the thread's first run (four-eyes: they may not approve its refund). */
+export async function setThreadStarter({
+  db,
+  threadId,
+  startedBy,
+}: {
+  db: Queryable;
+  threadId: string;
+  startedBy: string;
+}): Promise<void> {
+  await db.update(threads).set({ startedBy }).where(eq(threads.id, threadId));
+}
+
+/** Record who last edited the thread's state (a fork with edits). */
+export async function setThreadEditor({
+  db,
+  threadId,
+  editedBy,
+}: {
+  db: Queryable;
+  threadId: string;
+  editedBy: string;
+}): Promise<void> {
+  await db.update(threads).set({ lastEditedBy: editedBy }).where(eq(threads.id, threadId));
 }

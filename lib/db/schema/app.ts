@@ -49,6 +49,11 @@ export const threads = pgTable(
     /** idle | running | interrupted | completed | failed */
     status: text("status").notNull().default("idle"),
     lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
+    /** Principals (user id or `key:<id>`) who filed the ticket, started its first run, and last edited its state
+     * (a fork with edits). Four-eyes: none of them may approve its refund. */
+    createdBy: text("created_by"),
+    startedBy: text("started_by"),
+    lastEditedBy: text("last_edited_by"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -128,6 +133,9 @@ export const decisions = pgTable(
     resumeStatus: text("resume_status"),
     answer: jsonb("answer"),
     resolvedBy: text("resolved_by"),
+    /** The resolver's user id and role when they decided (four-eyes is checked against these). */
+    resolvedById: text("resolved_by_id"),
+    resolverRole: text("resolver_role"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
     resumeRunId: text("resume_run_id"),
     createdAt: createdAt(),

@@ -1,2 +1,3 @@
 export * from "./app";
+export * from "./auth";
 export * from "./checkpoints";

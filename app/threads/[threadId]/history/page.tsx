@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { HistoryExplorer } from "@/components/history/history-explorer";
 import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
 import { StatusBadge } from "@/components/inbox/status-badge";
+import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import { REFUND_NODES, RefundState } from "@/lib/graphs/refund";
@@ -24,6 +25,7 @@ export default async function HistoryPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const [{ threadId }, search] = await Promise.all([params, searchParams]);
+  await requirePageUser(`/threads/${threadId}/history`);
   const { db, sql } = await getDatabase();
   const thread = await getThread({ db, threadId });
   if (!thread) notFound();

@@ -1,3 +1,4 @@
+import { requireRole } from "@/lib/auth/principal";
 import { getDatabase } from "@/lib/db/client";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
@@ -13,6 +14,7 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(request: Request, { params }: { params: Promise<{ threadId: string }> }) {
   try {
+    await requireRole(request, "viewer");
     const { threadId } = await params;
     const raw = new URL(request.url).searchParams.get("after") ?? request.headers.get("last-event-id") ?? "0";
     if (!/^\d{1,15}$/.test(raw))

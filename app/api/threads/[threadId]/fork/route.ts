@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requireRole } from "@/lib/auth/principal";
 import { errorResponse } from "@/lib/errors";
 import { REFUND_NODES, RefundState } from "@/lib/graphs/refund";
 import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
@@ -29,9 +30,10 @@ const forkBody = z.object({
 export async function POST(request: Request, { params }: { params: Promise<{ threadId: string }> }) {
   try {
     assertSameOrigin(request);
+    const by = await requireRole(request, "supervisor");
     const { threadId } = await params;
     const body = parseWith(forkBody, await readJson(request), "bad_request:fork", "The fork request");
-    const result = await forkThread({ threadId, ...body });
+    const result = await forkThread({ threadId, by, ...body });
     return Response.json(
       { ...result, events: `/api/threads/${threadId}/events?after=${result.afterSeq}` },
       { status: 202 },

@@ -1,3 +1,4 @@
+import { requireRole } from "@/lib/auth/principal";
 import { getDatabase } from "@/lib/db/client";
 import { errorResponse } from "@/lib/errors";
 import { getThreadHistory, parseHistoryQuery } from "@/lib/runtime/history-view";
@@ -10,6 +11,7 @@ export const dynamic = "force-dynamic";
  */
 export async function GET(request: Request, { params }: { params: Promise<{ threadId: string }> }) {
   try {
+    await requireRole(request, "viewer");
     const { threadId } = await params;
     const query = parseHistoryQuery(new URL(request.url).searchParams);
     const { db, sql } = await getDatabase();

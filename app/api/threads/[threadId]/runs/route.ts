@@ -1,4 +1,5 @@
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
+import { requireIntakeOrRole } from "@/lib/auth/principal";
 import { getDatabase } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { AppError, errorResponse } from "@/lib/errors";
@@ -16,6 +17,8 @@ export const dynamic = "force-dynamic";
 export async function POST(request: Request, { params }: { params: Promise<{ threadId: string }> }) {
   try {
     assertSameOrigin(request);
+    // Operators decide; an intake key may only start a new ticket (claimRun checks which run this is).
+    const principal = await requireIntakeOrRole(request, "operator");
     const { threadId } = await params;
     const input = parseWith(
       RunAgentInputSchema,
@@ -26,10 +29,8 @@ export async function POST(request: Request, { params }: { params: Promise<{ thr
     if (input.threadId !== threadId) {
       throw new AppError("bad_request:thread_mismatch", "threadId in the body does not match the URL.");
     }
-    const actor =
-      typeof input.forwardedProps?.actor === "string" ? input.forwardedProps.actor.slice(0, 100) : "operator";
     const { db } = await getDatabase();
-    const { run, startSeq } = await claimRun(db, { threadId, input, actor, leaseMs: env.RUN_LEASE_MS });
+    const { run, startSeq } = await claimRun(db, { threadId, input, principal, leaseMs: env.RUN_LEASE_MS });
     startRunInBackground(run, startSeq);
     return eventStreamResponse({ db, threadId, afterSeq: startSeq, runId: run.id }, request.signal);
   } catch (error) {

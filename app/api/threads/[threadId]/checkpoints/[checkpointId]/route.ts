@@ -1,3 +1,4 @@
+import { requireRole } from "@/lib/auth/principal";
 import { getDatabase } from "@/lib/db/client";
 import { errorResponse } from "@/lib/errors";
 import { getCheckpointView } from "@/lib/runtime/checkpoint-view";
@@ -10,10 +11,11 @@ export const dynamic = "force-dynamic";
  * tasks that ran from it, and a jsondiffpatch delta against its parent.
  */
 export async function GET(
-  _request: Request,
+  request: Request,
   { params }: { params: Promise<{ threadId: string; checkpointId: string }> },
 ) {
   try {
+    await requireRole(request, "viewer");
     const { threadId, checkpointId } = await params;
     const [{ db, sql }, graph] = await Promise.all([getDatabase(), getRefundGraph()]);
     const view = await getCheckpointView({ db, sql, graph }, { threadId, checkpointId });

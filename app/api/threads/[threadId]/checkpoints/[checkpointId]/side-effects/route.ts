@@ -1,3 +1,4 @@
+import { requireRole } from "@/lib/auth/principal";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import { AppError, errorResponse } from "@/lib/errors";
@@ -12,10 +13,11 @@ export const dynamic = "force-dynamic";
  * fork answers with), so the console can warn before the operator forks. `{ warnings: SideEffectWarning[] }`.
  */
 export async function GET(
-  _request: Request,
+  request: Request,
   { params }: { params: Promise<{ threadId: string; checkpointId: string }> },
 ) {
   try {
+    await requireRole(request, "viewer");
     const { threadId, checkpointId } = await params;
     const [{ db }, graph] = await Promise.all([getDatabase(), getRefundGraph()]);
     if (!(await getThread({ db, threadId }))) {

@@ -1,0 +1,93 @@
+import "server-only";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { and, desc, eq, isNull } from "drizzle-orm";
+import { recordAudit } from "@/lib/db/queries/audit";
+import { type ApiKey, apiKeys } from "@/lib/db/schema";
+import type { Queryable } from "@/lib/db/tx";
+import { AppError } from "@/lib/errors";
+import type { Principal } from "./roles";
+
+/** Keys look like `hitl_<43 base64url characters>`: 256 random bits. */
+const KEY_PREFIX = "hitl_";
+
+function hashKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export type ApiKeyView = Omit<ApiKey, "keyHash">;
+
+function view({ keyHash: _hash, ...rest }: ApiKey): ApiKeyView {
+  return rest;
+}
+
+/** Issue an intake key. The key itself is returned once and never stored or logged; only its hash is kept. */
+export async function issueApiKey({
+  db,
+  name,
+  by,
+}: {
+  db: Queryable;
+  name: string;
+  by: Principal;
+}): Promise<{ key: string; apiKey: ApiKeyView }> {
+  const key = `${KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      id: randomUUID(),
+      name,
+      prefix: key.slice(0, KEY_PREFIX.length + 6),
+      keyHash: hashKey(key),
+      scope: "intake",
+      createdBy: by.id,
+    })
+    .returning();
+  if (!row) throw new Error("api key insert returned nothing");
+  await recordAudit({ db, entries: [{ action: "key_issued", actor: by, detail: { keyId: row.id, name } }] });
+  return { key, apiKey: view(row) };
+}
+
+/** Revoke a key; it is refused from the next request on. */
+export async function revokeApiKey({
+  db,
+  keyId,
+  by,
+}: {
+  db: Queryable;
+  keyId: string;
+  by: Principal;
+}): Promise<ApiKeyView> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date(), revokedBy: by.id })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .returning();
+  if (!row) {
+    const [existing] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
+    if (!existing) throw new AppError("not_found:api_key", `API key ${keyId} does not exist.`);
+    return view(existing);
+  }
+  await recordAudit({
+    db,
+    entries: [{ action: "key_revoked", actor: by, detail: { keyId, name: row.name } }],
+  });
+  return view(row);
+}
+
+export async function listApiKeys({ db }: { db: Queryable }): Promise<ApiKeyView[]> {
+  return (await db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt))).map(view);
+}
+
+/** The principal of a presented key, or an error: unknown and revoked keys are both 401. */
+export async function principalForKey({ db, key }: { db: Queryable; key: string }): Promise<Principal> {
+  if (!key.startsWith(KEY_PREFIX)) {
+    throw new AppError("unauthorized:api_key", "The API key is not valid.");
+  }
+  const [row] = await db
+    .update(apiKeys)
+    .set({ lastUsedAt: new Date() })
+    .where(and(eq(apiKeys.keyHash, hashKey(key)), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id, name: apiKeys.name });
+  if (!row) throw new AppError("unauthorized:api_key", "The API key is not valid or has been revoked.");
+  return { kind: "key", id: `key:${row.id}`, label: `key ${row.name}`, role: null, scope: "intake" };
+}

@@ -1,0 +1,31 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { env } from "@/lib/env";
+
+/**
+ * The key that signs session cookies. From BETTER_AUTH_SECRET when set. Otherwise, on the embedded database, a
+ * random one generated once and kept (mode 0600) beside the data directory, so sessions survive a restart and
+ * nothing secret is ever in the code. With DATABASE_URL in production there is no safe default: start-up fails.
+ */
+export function authSecret(): string {
+  if (env.BETTER_AUTH_SECRET) return env.BETTER_AUTH_SECRET;
+  if (env.DATABASE_URL) {
+    if (env.NODE_ENV === "production") {
+      throw new Error(
+        "BETTER_AUTH_SECRET is required with DATABASE_URL (32+ random characters, the same on every instance).",
+      );
+    }
+    console.warn("[auth] BETTER_AUTH_SECRET is not set: sessions last only as long as this process.");
+    return randomBytes(32).toString("base64url");
+  }
+  if (env.PGLITE_DATA_DIR.startsWith("memory://")) return randomBytes(32).toString("base64url");
+  const file = join(dirname(env.PGLITE_DATA_DIR), "auth-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
+  chmodSync(file, 0o600);
+  return secret;
+}

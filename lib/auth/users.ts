@@ -1,0 +1,142 @@
+import "server-only";
+import { asc, eq, sql } from "drizzle-orm";
+import { getDatabase } from "@/lib/db/client";
+import { recordAudit } from "@/lib/db/queries/audit";
+import { authSessions, authUsers } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import { getAuth } from "./auth";
+import { isRole, type Principal, type Role } from "./roles";
+
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  disabled: boolean;
+  createdAt: string;
+}
+
+function toView(row: typeof authUsers.$inferSelect): UserView {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: isRole(row.role) ? row.role : "viewer",
+    disabled: row.disabled,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Create a user with an email + password account (the password is hashed by better-auth; it is never stored or
+ * logged as given). 409 `conflict:user_exists` if the email is taken.
+ */
+export async function createUser({
+  email,
+  name,
+  password,
+  role,
+  by,
+}: {
+  email: string;
+  name: string;
+  password: string;
+  role: Role;
+  by: Principal;
+}): Promise<UserView> {
+  const auth = await getAuth();
+  const ctx = await auth.$context;
+  const normalized = email.trim().toLowerCase();
+  if (await ctx.internalAdapter.findUserByEmail(normalized)) {
+    throw new AppError("conflict:user_exists", `A user with the email ${normalized} already exists.`);
+  }
+  const hash = await ctx.password.hash(password);
+  const user = await ctx.internalAdapter.createUser(
+    { email: normalized, name, role, disabled: false, emailVerified: true },
+    { method: "admin" },
+  );
+  await ctx.internalAdapter.linkAccount({
+    userId: user.id,
+    providerId: "credential",
+    accountId: user.id,
+    password: hash,
+  });
+  const { db } = await getDatabase();
+  await recordAudit({
+    db,
+    entries: [{ action: "user_created", actor: by, detail: { userId: user.id, email: normalized, role } }],
+  });
+  const [row] = await db.select().from(authUsers).where(eq(authUsers.id, user.id));
+  if (!row) throw new Error("created user not found");
+  return toView(row);
+}
+
+/** Change a user's role, or disable them (their sessions end at once). */
+export async function updateUser({
+  userId,
+  role,
+  disabled,
+  by,
+}: {
+  userId: string;
+  role?: Role;
+  disabled?: boolean;
+  by: Principal;
+}): Promise<UserView> {
+  const { db } = await getDatabase();
+  return db.transaction(async (tx) => {
+    const [before] = await tx.select().from(authUsers).where(eq(authUsers.id, userId)).for("update");
+    if (!before) throw new AppError("not_found:user", `User ${userId} does not exist.`);
+    if (before.id === by.id && (disabled === true || (role && role !== "admin"))) {
+      throw new AppError("conflict:self_demotion", "You cannot demote or disable yourself.");
+    }
+    const [after] = await tx
+      .update(authUsers)
+      .set({
+        ...(role ? { role } : {}),
+        ...(disabled !== undefined ? { disabled } : {}),
+        updatedAt: sql`now()`,
+      })
+      .where(eq(authUsers.id, userId))
+      .returning();
+    if (!after) throw new Error("user update returned nothing");
+    const entries = [];
+    if (role && role !== before.role) {
+      entries.push({
+        action: "role_changed" as const,
+        actor: by,
+        detail: { userId, email: after.email, from: before.role, to: role },
+      });
+    }
+    if (disabled !== undefined && disabled !== before.disabled) {
+      if (disabled) await tx.delete(authSessions).where(eq(authSessions.userId, userId));
+      entries.push({
+        action: "user_disabled" as const,
+        actor: by,
+        detail: { userId, email: after.email, disabled },
+      });
+    }
+    await recordAudit({ db: tx, entries });
+    return toView(after);
+  });
+}
+
+export async function listUsers(): Promise<UserView[]> {
+  const { db } = await getDatabase();
+  return (await db.select().from(authUsers).orderBy(asc(authUsers.email))).map(toView);
+}
+
+export async function findUserByEmail(email: string): Promise<UserView | null> {
+  const { db } = await getDatabase();
+  const [row] = await db.select().from(authUsers).where(eq(authUsers.email, email.trim().toLowerCase()));
+  return row ? toView(row) : null;
+}
+
+export async function countAdmins(): Promise<number> {
+  const { db } = await getDatabase();
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(authUsers)
+    .where(eq(authUsers.role, "admin"));
+  return row?.n ?? 0;
+}

@@ -1,0 +1,98 @@
+import "server-only";
+import { and, desc, eq, gte, ilike, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import type { Principal } from "@/lib/auth/roles";
+import { AppError } from "@/lib/errors";
+import { type AuditEntry, auditLog } from "../schema";
+import type { Queryable } from "../tx";
+
+export const AUDIT_ACTIONS = [
+  "decision",
+  "fork",
+  "prune",
+  "sign_in",
+  "sign_out",
+  "user_created",
+  "role_changed",
+  "user_disabled",
+  "key_issued",
+  "key_revoked",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export interface AuditInput {
+  action: AuditAction;
+  actor: Pick<Principal, "id" | "label" | "role">;
+  threadId?: string | null;
+  checkpointId?: string | null;
+  interruptId?: string | null;
+  payload?: unknown;
+  answer?: unknown;
+  detail?: Record<string, unknown>;
+  ipAddress?: string | null;
+}
+
+/** Append to the audit trail (the only write it ever gets; a trigger refuses updates and deletes). */
+export async function recordAudit({ db, entries }: { db: Queryable; entries: AuditInput[] }): Promise<void> {
+  if (entries.length === 0) return;
+  await db.insert(auditLog).values(
+    entries.map((e) => ({
+      action: e.action,
+      actorId: e.actor.id,
+      actor: e.actor.label,
+      actorRole: e.actor.role ?? null,
+      threadId: e.threadId ?? null,
+      checkpointId: e.checkpointId ?? null,
+      interruptId: e.interruptId ?? null,
+      payload: e.payload ?? null,
+      answer: e.answer ?? null,
+      detail: e.detail ?? null,
+      ipAddress: e.ipAddress ?? null,
+    })),
+  );
+}
+
+export interface AuditFilter {
+  action?: AuditAction;
+  /** Part of the actor's email or key name. */
+  actor?: string;
+  threadId?: string;
+  from?: Date;
+  to?: Date;
+  /** Entries older than this id (keyset paging, newest first). */
+  before?: number;
+  limit: number;
+}
+
+/** The audit trail newest first, filtered, keyset-paged on the id. */
+export async function listAudit({
+  db,
+  filter,
+}: {
+  db: Queryable;
+  filter: AuditFilter;
+}): Promise<{ items: AuditEntry[]; nextBefore: number | null }> {
+  const where: SQL[] = [];
+  if (filter.action) where.push(eq(auditLog.action, filter.action));
+  if (filter.actor) {
+    const like = `%${filter.actor.replace(/[%_\\]/g, "\\$&")}%`;
+    where.push(or(ilike(auditLog.actor, like), eq(auditLog.actorId, filter.actor)) as SQL);
+  }
+  if (filter.threadId) where.push(eq(auditLog.threadId, filter.threadId));
+  if (filter.from) where.push(gte(auditLog.at, filter.from));
+  if (filter.to) where.push(lte(auditLog.at, filter.to));
+  if (filter.before !== undefined) {
+    if (!Number.isSafeInteger(filter.before) || filter.before < 1) {
+      throw new AppError("bad_request:audit_cursor", "The audit cursor is not valid.");
+    }
+    where.push(lt(auditLog.id, filter.before));
+  }
+  const rows = await db
+    .select()
+    .from(auditLog)
+    .where(where.length > 0 ? and(...where) : sql`true`)
+    .orderBy(desc(auditLog.id))
+    .limit(filter.limit + 1);
+  const more = rows.length > filter.limit;
+  const items = more ? rows.slice(0, filter.limit) : rows;
+  return { items, nextBefore: more ? (items.at(-1)?.id ?? null) : null };
+}
