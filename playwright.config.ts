@@ -1,10 +1,30 @@
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import { defineConfig } from "@playwright/test";
+import { storageStatePath } from "./e2e/auth/users";
 
 const port = Number(process.env.E2E_PORT ?? 3900);
+
+/*
+ * One run's sign-in secrets, made once: the config is evaluated first in the main process, which starts the server
+ * (webServer) and the workers; both inherit these from its environment, so every evaluation sees the same values.
+ */
+const outputDir = process.env.PW_OUTPUT_DIR ?? "test-results/e2e";
+process.env.E2E_AUTH_DIR ??= resolve(outputDir, ".auth");
+process.env.BETTER_AUTH_SECRET ??= randomBytes(32).toString("hex");
+process.env.ADMIN_EMAIL ??= "admin@e2e.local";
+process.env.ADMIN_PASSWORD ??= `e2e-${randomBytes(16).toString("hex")}`;
+const authEnv = {
+  BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET,
+  ADMIN_EMAIL: process.env.ADMIN_EMAIL,
+  ADMIN_PASSWORD: process.env.ADMIN_PASSWORD,
+};
 
 /**
  * End-to-end tests in Debian's Chromium (Playwright never downloads a browser here) against the production server
  * on a fresh Postgres database (lib/scripts/e2e-server.mjs). `npm run build` must have run (npm test does it).
+ * The `setup` project signs in one user per role (e2e/auth/setup.ts); the tests run as the supervisor unless they
+ * pick another storage state.
  */
 export default defineConfig({
   testDir: "./e2e",
@@ -14,7 +34,7 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  outputDir: process.env.PW_OUTPUT_DIR ?? "test-results/e2e",
+  outputDir,
   reporter: [["list"], ["json", { outputFile: process.env.PW_JSON ?? "test-results/playwright.json" }]],
   use: {
     baseURL: `http://127.0.0.1:${port}`,
@@ -34,6 +54,15 @@ export default defineConfig({
       ],
     },
   },
+  projects: [
+    { name: "setup", testMatch: /auth[\\/]setup\.ts$/ },
+    {
+      name: "chromium",
+      testMatch: "**/*.spec.ts",
+      dependencies: ["setup"],
+      use: { storageState: storageStatePath("supervisor") },
+    },
+  ],
   webServer: {
     command: "node lib/scripts/e2e-server.mjs",
     url: `http://127.0.0.1:${port}/api/health`,
@@ -41,7 +70,11 @@ export default defineConfig({
     timeout: 120_000,
     stdout: "pipe",
     stderr: "pipe",
-    env: { E2E_PORT: String(port) },
+    env: {
+      E2E_PORT: String(port),
+      ...authEnv,
+      SIGN_IN_RATE_LIMIT: "10000",
+    },
     // SIGTERM and a moment to drop the run's database (the default is an immediate kill).
     gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
   },

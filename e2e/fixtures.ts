@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
-import { test as base, expect, type Page } from "@playwright/test";
+import { test as base, expect, type Page, request } from "@playwright/test";
+import { type E2eRole, emailOf, passwordOf, readIntakeKey, signInOver, storageStatePath } from "./auth/users";
 
 /** Every test saves a screenshot of its final page as an artifact (attached to the report, kept in test-results). */
 export const test = base.extend<{ finalScreenshot: undefined }>({
@@ -14,11 +15,52 @@ export const test = base.extend<{ finalScreenshot: undefined }>({
   ],
 });
 
-export { expect };
+export { type E2eRole, emailOf, expect, passwordOf, signInOver, storageStatePath };
 
-/** Create a ticket through the API; returns its thread id. */
-export async function createTicket(page: Page, message: string, orderRef?: string): Promise<string> {
-  const res = await page.request.post("/api/threads", {
+/*
+ * Who acts. Tickets are filed and started with the intake API key (as a help desk would), so the signed-in user
+ * (the supervisor by default) never counts as the thread's creator and may approve its refunds (four-eyes).
+ */
+
+/** Intake keys of servers other than the suite's own (tests that start one register its key). */
+const otherKeys = new Map<string, string>();
+
+/** Use `key` as the intake key for requests to the server at `base`. */
+export function registerIntakeKey(base: string, key: string): void {
+  otherKeys.set(new URL(base).origin, key);
+}
+
+/** The intake key for the server at `base` ("" is the suite's own server, whose key the setup project issued). */
+export function intakeKey(base = ""): string {
+  if (base) {
+    const key = otherKeys.get(new URL(base).origin);
+    if (key) return key;
+  }
+  return readIntakeKey();
+}
+
+/** Headers that make a request come from the intake key instead of the signed-in user. */
+export function intakeHeaders(base = ""): Record<string, string> {
+  return { authorization: `Bearer ${intakeKey(base)}` };
+}
+
+/** An API client signed in as `role` on the suite's server (dispose it when done). */
+export async function apiAs(role: E2eRole) {
+  return request.newContext({
+    baseURL: test.info().project.use.baseURL,
+    storageState: storageStatePath(role),
+  });
+}
+
+/** Create a ticket through the API with the intake key; returns its thread id. */
+export async function createTicket(
+  page: Page,
+  message: string,
+  orderRef?: string,
+  baseUrl = "",
+): Promise<string> {
+  const res = await page.request.post(`${baseUrl}/api/threads`, {
+    headers: intakeHeaders(baseUrl),
     data: { message, ...(orderRef ? { orderRef } : {}) },
   });
   expect(res.status()).toBe(201);
@@ -42,16 +84,18 @@ export async function seriousViolations(page: Page) {
 
 /**
  * One run over the API (new input when `body` has messages, a resume when it has `resume`); resolves with the SSE
- * text once the run paused or finished. `base` targets another server (tests that run their own).
+ * text once the run paused or finished. `base` targets another server (tests that run their own); `intake` sends
+ * it with the intake key (a ticket's first run) instead of as the signed-in user.
  */
 export async function runOverApi(
   page: Page,
   threadId: string,
   body: Record<string, unknown> = {},
-  base = "",
+  options: { base?: string; intake?: boolean } = {},
 ) {
+  const base = options.base ?? "";
   const res = await page.request.post(`${base}/api/threads/${threadId}/runs`, {
-    headers: { accept: "text/event-stream" },
+    headers: { accept: "text/event-stream", ...(options.intake ? intakeHeaders(base) : {}) },
     data: { threadId, runId: crypto.randomUUID(), messages: [], tools: [], context: [], ...body },
   });
   expect(res.status()).toBe(200);
@@ -60,23 +104,19 @@ export async function runOverApi(
   return text;
 }
 
-/** A new ticket whose first run has ended (paused at its first decision). */
+/** A new ticket, filed and started with the intake key, whose first run has ended (paused at its first decision). */
 export async function pausedThread(
   page: Page,
   message: string,
   options: { orderRef?: string; base?: string } = {},
 ) {
   const base = options.base ?? "";
-  const created = await page.request.post(`${base}/api/threads`, {
-    data: { message, ...(options.orderRef ? { orderRef: options.orderRef } : {}) },
-  });
-  expect(created.status()).toBe(201);
-  const { threadId } = (await created.json()) as { threadId: string };
+  const threadId = await createTicket(page, message, options.orderRef, base);
   await runOverApi(
     page,
     threadId,
     { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
-    base,
+    { base, intake: true },
   );
   return threadId;
 }

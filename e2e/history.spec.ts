@@ -15,7 +15,13 @@ test("forks a finished thread at its approval, rejects on the branch, and shows 
 }) => {
   const message = "The running shoes from ORD-1010 fell apart. Please refund me.";
   const threadId = await createTicket(page, message, "ORD-1010");
-  await runOverApi(page, threadId, { messages: [{ id: randomUUID(), role: "user", content: message }] });
+  // Filed and started with the intake key; the supervisor decides.
+  await runOverApi(
+    page,
+    threadId,
+    { messages: [{ id: randomUUID(), role: "user", content: message }] },
+    { intake: true },
+  );
   await answerOverApi(page, threadId, "refund_approval", { decision: "approve" });
   await answerOverApi(page, threadId, "confirm_email", { choice: "send" });
   const finished = await threadState(page, threadId);

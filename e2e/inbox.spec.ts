@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { expect, pausedThread, test, threadState } from "./fixtures";
+import { apiAs, emailOf, expect, pausedThread, test, threadState } from "./fixtures";
 
 /*
  * The inbox: live arrivals and departures, filters, keyset pagination, and the short way from the inbox to a
@@ -60,9 +60,10 @@ test("a new decision appears live, filters narrow the list, and a decision taken
     expect(action).toBe("refund_approval");
   }
 
-  // Taken elsewhere (another operator, over the API): the row leaves without a reload.
+  // Taken elsewhere (another operator, signed in on their own, over the API): the row leaves without a reload.
   const state = await threadState(page, threadId);
-  const res = await page.request.post(`/api/threads/${threadId}/runs`, {
+  const operator = await apiAs("operator");
+  const res = await operator.post(`/api/threads/${threadId}/runs`, {
     data: {
       threadId,
       runId: randomUUID(),
@@ -74,12 +75,17 @@ test("a new decision appears live, filters narrow the list, and a decision taken
           payload: { decision: "reject", note: "flagged order" },
         },
       ],
-      forwardedProps: { actor: "another operator" },
     },
   });
   expect(res.status()).toBe(200);
+  await res.text();
+  await operator.dispose();
   await expect(row(page, threadId)).toHaveCount(0);
   expect(await page.evaluate(() => (window as { sameDocument?: boolean }).sameDocument)).toBe(true);
+  const decided = (await threadState(page, threadId)).decisions.find(
+    (d: { action: string }) => d.action === "refund_approval",
+  );
+  expect(decided).toMatchObject({ status: "resolved", resolvedBy: emailOf("operator") });
 });
 
 test("pages through pending decisions oldest first with Next page and Back", async ({ page }) => {

@@ -1,9 +1,12 @@
-import { expect, openReady, pausedThread, test, threadState } from "./fixtures";
+import { emailOf, expect, openReady, pausedThread, test, threadState } from "./fixtures";
 
 /*
  * The thread page's decision flows, one fresh thread per test. Tickets are created and their first run is started
- * through the API (the page is what is under test); every decision is then taken on the page.
+ * through the API with the intake key (the page is what is under test); every decision is then taken on the page, as
+ * the signed-in supervisor.
  */
+
+const me = emailOf("supervisor");
 
 /** Cents as the page shows them. Orders are shared by every spec's threads, so a refund may be one recorded earlier. */
 const euros = (cents: number) =>
@@ -14,7 +17,7 @@ test("approve, then send the drafted email: the thread finishes with its refund 
 }) => {
   const threadId = await pausedThread(page, "My headphones from ORD-1002 are broken, please refund them.");
   await openReady(page, `/threads/${threadId}`, "thread-page");
-  await page.getByLabel("Operating as").fill("e2e-alice");
+  await expect(page.getByTestId("signed-in-as")).toContainText(`${me} · supervisor`);
   const approval = page.getByTestId("decision-refund_approval");
   await expect(approval).toContainText("ORD-1002");
   await expect(approval.getByTestId("requested-amount")).toHaveText("€249.00");
@@ -31,7 +34,7 @@ test("approve, then send the drafted email: the thread finishes with its refund 
   await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
   await expect(page.getByTestId("email-outcome")).toContainText("Sent: “Your refund (ORD-1002)”");
   await expect(page.getByTestId("ledger-entry")).toHaveCount(2);
-  await expect(page.getByTestId("ledger")).toContainText("Approved — by e2e-alice");
+  await expect(page.getByTestId("ledger")).toContainText(`Approved — by ${me}`);
 
   const state = await threadState(page, threadId);
   expect(state.status).toBe("completed");
@@ -39,10 +42,8 @@ test("approve, then send the drafted email: the thread finishes with its refund 
   expect(state.values.refund).toMatchObject({ orderId: "ORD-1002" });
   await expect(page.getByTestId("refund-outcome")).toContainText(euros(state.values.refund.amountCents));
   expect(state.values.email).toMatchObject({ status: "sent" });
-  expect(state.decisions.map((d: { resolvedBy: string }) => d.resolvedBy)).toEqual([
-    "e2e-alice",
-    "e2e-alice",
-  ]);
+  expect(state.decisions.map((d: { resolvedBy: string }) => d.resolvedBy)).toEqual([me, me]);
+  expect(state.values.decision).toMatchObject({ operatorId: me });
 });
 
 test("reject needs a note; rejected with one, no refund is made", async ({ page }) => {

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, openReady, pausedThread, test, threadState } from "./fixtures";
+import { emailOf, expect, openReady, pausedThread, storageStatePath, test, threadState } from "./fixtures";
 
 /** Statuses of this page's POST …/runs responses, as they come. */
 function runResponses(page: Page): number[] {
@@ -51,23 +51,33 @@ test("a double-click on approve sends one decision", async ({ page }) => {
   expect(state.values.refund).toMatchObject({ orderId: "ORD-1002" });
 });
 
-test("two tabs approve at once: one decision, and the other tab says who decided", async ({ page }) => {
+test("two tabs approve at once: one decision, and the other tab says who decided", async ({
+  page,
+  browser,
+}) => {
   const threadId = await pausedThread(page, "Refund ORD-1002 please, the headphones stopped charging.");
+  // Two people: the supervisor in tab A, an operator (signed in on their own) in tab B. €249.00 is within an
+  // operator's limit.
   const tabA = page;
-  const tabB = await page.context().newPage();
+  const operatorContext = await browser.newContext({
+    baseURL: test.info().project.use.baseURL,
+    storageState: storageStatePath("operator"),
+  });
+  const tabB = await operatorContext.newPage();
   await openReady(tabA, `/threads/${threadId}`, "thread-page");
-  await tabA.getByLabel("Operating as").fill("alice");
   await openReady(tabB, `/threads/${threadId}`, "thread-page");
-  await tabB.getByLabel("Operating as").fill("bob");
+  await expect(tabA.getByTestId("signed-in-as")).toContainText(emailOf("supervisor"));
+  await expect(tabB.getByTestId("signed-in-as")).toContainText(emailOf("operator"));
   const statusesA = runResponses(tabA);
   const statusesB = runResponses(tabB);
 
   await Promise.all([tabA.getByTestId("approve").click(), tabB.getByTestId("approve").click()]);
   await expect.poll(() => [...statusesA, ...statusesB].sort(), { timeout: 20_000 }).toEqual([200, 409]);
-  const [winner, loser, winnerName] = statusesA[0] === 200 ? [tabA, tabB, "alice"] : [tabB, tabA, "bob"];
+  const [winner, loser, winnerEmail] =
+    statusesA[0] === 200 ? [tabA, tabB, emailOf("supervisor")] : [tabB, tabA, emailOf("operator")];
 
   const notice = loser.getByTestId("decided-elsewhere");
-  await expect(notice).toContainText(`${winnerName} already decided this`);
+  await expect(notice).toContainText(`${winnerEmail} already decided this`);
   await expect(notice).toContainText("Approved");
   await expect(loser.getByTestId("decision-refund_approval").getByTestId("approve")).toBeDisabled();
   await expect(winner.getByTestId("decision-confirm_email")).toBeVisible({ timeout: 20_000 });
@@ -75,10 +85,10 @@ test("two tabs approve at once: one decision, and the other tab says who decided
   const state = await threadState(page, threadId);
   const approvals = state.decisions.filter((d: { action: string }) => d.action === "refund_approval");
   expect(approvals).toHaveLength(1);
-  expect(approvals[0]).toMatchObject({ status: "resolved", resolvedBy: winnerName });
+  expect(approvals[0]).toMatchObject({ status: "resolved", resolvedBy: winnerEmail });
   expect(state.values.refund).toMatchObject({ orderId: "ORD-1002" });
-  expect(state.values.decision).toMatchObject({ decision: "approve", operatorId: winnerName });
-  await tabB.close();
+  expect(state.values.decision).toMatchObject({ decision: "approve", operatorId: winnerEmail });
+  await operatorContext.close();
 });
 
 /*

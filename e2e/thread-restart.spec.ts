@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
-import { expect, pausedThread, test } from "./fixtures";
+import { createUsersAndKey } from "./auth/users";
+import { expect, pausedThread, registerIntakeKey, signInOver, test } from "./fixtures";
 import { createTestDatabase } from "./support/pg";
 import { startTestServer, type TestServer } from "./support/server";
 
@@ -7,7 +8,16 @@ import { startTestServer, type TestServer } from "./support/server";
  * Tests that need a slow run, or kill their server: a server of their own on a fresh database, with a token delay
  * long enough to act mid-stream and short leases so a restarted server picks the run up at once.
  */
-const RUN_ENV = { RUN_LEASE_MS: "1000", RUN_SWEEP_INTERVAL_MS: "200", OFFLINE_TOKEN_DELAY_MS: "150" };
+const RUN_ENV = {
+  RUN_LEASE_MS: "1000",
+  RUN_SWEEP_INTERVAL_MS: "200",
+  OFFLINE_TOKEN_DELAY_MS: "150",
+  // The suite's secret and first admin (playwright.config.ts): a restarted server keeps accepting the sessions.
+  BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? "",
+  ADMIN_EMAIL: process.env.ADMIN_EMAIL ?? "",
+  ADMIN_PASSWORD: process.env.ADMIN_PASSWORD ?? "",
+  SIGN_IN_RATE_LIMIT: "10000",
+};
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -16,7 +26,15 @@ let server: TestServer;
 
 test.beforeAll(async () => {
   database = await createTestDatabase("e2e_thread");
-  server = await startTestServer({ databaseUrl: database.url, env: RUN_ENV });
+  server = await startTestServer({ databaseUrl: database.url, env: RUN_ENV, signIn: false });
+  // A fresh database: the suite's users and an intake key are made again on it.
+  registerIntakeKey(server.url, await createUsersAndKey(server.url));
+});
+
+// The page's storage state belongs to the suite's server; sign the supervisor in on this one (cookies are per
+// host, not per port, so this session replaces it for the test).
+test.beforeEach(async ({ page }) => {
+  await signInOver(page.request, server.url, "supervisor");
 });
 
 test.afterAll(async () => {
@@ -109,7 +127,7 @@ test("the server is killed during a run and restarted: the open page shows the r
   const port = server.port;
   await server.kill();
   await expect(page.getByTestId("reconnecting")).toBeVisible();
-  server = await startTestServer({ databaseUrl: database.url, port, env: RUN_ENV });
+  server = await startTestServer({ databaseUrl: database.url, port, env: RUN_ENV, signIn: false });
 
   await expect(page.getByTestId("decision-confirm_email")).toBeVisible({ timeout: 60_000 });
   await expect(page.getByTestId("run-notice")).toContainText("server restarted");

@@ -1,3 +1,4 @@
+import { authedFetch } from "../support/auth";
 import type { TestServer } from "../support/server";
 import { agentFor, createTicket, postRun, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
@@ -173,20 +174,20 @@ describe("bad input to the run endpoint", () => {
       { "sec-fetch-site": "cross-site" },
     ];
     for (const headers of crossSite) {
-      const ticket = await fetch(`${server!.url}/api/threads`, {
+      const ticket = await authedFetch(`${server!.url}/api/threads`, {
         method: "POST",
         headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify({ message: "refund ORD-1002" }),
       });
       expect(ticket.status).toBe(403);
       expect((await ticket.json()).code).toBe("forbidden:cross_site");
-      const run = await fetch(`${server!.url}/api/threads/${paused.threadId}/runs`, {
+      const run = await authedFetch(`${server!.url}/api/threads/${paused.threadId}/runs`, {
         method: "POST",
         headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify(body(paused.threadId, [ok(paused.interruptId)])),
       });
       expect(run.status).toBe(403);
-      const fork = await fetch(`${server!.url}/api/threads/${paused.threadId}/fork`, {
+      const fork = await authedFetch(`${server!.url}/api/threads/${paused.threadId}/fork`, {
         method: "POST",
         headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify({ checkpointId: "x" }),
@@ -195,7 +196,7 @@ describe("bad input to the run endpoint", () => {
     }
     expect(await snapshot()).toEqual(before);
     // The same origin is fine (the console itself).
-    const same = await fetch(`${server!.url}/api/threads`, {
+    const same = await authedFetch(`${server!.url}/api/threads`, {
       method: "POST",
       headers: { "content-type": "application/json", origin: server!.url, "sec-fetch-site": "same-origin" },
       body: JSON.stringify({ message: "Refund ORD-1002 please" }),
@@ -204,7 +205,7 @@ describe("bad input to the run endpoint", () => {
   });
 
   it("sends security headers: a CSP without unsafe-eval, no framing, no sniffing", async () => {
-    const res = await fetch(`${server!.url}/`);
+    const res = await authedFetch(`${server!.url}/`);
     const csp = res.headers.get("content-security-policy") ?? "";
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain("unsafe-eval");
@@ -215,7 +216,10 @@ describe("bad input to the run endpoint", () => {
   it("refuses a bad ticket with 400 bad_request:thread and creates nothing", async () => {
     const before = await snapshot();
     for (const bad of [{}, { message: "" }, { message: "hi", orderRef: "12345" }]) {
-      const res = await fetch(`${server!.url}/api/threads`, { method: "POST", body: JSON.stringify(bad) });
+      const res = await authedFetch(`${server!.url}/api/threads`, {
+        method: "POST",
+        body: JSON.stringify(bad),
+      });
       expect(res.status).toBe(400);
       expect((await res.json()).code).toBe("bad_request:thread");
     }

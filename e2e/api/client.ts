@@ -1,14 +1,19 @@
 import { type AgentSubscriber, HttpAgent } from "@ag-ui/client";
 import type { BaseEvent, Interrupt, ResumeEntry } from "@ag-ui/core";
 import pg from "pg";
+import { authedFetch, authHeaders, type Who } from "../support/auth";
 
-/** Create a ticket thread over HTTP; returns its id. */
+/** Create a ticket thread over HTTP, as the intake system would (its API key); returns its id. */
 export async function createTicket(baseUrl: string, message: string, orderRef?: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/api/threads`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message, ...(orderRef ? { orderRef } : {}) }),
-  });
+  const res = await authedFetch(
+    `${baseUrl}/api/threads`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message, ...(orderRef ? { orderRef } : {}) }),
+    },
+    "intake",
+  );
   if (res.status !== 201) throw new Error(`create ticket: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { threadId: string }).threadId;
 }
@@ -24,11 +29,20 @@ export interface RunOutcome {
   interrupts: Interrupt[];
 }
 
-/** Run the agent once (new input or resume) and collect every event it accepted. */
+/** Threads whose first run this test process started (as the intake key): later runs are an operator's. */
+const started = new Set<string>();
+
+/**
+ * Run the agent once (new input or resume) and collect every event it accepted. Who sends it: `as`, or the intake
+ * key for a thread's first run and a supervisor after that (so the four-eyes rules let the supervisor approve).
+ */
 export async function runOnce(
   agent: HttpAgent,
-  params: { message?: string; resume?: ResumeEntry[]; actor?: string } = {},
+  params: { message?: string; resume?: ResumeEntry[]; actor?: string; as?: Who } = {},
 ): Promise<RunOutcome> {
+  const who = params.as ?? (params.resume || started.has(agent.threadId) ? "supervisor" : "intake");
+  started.add(agent.threadId);
+  agent.headers = await authHeaders(agent.url, who);
   if (params.message) agent.addMessage({ id: crypto.randomUUID(), role: "user", content: params.message });
   const events: BaseEvent[] = [];
   const subscriber: AgentSubscriber = {
@@ -78,12 +92,17 @@ export async function postRun(
   baseUrl: string,
   threadId: string,
   body: unknown,
+  who: Who = "supervisor",
 ): Promise<{ status: number; json?: Record<string, unknown>; text: string }> {
-  const res = await fetch(`${baseUrl}/api/threads/${threadId}/runs`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
+  const res = await authedFetch(
+    `${baseUrl}/api/threads/${threadId}/runs`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    },
+    who,
+  );
   const text = await res.text();
   let json: Record<string, unknown> | undefined;
   if (res.headers.get("content-type")?.includes("application/json")) json = JSON.parse(text);

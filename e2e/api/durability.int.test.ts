@@ -1,3 +1,4 @@
+import { authedFetch } from "../support/auth";
 import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
@@ -81,7 +82,7 @@ describe("durable runs over HTTP", () => {
 
   it("shows every event exactly once, in order, to a client that reconnects 20 times during one run", async () => {
     const { threadId, interrupt } = await pausedAtApproval(b!, "ORD-4001");
-    const firstSeq = Number((await (await fetch(`${b!.url}/api/threads/${threadId}`)).json()).lastSeq);
+    const firstSeq = Number((await (await authedFetch(`${b!.url}/api/threads/${threadId}`)).json()).lastSeq);
     const seen: SseEvent[] = [];
     await readSse(
       `${b!.url}/api/threads/${threadId}/runs`,
@@ -126,14 +127,14 @@ describe("durable runs over HTTP", () => {
     const agent = agentFor(b!.url, threadId);
     const email = await runOnce(agent, { resume: [answer(interrupt, { decision: "approve" })] });
     await runOnce(agent, { resume: [answer(email.interrupts[0]!, { choice: "send" })] });
-    const finished = await (await fetch(`${b!.url}/api/threads/${threadId}`)).json();
+    const finished = await (await authedFetch(`${b!.url}/api/threads/${threadId}`)).json();
     expect(finished.values.decision.decision).toBe("approve");
     const oldHead = finished.checkpointId as string;
     const approvalCheckpoint = finished.decisions.find(
       (d: { action: string }) => d.action === "refund_approval",
     ).checkpointId as string;
 
-    const fork = await fetch(`${b!.url}/api/threads/${threadId}/fork`, {
+    const fork = await authedFetch(`${b!.url}/api/threads/${threadId}/fork`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ checkpointId: approvalCheckpoint }),
@@ -148,7 +149,7 @@ describe("durable runs over HTTP", () => {
     await readSse(`${b!.url}${forked.events}`, {}, (e) => streamed.push(e));
     expect(streamed.find((e) => e.event.type === "CUSTOM")?.event.name).toBe("fork_side_effects");
 
-    const branch = await (await fetch(`${b!.url}/api/threads/${threadId}`)).json();
+    const branch = await (await authedFetch(`${b!.url}/api/threads/${threadId}`)).json();
     expect(branch.pendingInterrupts[0].action).toBe("refund_approval");
     const rejected = await runOnce(agentFor(b!.url, threadId), {
       resume: [
@@ -163,11 +164,11 @@ describe("durable runs over HTTP", () => {
       resume: [answer(rejected.interrupts[0]!, { choice: "dont_send" })],
     });
 
-    const now = await (await fetch(`${b!.url}/api/threads/${threadId}`)).json();
+    const now = await (await authedFetch(`${b!.url}/api/threads/${threadId}`)).json();
     expect(now.values.decision.decision).toBe("reject");
-    const old = await (await fetch(`${b!.url}/api/threads/${threadId}/checkpoints/${oldHead}`)).json();
+    const old = await (await authedFetch(`${b!.url}/api/threads/${threadId}/checkpoints/${oldHead}`)).json();
     expect(old.values.decision.decision).toBe("approve");
-    const history = await (await fetch(`${b!.url}/api/threads/${threadId}/history?limit=200`)).json();
+    const history = await (await authedFetch(`${b!.url}/api/threads/${threadId}/history?limit=200`)).json();
     expect(history.branches.map((x: { label: string }) => x.label)).toEqual(["main", "branch-1"]);
     expect(
       history.checkpoints.find((c: { checkpointId: string }) => c.checkpointId === approvalCheckpoint)

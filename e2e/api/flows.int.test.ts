@@ -1,4 +1,5 @@
 import { AppError } from "@/lib/errors";
+import { authedFetch, emailOf } from "../support/auth";
 import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, payloadOf, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
@@ -48,12 +49,11 @@ describe("refund runs over HTTP with HttpAgent", () => {
 
     const second = await runOnce(agent, {
       resume: [answer(approval, { decision: "approve" })],
-      actor: "alice",
     });
     expect(second.events.map((e) => e.type)).toContain("TEXT_MESSAGE_CONTENT");
     expect(second.interrupts.map((i) => i.reason)).toEqual(["confirm_email"]);
     // The inbox names the order and customer even for a decision whose payload does not (the email).
-    const inbox = await (await fetch(`${base()}/api/threads?action=confirm_email&limit=200`)).json();
+    const inbox = await (await authedFetch(`${base()}/api/threads?action=confirm_email&limit=200`)).json();
     const item = inbox.items.find((i: { thread: { threadId: string } }) => i.thread.threadId === threadId);
     expect(item.decision).toMatchObject({
       action: "confirm_email",
@@ -65,13 +65,14 @@ describe("refund runs over HTTP with HttpAgent", () => {
 
     expect(await prepared.sql.count("refunds", "order_id = $1", ["ORD-1002"])).toBe(1);
     expect(await prepared.sql.count("outbox", "thread_id = $1", [threadId])).toBe(1);
-    const state = await (await fetch(`${base()}/api/threads/${threadId}`)).json();
+    const state = await (await authedFetch(`${base()}/api/threads/${threadId}`)).json();
     expect(state.status).toBe("completed");
     expect(state.pendingInterrupts).toEqual([]);
     const decided = state.decisions.find((d: { action: string }) => d.action === "refund_approval");
     expect(decided).toMatchObject({
       status: "resolved",
-      resolvedBy: "alice",
+      // Recorded under the signed-in user who decided, whatever the client claims.
+      resolvedBy: emailOf("supervisor"),
       answer: { decision: "approve" },
     });
   });
@@ -138,7 +139,7 @@ describe("refund runs over HTTP with HttpAgent", () => {
 
   it("lets a new HttpAgent (a refreshed page) read the pending interrupt and resume it", async () => {
     const { threadId } = await ticket("Please refund ORD-6000, the television arrived broken.");
-    const state = await (await fetch(`${base()}/api/threads/${threadId}`)).json();
+    const state = await (await authedFetch(`${base()}/api/threads/${threadId}`)).json();
     expect(state.status).toBe("interrupted");
     expect(state.pendingInterrupts).toHaveLength(1);
     const pending = state.pendingInterrupts[0];
@@ -165,7 +166,7 @@ describe("refund runs over HTTP with HttpAgent", () => {
       [threadId],
     );
     expect(logged.map((r) => Number(r.seq))).toEqual(wire);
-    const state = await (await fetch(`${base()}/api/threads/${threadId}`)).json();
+    const state = await (await authedFetch(`${base()}/api/threads/${threadId}`)).json();
     expect(state.lastSeq).toBe(wire.length);
   });
 
@@ -173,7 +174,7 @@ describe("refund runs over HTTP with HttpAgent", () => {
     const { threadId, first } = await ticket("Refund for ORD-6002 please: wrong colour.");
     await server!.kill();
     server = await startTestServer({ databaseUrl: prepared.url });
-    const state = await (await fetch(`${base()}/api/threads/${threadId}`)).json();
+    const state = await (await authedFetch(`${base()}/api/threads/${threadId}`)).json();
     expect(state.pendingInterrupts.map((p: { interruptId: string }) => p.interruptId)).toEqual([
       first.interrupts[0]!.id,
     ]);
@@ -185,7 +186,7 @@ describe("refund runs over HTTP with HttpAgent", () => {
   });
 
   it("rebuilds the same error on the client from a refusal body", async () => {
-    const res = await fetch(`${base()}/api/threads/00000000-0000-0000-0000-000000000000`);
+    const res = await authedFetch(`${base()}/api/threads/00000000-0000-0000-0000-000000000000`);
     const error = AppError.fromBody(await res.json(), res.status);
     expect(error.code).toBe("not_found:thread");
     expect(error.status).toBe(res.status);

@@ -1,4 +1,5 @@
 import type { TextMessageContentEvent } from "@ag-ui/core";
+import { authedFetch } from "../support/auth";
 import { type FakeOpenAI, startFakeOpenAI } from "../support/fake-openai";
 import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, runOnce } from "./client";
@@ -63,7 +64,7 @@ describe("the OpenAI-compatible model path", () => {
     fake.setFailure(500);
     try {
       const started = Date.now();
-      const res = await fetch(`${server!.url}/api/threads/${threadId}/runs`, {
+      const res = await authedFetch(`${server!.url}/api/threads/${threadId}/runs`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "text/event-stream" },
         body: JSON.stringify({
@@ -86,7 +87,7 @@ describe("the OpenAI-compatible model path", () => {
         .map((l) => JSON.parse(l.slice(6)) as { type: string; code?: string });
       expect(events[0]?.type).toBe("RUN_STARTED");
       expect(events[events.length - 1]).toMatchObject({ type: "RUN_ERROR", code: "internal:run_failed" });
-      const view = await (await fetch(`${server!.url}/api/threads/${threadId}`)).json();
+      const view = await (await authedFetch(`${server!.url}/api/threads/${threadId}`)).json();
       expect(view.status).toBe("failed");
       expect(view.activeRunId).toBeNull();
     } finally {
@@ -97,7 +98,7 @@ describe("the OpenAI-compatible model path", () => {
     expect(retry.interrupts.map((i) => i.reason)).toEqual(["confirm_email"]);
     expect(retry.events.map((e) => e.type)).toContain("TEXT_MESSAGE_CONTENT");
     // The refund recorded before the failure is the one the thread keeps: none was added by trying again.
-    const view = await fetch(`${server!.url}/api/threads/${threadId}`).then((r) => r.json());
+    const view = await authedFetch(`${server!.url}/api/threads/${threadId}`).then((r) => r.json());
     expect(await prepared.sql.count("refunds", "order_id = $1", [view.values.refund.orderId])).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 import { openPostgres } from "@/lib/db/open";
 import { appendEvents } from "@/lib/db/queries/events";
 import { finishRun } from "@/lib/db/queries/runs";
+import { authedFetch } from "../support/auth";
 import type { TestServer } from "../support/server";
 import { agentFor, createTicket, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
@@ -52,7 +53,9 @@ describe("recovery limits", () => {
 
   it("stops a run that keeps crashing after MAX_RUN_ATTEMPTS and shows its error", async () => {
     const { threadId, interruptId } = await pausedThread();
-    const lastSeq = Number((await (await fetch(`${server!.url}/api/threads/${threadId}`)).json()).lastSeq);
+    const lastSeq = Number(
+      (await (await authedFetch(`${server!.url}/api/threads/${threadId}`)).json()).lastSeq,
+    );
     const runId = await orphanedResume(threadId, interruptId, 2);
     const seen: SseEvent[] = [];
     const deadline = Date.now() + 15_000;
@@ -69,7 +72,7 @@ describe("recovery limits", () => {
       [runId],
     );
     expect(run).toEqual({ status: "failed", error_code: "internal:run_abandoned" });
-    const view = await (await fetch(`${server!.url}/api/threads/${threadId}`)).json();
+    const view = await (await authedFetch(`${server!.url}/api/threads/${threadId}`)).json();
     expect(view.status).toBe("failed");
     expect(await prepared.sql.count("refunds")).toBe(0);
   });
@@ -88,7 +91,7 @@ describe("recovery limits", () => {
     }
     // It paused at the next decision; having made progress, its crash count started over.
     expect(run).toEqual({ status: "interrupted", attempts: 1 });
-    const view = await (await fetch(`${server!.url}/api/threads/${threadId}`)).json();
+    const view = await (await authedFetch(`${server!.url}/api/threads/${threadId}`)).json();
     expect(view.status).toBe("interrupted"); // now waiting at confirm_email
     expect(view.pendingInterrupts.map((i: { action: string }) => i.action)).toEqual(["confirm_email"]);
     expect(await prepared.sql.count("refunds", "order_id = 'ORD-1008'")).toBe(1);

@@ -1,3 +1,4 @@
+import { authedFetch } from "../support/auth";
 /** A parsed SSE event from our streams: its `id:` (the per-thread seq) and the AG-UI event. */
 export interface SseEvent {
   seq: number;
@@ -15,7 +16,7 @@ export async function readSse(
   options: { maxMs?: number } = {},
 ): Promise<number> {
   const abort = new AbortController();
-  const res = await fetch(url, { ...init, signal: abort.signal });
+  const res = await authedFetch(url, { ...init, signal: abort.signal });
   if (!res.body) return res.status;
   const reader = res.body.getReader();
   const decoder = new TextDecoder();

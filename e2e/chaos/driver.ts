@@ -1,4 +1,5 @@
 import type { PendingInterruptView } from "@/lib/runtime/thread-view";
+import { authedFetch } from "../support/auth";
 
 /** What the harness hears from streams, to time its kills (e.g. right after a step starts). */
 export type Observer = (event: { type: string; stepName?: string }) => void;
@@ -35,18 +36,22 @@ async function postAndWatch(
   body: object,
   observe: Observer,
 ): Promise<number> {
-  const res = await fetch(`${target.url}/api/threads/${threadId}/runs`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({
-      threadId,
-      runId: crypto.randomUUID(),
-      messages: [],
-      tools: [],
-      context: [],
-      ...body,
-    }),
-  });
+  const res = await authedFetch(
+    `${target.url}/api/threads/${threadId}/runs`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({
+        threadId,
+        runId: crypto.randomUUID(),
+        messages: [],
+        tools: [],
+        context: [],
+        ...body,
+      }),
+    },
+    "resume" in body ? "supervisor" : "intake",
+  );
   if (res.status !== 200 || !res.body) {
     await res.text();
     return res.status;
@@ -86,7 +91,7 @@ export async function driveThread(
 ): Promise<"completed" | "failed"> {
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(`${target.url}/api/threads/${ticket.threadId}`);
+      const res = await authedFetch(`${target.url}/api/threads/${ticket.threadId}`);
       if (res.status !== 200) throw new Error(`state: ${res.status}`);
       const view = (await res.json()) as {
         status: string;
@@ -105,7 +110,7 @@ export async function driveThread(
           status: "resolved",
           payload: answerFor(p, ticket.orderId),
         }));
-        await postAndWatch(target, ticket.threadId, { resume, forwardedProps: { actor: "chaos" } }, observe);
+        await postAndWatch(target, ticket.threadId, { resume }, observe);
       } else if (view.lastSeq === 0) {
         const messages = [{ id: `m-${ticket.threadId}`, role: "user", content: ticket.message }];
         await postAndWatch(target, ticket.threadId, { messages }, observe);

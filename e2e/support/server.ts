@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { authEnv, registerServer } from "./auth";
 
 /** A free loopback port. */
 export function freePort(): Promise<number> {
@@ -37,6 +38,8 @@ export async function startTestServer(options: {
   databaseUrl: string;
   port?: number;
   env?: Record<string, string>;
+  /** Create and sign in the test users (default). */
+  signIn?: boolean;
 }): Promise<TestServer> {
   if (!existsSync(join(process.cwd(), process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does it).");
@@ -57,6 +60,7 @@ export async function startTestServer(options: {
         OPENAI_API_KEY: "",
         OFFLINE_TOKEN_DELAY_MS: "0",
         DEMO_THREADS: "false",
+        ...authEnv(),
         ...options.env,
       },
     },
@@ -93,5 +97,13 @@ export async function startTestServer(options: {
     }
     await new Promise((r) => setTimeout(r, 150));
   }
-  return { url, port, log: () => output, kill: () => signal("SIGKILL"), stop: () => signal("SIGTERM") };
+  const server = {
+    url,
+    port,
+    log: () => output,
+    kill: () => signal("SIGKILL"),
+    stop: () => signal("SIGTERM"),
+  };
+  if (options.signIn !== false) await registerServer(url, options.databaseUrl);
+  return server;
 }

@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createTicket, sqlFor } from "@/e2e/api/client";
 import { prepareDatabase } from "@/e2e/api/setup";
+import { authedFetch } from "@/e2e/support/auth";
 import { startTestServer, type TestServer } from "@/e2e/support/server";
 
 const args = process.argv.slice(2);
@@ -27,18 +28,22 @@ async function run(
   threadId: string,
   body: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}/api/threads/${threadId}/runs`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({
-      threadId,
-      runId: crypto.randomUUID(),
-      messages: [],
-      tools: [],
-      context: [],
-      ...body,
-    }),
-  });
+  const res = await authedFetch(
+    `${base}/api/threads/${threadId}/runs`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({
+        threadId,
+        runId: crypto.randomUUID(),
+        messages: [],
+        tools: [],
+        context: [],
+        ...body,
+      }),
+    },
+    "resume" in body ? "supervisor" : "intake",
+  );
   if (res.status !== 200) throw new Error(`run: ${res.status} ${await res.text()}`);
   const text = await res.text();
   const events = text

@@ -2,7 +2,10 @@
 /**
  * The server Playwright tests run against: a fresh Postgres database for this run (dropped on exit), the production
  * build, the offline model with a small token delay (so streaming is visible), short leases (recovery in seconds).
- * Env: E2E_PORT (default 3900), TEST_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+ * Env: E2E_PORT (default 3900), TEST_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), and for
+ * signing in (playwright.config.ts sets them): BETTER_AUTH_SECRET (random when unset), ADMIN_EMAIL and
+ * ADMIN_PASSWORD (the first admin), SIGN_IN_RATE_LIMIT (default 10000: the suite signs in many times from one
+ * address). NEXT_DIST_DIR (another build directory) passes through.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -62,6 +65,11 @@ const server = spawn(
       RUN_LEASE_MS: "1500",
       RUN_SWEEP_INTERVAL_MS: "300",
       DEMO_THREADS: "false",
+      DEMO_USERS: "false",
+      BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET || randomBytes(32).toString("hex"),
+      ADMIN_EMAIL: process.env.ADMIN_EMAIL ?? "",
+      ADMIN_PASSWORD: process.env.ADMIN_PASSWORD ?? "",
+      SIGN_IN_RATE_LIMIT: process.env.SIGN_IN_RATE_LIMIT ?? "10000",
     },
   },
 );
