@@ -96,6 +96,8 @@ test("pages through pending decisions oldest first with Next page and Back", asy
   const pages: string[][] = [];
   for (;;) {
     await expect(page.getByTestId("page-number")).toHaveText(`Page ${pages.length + 1}`);
+    // The number changes at the click; the rows once the page has loaded (the buttons are disabled meanwhile).
+    if (pages.length > 0) await expect(page.getByTestId("page-back")).toBeEnabled();
     const ids = await page
       .getByTestId("inbox-row")
       .evaluateAll((rows) => rows.map((r) => r.dataset.threadId ?? ""));
@@ -113,6 +115,7 @@ test("pages through pending decisions oldest first with Next page and Back", asy
 
   await page.getByTestId("page-back").click();
   await expect(page.getByTestId("page-number")).toHaveText(`Page ${pages.length - 1}`);
+  await expect(page.getByTestId("page-next")).toBeEnabled();
   await expect(page.getByTestId("inbox-row")).toHaveCount(pages[pages.length - 2]?.length ?? 0);
   const back = await page.getByTestId("inbox-row").evaluateAll((rows) => rows.map((r) => r.dataset.threadId));
   expect(back).toEqual(pages[pages.length - 2]);

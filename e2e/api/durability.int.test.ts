@@ -4,7 +4,7 @@ import { agentFor, answer, createTicket, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
 import { readSse, type SseEvent } from "./sse";
 
-const RUN_ENV = { RUN_LEASE_MS: "1000", RUN_SWEEP_INTERVAL_MS: "200", OFFLINE_TOKEN_DELAY_MS: "120" };
+const RUN_ENV = { RUN_LEASE_MS: "1000", RUN_SWEEP_INTERVAL_MS: "200", OFFLINE_TOKEN_DELAY_MS: "200" };
 
 /** Runs outlive requests and processes: many instances, reconnects, forks. */
 describe("durable runs over HTTP", () => {

@@ -69,7 +69,12 @@ export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEv
       wake = null;
       if (!woke && !signal.aborted) {
         const more = await readEvents({ db, threadId, afterSeq: after, limit: 1 });
-        if (more.length === 0 && (await options.idle(after))) return;
+        if (more.length === 0 && (await options.idle(after))) {
+          // The run may have written its last events and ended between the read above and that check: a run's
+          // events are logged before it leaves the active states, so one more read now sees all of them.
+          for (const event of await readEvents({ db, threadId, afterSeq: after })) yield event;
+          return;
+        }
       }
     }
   } finally {

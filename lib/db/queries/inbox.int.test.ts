@@ -244,6 +244,7 @@ describe("GET /api/threads on postgres", () => {
   let created: Awaited<ReturnType<typeof createTestDatabase>>;
   let GET: (request: Request) => Promise<Response>;
   let closeServerDb: () => Promise<void> = async () => {};
+  let cookie = "";
 
   beforeAll(async () => {
     created = await createTestDatabase("inbox");
@@ -262,13 +263,35 @@ describe("GET /api/threads on postgres", () => {
     ({ GET } = await import("@/app/api/threads/route"));
     const { getDatabase } = await import("@/lib/db/client");
     closeServerDb = async () => (await getDatabase()).close();
+    // The route needs a signed-in user: a viewer, signed in through better-auth in this process.
+    const { createUser } = await import("@/lib/auth/users");
+    const { getAuth } = await import("@/lib/auth/auth");
+    const credentials = { email: "viewer@inbox.test", password: "inbox-viewer-password" };
+    await createUser({
+      ...credentials,
+      name: "Inbox viewer",
+      role: "viewer",
+      by: { kind: "system", id: "system:test", label: "test", role: "admin" },
+    });
+    const signedIn = await (await getAuth()).api.signInEmail({ body: credentials, asResponse: true });
+    cookie = signedIn.headers
+      .getSetCookie()
+      .map((c) => c.split(";", 1)[0])
+      .join("; ");
   });
   afterAll(async () => {
     await closeServerDb();
     await created?.drop();
   });
 
-  const get = (query: string) => GET(new Request(`http://localhost/api/threads${query}`));
+  const get = (query: string) =>
+    GET(new Request(`http://localhost/api/threads${query}`, { headers: { cookie } }));
+
+  it("answers 401 without a session", async () => {
+    const res = await GET(new Request("http://localhost/api/threads"));
+    expect(res.status).toBe(401);
+    expect((await res.json()).code).toBe("unauthorized:session");
+  });
 
   it("answers the default inbox and follows nextCursor", async () => {
     const first = await get("?limit=25");
