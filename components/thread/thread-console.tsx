@@ -2,6 +2,7 @@
 
 import { useUser } from "@/components/auth/user-context";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { hasRole } from "@/lib/auth/roles";
 import type { StreamEvent } from "./apply-event";
 import { ConnectionBanner } from "./connection-banner";
 import { Conversation } from "./conversation";
@@ -39,6 +40,7 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
         status={state.status}
         step={state.steps.at(-1)}
         signedInAs={user ? `${user.email} (${user.role})` : null}
+        canDecide={hasRole(user?.role, "operator")}
       />
       <ConnectionBanner state={state} onDismiss={dismissError} />
       <div className="grid items-start gap-6 lg:grid-cols-12">

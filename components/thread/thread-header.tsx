@@ -8,6 +8,7 @@ export function ThreadHeader({
   status,
   step,
   signedInAs,
+  canDecide,
 }: {
   threadId: string;
   title: string;
@@ -15,6 +16,8 @@ export function ThreadHeader({
   step?: string;
   /** Decisions taken on this page are recorded under this user. */
   signedInAs: string | null;
+  /** Whether that user may decide here at all (a viewer may not). */
+  canDecide: boolean;
 }) {
   const link =
     "rounded text-sm font-medium text-indigo-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600";
@@ -41,7 +44,8 @@ export function ThreadHeader({
         </div>
         {signedInAs && (
           <p className="text-sm text-slate-700" data-testid="deciding-as">
-            Deciding as <span className="font-medium text-slate-900">{signedInAs}</span>
+            {canDecide ? "Deciding as" : "Reading as"}{" "}
+            <span className="font-medium text-slate-900">{signedInAs}</span>
           </p>
         )}
       </div>

@@ -52,6 +52,9 @@ function createAuth(db: AppDb) {
     },
     advanced: {
       cookiePrefix: "hitl",
+      // Secure cookies wherever the console is deployed (DATABASE_URL); the embedded demo is served over plain
+      // http on a laptop, where some browsers drop Secure cookies even for localhost.
+      useSecureCookies: Boolean(env.DATABASE_URL) && env.NODE_ENV === "production",
       defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
     },
     databaseHooks: {

@@ -16,11 +16,26 @@ export async function GET(request: Request) {
   }
 }
 
+/**
+ * The session lives in an httpOnly cookie; better-auth also echoes its token in the sign-in body, where page
+ * scripts could read it. Drop it.
+ */
+async function withoutToken(response: Response): Promise<Response> {
+  if (!response.ok || !response.headers.get("content-type")?.includes("application/json")) return response;
+  const body = (await response.json()) as Record<string, unknown>;
+  delete body.token;
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(body), { status: response.status, headers });
+}
+
 export async function POST(request: Request) {
   try {
     assertSameOrigin(request);
     const auth = await getAuth();
-    if (!new URL(request.url).pathname.endsWith("/sign-out")) return await auth.handler(request);
+    const path = new URL(request.url).pathname;
+    if (path.endsWith("/sign-in/email")) return withoutToken(await auth.handler(request));
+    if (!path.endsWith("/sign-out")) return await auth.handler(request);
     // Sign-out goes into the audit trail with who it was.
     const user = await sessionUser(request.headers);
     const response = await auth.handler(request);
