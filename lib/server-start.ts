@@ -17,8 +17,9 @@ export async function startServer(): Promise<void> {
     const database = await getDatabase();
     if (env.DEMO_ORDERS) await seedDemoOrders({ db: database.db });
     console.log(`[start] database ready (${database.kind})`);
-    await ensureFirstAdmin();
-    await seedDemoUsers();
+    // Accounts are not the runtime: a failure here is reported and must not keep recovery from starting.
+    await ensureFirstAdmin().catch((e) => console.error("[auth] first admin not created:", e));
+    await seedDemoUsers().catch((e) => console.error("[demo] demo operators not created:", e));
     if (database.kind === "postgres") await startEventListener();
     await startRecovery();
     if (env.DEMO_THREADS) void seedDemoThreads().catch((e) => console.error("[demo] seeding failed:", e));

@@ -16,14 +16,20 @@ export async function ensureFirstAdmin(): Promise<void> {
     console.warn(`[auth] ${env.ADMIN_EMAIL} exists but is not an admin; not promoting it automatically`);
     return;
   }
-  await createUser({
-    email: env.ADMIN_EMAIL,
-    name: env.ADMIN_NAME,
-    password: env.ADMIN_PASSWORD,
-    role: "admin",
-    by: SYSTEM,
-  });
-  console.log(`[auth] first admin ${env.ADMIN_EMAIL} created`);
+  try {
+    await createUser({
+      email: env.ADMIN_EMAIL,
+      name: env.ADMIN_NAME,
+      password: env.ADMIN_PASSWORD,
+      role: "admin",
+      by: SYSTEM,
+    });
+    console.log(`[auth] first admin ${env.ADMIN_EMAIL} created`);
+  } catch (error) {
+    // Instances starting together race to create the same admin: the one that lost finds it made.
+    if (await findUserByEmail(env.ADMIN_EMAIL)) return;
+    throw error;
+  }
 }
 
 export const DEMO_USERS: { email: string; name: string; role: Role }[] = [
@@ -74,7 +80,13 @@ export async function seedDemoUsers(): Promise<void> {
   if (missing.length === 0) return;
   const password = demoPassword();
   for (const user of missing) {
-    await createUser({ ...user, password, by: { ...SYSTEM, id: "system:demo-seed", label: "demo seed" } });
+    await createUser({
+      ...user,
+      password,
+      by: { ...SYSTEM, id: "system:demo-seed", label: "demo seed" },
+    }).catch(async (error) => {
+      if (!(await findUserByEmail(user.email))) throw error;
+    });
   }
   console.log(`[demo] demo operators ready; their password is in ${demoCredentialsFile()}`);
 }
