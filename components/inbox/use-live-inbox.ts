@@ -72,30 +72,39 @@ export function useLiveInbox(params: InboxParams, initial: InboxPageData, render
   }, []);
 
   const load = useCallback(
-    async (at: string | null, signal?: AbortSignal, paging = false) => {
+    async (at: string | null, signal?: AbortSignal, paging = false): Promise<boolean> => {
       try {
         const page = await fetchJson<InboxPageData>(`/api/threads?${inboxSearch(params, at)}`, { signal });
-        if (signal?.aborted) return;
+        if (signal?.aborted) return false;
         setError(null);
         const sig = signature(page);
         const prev = current.current;
-        if (prev.sig === sig) return;
+        if (prev.sig === sig) return true;
         if (!paging) announce(prev.page, page);
         current.current = { page, fetchedAt: Date.now(), sig };
         setState(current.current);
+        return true;
       } catch (e) {
         if (!signal?.aborted) setError(errorMessage(e));
+        return false;
       }
     },
     [params, announce],
   );
 
-  usePoll((signal) => load(cursor, signal), { intervalMs: POLL_MS, key: `${inboxSearch(params)}|${cursor}` });
+  usePoll(
+    async (signal) => {
+      await load(cursor, signal);
+    },
+    { intervalMs: POLL_MS, key: `${inboxSearch(params)}|${cursor}` },
+  );
 
+  // The page number moves with the rows: only once the page asked for has arrived (a failed load stays put).
   const go = (stack: string[]) => {
-    setCursors(stack);
     setLoading(true);
-    void load(stack[stack.length - 1] ?? null, undefined, true).finally(() => setLoading(false));
+    void load(stack[stack.length - 1] ?? null, undefined, true)
+      .then((loaded) => loaded && setCursors(stack))
+      .finally(() => setLoading(false));
   };
 
   return {
