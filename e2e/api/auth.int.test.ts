@@ -312,6 +312,14 @@ describe("sign-in, roles, four-eyes, intake keys and the audit trail", () => {
       { "sec-fetch-site": "cross-site" },
     );
     expect(run.status).toBe(403);
+    // Signing in from another site's page is refused too (login CSRF), and so is signing out someone.
+    const signInElsewhere = await fetch(url("/api/auth/sign-in/email"), {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "https://evil.example" },
+      body: JSON.stringify({ email: emailOf("operator"), password: TEST_PASSWORD }),
+    });
+    expect(signInElsewhere.status).toBe(403);
+    expect(signInElsewhere.headers.getSetCookie()).toEqual([]);
     expect(await snapshot()).toEqual(before);
   });
 
@@ -320,7 +328,7 @@ describe("sign-in, roles, four-eyes, intake keys and the audit trail", () => {
     expect((await fetch(url("/api/threads"), { headers: { cookie } })).status).toBe(200);
     const out = await fetch(url("/api/auth/sign-out"), {
       method: "POST",
-      headers: { cookie, "content-type": "application/json" },
+      headers: { cookie, "content-type": "application/json", origin: server!.url },
       body: "{}",
     });
     expect(out.status).toBe(200);
@@ -371,7 +379,11 @@ describe("sign-in, roles, four-eyes, intake keys and the audit trail", () => {
       const attempt = () =>
         fetch(`${limited.url}/api/auth/sign-in/email`, {
           method: "POST",
-          headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.7" },
+          headers: {
+            "content-type": "application/json",
+            origin: limited.url,
+            "x-forwarded-for": "203.0.113.7",
+          },
           body: JSON.stringify({ email: emailOf("operator"), password: "wrong password!" }),
         });
       const statuses = [];

@@ -53,7 +53,9 @@ export async function startTestServer(options: {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       env: {
-        ...process.env,
+        // Not the test runner's flags: libraries that relax their checks under a test runner (better-auth does)
+        // must behave here as they do in production.
+        ...withoutTestFlags(process.env),
         NODE_ENV: "production",
         NEXT_TELEMETRY_DISABLED: "1",
         DATABASE_URL: options.databaseUrl,
@@ -106,4 +108,16 @@ export async function startTestServer(options: {
   };
   if (options.signIn !== false) await registerServer(url, options.databaseUrl);
   return server;
+}
+
+function withoutTestFlags(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const {
+    TEST: _test,
+    VITEST: _vitest,
+    VITEST_MODE: _mode,
+    VITEST_POOL_ID: _pool,
+    VITEST_WORKER_ID: _worker,
+    ...rest
+  } = env;
+  return rest;
 }
