@@ -31,7 +31,12 @@ describe("recovery limits", () => {
   }
 
   /** A resume run claimed by a process that died, which had already been recovered `attempts - 1` times. */
-  async function orphanedResume(threadId: string, interruptId: string, attempts: number) {
+  async function orphanedResume(
+    threadId: string,
+    interruptId: string,
+    attempts: number,
+    owner = "elsewhere:1:dead",
+  ) {
     const runId = crypto.randomUUID();
     const input = {
       kind: "resume",
@@ -45,8 +50,8 @@ describe("recovery limits", () => {
     );
     await prepared.sql.rows(
       `INSERT INTO runs (id, thread_id, kind, status, input, owner, lease_expires_at, attempts, started_at)
-       VALUES ($1, $2, 'resume', 'running', $3, 'elsewhere:1:dead', now() - interval '1 minute', $4, now())`,
-      [runId, threadId, JSON.stringify(input), attempts],
+       VALUES ($1, $2, 'resume', 'running', $3, $5, now() - interval '1 minute', $4, now())`,
+      [runId, threadId, JSON.stringify(input), attempts, owner],
     );
     return runId;
   }
@@ -95,6 +100,26 @@ describe("recovery limits", () => {
     expect(view.status).toBe("interrupted"); // now waiting at confirm_email
     expect(view.pendingInterrupts.map((i: { action: string }) => i.action)).toEqual(["confirm_email"]);
     expect(await prepared.sql.count("refunds", "order_id = 'ORD-1008'")).toBe(1);
+  });
+
+  it("takes over a run its own instance claimed but no longer executes (lost, not crashed)", async () => {
+    const message = "Refund ORD-1010 please, the shoes fell apart.";
+    const threadId = await createTicket(server!.url, message);
+    const first = await runOnce(agentFor(server!.url, threadId), { message });
+    // The server's own owner id, as it wrote it on the first run.
+    const [own] = await prepared.sql.rows<{ owner: string }>(
+      "SELECT owner FROM runs WHERE thread_id = $1 AND kind = 'input'",
+      [threadId],
+    );
+    const runId = await orphanedResume(threadId, first.interrupts[0]!.id, 1, own!.owner);
+    const deadline = Date.now() + 15_000;
+    let run: { status: string } | undefined;
+    while (Date.now() < deadline && (!run || run.status === "running")) {
+      await new Promise((r) => setTimeout(r, 200));
+      [run] = await prepared.sql.rows<{ status: string }>("SELECT status FROM runs WHERE id = $1", [runId]);
+    }
+    expect(run).toEqual({ status: "interrupted" });
+    expect(await prepared.sql.count("refunds", "order_id = 'ORD-1010'")).toBe(1);
   });
 
   async function createAndOrphan() {

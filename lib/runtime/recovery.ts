@@ -35,10 +35,13 @@ export async function startRecovery(): Promise<void> {
 async function beat(): Promise<void> {
   const runs = activeRuns();
   if (runs.size === 0) return;
+  // Only runs registered before the update can be judged by it: a run claimed while the update was in flight is
+  // not in its snapshot, and stopping it for that would strand it (it is ours, so no sweeper would take it).
+  const judged = new Set(runs.keys());
   try {
     const { db } = await getDatabase();
     const owned = new Set(await extendLeases({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS }));
-    for (const [id, run] of runs) if (!owned.has(id)) run.abort.abort();
+    for (const [id, run] of runs) if (judged.has(id) && !owned.has(id)) run.abort.abort();
   } catch (error) {
     console.error("[recovery] heartbeat failed:", error instanceof Error ? error.message : error);
   }
@@ -71,7 +74,13 @@ async function sweep(everyActive: boolean): Promise<void> {
     for (;;) {
       const run =
         (await claimOrphan()) ??
-        (await claimExpiredRun({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS, everyActive }));
+        (await claimExpiredRun({
+          db,
+          owner: instanceId(),
+          leaseMs: env.RUN_LEASE_MS,
+          everyActive,
+          executingHere: [...activeRuns().keys()],
+        }));
       if (!run) break;
       if (run.attempts > env.MAX_RUN_ATTEMPTS) {
         console.error(`[recovery] run ${run.id} crashed ${run.attempts - 1} times; marking it failed`);

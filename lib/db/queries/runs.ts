@@ -103,17 +103,30 @@ export async function claimExpiredRun({
   owner,
   leaseMs,
   everyActive = false,
+  executingHere = [],
 }: {
   db: Queryable;
   owner: string;
   leaseMs: number;
   everyActive?: boolean;
+  /**
+   * Runs this process is executing. Any other run it owns whose lease expired was lost here (its execution ended
+   * without closing it), so it is taken over like anyone else's.
+   */
+  executingHere?: string[];
 }): Promise<(Run & { lastSeq: number }) | undefined> {
+  const notMine =
+    executingHere.length > 0
+      ? sql`(owner <> ${owner} OR id NOT IN (${sql.join(
+          executingHere.map((id) => sql`${id}`),
+          sql`, `,
+        )}))`
+      : sql`true`;
   const result = await db.execute(sql`UPDATE runs SET owner = ${owner}, status = 'running',
       lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000}), attempts = attempts + 1
     WHERE id = (
       SELECT id FROM runs
-      WHERE status IN ('queued', 'running') AND (${everyActive} OR lease_expires_at < now()) AND owner <> ${owner}
+      WHERE status IN ('queued', 'running') AND (${everyActive} OR lease_expires_at < now()) AND ${notMine}
       ORDER BY lease_expires_at NULLS FIRST LIMIT 1 FOR UPDATE SKIP LOCKED
     )
     RETURNING id`);
