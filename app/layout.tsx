@@ -36,6 +36,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 </NavLink>
                 {hasRole(user.role, "operator") && <NavLink href="/threads/new">New ticket</NavLink>}
                 <NavLink href="/audit">Audit trail</NavLink>
+                {hasRole(user.role, "admin") && <NavLink href="/admin">Admin</NavLink>}
               </nav>
             )}
             {user && (

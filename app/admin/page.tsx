@@ -1,0 +1,43 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { AdminConsole } from "@/components/admin/admin-console";
+import { listApiKeys } from "@/lib/auth/api-keys";
+import { requirePageUser } from "@/lib/auth/page";
+import { listUsers } from "@/lib/auth/users";
+import { getDatabase } from "@/lib/db/client";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Admin" };
+
+/** Users and intake keys (admins only). */
+export default async function AdminPage() {
+  const me = await requirePageUser("/admin", "admin");
+  const { db } = await getDatabase();
+  const [users, keys] = await Promise.all([listUsers(), listApiKeys({ db })]);
+  return (
+    <div className="space-y-5">
+      <div>
+        <h1 className="text-2xl font-semibold">Admin</h1>
+        <p className="mt-1 text-sm text-slate-700">
+          Who may use the console, with which role, and which systems may file tickets. Every change is in the{" "}
+          <Link href="/audit" className="underline underline-offset-2">
+            audit trail
+          </Link>
+          .
+        </p>
+      </div>
+      <AdminConsole
+        me={me.email}
+        users={users}
+        keys={keys.map((k) => ({
+          id: k.id,
+          name: k.name,
+          prefix: k.prefix,
+          createdAt: k.createdAt.toISOString(),
+          lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+          revokedAt: k.revokedAt?.toISOString() ?? null,
+        }))}
+      />
+    </div>
+  );
+}

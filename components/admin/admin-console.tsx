@@ -1,0 +1,302 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { errorMessage, fetchJson, postJson } from "@/components/ui/fetch-json";
+import { controlClass, FieldLabel } from "@/components/ui/field";
+import { LocalTime } from "@/components/ui/local-time";
+import { useHydrated } from "@/components/ui/use-hydrated";
+import { ROLES, type Role } from "@/lib/auth/roles";
+
+export interface AdminUser {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  disabled: boolean;
+  createdAt: string;
+}
+
+export interface AdminKey {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/**
+ * Users and intake keys for admins. Every change goes through the admin API (which checks the role again and writes
+ * the audit trail); the page then re-reads from the server. A new key is shown once, right here, and never again.
+ */
+export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser[]; keys: AdminKey[] }) {
+  const router = useRouter();
+  const hydrated = useHydrated();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [issued, setIssued] = useState<{ name: string; key: string } | null>(null);
+
+  const act = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      router.refresh();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const patchUser = (id: string, change: { role?: Role; disabled?: boolean }) =>
+    act(() =>
+      fetchJson(`/api/admin/users/${encodeURIComponent(id)}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(change),
+      }),
+    );
+
+  const createUser = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    void act(async () => {
+      await postJson("/api/admin/users", {
+        email: data.get("email"),
+        name: data.get("name"),
+        role: data.get("role"),
+        password: data.get("password"),
+      });
+      form.reset();
+    });
+  };
+
+  const issueKey = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const name = String(new FormData(form).get("keyName") ?? "");
+    void act(async () => {
+      const result = await postJson<{ key: string }>("/api/admin/keys", { name });
+      setIssued({ name, key: result.key });
+      form.reset();
+    });
+  };
+
+  const heading = "text-lg font-semibold text-slate-900";
+  const cell = "px-3 py-2 text-left align-middle";
+  return (
+    <div className="space-y-8" data-testid="admin-console" data-ready={hydrated}>
+      {error && (
+        <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-900" data-testid="admin-error">
+          {error}
+        </p>
+      )}
+
+      <section aria-labelledby="users-heading" className="space-y-3">
+        <h2 id="users-heading" className={heading}>
+          Users
+        </h2>
+        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+          <table className="w-full text-sm">
+            <thead className="bg-slate-50 text-slate-700">
+              <tr>
+                <th scope="col" className={cell}>
+                  Email
+                </th>
+                <th scope="col" className={cell}>
+                  Name
+                </th>
+                <th scope="col" className={cell}>
+                  Role
+                </th>
+                <th scope="col" className={cell}>
+                  Access
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <tr
+                  key={u.id}
+                  className="border-t border-slate-200"
+                  data-testid="admin-user"
+                  data-email={u.email}
+                >
+                  <td className={`${cell} font-medium`}>{u.email}</td>
+                  <td className={cell}>{u.name}</td>
+                  <td className={cell}>
+                    <label className="sr-only" htmlFor={`role-${u.id}`}>
+                      Role of {u.email}
+                    </label>
+                    <select
+                      id={`role-${u.id}`}
+                      value={u.role}
+                      disabled={busy || !hydrated || u.email === me}
+                      onChange={(e) => void patchUser(u.id, { role: e.target.value as Role })}
+                      className={controlClass}
+                    >
+                      {ROLES.map((r) => (
+                        <option key={r} value={r}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td className={cell}>
+                    {u.email === me ? (
+                      <span className="text-slate-700">you</span>
+                    ) : (
+                      <Button
+                        variant={u.disabled ? "secondary" : "danger"}
+                        disabled={busy || !hydrated}
+                        onClick={() => void patchUser(u.id, { disabled: !u.disabled })}
+                        aria-label={`${u.disabled ? "Enable" : "Disable"} ${u.email}`}
+                      >
+                        {u.disabled ? "Enable" : "Disable"}
+                      </Button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <form
+          onSubmit={createUser}
+          className="grid gap-3 rounded-lg border border-slate-200 bg-white p-4 md:grid-cols-5"
+        >
+          <div>
+            <FieldLabel htmlFor="new-email">Email</FieldLabel>
+            <input id="new-email" name="email" type="email" required className={controlClass} />
+          </div>
+          <div>
+            <FieldLabel htmlFor="new-name">Name</FieldLabel>
+            <input id="new-name" name="name" required maxLength={100} className={controlClass} />
+          </div>
+          <div>
+            <FieldLabel htmlFor="new-role">Role</FieldLabel>
+            <select id="new-role" name="role" defaultValue="operator" className={controlClass}>
+              {ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <FieldLabel htmlFor="new-password" hint="(12+ characters)">
+              Password
+            </FieldLabel>
+            <input
+              id="new-password"
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              minLength={12}
+              required
+              className={controlClass}
+            />
+          </div>
+          <div className="flex items-end">
+            <Button type="submit" disabled={busy || !hydrated} data-testid="create-user">
+              Add user
+            </Button>
+          </div>
+        </form>
+      </section>
+
+      <section aria-labelledby="keys-heading" className="space-y-3">
+        <h2 id="keys-heading" className={heading}>
+          Intake API keys
+        </h2>
+        <p className="text-sm text-slate-700">
+          Systems that file tickets send <span className="font-mono">Authorization: Bearer &lt;key&gt;</span>.
+          A key can create a ticket and start it, never decide. Only a hash of each key is stored.
+        </p>
+        {issued && (
+          <div
+            className="space-y-2 rounded-md bg-emerald-50 p-4 text-sm text-emerald-950"
+            data-testid="issued-key"
+          >
+            <p className="font-medium">New key “{issued.name}”: copy it now, it will not be shown again.</p>
+            <code className="block break-all rounded bg-white p-2 font-mono" data-testid="issued-key-value">
+              {issued.key}
+            </code>
+            <Button variant="secondary" onClick={() => setIssued(null)}>
+              Done
+            </Button>
+          </div>
+        )}
+        {keys.length > 0 && (
+          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+            <table className="w-full text-sm">
+              <thead className="bg-slate-50 text-slate-700">
+                <tr>
+                  <th scope="col" className={cell}>
+                    Name
+                  </th>
+                  <th scope="col" className={cell}>
+                    Starts with
+                  </th>
+                  <th scope="col" className={cell}>
+                    Issued
+                  </th>
+                  <th scope="col" className={cell}>
+                    Last used
+                  </th>
+                  <th scope="col" className={cell}>
+                    State
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((k) => (
+                  <tr
+                    key={k.id}
+                    className="border-t border-slate-200"
+                    data-testid="admin-key"
+                    data-name={k.name}
+                  >
+                    <td className={`${cell} font-medium`}>{k.name}</td>
+                    <td className={`${cell} font-mono`}>{k.prefix}…</td>
+                    <td className={cell}>
+                      <LocalTime iso={k.createdAt} />
+                    </td>
+                    <td className={cell}>{k.lastUsedAt ? <LocalTime iso={k.lastUsedAt} /> : "never"}</td>
+                    <td className={cell}>
+                      {k.revokedAt ? (
+                        <span data-testid="key-revoked">revoked</span>
+                      ) : (
+                        <Button
+                          variant="danger"
+                          disabled={busy || !hydrated}
+                          onClick={() => void act(() => postJson(`/api/admin/keys/${k.id}/revoke`, {}))}
+                          aria-label={`Revoke ${k.name}`}
+                        >
+                          Revoke
+                        </Button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <form onSubmit={issueKey} className="flex flex-wrap items-end gap-3">
+          <div>
+            <FieldLabel htmlFor="key-name">Key name</FieldLabel>
+            <input id="key-name" name="keyName" required maxLength={100} className={controlClass} />
+          </div>
+          <Button type="submit" disabled={busy || !hydrated} data-testid="issue-key">
+            Issue a key
+          </Button>
+        </form>
+      </section>
+    </div>
+  );
+}

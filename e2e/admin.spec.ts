@@ -1,0 +1,64 @@
+import { expect, seriousViolations, storageStatePath, test } from "./fixtures";
+
+/*
+ * The admin page: adding an operator, issuing an intake key (shown once) that then files a ticket, revoking it, and
+ * every change landing in the audit trail.
+ */
+test.use({ storageState: storageStatePath("admin") });
+
+test("an admin adds a user, issues an intake key that works, and revokes it", async ({ page }) => {
+  await page.goto("/admin");
+  await expect(page.getByTestId("admin-console")).toHaveAttribute("data-ready", "true");
+
+  const email = `new-${Date.now()}@e2e.local`;
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Name", { exact: true }).fill("New Operator");
+  await page.getByLabel("Role", { exact: true }).selectOption("operator");
+  await page.getByLabel("Password").fill("a-long-enough-password");
+  await page.getByTestId("create-user").click();
+  const row = page.locator(`[data-testid="admin-user"][data-email="${email}"]`);
+  await expect(row).toBeVisible();
+  await expect(row.getByLabel(`Role of ${email}`)).toHaveValue("operator");
+
+  const keyName = `shop-${Date.now()}`;
+  await page.getByLabel("Key name").fill(keyName);
+  await page.getByTestId("issue-key").click();
+  const key = (await page.getByTestId("issued-key-value").textContent())?.trim() ?? "";
+  expect(key).toMatch(/^hitl_/);
+  const filed = await page.request.post("/api/threads", {
+    headers: { authorization: `Bearer ${key}` },
+    data: { message: "Refund ORD-1002 please" },
+  });
+  expect(filed.status()).toBe(201);
+
+  const keyRow = page.locator(`[data-testid="admin-key"][data-name="${keyName}"]`);
+  await keyRow.getByRole("button", { name: `Revoke ${keyName}` }).click();
+  await expect(keyRow.getByTestId("key-revoked")).toBeVisible();
+  const refused = await page.request.post("/api/threads", {
+    headers: { authorization: `Bearer ${key}` },
+    data: { message: "Refund ORD-1002 please" },
+  });
+  expect(refused.status()).toBe(401);
+
+  await page.goto("/audit?action=key_revoked");
+  await expect(page.getByTestId("audit-entry").first()).toContainText(keyName);
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
+test("the admin page has no serious accessibility violations", async ({ page }) => {
+  await page.goto("/admin");
+  await expect(page.getByTestId("admin-console")).toHaveAttribute("data-ready", "true");
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
+test.describe("below admin", () => {
+  test.use({ storageState: storageStatePath("supervisor") });
+
+  test("a supervisor has no Admin link and the page sends them away", async ({ page }) => {
+    await page.goto("/");
+    await expect(page.getByRole("link", { name: "Admin" })).toHaveCount(0);
+    await page.goto("/admin");
+    await expect(page).toHaveURL(/\/sign-in\?denied=admin/);
+    expect((await page.request.get("/api/admin/users")).status()).toBe(403);
+  });
+});
