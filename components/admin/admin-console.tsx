@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { TableHead } from "@/components/inbox/table-head";
 import { Button } from "@/components/ui/button";
 import { errorMessage, fetchJson, postJson } from "@/components/ui/fetch-json";
 import { controlClass, FieldLabel } from "@/components/ui/field";
@@ -87,7 +88,7 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
   };
 
   const heading = "text-lg font-semibold text-slate-900";
-  const cell = "px-3 py-2 text-left align-middle";
+  const cell = "px-4 py-2 text-left align-middle";
   return (
     <div className="space-y-8" data-testid="admin-console" data-ready={hydrated}>
       {error && (
@@ -102,22 +103,14 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
         </h2>
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-sm">
-            <thead className="bg-slate-50 text-slate-700">
-              <tr>
-                <th scope="col" className={cell}>
-                  Email
-                </th>
-                <th scope="col" className={cell}>
-                  Name
-                </th>
-                <th scope="col" className={cell}>
-                  Role
-                </th>
-                <th scope="col" className={cell}>
-                  Access
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                { key: "email", label: "Email" },
+                { key: "name", label: "Name" },
+                { key: "role", label: "Role" },
+                { key: "access", label: "Access" },
+              ]}
+            />
             <tbody>
               {users.map((u) => (
                 <tr
@@ -234,25 +227,15 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
         {keys.length > 0 && (
           <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
             <table className="w-full text-sm">
-              <thead className="bg-slate-50 text-slate-700">
-                <tr>
-                  <th scope="col" className={cell}>
-                    Name
-                  </th>
-                  <th scope="col" className={cell}>
-                    Starts with
-                  </th>
-                  <th scope="col" className={cell}>
-                    Issued
-                  </th>
-                  <th scope="col" className={cell}>
-                    Last used
-                  </th>
-                  <th scope="col" className={cell}>
-                    State
-                  </th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  { key: "name", label: "Name" },
+                  { key: "prefix", label: "Starts with" },
+                  { key: "issued", label: "Issued" },
+                  { key: "used", label: "Last used" },
+                  { key: "state", label: "State" },
+                ]}
+              />
               <tbody>
                 {keys.map((k) => (
                   <tr

@@ -6,9 +6,8 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createTicket, sqlFor } from "@/e2e/api/client";
+import { createTicket, postRun, sqlFor } from "@/e2e/api/client";
 import { prepareDatabase } from "@/e2e/api/setup";
-import { authedFetch } from "@/e2e/support/auth";
 import { startTestServer, type TestServer } from "@/e2e/support/server";
 
 const args = process.argv.slice(2);
@@ -28,24 +27,13 @@ async function run(
   threadId: string,
   body: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  const res = await authedFetch(
-    `${base}/api/threads/${threadId}/runs`,
-    {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({
-        threadId,
-        runId: crypto.randomUUID(),
-        messages: [],
-        tools: [],
-        context: [],
-        ...body,
-      }),
-    },
+  const { status, text } = await postRun(
+    base,
+    threadId,
+    { threadId, runId: crypto.randomUUID(), messages: [], tools: [], context: [], ...body },
     "resume" in body ? "supervisor" : "intake",
   );
-  if (res.status !== 200) throw new Error(`run: ${res.status} ${await res.text()}`);
-  const text = await res.text();
+  if (status !== 200) throw new Error(`run: ${status} ${text}`);
   const events = text
     .split("\n")
     .filter((l) => l.startsWith("data: "))

@@ -8,6 +8,7 @@ import { openPglite, openPostgres } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { env } from "@/lib/env";
 import { type PruneReport, pruneCheckpoints } from "@/lib/runtime/retention";
+import { readOption, usageExit } from "./cli";
 
 const USAGE =
   "usage: npm run prune -- --keep-latest N --older-than D [--dry-run] [--include-unregistered] [--batch N]" +
@@ -15,17 +16,9 @@ const USAGE =
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 function fail(message: string): never {
-  console.error(`prune: ${message}\n${USAGE}`);
-  process.exit(2);
+  return usageExit("prune", USAGE, message);
 }
-
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const value = args[i + 1];
-  if (value === undefined || value.startsWith("--")) fail(`${name} needs a value`);
-  return value;
-}
+const option = (args: string[], name: string) => readOption(args, name, fail);
 
 function parseArgs(args: string[]) {
   const known = new Set(["--keep-latest", "--older-than", "--dry-run", "--include-unregistered", "--batch"]);

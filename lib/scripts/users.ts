@@ -15,6 +15,7 @@ import { isRole, type Principal } from "@/lib/auth/roles";
 import { createUser, listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { readOption, usageExit } from "./cli";
 
 const USAGE = `usage: npm run users -- create-admin --email E [--name N]
        npm run users -- create-user --email E --role viewer|operator|supervisor|admin [--name N]
@@ -24,17 +25,9 @@ const USAGE = `usage: npm run users -- create-admin --email E [--name N]
 The password is read from ADMIN_PASSWORD, or from standard input (typed without echo on a terminal).`;
 
 function fail(message: string): never {
-  console.error(`users: ${message}\n${USAGE}`);
-  process.exit(2);
+  return usageExit("users", USAGE, message);
 }
-
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const value = args[i + 1];
-  if (value === undefined || value.startsWith("--")) fail(`${name} needs a value`);
-  return value;
-}
+const option = (args: string[], name: string) => readOption(args, name, fail);
 
 async function readPassword(): Promise<string> {
   if (process.env.ADMIN_PASSWORD) return process.env.ADMIN_PASSWORD;
@@ -61,6 +54,9 @@ const CLI: Principal = {
 };
 
 const [command, ...args] = process.argv.slice(2);
+const COMMANDS = ["create-admin", "create-user", "issue-key", "revoke-key", "list"];
+if (!command || !COMMANDS.includes(command))
+  fail(command ? `unknown command ${command}` : "a command is required");
 const database = await getDatabase();
 try {
   switch (command) {
