@@ -82,6 +82,8 @@ export async function claimRun(db: AppDb, request: ClaimRequest): Promise<Claime
           input: runInput,
           fromCheckpointId: null,
           owner: instanceId(),
+          startedBy: request.principal.id,
+          startedByLabel: request.principal.label,
           leaseMs: request.leaseMs,
         },
       });

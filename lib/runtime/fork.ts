@@ -83,6 +83,9 @@ export async function forkThread(request: ForkRequest): Promise<ForkResult> {
         input,
         fromCheckpointId: request.checkpointId,
         owner: instanceId(),
+        startedBy: request.by.id,
+        startedByLabel: request.by.label,
+        editedState: Boolean(request.values && Object.keys(request.values).length > 0),
         leaseMs: env.RUN_LEASE_MS,
       },
     });

@@ -30,7 +30,10 @@ export async function insertRun({
   run,
 }: {
   db: Queryable;
-  run: Pick<Run, "id" | "threadId" | "kind" | "input" | "fromCheckpointId" | "owner"> & { leaseMs: number };
+  run: Pick<
+    Run,
+    "id" | "threadId" | "kind" | "input" | "fromCheckpointId" | "owner" | "startedBy" | "startedByLabel"
+  > & { leaseMs: number; editedState?: boolean };
 }): Promise<Run> {
   const { leaseMs, ...values } = run;
   const [row] = await db

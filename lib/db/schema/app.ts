@@ -81,6 +81,12 @@ export const runs = pgTable(
     status: text("status").notNull(),
     /** What the graph is invoked with: the new input, or the resume map. */
     input: jsonb("input"),
+    /** The principal who started the run (user id, `key:<id>`, `system:<name>`) and its label (email, key name).
+     * Four-eyes: whoever started a run since the thread's previous decision supplied input to what it asks next. */
+    startedBy: text("started_by"),
+    startedByLabel: text("started_by_label"),
+    /** A fork run that edited state before running: its starter is an editor of the thread for good. */
+    editedState: boolean("edited_state").notNull().default(false),
     /** Checkpoint the run starts from (forks, time travel); null = the thread's head. */
     fromCheckpointId: byteText("from_checkpoint_id"),
     /** Process that executes the run, and until when its claim holds. */
