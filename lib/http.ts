@@ -1,16 +1,107 @@
 import type { z } from "zod";
 import { AppError, type ErrorCode } from "./errors";
 
-/** Read a JSON body, or throw `bad_request:json`. */
-export async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.length > 1_000_000)
-    throw new AppError("bad_request:too_large", "The request body is larger than 1 MB.");
+/** Largest request body any route reads (a RunAgentInput with a long conversation fits well below it). */
+export const MAX_BODY_BYTES = 256 * 1024;
+/** Deepest JSON nesting any route accepts (our largest body, a RunAgentInput, nests about 8 levels). */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Read a request body as UTF-8 text, refusing it while it streams in once it passes `limit` bytes (413
+ * `bad_request:too_large` is raised before the rest is read, so a 100 MB body costs at most `limit` bytes of memory).
+ * A declared `Content-Length` above the limit is refused without reading anything.
+ */
+export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
   try {
-    return JSON.parse(text);
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new AppError("bad_request:encoding", "The request body is not valid UTF-8.");
+  }
+}
+
+function tooLarge(limit: number): AppError {
+  return new AppError("payload_too_large:body", `The request body is larger than ${limit / 1024} KB.`, {
+    limitBytes: limit,
+  });
+}
+
+/** Refuse a body that is not declared as JSON (415): a `text/plain` form post must not pass for JSON. */
+export function assertJsonContentType(request: Request): void {
+  const type = (request.headers.get("content-type") ?? "").split(";", 1)[0]?.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new AppError("unsupported_media_type:body", "Send the request body as application/json.", {
+      contentType: type || null,
+    });
+  }
+}
+
+/**
+ * Read a JSON body: JSON content type (415), size limit while reading (413), valid JSON (400 `bad_request:json`),
+ * nesting at most MAX_JSON_DEPTH (400 `bad_request:json_depth`), and no NUL character in any key or string (400
+ * `bad_request:nul`: Postgres text and jsonb cannot hold one).
+ */
+export async function readJson(request: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
+  assertJsonContentType(request);
+  const text = await readBodyText(request, limit);
+  // Depth is checked on the text first: JSON.parse of 100k nested arrays is itself a stack risk.
+  if (jsonTextDepth(text) > MAX_JSON_DEPTH) {
+    throw new AppError("bad_request:json_depth", `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
   } catch {
     throw new AppError("bad_request:json", "The request body is not valid JSON.");
   }
+  if (containsNul(value)) {
+    throw new AppError("bad_request:nul", "The request body contains a NUL character.");
+  }
+  return value;
+}
+
+/** Deepest bracket nesting of a JSON text (brackets inside strings do not count). */
+export function jsonTextDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      depth++;
+      if (depth > max) max = depth;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return max;
+}
+
+/** Whether any string or key of a parsed JSON value contains U+0000. */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === "object") {
+    return Object.entries(value).some(([k, v]) => k.includes("\u0000") || containsNul(v));
+  }
+  return false;
 }
 
 /** Parse with a zod schema, or throw `code` with the schema's explanation. */
@@ -18,7 +109,9 @@ export function parseWith<T>(schema: z.ZodType<T>, value: unknown, code: ErrorCo
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ");
-  throw new AppError(code, `${what} is not valid: ${problems}`);
+  throw new AppError(code, `${what} is not valid: ${problems}`, {
+    fields: [...new Set(parsed.error.issues.map((i) => i.path.join(".") || "body"))],
+  });
 }
 
 /**
