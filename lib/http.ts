@@ -61,7 +61,10 @@ export async function readJson(request: Request, limit = MAX_BODY_BYTES): Promis
   const text = await readBodyText(request, limit);
   // Depth is checked on the text first: JSON.parse of 100k nested arrays is itself a stack risk.
   if (jsonTextDepth(text) > MAX_JSON_DEPTH) {
-    throw new AppError("bad_request:json_depth", `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+    throw new AppError(
+      "bad_request:json_depth",
+      `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`,
+    );
   }
   let value: unknown;
   try {

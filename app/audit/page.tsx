@@ -12,7 +12,9 @@ export const metadata: Metadata = { title: "Audit trail" };
 const PAGE_SIZE = 50;
 
 function one(value: string | string[] | undefined): string | undefined {
-  const v = typeof value === "string" ? value.trim() : undefined;
+  // Control characters (a NUL above all) cannot be stored or searched for: drop them from filters.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
+  const v = typeof value === "string" ? value.replace(/[\u0000-\u001f\u007f]/g, "").trim() : undefined;
   return v ? v.slice(0, 200) : undefined;
 }
 

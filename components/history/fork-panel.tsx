@@ -103,7 +103,9 @@ export function ForkPanel({
               id="fork-values-help"
               className={`mt-1 text-xs ${parsed.ok ? "text-slate-600" : "text-red-700"}`}
             >
-              {parsed.ok ? `Keys you may set: ${channels.join(", ")}.` : parsed.error}
+              {parsed.ok
+                ? `Keys you may set: ${channels.join(", ")}. Decisions, amounts approved and what was paid or sent cannot be edited: fork from before the question and answer it again.`
+                : parsed.error}
             </p>
           </div>
           <div>

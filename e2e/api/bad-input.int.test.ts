@@ -218,6 +218,7 @@ describe("bad input to the run endpoint", () => {
     for (const bad of [{}, { message: "" }, { message: "hi", orderRef: "12345" }]) {
       const res = await authedFetch(`${server!.url}/api/threads`, {
         method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify(bad),
       });
       expect(res.status).toBe(400);

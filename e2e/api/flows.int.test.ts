@@ -110,7 +110,11 @@ describe("refund runs over HTTP with HttpAgent", () => {
       "I would like a refund for my backpack, it tore on day two.",
     );
     expect(first.interrupts[0]?.reason).toBe("input_text");
-    const approval = await runOnce(agent, { resume: [answer(first.interrupts[0]!, { text: "ORD-1004" })] });
+    // An operator names the order; four-eyes leaves its approval to someone else (the supervisor).
+    const approval = await runOnce(agent, {
+      resume: [answer(first.interrupts[0]!, { text: "ORD-1004" })],
+      as: "operator",
+    });
     expect(approval.interrupts[0]?.reason).toBe("refund_approval");
     const method = await runOnce(agent, {
       resume: [answer(approval.interrupts[0]!, { decision: "approve" })],

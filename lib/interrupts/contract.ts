@@ -43,14 +43,17 @@ export const refundApprovalPayload = z.object({
   findings: z.array(policyFinding),
 });
 
-/** The operator's answer to a refund approval. A partial amount must be below the requested amount. */
+/**
+ * The operator's answer to a refund approval. A partial amount must be below the requested amount. Answers are
+ * strict everywhere: an unknown field is refused, never stored in the ledger.
+ */
 export const refundApprovalAnswer = z.discriminatedUnion("decision", [
-  z.object({ decision: z.literal("approve"), note: z.string().max(2000).optional() }),
-  z.object({
+  z.strictObject({ decision: z.literal("approve"), note: z.string().max(2000).optional() }),
+  z.strictObject({
     decision: z.literal("reject"),
     note: z.string().trim().min(1, "say why the refund is rejected").max(2000),
   }),
-  z.object({
+  z.strictObject({
     decision: z.literal("approve_partial"),
     amountCents: z.number().int().positive(),
     note: z.string().max(2000).optional(),
@@ -70,7 +73,7 @@ export const selectOptionPayload = z.object({
   defaultOptionId: z.string().optional(),
 });
 
-export const selectOptionAnswer = z.object({ optionId: z.string().min(1) });
+export const selectOptionAnswer = z.strictObject({ optionId: z.string().min(1).max(200) });
 
 // ── input_text ─────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -90,7 +93,7 @@ export const inputTextPayload = z.object({
   patternHint: z.string().optional(),
 });
 
-export const inputTextAnswer = z.object({ text: z.string() });
+export const inputTextAnswer = z.strictObject({ text: z.string().max(10_000) });
 
 // ── confirm_email ──────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -104,13 +107,13 @@ export const confirmEmailPayload = z.object({
 });
 
 export const confirmEmailAnswer = z.discriminatedUnion("choice", [
-  z.object({ choice: z.literal("send") }),
-  z.object({
+  z.strictObject({ choice: z.literal("send") }),
+  z.strictObject({
     choice: z.literal("send_edited"),
     subject: z.string().trim().min(1).max(200),
     body: z.string().trim().min(1, "the email needs a body").max(20_000),
   }),
-  z.object({ choice: z.literal("dont_send"), note: z.string().max(2000).optional() }),
+  z.strictObject({ choice: z.literal("dont_send"), note: z.string().max(2000).optional() }),
 ]);
 
 // ── the union ──────────────────────────────────────────────────────────────────────────────────────────────────────

@@ -4,6 +4,7 @@ import { hasRole, type Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getDecisions, listPendingDecisions, resolveDecision } from "@/lib/db/queries/decisions";
+import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries/involved";
 import { getActiveRun, insertRun } from "@/lib/db/queries/runs";
 import { lockThread, setThreadStarter, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Decision, Run, Thread } from "@/lib/db/schema";
@@ -14,6 +15,9 @@ import { AppError } from "@/lib/errors";
 import { type InterruptPayload, parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
 import { instanceId } from "./instance";
 import type { RunInput } from "./run-input";
+
+/** Longest customer message a run takes (the same bound as a ticket's message). */
+const MAX_MESSAGE_CHARS = 5000;
 
 export interface ClaimedRun {
   run: Run;
@@ -50,10 +54,16 @@ export async function claimRun(db: AppDb, request: ClaimRequest): Promise<Claime
     return await db.transaction(async (tx) => {
       const thread = await lockThread({ tx, threadId: request.threadId });
       if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
-      if (request.principal.kind === "key" && (resume.length > 0 || thread.startedBy || thread.lastSeq > 0)) {
+      if (
+        request.principal.kind === "key" &&
+        (resume.length > 0 ||
+          thread.startedBy ||
+          thread.lastSeq > 0 ||
+          thread.createdBy !== request.principal.id)
+      ) {
         throw new AppError(
           "forbidden:api_key_scope",
-          "An intake key may only start a new ticket's first run; decisions need an operator.",
+          "An intake key may only start the first run of a ticket it filed; decisions need an operator.",
         );
       }
       const pending = await listPendingDecisions({ db: tx, threadId: thread.id });
@@ -91,6 +101,21 @@ export async function claimRun(db: AppDb, request: ClaimRequest): Promise<Claime
       if (runInput.kind === "input" && !thread.startedBy) {
         await setThreadStarter({ db: tx, threadId: thread.id, startedBy: request.principal.id });
       }
+      await recordAudit({
+        db: tx,
+        entries: [
+          {
+            action: "run_started",
+            actor: request.principal,
+            threadId: thread.id,
+            detail: {
+              runId: run.id,
+              kind: runInput.kind,
+              ...(runInput.kind === "input" ? { message: runInput.text } : {}),
+            },
+          },
+        ],
+      });
       return { run, startSeq: thread.lastSeq };
     });
   } catch (error) {
@@ -115,6 +140,13 @@ function newInput(
   if (lastUser) {
     const text = typeof lastUser.content === "string" ? lastUser.content : contentText(lastUser.content);
     if (!text.trim()) throw new AppError("unprocessable:empty_message", "The user message is empty.");
+    if (text.length > MAX_MESSAGE_CHARS) {
+      throw new AppError(
+        "unprocessable:message_too_long",
+        `The message is longer than ${MAX_MESSAGE_CHARS} characters.`,
+        { fields: ["messages"], limit: MAX_MESSAGE_CHARS },
+      );
+    }
     return { kind: "input", messageId: lastUser.id, text };
   }
   if (ticketMessage) return { kind: "input", messageId: `ticket-${input.runId}`, text: ticketMessage };
@@ -161,10 +193,16 @@ async function resolveAll(
       missing: missing.map((d) => ({ interruptId: d.interruptId, action: d.action })),
     });
   }
+  // What is stored and acted on is the answer as the contract parsed it: unknown fields never reach the ledger.
+  const answers = new Map<string, unknown>();
   for (const entry of resume) {
     if (entry.status !== "resolved") continue;
     const parsed = parseInterruptPayload(known.get(entry.interruptId)?.payload);
-    if (!parsed.ok) continue; // payloads outside the contract take any JSON answer; the graph validates its own
+    if (!parsed.ok) {
+      // payloads outside the contract take any JSON answer (bounded by the body limit); the graph validates its own
+      answers.set(entry.interruptId, entry.payload ?? null);
+      continue;
+    }
     const check = validateAnswer(parsed.payload, entry.payload);
     if (!check.ok) {
       throw new AppError(
@@ -176,19 +214,29 @@ async function resolveAll(
         },
       );
     }
+    answers.set(entry.interruptId, check.answer);
   }
   const { principal } = request;
-  for (const entry of resume) {
+  const needsFourEyes = resume.some((entry) => {
     const parsed = parseInterruptPayload(known.get(entry.interruptId)?.payload);
-    if (entry.status === "resolved" && parsed.ok)
-      checkFourEyes(parsed.payload, entry.payload, principal, thread);
+    return (
+      entry.status === "resolved" && parsed.ok && isApproval(parsed.payload, answers.get(entry.interruptId))
+    );
+  });
+  if (needsFourEyes) {
+    const involved = await listInvolvedPrincipals({ db: tx, thread });
+    for (const entry of resume) {
+      const parsed = parseInterruptPayload(known.get(entry.interruptId)?.payload);
+      if (entry.status === "resolved" && parsed.ok)
+        checkFourEyes(parsed.payload, answers.get(entry.interruptId), principal, involved);
+    }
   }
   for (const entry of resume) {
     const won = await resolveDecision({
       db: tx,
       interruptId: entry.interruptId,
       resumeStatus: entry.status,
-      answer: entry.payload ?? null,
+      answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : null,
       resolvedBy: principal.label,
       resolvedById: principal.id,
       resolverRole: principal.role,
@@ -212,7 +260,7 @@ async function resolveAll(
         checkpointId: decision?.checkpointId ?? null,
         interruptId: entry.interruptId,
         payload: decision?.payload ?? null,
-        answer: entry.status === "resolved" ? (entry.payload ?? null) : { cancelled: true },
+        answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : { cancelled: true },
         detail: { action: decision?.action ?? null, runId: request.input.runId },
       };
     }),
@@ -220,35 +268,43 @@ async function resolveAll(
   return {
     kind: "resume",
     actor: principal.label,
-    resume: resume.map((r) => ({ interruptId: r.interruptId, status: r.status, payload: r.payload })),
+    resume: resume.map((r) => ({
+      interruptId: r.interruptId,
+      status: r.status,
+      payload: r.status === "resolved" ? answers.get(r.interruptId) : undefined,
+    })),
   };
 }
 
+/** Whether an answer approves money (a refund in full or in part): the answers four-eyes applies to. */
+function isApproval(payload: InterruptPayload, answer: unknown): boolean {
+  if (payload.action !== "refund_approval") return false;
+  const decision = (answer as { decision?: unknown } | null)?.decision;
+  return decision === "approve" || decision === "approve_partial";
+}
+
 /**
- * Four-eyes on money: approving a refund (in full or in part) is refused to whoever filed the ticket, started its
- * run or last edited its state, and a refund request above FOUR_EYES_MIN_CENTS needs a supervisor. Rejecting is
- * anyone's with the operator role.
+ * Four-eyes on money: approving a refund (in full or in part) is refused to anyone who supplied input that led to
+ * the request (`listInvolvedPrincipals`: who filed the ticket, started a run since the thread's previous decision,
+ * answered a free-text question on the way, or edited the thread's state), and a refund request above
+ * FOUR_EYES_MIN_CENTS needs a supervisor. Rejecting is anyone's with the operator role.
  */
 export function checkFourEyes(
   payload: InterruptPayload,
   answer: unknown,
   principal: Principal,
-  thread: Pick<Thread, "createdBy" | "startedBy" | "lastEditedBy">,
+  involved: InvolvedPrincipal[],
 ): void {
-  if (payload.action !== "refund_approval") return;
-  const decision = (answer as { decision?: unknown } | null)?.decision;
-  if (decision !== "approve" && decision !== "approve_partial") return;
-  const involved = [
-    ["filed this ticket", thread.createdBy],
-    ["started this thread", thread.startedBy],
-    ["last edited this thread", thread.lastEditedBy],
-  ] as const;
-  const own = involved.find(([, id]) => id === principal.id);
+  if (payload.action !== "refund_approval" || !isApproval(payload, answer)) return;
+  const own = involved.find((p) => p.id === principal.id);
   if (own) {
     throw new AppError(
       "forbidden:four_eyes_own_thread",
-      `You ${own[0]}: someone else must approve its refund.`,
-      { rule: "not_own_thread" },
+      `You ${own.why}: someone else must approve its refund.`,
+      {
+        rule: "not_own_thread",
+        because: own.why,
+      },
     );
   }
   if (payload.requested.amountCents > env.FOUR_EYES_MIN_CENTS && !hasRole(principal.role, "supervisor")) {

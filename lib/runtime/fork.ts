@@ -11,7 +11,13 @@ import { lockThread, setThreadEditor, setThreadStatus } from "@/lib/db/queries/t
 import { checkpoints, runs } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import type { RefundStateValue } from "@/lib/graphs/refund";
+import {
+  markEdited,
+  REFUND_EDITABLE_FIELDS,
+  REFUND_FORK_NODES,
+  type RefundStateValue,
+  refundEditableState,
+} from "@/lib/graphs/refund";
 import { EventSink } from "./event-sink";
 import { failRun, startRunInBackground } from "./executor";
 import { getRefundGraph } from "./graph";
@@ -27,7 +33,8 @@ export interface ForkRequest {
   /** Who forks: audited, and when they edit state they become the thread's last editor (four-eyes). */
   by: Principal;
   checkpointId: string;
-  values?: Record<string, unknown>;
+  /** Raw edits: checked against the agent's editable fields before anything is written. */
+  values?: unknown;
   asNode?: string;
 }
 
@@ -47,7 +54,8 @@ export interface ForkResult {
  * it the head, and run the graph from there in the background like any run. Pending decisions of the old head are
  * superseded when the branch's run ends. Warns when the branch may reach a recorded refund or email again.
  */
-export async function forkThread(request: ForkRequest): Promise<ForkResult> {
+export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
+  const request = checkEdits(raw);
   const { db } = await getDatabase();
   const runId = randomUUID();
   const { startSeq } = await db.transaction(async (tx) => {
@@ -65,6 +73,7 @@ export async function forkThread(request: ForkRequest): Promise<ForkResult> {
       );
     if (!exists)
       throw new AppError("not_found:checkpoint", `Checkpoint ${request.checkpointId} is not in this thread.`);
+    const changes = request.values ? await diffAgainst(request, request.values) : {};
     const active = await getActiveRun({ db: tx, threadId: thread.id });
     if (active)
       throw new AppError("conflict:run_active", "A run is in progress on this thread.", { runId: active.id });
@@ -100,7 +109,7 @@ export async function forkThread(request: ForkRequest): Promise<ForkResult> {
           actor: request.by,
           threadId: thread.id,
           checkpointId: request.checkpointId,
-          detail: { runId, ...pick(request) },
+          detail: { runId, ...(request.asNode ? { asNode: request.asNode } : {}), changes },
         },
       ],
     });
@@ -123,7 +132,7 @@ export async function forkThread(request: ForkRequest): Promise<ForkResult> {
   }
 }
 
-async function branch(request: ForkRequest, runId: string, startSeq: number): Promise<ForkResult> {
+async function branch(request: CheckedFork, runId: string, startSeq: number): Promise<ForkResult> {
   const { db } = await getDatabase();
   const graph = await getRefundGraph();
   const source = { configurable: { thread_id: request.threadId, checkpoint_id: request.checkpointId } };
@@ -133,7 +142,8 @@ async function branch(request: ForkRequest, runId: string, startSeq: number): Pr
     threadId: request.threadId,
     values: state.values as Partial<RefundStateValue>,
   });
-  const forked = await graph.updateState(source, request.values as never, request.asNode as never);
+  const edits = request.values ? { ...request.values, ...markEdited(request.by.id) } : undefined;
+  const forked = await graph.updateState(source, edits as never, request.asNode as never);
   const forkCheckpointId = forked.configurable?.checkpoint_id as string;
   const input: RunInput = {
     kind: "fork",
@@ -164,7 +174,58 @@ async function branch(request: ForkRequest, runId: string, startSeq: number): Pr
   };
 }
 
-function pick(request: ForkRequest): { values?: Record<string, unknown>; asNode?: string } {
+type CheckedFork = Omit<ForkRequest, "values"> & { values?: Record<string, unknown> };
+
+/**
+ * The edits a fork may make, or 422 naming the field: only the agent's editable fields with their types (see
+ * `refundEditableState`), and `asNode` only one of the nodes a fork may continue from. Empty values are no edit.
+ */
+function checkEdits(request: ForkRequest): CheckedFork {
+  if (request.asNode !== undefined && !(REFUND_FORK_NODES as readonly string[]).includes(request.asNode)) {
+    throw new AppError(
+      "unprocessable:fork_node",
+      `A fork may continue as ${REFUND_FORK_NODES.join(" or ")} only, not as ${String(request.asNode).slice(0, 60)}.`,
+      { fields: ["asNode"], allowed: [...REFUND_FORK_NODES] },
+    );
+  }
+  if (request.values === undefined) return { ...request, values: undefined };
+  const parsed = refundEditableState.safeParse(request.values);
+  if (!parsed.success) {
+    const fields = [...new Set(parsed.error.issues.flatMap((i) => issueFields(i)))];
+    throw new AppError(
+      "unprocessable:fork_values",
+      `These fields cannot be set this way: ${fields.join(", ")}. A fork may edit ${REFUND_EDITABLE_FIELDS.join(", ")}; decisions are taken again by answering them.`,
+      { fields, editable: [...REFUND_EDITABLE_FIELDS] },
+    );
+  }
+  const values = parsed.data as Record<string, unknown>;
+  return { ...request, values: Object.keys(values).length > 0 ? values : undefined };
+}
+
+function issueFields(issue: { path: PropertyKey[]; code: string; keys?: string[] }): string[] {
+  const prefix = issue.path.map(String).join(".");
+  if (issue.code === "unrecognized_keys" && issue.keys) {
+    return issue.keys.map((k) => (prefix ? `${prefix}.${k}` : k).slice(0, 80));
+  }
+  return [prefix || "values"];
+}
+
+/** What the edits change, field by field, against the state at the checkpoint forked from (for the audit trail). */
+async function diffAgainst(
+  request: CheckedFork,
+  values: Record<string, unknown>,
+): Promise<Record<string, { from: unknown; to: unknown }>> {
+  const graph = await getRefundGraph();
+  const state = await graph.getState({
+    configurable: { thread_id: request.threadId, checkpoint_ns: "", checkpoint_id: request.checkpointId },
+  });
+  const before = (state.values ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(values).map(([key, to]) => [key, { from: before[key] ?? null, to }]),
+  );
+}
+
+function pick(request: CheckedFork): { values?: Record<string, unknown>; asNode?: string } {
   return {
     ...(request.values ? { values: request.values } : {}),
     ...(request.asNode ? { asNode: request.asNode } : {}),

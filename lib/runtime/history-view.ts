@@ -5,6 +5,8 @@ import type { AppDb } from "@/lib/db/open";
 import { getThread } from "@/lib/db/queries/threads";
 import type { SqlClient } from "@/lib/db/sql-client";
 import { AppError } from "@/lib/errors";
+import { parseWith } from "@/lib/http";
+import { limitParam } from "@/lib/params";
 
 /*
  * The history viewer's page of a thread's checkpoint tree, built from metadata only (no channel value is read).
@@ -73,23 +75,20 @@ export interface HistoryQuery {
   limit: number;
 }
 
-const historyQuery = z.object({
-  before: z.string().min(1, "before must be a checkpoint id").max(200, "before is too long").nullable(),
-  limit: z
+/** `?before=<checkpointId>&limit=<1..200, default 50>`; other parameters are refused. */
+export const historyQuery = z.strictObject({
+  before: z
     .string()
-    .regex(/^\d{1,4}$/, "limit must be a whole number from 1 to 200")
-    .transform(Number)
-    .pipe(z.number().min(1, "limit must be at least 1").max(200, "limit must be at most 200"))
-    .nullable()
-    .transform((n) => n ?? 50),
+    .min(1, "before must be a checkpoint id")
+    .max(200, "before is too long")
+    .optional()
+    .transform((v) => v ?? null),
+  limit: limitParam(200, 50),
 });
 
-/** `?before=<checkpointId>&limit=<1..200, default 50>`, or `bad_request:history`. */
+/** The history query of a URL, or `bad_request:history`. */
 export function parseHistoryQuery(params: URLSearchParams): HistoryQuery {
-  const parsed = historyQuery.safeParse({ before: params.get("before"), limit: params.get("limit") });
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => i.message).join("; ");
-  throw new AppError("bad_request:history", `The history query is not valid: ${problems}`);
+  return parseWith(historyQuery, Object.fromEntries(params), "bad_request:history", "The history query");
 }
 
 /** Branch labels of a checkpoint tree. */

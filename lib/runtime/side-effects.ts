@@ -1,8 +1,11 @@
 import "server-only";
 import { listEmailsForThread } from "@/lib/db/queries/outbox";
 import { listRefundsForOrder } from "@/lib/db/queries/refunds";
+import { getThread } from "@/lib/db/queries/threads";
 import type { Queryable } from "@/lib/db/tx";
+import { AppError } from "@/lib/errors";
 import type { RefundStateValue } from "@/lib/graphs/refund";
+import { getRefundGraph } from "./graph";
 
 /** A recorded side effect that a branch from some checkpoint would reach again. */
 export interface SideEffectWarning {
@@ -57,4 +60,31 @@ export async function sideEffectWarnings({
     }
   }
   return warnings;
+}
+
+/** The warnings for forking at one checkpoint of a thread (`not_found:thread` / `not_found:checkpoint`). */
+export async function checkpointSideEffects({
+  db,
+  threadId,
+  checkpointId,
+}: {
+  db: Queryable;
+  threadId: string;
+  checkpointId: string;
+}): Promise<SideEffectWarning[]> {
+  if (!(await getThread({ db, threadId }))) {
+    throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
+  }
+  const graph = await getRefundGraph();
+  const state = await graph.getState({
+    configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId },
+  });
+  // An unknown checkpoint (or another thread's) reads as an empty snapshot without metadata.
+  if (!state.metadata) {
+    throw new AppError(
+      "not_found:checkpoint",
+      `Checkpoint ${checkpointId} of thread ${threadId} does not exist.`,
+    );
+  }
+  return sideEffectWarnings({ db, threadId, values: state.values as Partial<RefundStateValue> });
 }

@@ -6,6 +6,8 @@ import { type AuditEntry, auditLog } from "../schema";
 import type { Queryable } from "../tx";
 
 export const AUDIT_ACTIONS = [
+  "ticket_created",
+  "run_started",
   "decision",
   "fork",
   "prune",

@@ -113,6 +113,16 @@ interface CursorKey {
 
 const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a tampered cursor's id must not reach Postgres with one
+const CURSOR_ID = /^[^\u0000-\u001f\u007f]{1,200}$/;
+
+/** A tampered cursor can carry a well-formed but impossible time (month 13, year 0): Postgres would refuse it. */
+function isRealInstant(iso: string): boolean {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms) || ms < Date.UTC(1970, 0, 1) || ms > Date.UTC(9999, 11, 31)) return false;
+  return new Date(ms).toISOString().slice(0, 19) === iso.slice(0, 19);
+}
+
 export function encodeInboxCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key)).toString("base64url");
 }
@@ -125,7 +135,15 @@ export function decodeInboxCursor(cursor: string, mode: InboxStatus): CursorKey 
   } catch {
     key = undefined;
   }
-  if (!key || typeof key.t !== "string" || !ISO_MICROS.test(key.t) || typeof key.i !== "string") {
+  if (
+    !key ||
+    typeof key !== "object" ||
+    typeof key.t !== "string" ||
+    !ISO_MICROS.test(key.t) ||
+    !isRealInstant(key.t) ||
+    typeof key.i !== "string" ||
+    !CURSOR_ID.test(key.i)
+  ) {
     throw new AppError(
       "bad_request:inbox",
       "cursor is not valid: pass back the nextCursor of a previous page.",

@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { desc, eq, sql } from "drizzle-orm";
+import { isPlausibleId } from "@/lib/params";
 import { type Thread, threads } from "../schema";
 import type { Queryable } from "../tx";
 
@@ -34,6 +35,8 @@ export async function getThread({
   db: Queryable;
   threadId: string;
 }): Promise<Thread | undefined> {
+  // An id no thread can have (a NUL from a hand-typed URL, say) names nothing; Postgres would refuse it.
+  if (!isPlausibleId(threadId)) return undefined;
   const [row] = await db.select().from(threads).where(eq(threads.id, threadId));
   return row;
 }
@@ -46,6 +49,7 @@ export async function lockThread({
   tx: Queryable;
   threadId: string;
 }): Promise<Thread | undefined> {
+  if (!isPlausibleId(threadId)) return undefined;
   const [row] = await tx.select().from(threads).where(eq(threads.id, threadId)).for("update");
   return row;
 }

@@ -3,6 +3,13 @@ import "server-only";
 export { createOpenAiChatModel, getChatModel, type OpenAiChatModelOptions } from "./chat-model";
 export { type Classification, classifyByRules, ORDER_REF_PATTERN } from "./classify-rules";
 export {
+  markEdited,
+  REFUND_EDITABLE_FIELDS,
+  REFUND_FORK_NODES,
+  type RefundStateEdit,
+  refundEditableState,
+} from "./fork-rules";
+export {
   buildRefundGraph,
   REFUND_NODES,
   type RefundGraph,

@@ -17,13 +17,21 @@ export interface PolicyInput {
   /** Sum of refunds already recorded for the order. */
   refundedCents: number;
   now: Date;
+  /** Who edited the request by a fork, if anyone: an edited request is never approved by the policy alone. */
+  editedBy?: string | null;
 }
 
 /**
  * The refund policy: deterministic, no I/O. Auto-approve only when every rule passes; otherwise each failing rule is
  * a `block` finding and an operator decides.
  */
-export function evaluatePolicy({ order, requestedCents, refundedCents, now }: PolicyInput): PolicyResult {
+export function evaluatePolicy({
+  order,
+  requestedCents,
+  refundedCents,
+  now,
+  editedBy,
+}: PolicyInput): PolicyResult {
   const money = (cents: number) => formatMoney(cents, order.currency);
   const findings: PolicyFinding[] = [];
   const block = (code: string, message: string) => findings.push({ code, severity: "block", message });
@@ -42,6 +50,9 @@ export function evaluatePolicy({ order, requestedCents, refundedCents, now }: Po
   if (order.status !== "delivered") block("not_delivered", `The order is ${order.status}, not delivered.`);
   if (refundedCents > 0) {
     block("already_refunded", `${money(refundedCents)} has already been refunded for this order.`);
+  }
+  if (editedBy) {
+    block("edited_request", "The request was edited on a branch of this thread: a person must approve it.");
   }
   const refundable = order.amountCents - refundedCents;
   if (requestedCents > refundable) {

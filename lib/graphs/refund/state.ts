@@ -91,6 +91,9 @@ export const RefundState = Annotation.Root({
   refund: lastValue<RefundSummary | null>(() => null),
   reply: lastValue<ReplyDraft | null>(() => null),
   email: lastValue<EmailResult | null>(() => null),
+  /** Who edited this branch's state by a fork (set by the runtime, not editable): the policy never auto-approves an
+   * edited request — a person other than the editor must approve it. */
+  editedBy: lastValue<string | null>(() => null),
 });
 
 /** The full state, as nodes read it and `getState().values` returns it. */

@@ -1,14 +1,11 @@
 import { z } from "zod";
-import { requireRole } from "@/lib/auth/principal";
-import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { errorResponse } from "@/lib/errors";
-import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
+import { json, route } from "@/lib/route";
 import { pruneCheckpoints } from "@/lib/runtime/retention";
 
 export const dynamic = "force-dynamic";
 
-const pruneBody = z.object({
+const pruneBody = z.strictObject({
   keepLatest: z.number().int().min(1).max(1_000_000),
   /** Only checkpoints older than this many seconds are candidates. */
   olderThanSeconds: z
@@ -20,12 +17,13 @@ const pruneBody = z.object({
 });
 
 /** Retention (supervisors): the same pruning as `npm run prune`, reported and written to the audit trail. */
-export async function POST(request: Request) {
-  try {
-    assertSameOrigin(request);
-    const by = await requireRole(request, "supervisor");
-    const body = parseWith(pruneBody, await readJson(request), "bad_request:prune", "The prune request");
-    const { db } = await getDatabase();
+export const POST = route(
+  {
+    name: "POST /api/retention/prune",
+    access: "supervisor",
+    body: { schema: pruneBody, code: "bad_request:prune", what: "The prune request" },
+  },
+  async ({ body, principal, database: { db } }) => {
     const report = await pruneCheckpoints({
       db,
       keepLatest: body.keepLatest,
@@ -33,10 +31,8 @@ export async function POST(request: Request) {
       dryRun: body.dryRun ?? false,
     });
     if (!report.dryRun) {
-      await recordAudit({ db, entries: [{ action: "prune", actor: by, detail: { ...report } }] });
+      await recordAudit({ db, entries: [{ action: "prune", actor: principal, detail: { ...report } }] });
     }
-    return Response.json(report);
-  } catch (error) {
-    return errorResponse(error, "POST /api/retention/prune");
-  }
-}
+    return json(report);
+  },
+);

@@ -7,14 +7,11 @@ import { StatusBadge } from "@/components/inbox/status-badge";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
-import { REFUND_NODES, RefundState } from "@/lib/graphs/refund";
+import { REFUND_EDITABLE_FIELDS, REFUND_FORK_NODES } from "@/lib/graphs/refund";
 import { getThreadHistory } from "@/lib/runtime/history-view";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "History" };
-
-/** State channels a fork may edit: everything but the conversation. */
-const CHANNELS = Object.keys(RefundState.spec).filter((k) => k !== "messages");
 
 /** A thread's checkpoint history as a branch tree, with diffs and time travel (fork from any checkpoint). */
 export default async function HistoryPage({
@@ -60,8 +57,8 @@ export default async function HistoryPage({
         threadId={threadId}
         initial={history}
         initialSelection={selection}
-        nodes={REFUND_NODES}
-        channels={CHANNELS}
+        nodes={REFUND_FORK_NODES}
+        channels={REFUND_EDITABLE_FIELDS}
       />
     </div>
   );

@@ -17,7 +17,13 @@ export function checkPolicyNode({ db }: NodeContext): RefundNode {
     const order = requireOrder(state, "check_policy");
     const requestedCents = state.requested ?? order.amountCents;
     const refundedCents = await sumRefundsForOrder({ db, orderId: order.id });
-    const policy = evaluatePolicy({ order, requestedCents, refundedCents, now: new Date() });
+    const policy = evaluatePolicy({
+      order,
+      requestedCents,
+      refundedCents,
+      now: new Date(),
+      editedBy: state.editedBy,
+    });
     const decision: RefundDecision | null = policy.autoApprove
       ? { decision: "approve", amountCents: requestedCents, decidedBy: "policy" }
       : null;

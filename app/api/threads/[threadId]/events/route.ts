@@ -1,30 +1,36 @@
-import { requireRole } from "@/lib/auth/principal";
-import { getDatabase } from "@/lib/db/client";
+import { z } from "zod";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
-import { AppError, errorResponse } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
+import { route } from "@/lib/route";
 import { eventStreamResponse } from "@/lib/runtime/stream";
 
 export const dynamic = "force-dynamic";
 
+const seq = z.string().regex(/^\d{1,15}$/, "must be a sequence number ≥ 0");
+const eventsQuery = z.strictObject({ after: seq.optional() });
+
 /**
- * Reconnect: the thread's logged events after `?after=<seq>`, then the live ones while a run is active, then the
- * stream ends. With no active run it returns what is logged and ends. Every event carries its seq (`id:` and
- * `metadata.seq`), so a client that reconnects with its last seq sees nothing twice and misses nothing.
+ * Reconnect: the thread's logged events after `?after=<seq>` (or `Last-Event-ID`), then the live ones while a run is
+ * active, then the stream ends. Every event carries its seq (`id:` and `metadata.seq`), so a client that reconnects
+ * with its last seq sees nothing twice and misses nothing.
  */
-export async function GET(request: Request, { params }: { params: Promise<{ threadId: string }> }) {
-  try {
-    await requireRole(request, "viewer");
-    const { threadId } = await params;
-    const raw = new URL(request.url).searchParams.get("after") ?? request.headers.get("last-event-id") ?? "0";
-    if (!/^\d{1,15}$/.test(raw))
-      throw new AppError("bad_request:events", "`after` must be a sequence number ≥ 0.");
-    const { db } = await getDatabase();
-    if (!(await getThread({ db, threadId })))
+export const GET = route<{ threadId: string }, undefined, z.infer<typeof eventsQuery>>(
+  {
+    name: "GET /api/threads/[threadId]/events",
+    access: "viewer",
+    query: { schema: eventsQuery, code: "bad_request:events", what: "The events query" },
+  },
+  async ({ request, params: { threadId }, query, database: { db } }) => {
+    const after = seq.safeParse(query.after ?? request.headers.get("last-event-id") ?? "0");
+    if (!after.success) throw new AppError("bad_request:events", "`after` must be a sequence number ≥ 0.");
+    if (!(await getThread({ db, threadId }))) {
       throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
+    }
     const active = await getActiveRun({ db, threadId });
-    return eventStreamResponse({ db, threadId, afterSeq: Number(raw), runId: active?.id }, request.signal);
-  } catch (error) {
-    return errorResponse(error, "GET /api/threads/[threadId]/events");
-  }
-}
+    return eventStreamResponse(
+      { db, threadId, afterSeq: Number(after.data), runId: active?.id },
+      request.signal,
+    );
+  },
+);

@@ -1,39 +1,31 @@
-import { RunAgentInputSchema } from "@ag-ui/core/schemas";
-import { requireIntakeOrRole } from "@/lib/auth/principal";
-import { getDatabase } from "@/lib/db/client";
+import type { z } from "zod";
 import { env } from "@/lib/env";
-import { AppError, errorResponse } from "@/lib/errors";
-import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
+import { AppError } from "@/lib/errors";
+import { route } from "@/lib/route";
 import { claimRun } from "@/lib/runtime/claim";
 import { startRunInBackground } from "@/lib/runtime/executor";
 import { eventStreamResponse } from "@/lib/runtime/stream";
+import { runBody } from "./schema";
 
 export const dynamic = "force-dynamic";
 
 /**
  * Start or resume a run with an AG-UI RunAgentInput and stream its events (SSE). Refusals before the stream starts
  * are JSON errors; once streaming, failures arrive as RUN_ERROR. The run itself executes in the background.
+ * Operators decide; an intake key may only start the first run of a ticket it filed (claimRun checks which run).
  */
-export async function POST(request: Request, { params }: { params: Promise<{ threadId: string }> }) {
-  try {
-    assertSameOrigin(request);
-    // Operators decide; an intake key may only start a new ticket (claimRun checks which run this is).
-    const principal = await requireIntakeOrRole(request, "operator");
-    const { threadId } = await params;
-    const input = parseWith(
-      RunAgentInputSchema,
-      await readJson(request),
-      "bad_request:run_input",
-      "The RunAgentInput",
-    );
+export const POST = route<{ threadId: string }, z.infer<typeof runBody>>(
+  {
+    name: "POST /api/threads/[threadId]/runs",
+    access: { intakeOr: "operator" },
+    body: { schema: runBody, code: "bad_request:run_input", what: "The RunAgentInput" },
+  },
+  async ({ request, params: { threadId }, body: input, principal, database: { db } }) => {
     if (input.threadId !== threadId) {
       throw new AppError("bad_request:thread_mismatch", "threadId in the body does not match the URL.");
     }
-    const { db } = await getDatabase();
     const { run, startSeq } = await claimRun(db, { threadId, input, principal, leaseMs: env.RUN_LEASE_MS });
     startRunInBackground(run, startSeq);
     return eventStreamResponse({ db, threadId, afterSeq: startSeq, runId: run.id }, request.signal);
-  } catch (error) {
-    return errorResponse(error, "POST /api/threads/[threadId]/runs");
-  }
-}
+  },
+);

@@ -1,20 +1,11 @@
 import { revokeApiKey } from "@/lib/auth/api-keys";
-import { requireRole } from "@/lib/auth/principal";
-import { getDatabase } from "@/lib/db/client";
-import { errorResponse } from "@/lib/errors";
-import { assertSameOrigin } from "@/lib/http";
+import { json, route } from "@/lib/route";
 
 export const dynamic = "force-dynamic";
 
 /** Revoke an intake key (admins only): refused from the next request on. Revoking twice is harmless. */
-export async function POST(request: Request, { params }: { params: Promise<{ keyId: string }> }) {
-  try {
-    assertSameOrigin(request);
-    const by = await requireRole(request, "admin");
-    const { keyId } = await params;
-    const { db } = await getDatabase();
-    return Response.json(await revokeApiKey({ db, keyId, by }));
-  } catch (error) {
-    return errorResponse(error, "POST /api/admin/keys/[keyId]/revoke");
-  }
-}
+export const POST = route<{ keyId: string }>(
+  { name: "POST /api/admin/keys/[keyId]/revoke", access: "admin" },
+  async ({ params, principal, database }) =>
+    json(await revokeApiKey({ db: database.db, keyId: params.keyId, by: principal })),
+);

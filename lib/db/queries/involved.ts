@@ -1,0 +1,94 @@
+import "server-only";
+import { and, desc, eq, gt, inArray, isNotNull, ne, or, type SQL } from "drizzle-orm";
+import { decisions, runs, type Thread } from "../schema";
+import type { Queryable } from "../tx";
+
+/** Someone who supplied input that led to a thread's pending request, and how (for the refusal message). */
+export interface InvolvedPrincipal {
+  id: string;
+  why: string;
+}
+
+/** Decisions whose answer is free input (it can name another order or amount), not a choice among offered ones. */
+const INPUT_ACTIONS = ["input_text"];
+
+/**
+ * Everyone who supplied input that led to what a thread asks now — four-eyes bars them from approving it:
+ * who filed the ticket; who started a run (new message, retry, fork) since the thread's previous decision; who answered
+ * a free-text question (e.g. the order number) since the last approval; and whoever edited the thread's state by a
+ * fork, ever. Resume runs are not input: their answers are decisions, vetted by the ledger.
+ */
+export async function listInvolvedPrincipals({
+  db,
+  thread,
+}: {
+  db: Queryable;
+  thread: Pick<Thread, "id" | "createdBy" | "startedBy" | "lastEditedBy">;
+}): Promise<InvolvedPrincipal[]> {
+  const [previous] = await db
+    .select({ at: decisions.resolvedAt })
+    .from(decisions)
+    .where(
+      and(
+        eq(decisions.threadId, thread.id),
+        eq(decisions.status, "resolved"),
+        isNotNull(decisions.resolvedAt),
+      ),
+    )
+    .orderBy(desc(decisions.resolvedAt))
+    .limit(1);
+  const [lastApproval] = await db
+    .select({ at: decisions.resolvedAt })
+    .from(decisions)
+    .where(
+      and(
+        eq(decisions.threadId, thread.id),
+        eq(decisions.action, "refund_approval"),
+        eq(decisions.status, "resolved"),
+        isNotNull(decisions.resolvedAt),
+      ),
+    )
+    .orderBy(desc(decisions.resolvedAt))
+    .limit(1);
+  const sincePrevious: SQL[] = [ne(runs.kind, "resume")];
+  if (previous?.at) sincePrevious.push(gt(runs.createdAt, previous.at));
+  const starters = await db
+    .select({ id: runs.startedBy, kind: runs.kind, edited: runs.editedState })
+    .from(runs)
+    .where(
+      and(
+        eq(runs.threadId, thread.id),
+        isNotNull(runs.startedBy),
+        or(eq(runs.editedState, true), and(...sincePrevious)),
+      ),
+    );
+  const answerWhere: SQL[] = [
+    eq(decisions.threadId, thread.id),
+    inArray(decisions.action, INPUT_ACTIONS),
+    eq(decisions.status, "resolved"),
+    isNotNull(decisions.resolvedById),
+  ];
+  if (lastApproval?.at) answerWhere.push(gt(decisions.resolvedAt, lastApproval.at));
+  const answerers = await db
+    .select({ id: decisions.resolvedById })
+    .from(decisions)
+    .where(and(...answerWhere));
+
+  const involved: InvolvedPrincipal[] = [];
+  const add = (id: string | null | undefined, why: string) => {
+    if (id && !involved.some((p) => p.id === id)) involved.push({ id, why });
+  };
+  add(thread.createdBy, "filed this ticket");
+  add(thread.lastEditedBy, "edited this thread's state");
+  for (const run of starters) {
+    if (run.edited) add(run.id, "edited this thread's state");
+  }
+  for (const run of starters) {
+    if (!run.edited)
+      add(run.id, run.kind === "input" ? "sent input to this thread" : "started a run on this thread");
+  }
+  for (const answer of answerers) add(answer.id, "answered a question that led to this request");
+  // Threads from before runs recorded their starter: the first run's starter, as recorded on the thread.
+  if (!previous) add(thread.startedBy, "started this thread");
+  return involved;
+}

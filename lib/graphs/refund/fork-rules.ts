@@ -1,0 +1,52 @@
+import "server-only";
+import { z } from "zod";
+import { PG_INT_MAX } from "@/lib/params";
+import { ORDER_REF_PATTERN } from "./classify-rules";
+
+/**
+ * What a fork (time travel) may change in the refund agent's state. Only the customer's request — the input a
+ * decision is later taken on — is editable; nothing that carries a decision, an amount the operator approved, an
+ * order snapshot or a side effect (`decision`, `policy`, `order`, `refund`, `refundMethod`, `reply`, `email`,
+ * `messages`, `editedBy`) can be written by a fork. To change a decision, fork from a checkpoint at or before its
+ * interrupt and answer it again: the answer goes through the claim, the contract and four-eyes like any other.
+ * Unknown keys, wrong types and prototype keys are refused with the field named.
+ */
+export const refundEditableState = z
+  .strictObject({
+    /** The customer's message as the agent reads it. */
+    customerMessage: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(5000, "must be at most 5000 characters"),
+    /** `ORD-1234` (any letter case), or null to make the agent ask for it. */
+    orderRef: z
+      .string()
+      .trim()
+      .regex(new RegExp(`^${ORDER_REF_PATTERN}$`), "must look like ORD-1234")
+      .transform((s) => s.toUpperCase())
+      .nullable(),
+    intent: z.enum(["refund", "other"]),
+    /** The customer's reason, as shown to the approver. */
+    reason: z.string().trim().max(2000, "must be at most 2000 characters"),
+    /** The amount asked for in cents, or null for the order total. */
+    requested: z.number().int("must be a whole number of cents").positive().max(PG_INT_MAX).nullable(),
+  })
+  .partial();
+
+export type RefundStateEdit = z.infer<typeof refundEditableState>;
+
+/** The editable fields, for the console's fork form. */
+export const REFUND_EDITABLE_FIELDS = Object.keys(refundEditableState.shape) as (keyof RefundStateEdit)[];
+
+/**
+ * Nodes a fork may apply its edits "as" (which decides what runs next). Only nodes whose successors reach every
+ * decision through the policy check and a human interrupt: re-classify (`classify`) or re-check the order and policy
+ * (`lookup_order`). A node after a decision would let the branch continue as if it had been taken.
+ */
+export const REFUND_FORK_NODES = ["classify", "lookup_order"] as const;
+
+/** The state update that marks a branch as edited by `principalId` (written by the runtime, never by the edit). */
+export function markEdited(principalId: string): { editedBy: string } {
+  return { editedBy: principalId };
+}
