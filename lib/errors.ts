@@ -90,6 +90,10 @@ export function errorResponse(error: unknown, context?: string): Response {
   const appError = toAppError(error, context);
   return Response.json(appError.toBody(), {
     status: appError.status,
-    headers: { "cache-control": "no-store" },
+    // A body refused mid-stream is left unread on the connection: the client must not send its next request on it.
+    headers:
+      appError.status === 413
+        ? { "cache-control": "no-store", connection: "close" }
+        : { "cache-control": "no-store" },
   });
 }

@@ -220,7 +220,7 @@ async function resolveAll(
   const needsFourEyes = resume.some((entry) => {
     const parsed = parseInterruptPayload(known.get(entry.interruptId)?.payload);
     return (
-      entry.status === "resolved" && parsed.ok && isApproval(parsed.payload, answers.get(entry.interruptId))
+      entry.status === "resolved" && parsed.ok && actsOnIt(parsed.payload, answers.get(entry.interruptId))
     );
   });
   if (needsFourEyes) {
@@ -276,18 +276,23 @@ async function resolveAll(
   };
 }
 
-/** Whether an answer approves money (a refund in full or in part): the answers four-eyes applies to. */
-function isApproval(payload: InterruptPayload, answer: unknown): boolean {
-  if (payload.action !== "refund_approval") return false;
-  const decision = (answer as { decision?: unknown } | null)?.decision;
-  return decision === "approve" || decision === "approve_partial";
+/** Whether an answer makes something happen to the customer: approves money (in full or in part) or sends mail. */
+function actsOnIt(payload: InterruptPayload, answer: unknown): boolean {
+  if (payload.action === "refund_approval") {
+    const decision = (answer as { decision?: unknown } | null)?.decision;
+    return decision === "approve" || decision === "approve_partial";
+  }
+  if (payload.action === "confirm_email")
+    return (answer as { choice?: unknown } | null)?.choice !== "dont_send";
+  return false;
 }
 
 /**
- * Four-eyes on money: approving a refund (in full or in part) is refused to anyone who supplied input that led to
- * the request (`listInvolvedPrincipals`: who filed the ticket, started a run since the thread's previous decision,
- * answered a free-text question on the way, or edited the thread's state), and a refund request above
- * FOUR_EYES_MIN_CENTS needs a supervisor. Rejecting is anyone's with the operator role.
+ * Four-eyes. Approving a refund (in full or in part) is refused to anyone who supplied input that led to the request
+ * (`listInvolvedPrincipals`: who filed the ticket, started a run since the thread's previous decision, answered a
+ * free-text question on the way, or edited the thread's state), and a refund request above FOUR_EYES_MIN_CENTS needs
+ * a supervisor. Sending the customer an email is refused to whoever edited the thread's state (the draft was written
+ * from their edit). Rejecting and not sending are anyone's with the operator role.
  */
 export function checkFourEyes(
   payload: InterruptPayload,
@@ -295,8 +300,18 @@ export function checkFourEyes(
   principal: Principal,
   involved: InvolvedPrincipal[],
 ): void {
-  if (payload.action !== "refund_approval" || !isApproval(payload, answer)) return;
+  if (!actsOnIt(payload, answer)) return;
   const own = involved.find((p) => p.id === principal.id);
+  if (payload.action === "confirm_email") {
+    if (own?.kind === "editor") {
+      throw new AppError("forbidden:four_eyes_edited", `You ${own.why}: someone else must send its reply.`, {
+        rule: "not_own_edit",
+        because: own.why,
+      });
+    }
+    return;
+  }
+  if (payload.action !== "refund_approval") return;
   if (own) {
     throw new AppError(
       "forbidden:four_eyes_own_thread",

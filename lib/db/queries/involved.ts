@@ -6,6 +6,8 @@ import type { Queryable } from "../tx";
 /** Someone who supplied input that led to a thread's pending request, and how (for the refusal message). */
 export interface InvolvedPrincipal {
   id: string;
+  /** An editor changed the branch's state; the others supplied input through the normal flow. */
+  kind: "filer" | "starter" | "answerer" | "editor";
   why: string;
 }
 
@@ -75,20 +77,21 @@ export async function listInvolvedPrincipals({
     .where(and(...answerWhere));
 
   const involved: InvolvedPrincipal[] = [];
-  const add = (id: string | null | undefined, why: string) => {
-    if (id && !involved.some((p) => p.id === id)) involved.push({ id, why });
+  const add = (id: string | null | undefined, kind: InvolvedPrincipal["kind"], why: string) => {
+    if (id && !involved.some((p) => p.id === id)) involved.push({ id, kind, why });
   };
-  add(thread.createdBy, "filed this ticket");
-  add(thread.lastEditedBy, "edited this thread's state");
+  // Editors first: an editor who also filed the ticket is refused as an editor (the stricter rule).
+  add(thread.lastEditedBy, "editor", "edited this thread's state");
   for (const run of starters) {
-    if (run.edited) add(run.id, "edited this thread's state");
+    if (run.edited) add(run.id, "editor", "edited this thread's state");
   }
+  add(thread.createdBy, "filer", "filed this ticket");
   for (const run of starters) {
-    if (!run.edited)
-      add(run.id, run.kind === "input" ? "sent input to this thread" : "started a run on this thread");
+    const why = run.kind === "input" ? "sent input to this thread" : "started a run on this thread";
+    if (!run.edited) add(run.id, "starter", why);
   }
-  for (const answer of answerers) add(answer.id, "answered a question that led to this request");
+  for (const answer of answerers) add(answer.id, "answerer", "answered a question that led to this request");
   // Threads from before runs recorded their starter: the first run's starter, as recorded on the thread.
-  if (!previous) add(thread.startedBy, "started this thread");
+  if (!previous) add(thread.startedBy, "starter", "started this thread");
   return involved;
 }
