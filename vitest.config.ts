@@ -28,6 +28,8 @@ export default defineConfig({
           ...shared,
           name: "int",
           include: ["lib/**/*.int.test.ts", "e2e/**/*.int.test.ts"],
+          // Runtime functions called directly find the app's agents registered, as in the server.
+          setupFiles: ["lib/agents.ts"],
           hookTimeout: 120_000,
           testTimeout: 120_000,
         },

@@ -4,6 +4,8 @@ import type { ReactNode } from "react";
 import { SignOutButton } from "@/components/auth/sign-out-button";
 import { UserProvider } from "@/components/auth/user-context";
 import { NavLink } from "@/components/ui/nav-link";
+// Registers the app's agents with the runtime before a page reads a thread.
+import "@/lib/agents";
 import { currentUser } from "@/lib/auth/page";
 import { hasRole } from "@/lib/auth/roles";
 import "./globals.css";

@@ -1,4 +1,6 @@
 import "server-only";
+// Registers the app's agents with the runtime before any handler reaches it.
+import "@/lib/agents";
 import type { z } from "zod";
 import { requireIntakeOrRole, requireRole } from "@/lib/auth/principal";
 import type { Principal, Role } from "@/lib/auth/roles";

@@ -1,4 +1,5 @@
 import "server-only";
+import "@/lib/agents";
 import { ensureFirstAdmin, seedDemoUsers } from "@/lib/auth/bootstrap";
 import { getDatabase } from "@/lib/db/client";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";

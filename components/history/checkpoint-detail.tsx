@@ -108,7 +108,7 @@ export function CheckpointDetail({
                     <span className="font-medium">{actionLabel(i.action)}</span> from{" "}
                     <code className="text-xs">{i.node}</code>:{" "}
                     {i.answered ? "answered" : "waiting for an answer"}
-                    {i.payload && <span className="text-slate-700"> — {i.payload.title}</span>}
+                    {titleOf(i.payload) && <span className="text-slate-700"> — {titleOf(i.payload)}</span>}
                   </li>
                 ))}
               </ul>
@@ -159,4 +159,10 @@ export function CheckpointDetail({
       </div>
     </article>
   );
+}
+
+/** The headline of an interrupt payload, when it has one (any agent's contract names it `title`). */
+function titleOf(payload: unknown): string | null {
+  const title = (payload as { title?: unknown } | null)?.title;
+  return typeof title === "string" ? title : null;
 }

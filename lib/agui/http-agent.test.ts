@@ -1,7 +1,7 @@
 import { buildResumeArray, HttpAgent } from "@ag-ui/client";
 import type { RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
-import { testClock } from "./fixtures/check-events";
+import { describeContract, testClock } from "./fixtures/check-events";
 import { loadFixture } from "./fixtures/load-fixture";
 import type { ToyRun } from "./fixtures/toy-graph";
 import { createAguiMapper, encodeSse, resumeToCommand } from "./index";
@@ -15,7 +15,12 @@ function fakeServer(runs: ToyRun[]) {
     const run = runs[requests.length];
     requests.push(input);
     if (!run) throw new Error("no more recorded runs");
-    const mapper = createAguiMapper({ threadId: input.threadId, runId: input.runId, now: testClock() });
+    const mapper = createAguiMapper({
+      threadId: input.threadId,
+      runId: input.runId,
+      now: testClock(),
+      describeInterrupt: describeContract,
+    });
     const events = [
       ...mapper.start(input),
       ...run.items.flatMap(([mode, chunk]) => mapper.push(mode, chunk)),

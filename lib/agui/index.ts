@@ -5,6 +5,8 @@
 export { type AguiEvent, requireId } from "./events";
 export {
   CANCELLED_RESUME,
+  type DescribeInterrupt,
+  type InterruptDescription,
   isCancelledResume,
   type LangGraphInterrupt,
   type ResumeCommand,

@@ -1,6 +1,7 @@
 import { InterruptSchema } from "@ag-ui/core/schemas";
 import { isCommand } from "@langchain/langgraph";
 import { answerJsonSchema, parseInterruptPayload } from "@/lib/interrupts";
+import { describeContract } from "./fixtures/check-events";
 import { loadFixture } from "./fixtures/load-fixture";
 import { finishInputFromState, resumeToCommand, stateSnapshot, toAguiInterrupt } from "./index";
 
@@ -8,7 +9,7 @@ describe("toAguiInterrupt", () => {
   test("a payload of our contract: its action, title and answer schema, raw payload kept", async () => {
     const [raw] = (await loadFixture("run-to-interrupt")).final.interrupts;
     if (!raw) throw new Error("fixture has no interrupt");
-    const interrupt = toAguiInterrupt(raw);
+    const interrupt = toAguiInterrupt(raw, describeContract);
     const parsed = parseInterruptPayload(raw.value);
     if (!parsed.ok) throw new Error("fixture payload must parse");
     expect(interrupt).toEqual({

@@ -1,6 +1,5 @@
 import type { Interrupt, ResumeEntry } from "@ag-ui/core";
 import { Command } from "@langchain/langgraph";
-import { answerJsonSchema, parseInterruptPayload } from "@/lib/interrupts";
 import { requireId } from "./events";
 import { jsonSafe } from "./state";
 
@@ -26,21 +25,28 @@ export function isCancelledResume(value: unknown): value is typeof CANCELLED_RES
   return typeof value === "object" && value !== null && (value as { cancelled?: unknown }).cancelled === true;
 }
 
+/** How an agent describes one of its interrupt values: its kind, a headline and the JSON Schema of the answer. */
+export interface InterruptDescription {
+  reason: string;
+  message?: string;
+  responseSchema?: Record<string, unknown>;
+}
+
+/** The agent's reading of a raw interrupt value, or null when the value is outside its contract. */
+export type DescribeInterrupt = (value: unknown) => InterruptDescription | null;
+
 /**
  * A LangGraph interrupt → an AG-UI interrupt. The id is LangGraph's, so a resume entry maps straight back to it.
- * When the value parses against our interrupt contract: `reason` is its `action`, `message` its `title`, and
- * `responseSchema` the JSON Schema of the answer. When it does not: `reason` is `"unknown"` and the only schema is
- * one the graph itself declared (`interrupt(value, { responseSchema })`), if any. Either way the raw value travels
- * as `metadata.payload`, so the browser can parse it itself or show it in the fallback view.
+ * When the agent's contract reads the value (`describe`): `reason` is its kind (our `action`), `message` its
+ * headline and `responseSchema` the JSON Schema of the answer. When it does not: `reason` is `"unknown"` and the
+ * only schema is one the graph itself declared (`interrupt(value, { responseSchema })`), if any. Either way the raw
+ * value travels as `metadata.payload`, so the browser can parse it itself or show it in the fallback view.
  */
-export function toAguiInterrupt(interrupt: LangGraphInterrupt): Interrupt {
+export function toAguiInterrupt(interrupt: LangGraphInterrupt, describe?: DescribeInterrupt): Interrupt {
   const id = requireId(interrupt.id, "LangGraph interrupt");
   const metadata = { payload: jsonSafe(interrupt.value) ?? null };
-  const parsed = parseInterruptPayload(interrupt.value);
-  if (parsed.ok) {
-    const { action, title } = parsed.payload;
-    return { id, reason: action, message: title, responseSchema: answerJsonSchema(parsed.payload), metadata };
-  }
+  const described = describe?.(interrupt.value);
+  if (described) return { id, ...described, metadata };
   const declared = interrupt.response_schema;
   const schema = typeof declared === "object" && declared !== null && !Array.isArray(declared);
   return {

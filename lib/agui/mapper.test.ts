@@ -1,5 +1,5 @@
 import { EventType, type RunAgentInput } from "@ag-ui/core";
-import { checkEvents, ofType, testClock, typesOf } from "./fixtures/check-events";
+import { checkEvents, describeContract, ofType, testClock, typesOf } from "./fixtures/check-events";
 import { type FixtureName, loadFixture } from "./fixtures/load-fixture";
 import type { ToyRun } from "./fixtures/toy-graph";
 import { type AguiEvent, createAguiMapper } from "./index";
@@ -7,7 +7,12 @@ import { type AguiEvent, createAguiMapper } from "./index";
 const T = EventType;
 
 function mapRun(run: ToyRun, runId: string, input?: RunAgentInput): AguiEvent[] {
-  const mapper = createAguiMapper({ threadId: run.threadId, runId, now: testClock() });
+  const mapper = createAguiMapper({
+    threadId: run.threadId,
+    runId,
+    now: testClock(),
+    describeInterrupt: describeContract,
+  });
   return [
     ...mapper.start(input),
     ...run.items.flatMap(([mode, chunk]) => mapper.push(mode, chunk)),

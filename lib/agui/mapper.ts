@@ -1,7 +1,7 @@
 import { EventType, PROTOCOL_VERSION, type RunAgentInput } from "@ag-ui/core";
 import { AIMessage, AIMessageChunk, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { type AguiEvent, createStamp, taskIdOf } from "./events";
-import { toAguiInterrupt } from "./interrupts";
+import { type DescribeInterrupt, toAguiInterrupt } from "./interrupts";
 import { createMessageStreams } from "./message-stream";
 import { toAguiMessages } from "./messages";
 import { type AguiFinishInput, jsonSafe, stateSnapshot } from "./state";
@@ -12,6 +12,8 @@ export interface AguiRunContext {
   threadId: string;
   runId: string;
   now?: () => number;
+  /** The agent's reading of its interrupt values (reason, headline, answer schema); without it every one is "unknown". */
+  describeInterrupt?: DescribeInterrupt;
 }
 
 /** Name of the `CUSTOM` event for a `custom`-mode item that is not already `{ name, value }`. */
@@ -112,7 +114,7 @@ export function createAguiMapper(ctx: AguiRunContext): AguiMapper {
     finish(final) {
       requirePhase("running", "finish");
       const messages = toAguiMessages(final.messages);
-      const interrupts = final.interrupts.map(toAguiInterrupt);
+      const interrupts = final.interrupts.map((i) => toAguiInterrupt(i, ctx.describeInterrupt));
       const snapshot = stateSnapshot(final.values);
       phase = "ended";
       const { threadId, runId } = ctx;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { createThread } from "@/lib/db/queries/threads";
+import { refundAgent } from "@/lib/graphs/refund/agent";
 import { refundGraphInput } from "@/lib/graphs/refund/graph";
 import { openRefundHarness, type RefundHarness } from "@/lib/graphs/refund/testing";
 import { type CheckpointViewDeps, getCheckpointView } from "./checkpoint-view";
@@ -17,7 +18,7 @@ describe("getCheckpointView on postgres", () => {
 
   beforeAll(async () => {
     h = await openRefundHarness("postgres");
-    deps = { db: h.database.db, sql: h.database.sql, graph: h.graph };
+    deps = { db: h.database.db, sql: h.database.sql, graph: h.graph, agent: refundAgent };
     const customerMessage = "My headphones (ORD-1002) stopped working. I want a refund.";
     threadId = (await createThread({ db: h.database.db, title: "test", customerMessage, orderRef: null })).id;
     const config = { configurable: { thread_id: threadId } };

@@ -11,7 +11,7 @@ import type { AppDb } from "@/lib/db/open";
 import { getThread } from "@/lib/db/queries/threads";
 import type { SqlClient } from "@/lib/db/sql-client";
 import { AppError } from "@/lib/errors";
-import { type InterruptPayload, parseInterruptPayload } from "@/lib/interrupts";
+import type { AgentDefinition } from "./agent";
 
 /** A write stored against the checkpoint by a task that ran from it (or by the caller: resume values, input). */
 export interface CheckpointWriteView {
@@ -29,7 +29,7 @@ export interface CheckpointInterruptView {
   node: string;
   /** The payload's action, or "unknown" when it does not fit the contract. */
   action: string;
-  payload: InterruptPayload | null;
+  payload: unknown;
   /** The raw value (JSON-safe), only when it does not fit the contract (render the fallback view). */
   raw?: unknown;
   invalid?: string;
@@ -67,11 +67,12 @@ export interface CheckpointView {
   } | null;
 }
 
-/** What {@link getCheckpointView} reads from. `graph` is the compiled graph that owns the thread. */
+/** What {@link getCheckpointView} reads from: the database, and the thread's agent with its compiled graph. */
 export interface CheckpointViewDeps {
   db: AppDb;
   sql: SqlClient;
   graph: { getState(config: RunnableConfig): Promise<StateSnapshot> };
+  agent: Pick<AgentDefinition, "interrupts">;
 }
 
 const SPECIAL_CHANNELS = new Set(Object.keys(WRITES_IDX_MAP));
@@ -121,7 +122,7 @@ function writeValue(value: unknown): unknown {
  * thread's checkpoint is `not_found:checkpoint` here.
  */
 export async function getCheckpointView(
-  { db, sql, graph }: CheckpointViewDeps,
+  { db, sql, graph, agent }: CheckpointViewDeps,
   { threadId, checkpointId }: { threadId: string; checkpointId: string },
 ): Promise<CheckpointView> {
   const thread = await getThread({ db, threadId });
@@ -175,11 +176,11 @@ export async function getCheckpointView(
     })),
     interrupts: state.tasks.flatMap((task) =>
       task.interrupts.map((i): CheckpointInterruptView => {
-        const parsed = parseInterruptPayload(i.value);
+        const parsed = agent.interrupts.parse(i.value);
         return {
           interruptId: requireId(i.id, `interrupt of task ${task.id}`),
           node: task.name,
-          action: parsed.ok ? parsed.payload.action : "unknown",
+          action: parsed.ok ? parsed.action : "unknown",
           payload: parsed.ok ? parsed.payload : null,
           ...(parsed.ok ? {} : { raw: jsonSafe(i.value) ?? null, invalid: parsed.error }),
           answered: finished.has(task.id),

@@ -1,18 +1,23 @@
 import "server-only";
 import type { RunAgentInput } from "@ag-ui/core";
-import { hasRole, type Principal } from "@/lib/auth/roles";
+import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { getDecisions, listPendingDecisions, resolveDecision } from "@/lib/db/queries/decisions";
+import {
+  attachStagedDecisions,
+  getDecisions,
+  listPendingDecisions,
+  listStagedDecisions,
+  resolveDecision,
+} from "@/lib/db/queries/decisions";
 import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries/involved";
 import { getActiveRun, insertRun } from "@/lib/db/queries/runs";
 import { lockThread, setThreadStarter, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Decision, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
-import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { type InterruptPayload, parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
+import { type AgentDefinition, getAgent } from "./agent";
 import { instanceId } from "./instance";
 import type { RunInput } from "./run-input";
 
@@ -28,21 +33,115 @@ export interface ClaimedRun {
 export interface ClaimRequest {
   threadId: string;
   input: RunAgentInput;
-  /** Who is acting: recorded on decisions, checked by the four-eyes rules. */
+  /** Who is acting: recorded on decisions and runs, checked by the agent's decision policy. */
   principal: Principal;
   leaseMs: number;
 }
 
+/** One answer to one interrupt. */
+export interface AnswerEntry {
+  interruptId: string;
+  status: "resolved" | "cancelled";
+  payload?: unknown;
+}
+
 /**
  * Claim a run for a thread, in one transaction: lock the thread, refuse a second active run, and for a resume check
- * that the answers cover exactly the pending interrupts, validate each answer against its interrupt's contract and
- * move each decision `pending → resolved` by compare-and-set. Any refusal throws an AppError and writes nothing.
- *
- * Who may claim: an intake key only the first run of a ticket; a resume needs an operator, and a refund approval
- * passes the four-eyes rules (`checkFourEyes`). Decisions go into the audit trail in the same transaction.
+ * that the answers cover exactly the pending interrupts, validate each against the thread's agent's contract and
+ * policy, and move each decision `pending → resolved` by compare-and-set. Any refusal throws an AppError and writes
+ * nothing. Who may claim: an intake key only the first run of a ticket it filed; a resume needs an operator.
+ * The run, its principal and every decision go into the audit trail in the same transaction.
  */
 export async function claimRun(db: AppDb, request: ClaimRequest): Promise<ClaimedRun> {
   const resume = request.input.resume ?? [];
+  assertDistinct(resume);
+  return inClaimTransaction(db, async (tx) => {
+    const thread = await lockThread({ tx, threadId: request.threadId });
+    if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
+    if (
+      request.principal.kind === "key" &&
+      (resume.length > 0 ||
+        thread.startedBy ||
+        thread.lastSeq > 0 ||
+        thread.createdBy !== request.principal.id)
+    ) {
+      throw new AppError(
+        "forbidden:api_key_scope",
+        "An intake key may only start the first run of a ticket it filed; decisions need an operator.",
+      );
+    }
+    const pending = await listPendingDecisions({ db: tx, threadId: thread.id });
+    if (resume.length === 0) {
+      const input = newInput(
+        request.input,
+        pending,
+        thread.lastSeq === 0 ? thread.customerMessage : null,
+        thread,
+      );
+      return startRun(tx, thread, request.principal, request.input.runId, input, request.leaseMs);
+    }
+    // A resume first settles the decisions, so a request that lost the race hears who decided, not just "busy".
+    const known = await knownDecisions(tx, thread, resume);
+    const missing = pending.filter((d) => !resume.some((r) => r.interruptId === d.interruptId));
+    if (missing.length > 0) {
+      throw new AppError(
+        "unprocessable:resume_incomplete",
+        "The resume must answer every pending interrupt.",
+        {
+          missing: missing.map((d) => ({ interruptId: d.interruptId, action: d.action })),
+        },
+      );
+    }
+    const answers = await settle(tx, thread, known, resume, request.principal, request.input.runId);
+    return startRun(tx, thread, request.principal, request.input.runId, answers, request.leaseMs);
+  });
+}
+
+export interface DecideRequest {
+  threadId: string;
+  entry: AnswerEntry;
+  principal: Principal;
+  /** The id of the resume run, should this answer be the last one its super-step waits for. */
+  runId: string;
+  leaseMs: number;
+}
+
+/** A decision taken on its own: either the run resumed with it, or it waits for the other decisions named. */
+export type DecideResult =
+  | ({ resumed: true } & ClaimedRun)
+  | { resumed: false; waitingFor: { interruptId: string; action: string }[] };
+
+/**
+ * Take one decision of several pending at once (parallel approvals answered card by card, by different people):
+ * validated and checked like any answer, recorded as `answered`, and — once it is the last one its super-step waits
+ * for — the resume run is claimed with every staged answer in the same transaction. Two answers to one card: one
+ * wins, the other hears who decided. Two answers to two cards at once: both win, the second starts the run.
+ */
+export async function decideOne(db: AppDb, request: DecideRequest): Promise<DecideResult> {
+  if (request.principal.kind === "key") {
+    throw new AppError("forbidden:api_key_scope", "An intake key cannot decide; decisions need an operator.");
+  }
+  return inClaimTransaction(db, async (tx) => {
+    const thread = await lockThread({ tx, threadId: request.threadId });
+    if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
+    const known = await knownDecisions(tx, thread, [request.entry]);
+    const others = (await listPendingDecisions({ db: tx, threadId: thread.id })).filter(
+      (d) => d.interruptId !== request.entry.interruptId,
+    );
+    if (others.length > 0) {
+      await settle(tx, thread, known, [request.entry], request.principal, null);
+      return {
+        resumed: false as const,
+        waitingFor: others.map((d) => ({ interruptId: d.interruptId, action: d.action })),
+      };
+    }
+    const answers = await settle(tx, thread, known, [request.entry], request.principal, request.runId);
+    const claimed = await startRun(tx, thread, request.principal, request.runId, answers, request.leaseMs);
+    return { resumed: true as const, ...claimed };
+  });
+}
+
+function assertDistinct(resume: readonly { interruptId: string }[]): void {
   const ids = resume.map((r) => r.interruptId);
   if (new Set(ids).size !== ids.length) {
     throw new AppError(
@@ -50,84 +149,230 @@ export async function claimRun(db: AppDb, request: ClaimRequest): Promise<Claime
       "Each interrupt may be answered only once per request.",
     );
   }
-  try {
-    return await db.transaction(async (tx) => {
-      const thread = await lockThread({ tx, threadId: request.threadId });
-      if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
-      if (
-        request.principal.kind === "key" &&
-        (resume.length > 0 ||
-          thread.startedBy ||
-          thread.lastSeq > 0 ||
-          thread.createdBy !== request.principal.id)
-      ) {
-        throw new AppError(
-          "forbidden:api_key_scope",
-          "An intake key may only start the first run of a ticket it filed; decisions need an operator.",
-        );
-      }
-      const pending = await listPendingDecisions({ db: tx, threadId: thread.id });
-      // A resume first settles the decisions, so a request that lost the race hears who decided, not just "busy".
-      const runInput =
-        resume.length > 0
-          ? await resolveAll(tx, request, pending, thread)
-          : newInput(
-              request.input,
-              pending,
-              thread.lastSeq === 0 ? thread.customerMessage : null,
-              thread.status,
-            );
-      const active = await getActiveRun({ db: tx, threadId: thread.id });
-      if (active) {
-        throw new AppError("conflict:run_active", "A run is already in progress on this thread.", {
-          runId: active.id,
-        });
-      }
-      const run = await insertRun({
-        db: tx,
-        run: {
-          id: request.input.runId,
-          threadId: thread.id,
-          kind: runInput.kind,
-          input: runInput,
-          fromCheckpointId: null,
-          owner: instanceId(),
-          startedBy: request.principal.id,
-          startedByLabel: request.principal.label,
-          leaseMs: request.leaseMs,
-        },
-      });
-      await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
-      if (runInput.kind === "input" && !thread.startedBy) {
-        await setThreadStarter({ db: tx, threadId: thread.id, startedBy: request.principal.id });
-      }
-      await recordAudit({
-        db: tx,
-        entries: [
-          {
-            action: "run_started",
-            actor: request.principal,
-            threadId: thread.id,
-            detail: {
-              runId: run.id,
-              kind: runInput.kind,
-              ...(runInput.kind === "input" ? { message: runInput.text } : {}),
-            },
-          },
-        ],
-      });
-      return { run, startSeq: thread.lastSeq };
-    });
-  } catch (error) {
-    throw mapConstraintError(error);
+}
+
+/** The decisions the entries answer: they must exist, belong to this thread and still be open. */
+async function knownDecisions(tx: Tx, thread: Thread, entries: readonly AnswerEntry[]) {
+  const known = new Map(
+    (await getDecisions({ db: tx, interruptIds: entries.map((r) => r.interruptId) })).map((d) => [
+      d.interruptId,
+      d,
+    ]),
+  );
+  for (const entry of entries) {
+    const decision = known.get(entry.interruptId);
+    if (!decision)
+      throw new AppError("not_found:interrupt", `Interrupt ${entry.interruptId} does not exist.`);
+    if (decision.threadId !== thread.id) {
+      throw new AppError(
+        "unprocessable:interrupt_thread",
+        `Interrupt ${entry.interruptId} belongs to another thread.`,
+      );
+    }
+    if (decision.status !== "pending") throw alreadyDecided(decision);
   }
+  return known;
+}
+
+/**
+ * Validate the answers against the agent's contract, apply its decision policy, then compare-and-set each decision
+ * (`resolved` with `runId`, or `answered` while others are pending) and audit them. With a run, answers staged
+ * earlier are attached to it too, and the whole set is returned as the run's resume input.
+ */
+async function settle(
+  tx: Tx,
+  thread: Thread,
+  known: Map<string, Decision>,
+  entries: readonly AnswerEntry[],
+  principal: Principal,
+  runId: string | null,
+): Promise<RunInput> {
+  const agent = getAgent(thread.agentId);
+  const staged = await listStagedDecisions({ db: tx, threadId: thread.id });
+  const answers = validateAll(agent, known, entries);
+  await applyPolicy(tx, agent, thread, known, entries, answers, principal, staged);
+  for (const entry of entries) {
+    const won = await resolveDecision({
+      db: tx,
+      interruptId: entry.interruptId,
+      resumeStatus: entry.status,
+      answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : null,
+      resolvedBy: principal.label,
+      resolvedById: principal.id,
+      resolverRole: principal.role,
+      resumeRunId: runId,
+    });
+    if (!won) {
+      const [now] = await getDecisions({ db: tx, interruptIds: [entry.interruptId] });
+      throw now
+        ? alreadyDecided(now)
+        : new AppError("conflict:interrupt_resolved", "The decision was already taken.");
+    }
+  }
+  if (runId) await attachStagedDecisions({ db: tx, threadId: thread.id, resumeRunId: runId });
+  await recordAudit({
+    db: tx,
+    entries: entries.map((entry) => {
+      const decision = known.get(entry.interruptId);
+      return {
+        action: "decision" as const,
+        actor: principal,
+        threadId: thread.id,
+        checkpointId: decision?.checkpointId ?? null,
+        interruptId: entry.interruptId,
+        payload: decision?.payload ?? null,
+        answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : { cancelled: true },
+        detail: { action: decision?.action ?? null, runId, ...(runId ? {} : { waiting: true }) },
+      };
+    }),
+  });
+  return {
+    kind: "resume",
+    actor: principal.label,
+    resume: [
+      ...staged.map((d) => ({
+        interruptId: d.interruptId,
+        status: (d.resumeStatus === "cancelled" ? "cancelled" : "resolved") as AnswerEntry["status"],
+        payload: d.resumeStatus === "cancelled" ? undefined : d.answer,
+      })),
+      ...entries.map((r) => ({
+        interruptId: r.interruptId,
+        status: r.status,
+        payload: r.status === "resolved" ? answers.get(r.interruptId) : undefined,
+      })),
+    ],
+  };
+}
+
+/** The answers as the agent's contract parsed them (unknown fields never reach the ledger), or 422 naming one. */
+function validateAll(
+  agent: AgentDefinition,
+  known: Map<string, Decision>,
+  entries: readonly AnswerEntry[],
+): Map<string, unknown> {
+  const answers = new Map<string, unknown>();
+  for (const entry of entries) {
+    if (entry.status !== "resolved") continue;
+    const parsed = agent.interrupts.parse(known.get(entry.interruptId)?.payload);
+    if (!parsed.ok) {
+      // A payload outside the contract takes any JSON answer (bounded by the body limit); the graph validates it.
+      answers.set(entry.interruptId, entry.payload ?? null);
+      continue;
+    }
+    const check = agent.interrupts.validate(parsed.payload, entry.payload);
+    if (!check.ok) {
+      throw new AppError(
+        "unprocessable:answer",
+        `The answer to ${parsed.action} is not valid: ${check.error}`,
+        {
+          interruptId: entry.interruptId,
+          action: parsed.action,
+        },
+      );
+    }
+    answers.set(entry.interruptId, check.answer);
+  }
+  return answers;
+}
+
+/** The agent's decision policy for every answer that acts on the world (four-eyes and the like). */
+async function applyPolicy(
+  tx: Tx,
+  agent: AgentDefinition,
+  thread: Thread,
+  known: Map<string, Decision>,
+  entries: readonly AnswerEntry[],
+  answers: Map<string, unknown>,
+  principal: Principal,
+  staged: Decision[],
+): Promise<void> {
+  let involved: InvolvedPrincipal[] | null = null;
+  const siblings = staged.map((d) => ({
+    interruptId: d.interruptId,
+    action: d.action,
+    answer: d.answer,
+    resolvedById: d.resolvedById,
+  }));
+  for (const entry of entries) {
+    if (entry.status !== "resolved") continue;
+    const parsed = agent.interrupts.parse(known.get(entry.interruptId)?.payload);
+    if (!parsed.ok) continue;
+    const answer = answers.get(entry.interruptId);
+    if (agent.actsOnIt(parsed.payload, answer)) involved ??= await listInvolvedPrincipals({ db: tx, thread });
+    agent.policy({
+      interruptId: entry.interruptId,
+      payload: parsed.payload,
+      answer,
+      principal,
+      involved: involved ?? [],
+      siblings,
+    });
+    // Answers of the same request count as siblings of the next one (one person approving two reviews at once).
+    siblings.push({
+      interruptId: entry.interruptId,
+      action: parsed.action,
+      answer,
+      resolvedById: principal.id,
+    });
+  }
+}
+
+/** Insert the run (one active per thread), mark the thread running, record its principal and audit the start. */
+async function startRun(
+  tx: Tx,
+  thread: Thread,
+  principal: Principal,
+  runId: string,
+  input: RunInput,
+  leaseMs: number,
+): Promise<ClaimedRun> {
+  const active = await getActiveRun({ db: tx, threadId: thread.id });
+  if (active) {
+    throw new AppError("conflict:run_active", "A run is already in progress on this thread.", {
+      runId: active.id,
+    });
+  }
+  const run = await insertRun({
+    db: tx,
+    run: {
+      id: runId,
+      threadId: thread.id,
+      kind: input.kind,
+      input,
+      fromCheckpointId: null,
+      owner: instanceId(),
+      startedBy: principal.id,
+      startedByLabel: principal.label,
+      leaseMs,
+    },
+  });
+  await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
+  if (input.kind === "input" && !thread.startedBy) {
+    await setThreadStarter({ db: tx, threadId: thread.id, startedBy: principal.id });
+  }
+  await recordAudit({
+    db: tx,
+    entries: [
+      {
+        action: "run_started",
+        actor: principal,
+        threadId: thread.id,
+        detail: {
+          runId: run.id,
+          kind: input.kind,
+          ...(input.kind === "input" ? { message: input.text } : {}),
+        },
+      },
+    ],
+  });
+  return { run, startSeq: thread.lastSeq };
 }
 
 function newInput(
   input: RunAgentInput,
   pending: Decision[],
   ticketMessage: string | null,
-  threadStatus: string,
+  thread: Thread,
 ): RunInput {
   if (pending.length > 0) {
     throw new AppError(
@@ -151,7 +396,7 @@ function newInput(
   }
   if (ticketMessage) return { kind: "input", messageId: `ticket-${input.runId}`, text: ticketMessage };
   // No message on a thread whose last run failed: try again from where it stopped.
-  if (threadStatus === "failed") return { kind: "retry" };
+  if (thread.status === "failed") return { kind: "retry" };
   throw new AppError("unprocessable:no_message", "A new run needs a user message.");
 }
 
@@ -160,175 +405,6 @@ function contentText(content: unknown): string {
   return content
     .map((p) => (p && typeof p === "object" && "text" in p && typeof p.text === "string" ? p.text : ""))
     .join("");
-}
-
-async function resolveAll(
-  tx: Tx,
-  request: ClaimRequest,
-  pending: Decision[],
-  thread: Thread,
-): Promise<RunInput> {
-  const resume = request.input.resume ?? [];
-  const known = new Map(
-    (await getDecisions({ db: tx, interruptIds: resume.map((r) => r.interruptId) })).map((d) => [
-      d.interruptId,
-      d,
-    ]),
-  );
-  for (const entry of resume) {
-    const decision = known.get(entry.interruptId);
-    if (!decision)
-      throw new AppError("not_found:interrupt", `Interrupt ${entry.interruptId} does not exist.`);
-    if (decision.threadId !== request.threadId) {
-      throw new AppError(
-        "unprocessable:interrupt_thread",
-        `Interrupt ${entry.interruptId} belongs to another thread.`,
-      );
-    }
-    if (decision.status !== "pending") throw alreadyDecided(decision);
-  }
-  const missing = pending.filter((d) => !resume.some((r) => r.interruptId === d.interruptId));
-  if (missing.length > 0) {
-    throw new AppError("unprocessable:resume_incomplete", "The resume must answer every pending interrupt.", {
-      missing: missing.map((d) => ({ interruptId: d.interruptId, action: d.action })),
-    });
-  }
-  // What is stored and acted on is the answer as the contract parsed it: unknown fields never reach the ledger.
-  const answers = new Map<string, unknown>();
-  for (const entry of resume) {
-    if (entry.status !== "resolved") continue;
-    const parsed = parseInterruptPayload(known.get(entry.interruptId)?.payload);
-    if (!parsed.ok) {
-      // payloads outside the contract take any JSON answer (bounded by the body limit); the graph validates its own
-      answers.set(entry.interruptId, entry.payload ?? null);
-      continue;
-    }
-    const check = validateAnswer(parsed.payload, entry.payload);
-    if (!check.ok) {
-      throw new AppError(
-        "unprocessable:answer",
-        `The answer to ${parsed.payload.action} is not valid: ${check.error}`,
-        {
-          interruptId: entry.interruptId,
-          action: parsed.payload.action,
-        },
-      );
-    }
-    answers.set(entry.interruptId, check.answer);
-  }
-  const { principal } = request;
-  const needsFourEyes = resume.some((entry) => {
-    const parsed = parseInterruptPayload(known.get(entry.interruptId)?.payload);
-    return (
-      entry.status === "resolved" && parsed.ok && actsOnIt(parsed.payload, answers.get(entry.interruptId))
-    );
-  });
-  if (needsFourEyes) {
-    const involved = await listInvolvedPrincipals({ db: tx, thread });
-    for (const entry of resume) {
-      const parsed = parseInterruptPayload(known.get(entry.interruptId)?.payload);
-      if (entry.status === "resolved" && parsed.ok)
-        checkFourEyes(parsed.payload, answers.get(entry.interruptId), principal, involved);
-    }
-  }
-  for (const entry of resume) {
-    const won = await resolveDecision({
-      db: tx,
-      interruptId: entry.interruptId,
-      resumeStatus: entry.status,
-      answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : null,
-      resolvedBy: principal.label,
-      resolvedById: principal.id,
-      resolverRole: principal.role,
-      resumeRunId: request.input.runId,
-    });
-    if (!won) {
-      const [now] = await getDecisions({ db: tx, interruptIds: [entry.interruptId] });
-      throw now
-        ? alreadyDecided(now)
-        : new AppError("conflict:interrupt_resolved", "The decision was already taken.");
-    }
-  }
-  await recordAudit({
-    db: tx,
-    entries: resume.map((entry) => {
-      const decision = known.get(entry.interruptId);
-      return {
-        action: "decision" as const,
-        actor: principal,
-        threadId: request.threadId,
-        checkpointId: decision?.checkpointId ?? null,
-        interruptId: entry.interruptId,
-        payload: decision?.payload ?? null,
-        answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : { cancelled: true },
-        detail: { action: decision?.action ?? null, runId: request.input.runId },
-      };
-    }),
-  });
-  return {
-    kind: "resume",
-    actor: principal.label,
-    resume: resume.map((r) => ({
-      interruptId: r.interruptId,
-      status: r.status,
-      payload: r.status === "resolved" ? answers.get(r.interruptId) : undefined,
-    })),
-  };
-}
-
-/** Whether an answer makes something happen to the customer: approves money (in full or in part) or sends mail. */
-function actsOnIt(payload: InterruptPayload, answer: unknown): boolean {
-  if (payload.action === "refund_approval") {
-    const decision = (answer as { decision?: unknown } | null)?.decision;
-    return decision === "approve" || decision === "approve_partial";
-  }
-  if (payload.action === "confirm_email")
-    return (answer as { choice?: unknown } | null)?.choice !== "dont_send";
-  return false;
-}
-
-/**
- * Four-eyes. Approving a refund (in full or in part) is refused to anyone who supplied input that led to the request
- * (`listInvolvedPrincipals`: who filed the ticket, started a run since the thread's previous decision, answered a
- * free-text question on the way, or edited the thread's state), and a refund request above FOUR_EYES_MIN_CENTS needs
- * a supervisor. Sending the customer an email is refused to whoever edited the thread's state (the draft was written
- * from their edit). Rejecting and not sending are anyone's with the operator role.
- */
-export function checkFourEyes(
-  payload: InterruptPayload,
-  answer: unknown,
-  principal: Principal,
-  involved: InvolvedPrincipal[],
-): void {
-  if (!actsOnIt(payload, answer)) return;
-  const own = involved.find((p) => p.id === principal.id);
-  if (payload.action === "confirm_email") {
-    if (own?.kind === "editor") {
-      throw new AppError("forbidden:four_eyes_edited", `You ${own.why}: someone else must send its reply.`, {
-        rule: "not_own_edit",
-        because: own.why,
-      });
-    }
-    return;
-  }
-  if (payload.action !== "refund_approval") return;
-  if (own) {
-    throw new AppError(
-      "forbidden:four_eyes_own_thread",
-      `You ${own.why}: someone else must approve its refund.`,
-      {
-        rule: "not_own_thread",
-        because: own.why,
-      },
-    );
-  }
-  if (payload.requested.amountCents > env.FOUR_EYES_MIN_CENTS && !hasRole(principal.role, "supervisor")) {
-    throw new AppError(
-      "forbidden:four_eyes_supervisor",
-      `Refunds above ${(env.FOUR_EYES_MIN_CENTS / 100).toFixed(2)} ${payload.requested.currency} need a supervisor to approve them.`,
-      { rule: "supervisor_required", thresholdCents: env.FOUR_EYES_MIN_CENTS },
-    );
-  }
 }
 
 function alreadyDecided(decision: Decision): AppError {
@@ -353,7 +429,15 @@ function alreadyDecided(decision: Decision): AppError {
   );
 }
 
-/** Constraint violations raised by a concurrent request become the same 409s the checks above give. */
+/** Run a claim transaction; constraint violations raised by a concurrent request become the same 409s as the checks. */
+async function inClaimTransaction<T>(db: AppDb, work: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await db.transaction(work);
+  } catch (error) {
+    throw mapConstraintError(error);
+  }
+}
+
 function mapConstraintError(error: unknown): unknown {
   if (error instanceof AppError) return error;
   const cause = (error as { cause?: unknown })?.cause ?? error;

@@ -14,9 +14,10 @@ import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
 import { toAppError } from "@/lib/errors";
+import { interruptDescriber } from "./agent";
 import { EventSink } from "./event-sink";
 import { finalizeRun } from "./finalize";
-import { getRefundGraph } from "./graph";
+import { agentOfThread } from "./graph";
 import { LostOwnershipError } from "./ownership";
 import { graphInputFor } from "./run-graph-input";
 
@@ -69,7 +70,12 @@ async function executeRun(
   const database = await getDatabase();
   const owner = run.owner ?? "";
   const sink = new EventSink(database.db, run.threadId, run.id, owner, startSeq);
-  const mapper = createAguiMapper({ threadId: run.threadId, runId: run.id });
+  const { agent, graph } = await agentOfThread({ db: database.db, threadId: run.threadId });
+  const mapper = createAguiMapper({
+    threadId: run.threadId,
+    runId: run.id,
+    describeInterrupt: interruptDescriber(agent),
+  });
   const started = mapper.start();
   if (options.recovered) {
     // Pick up where the dead owner stopped: close what it left open, say so, and do not open the run twice.
@@ -86,9 +92,8 @@ async function executeRun(
   }
   const config = { configurable: { thread_id: run.threadId } };
   try {
-    const graph = await getRefundGraph();
-    const { input, configurable } = await graphInputFor(run, graph, options.recovered ?? false);
-    const stream = await graph.stream(input as never, {
+    const { input, configurable } = await graphInputFor(run, { agent, graph }, options.recovered ?? false);
+    const stream = await graph.stream(input, {
       configurable: { ...config.configurable, ...configurable },
       streamMode: [...STREAM_MODES],
       // A recovered run writes every checkpoint before moving on: it already crashed once.
@@ -107,7 +112,15 @@ async function executeRun(
     const state = await graph.getState(config);
     const final = finishInputFromState(state);
     // A pending interrupt without an id cannot be answered by id: fail loudly rather than pause forever.
-    const interrupts = final.interrupts.map((i) => ({ id: requireId(i.id, "interrupt"), value: i.value }));
+    const interrupts = final.interrupts.map((i) => {
+      const parsed = agent.interrupts.parse(i.value);
+      return {
+        id: requireId(i.id, "interrupt"),
+        value: i.value,
+        action: parsed.ok ? parsed.action : "unknown",
+        summary: agent.interrupts.summarize(i.value),
+      };
+    });
     await finalizeRun(database.db, {
       runId: run.id,
       threadId: run.threadId,
@@ -115,7 +128,7 @@ async function executeRun(
       status: interrupts.length > 0 ? "interrupted" : "succeeded",
       threadStatus: interrupts.length > 0 ? "interrupted" : "completed",
       interrupts,
-      context: threadContext(final.values),
+      context: agent.context(final.values),
       checkpointId: (state.config.configurable?.checkpoint_id as string | undefined) ?? null,
       events: sink.number(mapper.finish(final)),
     });
@@ -153,17 +166,4 @@ export async function failRun(
 /** A `tasks`-mode item that reports a finished task (it has a result), as opposed to a task start. */
 function isTaskResult(item: unknown): boolean {
   return typeof item === "object" && item !== null && "result" in item;
-}
-
-/** The order and customer a refund thread is about, read loosely from its state (for the inbox). */
-function threadContext(values: Record<string, unknown>): {
-  orderId: string | null;
-  customerName: string | null;
-} {
-  const order = values.order as { id?: unknown; customerName?: unknown } | null | undefined;
-  return {
-    orderId:
-      typeof order?.id === "string" ? order.id : typeof values.orderRef === "string" ? values.orderRef : null,
-    customerName: typeof order?.customerName === "string" ? order.customerName : null,
-  };
 }

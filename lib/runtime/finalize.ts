@@ -5,7 +5,7 @@ import { appendEvents, type LoggedEvent } from "@/lib/db/queries/events";
 import { finishRun } from "@/lib/db/queries/runs";
 import { setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import { parseInterruptPayload, summarizePayload } from "@/lib/interrupts";
+import type { DecisionSummary } from "./agent";
 import { publishEvents } from "./event-bus";
 import { LostOwnershipError } from "./ownership";
 
@@ -17,8 +17,8 @@ export interface RunEnding {
   owner: string;
   status: "interrupted" | "succeeded" | "failed";
   threadStatus: Thread["status"];
-  /** Interrupts pending at the thread's head after the run, with the checkpoint they paused at. */
-  interrupts: { id: string; value: unknown }[];
+  /** Interrupts pending at the thread's head after the run, read by the thread's agent (action, inbox summary). */
+  interrupts: { id: string; value: unknown; action: string; summary: DecisionSummary }[];
   /** What the thread is about, for the inbox when a payload does not say (e.g. a confirm_email has no order). */
   context?: { orderId?: string | null; customerName?: string | null };
   checkpointId: string | null;
@@ -56,18 +56,15 @@ export async function finalizeRun(db: AppDb, ending: RunEnding): Promise<void> {
     if (ending.checkpointId) {
       await recordPendingDecisions({
         db: tx,
-        rows: ending.interrupts.map((i) => {
-          const parsed = parseInterruptPayload(i.value);
-          return {
-            interruptId: i.id,
-            threadId: ending.threadId,
-            runId: ending.runId,
-            checkpointId: ending.checkpointId as string,
-            action: parsed.ok ? parsed.payload.action : "unknown",
-            payload: (i.value ?? null) as object,
-            ...withContext(summarizePayload(i.value), ending.context),
-          };
-        }),
+        rows: ending.interrupts.map((i) => ({
+          interruptId: i.id,
+          threadId: ending.threadId,
+          runId: ending.runId,
+          checkpointId: ending.checkpointId as string,
+          action: i.action,
+          payload: (i.value ?? null) as object,
+          ...withContext(i.summary, ending.context),
+        })),
       });
       // The head now waits for exactly these interrupts; any other pending decision no longer applies.
       await supersedeOtherPending({
@@ -82,10 +79,7 @@ export async function finalizeRun(db: AppDb, ending: RunEnding): Promise<void> {
 }
 
 /** Fill the inbox summary's order and customer from the thread when the payload itself does not name them. */
-function withContext(
-  summary: ReturnType<typeof summarizePayload>,
-  context: RunEnding["context"],
-): ReturnType<typeof summarizePayload> {
+function withContext(summary: DecisionSummary, context: RunEnding["context"]): DecisionSummary {
   return {
     ...summary,
     orderId: summary.orderId ?? context?.orderId ?? null,

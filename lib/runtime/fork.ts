@@ -11,19 +11,12 @@ import { lockThread, setThreadEditor, setThreadStatus } from "@/lib/db/queries/t
 import { checkpoints, runs } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import {
-  markEdited,
-  REFUND_EDITABLE_FIELDS,
-  REFUND_FORK_NODES,
-  type RefundStateValue,
-  refundEditableState,
-} from "@/lib/graphs/refund";
+import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
 import { EventSink } from "./event-sink";
 import { failRun, startRunInBackground } from "./executor";
-import { getRefundGraph } from "./graph";
+import { agentOfThread } from "./graph";
 import { instanceId } from "./instance";
 import type { RunInput } from "./run-input";
-import { type SideEffectWarning, sideEffectWarnings } from "./side-effects";
 
 /** Name of the CUSTOM event a fork run emits first when its branch may repeat a recorded side effect. */
 export const FORK_WARNING_EVENT = "fork_side_effects";
@@ -55,8 +48,9 @@ export interface ForkResult {
  * superseded when the branch's run ends. Warns when the branch may reach a recorded refund or email again.
  */
 export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
-  const request = checkEdits(raw);
   const { db } = await getDatabase();
+  const { agent, graph } = await agentOfThread({ db, threadId: raw.threadId });
+  const request = checkEdits(agent, raw);
   const runId = randomUUID();
   const { startSeq } = await db.transaction(async (tx) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
@@ -73,7 +67,7 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
       );
     if (!exists)
       throw new AppError("not_found:checkpoint", `Checkpoint ${request.checkpointId} is not in this thread.`);
-    const changes = request.values ? await diffAgainst(request, request.values) : {};
+    const changes = request.values ? await diffAgainst(graph, request, request.values) : {};
     const active = await getActiveRun({ db: tx, threadId: thread.id });
     if (active)
       throw new AppError("conflict:run_active", "A run is in progress on this thread.", { runId: active.id });
@@ -117,7 +111,7 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   });
 
   try {
-    return await branch(request, runId, startSeq);
+    return await branch({ agent, graph }, request, runId, startSeq);
   } catch (error) {
     // The run was claimed but the branch could not be made: end it visibly rather than leave it to the sweeper.
     const run = await getRun({ db, runId });
@@ -132,18 +126,22 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   }
 }
 
-async function branch(request: CheckedFork, runId: string, startSeq: number): Promise<ForkResult> {
+async function branch(
+  { agent, graph }: { agent: AgentDefinition; graph: AgentGraph },
+  request: CheckedFork,
+  runId: string,
+  startSeq: number,
+): Promise<ForkResult> {
   const { db } = await getDatabase();
-  const graph = await getRefundGraph();
   const source = { configurable: { thread_id: request.threadId, checkpoint_id: request.checkpointId } };
   const state = await graph.getState(source);
-  const warnings = await sideEffectWarnings({
+  const warnings = await agent.effects({
     db,
     threadId: request.threadId,
-    values: state.values as Partial<RefundStateValue>,
+    values: (state.values ?? {}) as Record<string, unknown>,
   });
-  const edits = request.values ? { ...request.values, ...markEdited(request.by.id) } : undefined;
-  const forked = await graph.updateState(source, edits as never, request.asNode as never);
+  const edits = request.values ? { ...request.values, ...agent.fork.markEdited(request.by.id) } : undefined;
+  const forked = await graph.updateState(source, edits, request.asNode);
   const forkCheckpointId = forked.configurable?.checkpoint_id as string;
   const input: RunInput = {
     kind: "fork",
@@ -177,25 +175,27 @@ async function branch(request: CheckedFork, runId: string, startSeq: number): Pr
 type CheckedFork = Omit<ForkRequest, "values"> & { values?: Record<string, unknown> };
 
 /**
- * The edits a fork may make, or 422 naming the field: only the agent's editable fields with their types (see
- * `refundEditableState`), and `asNode` only one of the nodes a fork may continue from. Empty values are no edit.
+ * The edits a fork may make, or 422 naming the field: only the agent's editable fields with their types
+ * (`AgentDefinition.fork.editable`), and `asNode` only one of the nodes a fork may continue as. Empty values are no
+ * edit.
  */
-function checkEdits(request: ForkRequest): CheckedFork {
-  if (request.asNode !== undefined && !(REFUND_FORK_NODES as readonly string[]).includes(request.asNode)) {
+function checkEdits(agent: AgentDefinition, request: ForkRequest): CheckedFork {
+  const { asNodes, editable, editableFields } = agent.fork;
+  if (request.asNode !== undefined && !asNodes.includes(request.asNode)) {
     throw new AppError(
       "unprocessable:fork_node",
-      `A fork may continue as ${REFUND_FORK_NODES.join(" or ")} only, not as ${String(request.asNode).slice(0, 60)}.`,
-      { fields: ["asNode"], allowed: [...REFUND_FORK_NODES] },
+      `A fork may continue as ${asNodes.join(" or ") || "no node"} only, not as ${String(request.asNode).slice(0, 60)}.`,
+      { fields: ["asNode"], allowed: [...asNodes] },
     );
   }
   if (request.values === undefined) return { ...request, values: undefined };
-  const parsed = refundEditableState.safeParse(request.values);
+  const parsed = editable.safeParse(request.values);
   if (!parsed.success) {
     const fields = [...new Set(parsed.error.issues.flatMap((i) => issueFields(i)))];
     throw new AppError(
       "unprocessable:fork_values",
-      `These fields cannot be set this way: ${fields.join(", ")}. A fork may edit ${REFUND_EDITABLE_FIELDS.join(", ")}; decisions are taken again by answering them.`,
-      { fields, editable: [...REFUND_EDITABLE_FIELDS] },
+      `These fields cannot be set this way: ${fields.join(", ")}. A fork may edit ${editableFields.join(", ")}; decisions are taken again by answering them.`,
+      { fields, editable: [...editableFields] },
     );
   }
   const values = parsed.data as Record<string, unknown>;
@@ -212,10 +212,10 @@ function issueFields(issue: { path: PropertyKey[]; code: string; keys?: string[]
 
 /** What the edits change, field by field, against the state at the checkpoint forked from (for the audit trail). */
 async function diffAgainst(
+  graph: AgentGraph,
   request: CheckedFork,
   values: Record<string, unknown>,
 ): Promise<Record<string, { from: unknown; to: unknown }>> {
-  const graph = await getRefundGraph();
   const state = await graph.getState({
     configurable: { thread_id: request.threadId, checkpoint_ns: "", checkpoint_id: request.checkpointId },
   });

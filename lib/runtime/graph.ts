@@ -1,28 +1,47 @@
 import "server-only";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { getDatabase } from "@/lib/db/client";
-import { env } from "@/lib/env";
-import { buildRefundGraph, getChatModel } from "@/lib/graphs/refund";
+import { getThread } from "@/lib/db/queries/threads";
+import type { Queryable } from "@/lib/db/tx";
+import { AppError } from "@/lib/errors";
+import { type AgentDefinition, type AgentGraph, getAgent } from "./agent";
 
-export type RefundGraph = ReturnType<typeof buildRefundGraph>;
+const KEY = Symbol.for("hitl-console.agent-graphs");
+type G = typeof globalThis & { [KEY]?: Map<string, Promise<AgentGraph>> };
 
-const KEY = Symbol.for("hitl-console.refund-graph");
-type G = typeof globalThis & { [KEY]?: Promise<RefundGraph> };
-
-/** The compiled refund graph on the process's database and checkpointer (one per process). */
-export function getRefundGraph(): Promise<RefundGraph> {
+/** The compiled graph of an agent on the process's database and checkpointer (one per agent per process). */
+export function getAgentGraph(agentId: string): Promise<AgentGraph> {
   const g = globalThis as G;
-  g[KEY] ??= (async () => {
-    const database = await getDatabase();
-    return buildRefundGraph({
-      checkpointer: new DrizzleCheckpointSaver(database.sql),
-      db: database.db,
-      model: getChatModel(),
-      refundNodeDelayMs: env.CHAOS_REFUND_DELAY_MS,
+  g[KEY] ??= new Map();
+  const graphs = g[KEY];
+  let graph = graphs.get(agentId);
+  if (!graph) {
+    const agent = getAgent(agentId);
+    graph = (async () => {
+      const database = await getDatabase();
+      return agent.build({
+        checkpointer: new DrizzleCheckpointSaver(database.sql),
+        db: database.db,
+      });
+    })().catch((error) => {
+      graphs.delete(agentId);
+      throw error;
     });
-  })().catch((error) => {
-    delete g[KEY];
-    throw error;
-  });
-  return g[KEY];
+    graphs.set(agentId, graph);
+  }
+  return graph;
+}
+
+/** A thread's agent and its compiled graph (`not_found:thread` when there is no such thread). */
+export async function agentOfThread({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<{ agent: AgentDefinition; graph: AgentGraph }> {
+  const thread = await getThread({ db, threadId });
+  if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
+  const agent = getAgent(thread.agentId);
+  return { agent, graph: await getAgentGraph(agent.id) };
 }

@@ -4,8 +4,7 @@ import { resumeToCommand } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Run } from "@/lib/db/schema";
-import { refundGraphInput } from "@/lib/graphs/refund";
-import type { RefundGraph } from "./graph";
+import type { AgentDefinition, AgentGraph } from "./agent";
 import type { RunInput } from "./run-input";
 
 /**
@@ -15,7 +14,7 @@ import type { RunInput } from "./run-input";
  */
 export async function graphInputFor(
   run: Run,
-  graph: RefundGraph,
+  { agent, graph }: { agent: AgentDefinition; graph: AgentGraph },
   recovered: boolean,
 ): Promise<{ input: unknown; configurable: Record<string, unknown> }> {
   const input = run.input as RunInput;
@@ -28,7 +27,7 @@ export async function graphInputFor(
   if (recovered) {
     const state = await graph.getState({ configurable: { thread_id: run.threadId } });
     if (input.kind === "resume") {
-      const pending = new Set(state.tasks.flatMap((t) => t.interrupts).map((i) => i.id));
+      const pending = new Set(state.tasks.flatMap((t) => t.interrupts ?? []).map((i) => i.id));
       const notApplied = input.resume.some((r) => pending.has(r.interruptId));
       return {
         input: notApplied ? resumeToCommand(input.resume) : null,
@@ -38,21 +37,17 @@ export async function graphInputFor(
     if (input.kind === "input") {
       const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? []).map((m) => m.id);
       if (!messages.includes(input.messageId))
-        return { input: await freshInput(run, input), configurable: {} };
+        return { input: await freshInput(agent, run, input), configurable: {} };
     }
     return { input: null, configurable: {} };
   }
   if (input.kind === "resume") return { input: resumeToCommand(input.resume), configurable };
-  if (input.kind === "input") return { input: await freshInput(run, input), configurable };
+  if (input.kind === "input") return { input: await freshInput(agent, run, input), configurable };
   return { input: null, configurable };
 }
 
-async function freshInput(run: Run, input: Extract<RunInput, { kind: "input" }>) {
+async function freshInput(agent: AgentDefinition, run: Run, input: Extract<RunInput, { kind: "input" }>) {
   const { db } = await getDatabase();
   const thread = await getThread({ db, threadId: run.threadId });
-  return refundGraphInput({
-    messageId: input.messageId,
-    customerMessage: input.text,
-    orderRef: thread?.orderRef ?? null,
-  });
+  return agent.input({ messageId: input.messageId, text: input.text, orderRef: thread?.orderRef ?? null });
 }

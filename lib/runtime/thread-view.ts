@@ -7,8 +7,8 @@ import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import { AppError } from "@/lib/errors";
-import { type InterruptPayload, parseInterruptPayload } from "@/lib/interrupts";
-import { getRefundGraph } from "./graph";
+import { getAgent } from "./agent";
+import { getAgentGraph } from "./graph";
 
 /** A pending interrupt as the console and API clients see it. */
 export interface PendingInterruptView {
@@ -16,7 +16,7 @@ export interface PendingInterruptView {
   /** The payload's action, or "unknown" when it does not fit the contract (render the fallback view). */
   action: string;
   /** The typed payload when it fits the contract. */
-  payload: InterruptPayload | null;
+  payload: unknown;
   /** The raw interrupt value (for the fallback view). */
   raw: unknown;
   /** Why the payload did not fit the contract. */
@@ -57,7 +57,8 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   const { db } = await getDatabase();
   const thread = await getThread({ db, threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
-  const graph = await getRefundGraph();
+  const agent = getAgent(thread.agentId);
+  const graph = await getAgentGraph(agent.id);
   const [state, decisions, active] = await Promise.all([
     graph.getState({ configurable: { thread_id: threadId } }),
     listThreadDecisions({ db, threadId }),
@@ -66,13 +67,13 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   const raised = new Map(decisions.map((d) => [d.interruptId, d]));
   const values = (state.values ?? {}) as Record<string, unknown>;
   const pendingInterrupts = state.tasks
-    .flatMap((t) => t.interrupts)
+    .flatMap((t) => t.interrupts ?? [])
     .filter((i) => typeof i.id === "string")
     .map((i): PendingInterruptView => {
-      const parsed = parseInterruptPayload(i.value);
+      const parsed = agent.interrupts.parse(i.value);
       return {
         interruptId: i.id as string,
-        action: parsed.ok ? parsed.payload.action : "unknown",
+        action: parsed.ok ? parsed.action : "unknown",
         payload: parsed.ok ? parsed.payload : null,
         raw: i.value,
         ...(parsed.ok ? {} : { invalid: parsed.error }),

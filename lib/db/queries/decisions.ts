@@ -3,7 +3,7 @@ import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import { type Decision, decisions } from "../schema";
 import type { Queryable } from "../tx";
 
-/** Pending decisions of a thread (the interrupts a resume must answer). */
+/** Pending decisions of a thread (the interrupts still waiting for an answer). */
 export async function listPendingDecisions({
   db,
   threadId,
@@ -80,7 +80,8 @@ export async function supersedeOtherPending({
   threadId: string;
   keep: string[];
 }): Promise<void> {
-  const base = and(eq(decisions.threadId, threadId), eq(decisions.status, "pending"));
+  // An answer staged for a resume that never came (the thread moved on first) no longer applies either.
+  const base = and(eq(decisions.threadId, threadId), inArray(decisions.status, ["pending", "answered"]));
   await db
     .update(decisions)
     .set({ status: "superseded" })
@@ -88,7 +89,42 @@ export async function supersedeOtherPending({
 }
 
 /**
- * Compare-and-set `pending → resolved` for one decision. Returns false when it was no longer pending (someone else
+ * Answers already taken on a thread but not yet sent to the graph (`answered`): the other interrupts of the same
+ * super-step were still pending when they came in (parallel approvals answered card by card).
+ */
+export async function listStagedDecisions({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<Decision[]> {
+  return db
+    .select()
+    .from(decisions)
+    .where(and(eq(decisions.threadId, threadId), eq(decisions.status, "answered")))
+    .orderBy(decisions.resolvedAt);
+}
+
+/** Staged answers of a thread become `resolved` by the resume run that carries them to the graph. */
+export async function attachStagedDecisions({
+  db,
+  threadId,
+  resumeRunId,
+}: {
+  db: Queryable;
+  threadId: string;
+  resumeRunId: string;
+}): Promise<void> {
+  await db
+    .update(decisions)
+    .set({ status: "resolved", resumeRunId })
+    .where(and(eq(decisions.threadId, threadId), eq(decisions.status, "answered")));
+}
+
+/**
+ * Compare-and-set `pending → resolved` for one decision (or `pending → answered` when `resumeRunId` is null: the
+ * answer is taken and waits for the other decisions of its super-step). Returns false when it was no longer pending (someone else
  * decided first): the caller turns that into a 409.
  */
 export async function resolveDecision({
@@ -108,12 +144,12 @@ export async function resolveDecision({
   resolvedBy: string;
   resolvedById?: string | null;
   resolverRole?: string | null;
-  resumeRunId: string;
+  resumeRunId: string | null;
 }): Promise<boolean> {
   const updated = await db
     .update(decisions)
     .set({
-      status: "resolved",
+      status: resumeRunId ? "resolved" : "answered",
       resumeStatus,
       answer,
       resolvedBy,

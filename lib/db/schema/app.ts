@@ -43,6 +43,8 @@ export const threads = pgTable(
   "threads",
   {
     id: text("id").primaryKey(),
+    /** The registered agent (`AgentDefinition.id`) whose graph runs this thread. */
+    agentId: text("agent_id").notNull().default("refund"),
     title: text("title").notNull(),
     customerMessage: text("customer_message").notNull(),
     orderRef: text("order_ref"),
@@ -133,7 +135,7 @@ export const decisions = pgTable(
     customerName: text("customer_name"),
     amountCents: integer("amount_cents"),
     currency: text("currency"),
-    /** pending | resolved | superseded */
+    /** pending | answered (taken, waiting for the other decisions of its super-step) | resolved | superseded */
     status: text("status").notNull().default("pending"),
     /** AG-UI resume status: resolved | cancelled */
     resumeStatus: text("resume_status"),

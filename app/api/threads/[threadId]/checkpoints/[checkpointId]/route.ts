@@ -1,6 +1,6 @@
 import { json, route } from "@/lib/route";
 import { getCheckpointView } from "@/lib/runtime/checkpoint-view";
-import { getRefundGraph } from "@/lib/runtime/graph";
+import { agentOfThread } from "@/lib/runtime/graph";
 
 export const dynamic = "force-dynamic";
 
@@ -10,6 +10,8 @@ export const dynamic = "force-dynamic";
  */
 export const GET = route<{ threadId: string; checkpointId: string }>(
   { name: "GET /api/threads/[threadId]/checkpoints/[checkpointId]", access: "viewer" },
-  async ({ params, database }) =>
-    json(await getCheckpointView({ ...database, graph: await getRefundGraph() }, params)),
+  async ({ params, database }) => {
+    const { agent, graph } = await agentOfThread({ db: database.db, threadId: params.threadId });
+    return json(await getCheckpointView({ ...database, graph, agent }, params));
+  },
 );

@@ -1,0 +1,13 @@
+import "server-only";
+import { refundAgent } from "@/lib/graphs/refund/agent";
+import { registerAgent } from "@/lib/runtime/agent";
+
+/*
+ * The app's agents. Importing this module registers them with the runtime (idempotent); the server start, the route
+ * wrapper, the root layout and scripts import it, so every way into the runtime finds them. To add an agent: write its
+ * `AgentDefinition` next to its graph and register it here (see "Add your own agent" in the README).
+ */
+registerAgent(refundAgent);
+
+/** The id of the agent a ticket gets when its request names none. */
+export const DEFAULT_AGENT_ID = refundAgent.id;

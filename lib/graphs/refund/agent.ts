@@ -1,0 +1,63 @@
+import "server-only";
+import { env } from "@/lib/env";
+import {
+  answerJsonSchema,
+  type InterruptPayload,
+  parseInterruptPayload,
+  summarizePayload,
+  validateAnswer,
+} from "@/lib/interrupts";
+import type { AgentDefinition } from "@/lib/runtime/agent";
+import { getChatModel } from "./chat-model";
+import { refundActsOnIt, refundDecisionPolicy } from "./decision-policy";
+import { sideEffectWarnings } from "./effects";
+import { markEdited, REFUND_EDITABLE_FIELDS, REFUND_FORK_NODES, refundEditableState } from "./fork-rules";
+import { buildRefundGraph, refundGraphInput } from "./graph";
+
+/** The refund agent: classify a ticket, look the order up, apply the policy, ask a person, refund, reply. */
+export const refundAgent: AgentDefinition<InterruptPayload> = {
+  id: "refund",
+  title: "Refund request",
+  description: "A customer asks for their money back for an order.",
+  version: "1",
+  build: ({ checkpointer, db }) =>
+    buildRefundGraph({
+      checkpointer,
+      db,
+      model: getChatModel(),
+      refundNodeDelayMs: env.CHAOS_REFUND_DELAY_MS,
+    }),
+  input: ({ messageId, text, orderRef }) => refundGraphInput({ messageId, customerMessage: text, orderRef }),
+  interrupts: {
+    parse(raw) {
+      const parsed = parseInterruptPayload(raw);
+      return parsed.ok
+        ? { ok: true, payload: parsed.payload, action: parsed.payload.action, title: parsed.payload.title }
+        : { ok: false, error: parsed.error };
+    },
+    validate: (payload, answer) => validateAnswer(payload, answer),
+    responseSchema: (payload) => answerJsonSchema(payload),
+    summarize: (raw) => summarizePayload(raw),
+  },
+  fork: {
+    editable: refundEditableState,
+    editableFields: REFUND_EDITABLE_FIELDS,
+    asNodes: REFUND_FORK_NODES,
+    markEdited,
+  },
+  effects: (args) => sideEffectWarnings(args),
+  policy: refundDecisionPolicy,
+  actsOnIt: refundActsOnIt,
+  context(values) {
+    const order = values.order as { id?: unknown; customerName?: unknown } | null | undefined;
+    return {
+      orderId:
+        typeof order?.id === "string"
+          ? order.id
+          : typeof values.orderRef === "string"
+            ? values.orderRef
+            : null,
+      customerName: typeof order?.customerName === "string" ? order.customerName : null,
+    };
+  },
+};

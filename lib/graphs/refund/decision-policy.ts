@@ -1,0 +1,61 @@
+import "server-only";
+import { hasRole } from "@/lib/auth/roles";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import type { InterruptPayload } from "@/lib/interrupts";
+import type { DecisionAttempt } from "@/lib/runtime/agent";
+
+/** Whether an answer makes something happen to the customer: approves money (in full or in part) or sends mail. */
+export function refundActsOnIt(payload: InterruptPayload, answer: unknown): boolean {
+  if (payload.action === "refund_approval") {
+    const decision = (answer as { decision?: unknown } | null)?.decision;
+    return decision === "approve" || decision === "approve_partial";
+  }
+  if (payload.action === "confirm_email")
+    return (answer as { choice?: unknown } | null)?.choice !== "dont_send";
+  return false;
+}
+
+/**
+ * The refund agent's four-eyes. Approving a refund (in full or in part) is refused to anyone who supplied input that
+ * led to the request (who filed the ticket, started a run since the thread's previous decision, answered a free-text
+ * question on the way, or edited the thread's state), and a refund request above FOUR_EYES_MIN_CENTS needs a
+ * supervisor. Sending the customer an email is refused to whoever edited the thread's state (the draft was written
+ * from their edit). Rejecting and not sending are anyone's with the operator role.
+ */
+export function refundDecisionPolicy({
+  payload,
+  answer,
+  principal,
+  involved,
+}: DecisionAttempt<InterruptPayload>): void {
+  if (!refundActsOnIt(payload, answer)) return;
+  const own = involved.find((p) => p.id === principal.id);
+  if (payload.action === "confirm_email") {
+    if (own?.kind === "editor") {
+      throw new AppError("forbidden:four_eyes_edited", `You ${own.why}: someone else must send its reply.`, {
+        rule: "not_own_edit",
+        because: own.why,
+      });
+    }
+    return;
+  }
+  if (payload.action !== "refund_approval") return;
+  if (own) {
+    throw new AppError(
+      "forbidden:four_eyes_own_thread",
+      `You ${own.why}: someone else must approve its refund.`,
+      {
+        rule: "not_own_thread",
+        because: own.why,
+      },
+    );
+  }
+  if (payload.requested.amountCents > env.FOUR_EYES_MIN_CENTS && !hasRole(principal.role, "supervisor")) {
+    throw new AppError(
+      "forbidden:four_eyes_supervisor",
+      `Refunds above ${(env.FOUR_EYES_MIN_CENTS / 100).toFixed(2)} ${payload.requested.currency} need a supervisor to approve them.`,
+      { rule: "supervisor_required", thresholdCents: env.FOUR_EYES_MIN_CENTS },
+    );
+  }
+}

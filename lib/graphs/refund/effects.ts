@@ -1,0 +1,51 @@
+import "server-only";
+import { listEmailsForThread } from "@/lib/db/queries/outbox";
+import { listRefundsForOrder } from "@/lib/db/queries/refunds";
+import type { Queryable } from "@/lib/db/tx";
+import type { SideEffectWarning } from "@/lib/runtime/agent";
+import { formatMoney as euros } from "./money";
+import type { RefundStateValue } from "./state";
+
+/**
+ * What forking at a checkpoint with these values would reach again: a refund or an email already recorded for the
+ * thread's order or thread, which the state at the checkpoint does not know about yet (it precedes them). The
+ * ledgers (refunds by order, outbox by thread) make the repeat a no-op; the operator is told so beforehand.
+ */
+export async function sideEffectWarnings({
+  db,
+  threadId,
+  values,
+}: {
+  db: Queryable;
+  threadId: string;
+  values: Partial<RefundStateValue> | Record<string, unknown>;
+}): Promise<SideEffectWarning[]> {
+  const state = values as Partial<RefundStateValue>;
+  const warnings: SideEffectWarning[] = [];
+  const orderId = state.order?.id ?? state.orderRef ?? null;
+  if (orderId && !state.refund) {
+    for (const refund of await listRefundsForOrder({ db, orderId })) {
+      warnings.push({
+        code: "side_effect:refund",
+        recordId: refund.id,
+        message:
+          `A refund of ${euros(refund.amountCents, refund.currency)} for ${orderId} is already recorded (later on ` +
+          "this branch or on another one). A branch from here may reach the refund step again; the refund ledger " +
+          "returns the recorded refund instead of paying a second time.",
+      });
+    }
+  }
+  if (!state.email) {
+    for (const email of await listEmailsForThread({ db, threadId })) {
+      warnings.push({
+        code: "side_effect:email",
+        recordId: email.id,
+        message:
+          `The reply "${email.subject}" to ${email.toAddress} is already sent (later on this branch or on another ` +
+          "one). A branch from here may reach the email step again; the outbox keeps one reply per thread, so no " +
+          "second email is sent.",
+      });
+    }
+  }
+  return warnings;
+}
