@@ -37,15 +37,15 @@ export type DescribeInterrupt = (value: unknown) => InterruptDescription | null;
 
 /**
  * A LangGraph interrupt → an AG-UI interrupt. The id is LangGraph's, so a resume entry maps straight back to it.
- * When the agent's contract reads the value (`describe`): `reason` is its kind (our `action`), `message` its
+ * When the agent's contract reads the value (`readValue`): `reason` is its kind (our `action`), `message` its
  * headline and `responseSchema` the JSON Schema of the answer. When it does not: `reason` is `"unknown"` and the
  * only schema is one the graph itself declared (`interrupt(value, { responseSchema })`), if any. Either way the raw
  * value travels as `metadata.payload`, so the browser can parse it itself or show it in the fallback view.
  */
-export function toAguiInterrupt(interrupt: LangGraphInterrupt, describe?: DescribeInterrupt): Interrupt {
+export function toAguiInterrupt(interrupt: LangGraphInterrupt, readValue?: DescribeInterrupt): Interrupt {
   const id = requireId(interrupt.id, "LangGraph interrupt");
   const metadata = { payload: jsonSafe(interrupt.value) ?? null };
-  const described = describe?.(interrupt.value);
+  const described = readValue?.(interrupt.value);
   if (described) return { id, ...described, metadata };
   const declared = interrupt.response_schema;
   const schema = typeof declared === "object" && declared !== null && !Array.isArray(declared);
