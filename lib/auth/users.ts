@@ -78,10 +78,9 @@ const ADMIN_CHANGES_LOCK_KEY = 7_311_842_002;
 const LAST_ADMIN_SQLSTATE = "HL001";
 
 /**
- * Change a user's role, or disable them (their sessions end at once). Changes are serialized: each takes the admin
- * lock first, then re-reads who is acting, so an admin demoted or disabled a moment ago cannot act on what they saw
- * before (403 `forbidden:role`). Taking away the last enabled admin is refused by the database (409
- * `conflict:last_admin`).
+ * Change a user's role, or disable them (their sessions end at once). Changes are serialized on the admin lock.
+ * Taking away the last enabled admin is refused by the database (409 `conflict:last_admin`); an admin demoted or
+ * disabled a moment ago by a change committed first cannot act on what they saw before (403 `forbidden:role`).
  */
 export async function updateUser(change: {
   userId: string;
@@ -116,17 +115,6 @@ async function applyUserChange({
   const { db } = await getDatabase();
   return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_CHANGES_LOCK_KEY})`);
-    if (by.kind === "user") {
-      const [actor] = await tx
-        .select({ role: authUsers.role, disabled: authUsers.disabled })
-        .from(authUsers)
-        .where(eq(authUsers.id, by.id));
-      if (!actor || actor.disabled || actor.role !== "admin") {
-        throw new AppError("forbidden:role", "This needs the admin role; yours was changed meanwhile.", {
-          needed: "admin",
-        });
-      }
-    }
     const [before] = await tx.select().from(authUsers).where(eq(authUsers.id, userId)).for("update");
     if (!before) throw new AppError("not_found:user", `User ${userId} does not exist.`);
     if (before.id === by.id && (disabled === true || (role && role !== "admin"))) {
@@ -142,6 +130,19 @@ async function applyUserChange({
       .where(eq(authUsers.id, userId))
       .returning();
     if (!after) throw new Error("user update returned nothing");
+    // After the update, so that taking away the last admin is reported as such (409) by the database first; then
+    // the acting admin must still be one now that earlier changes are committed (else this rolls back with 403).
+    if (by.kind === "user") {
+      const [actor] = await tx
+        .select({ role: authUsers.role, disabled: authUsers.disabled })
+        .from(authUsers)
+        .where(eq(authUsers.id, by.id));
+      if (!actor || actor.disabled || actor.role !== "admin") {
+        throw new AppError("forbidden:role", "This needs the admin role; yours was changed meanwhile.", {
+          needed: "admin",
+        });
+      }
+    }
     const entries = [];
     if (role && role !== before.role) {
       entries.push({
