@@ -4,6 +4,9 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // First thing: requests are stamped with their socket's address from here on (sign-in limits).
+  const { installPeerStamp } = await import("@/lib/net/peer-stamp");
+  installPeerStamp();
   const { startServer } = await import("@/lib/server-start");
   await startServer();
 }

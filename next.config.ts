@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { API_CONTENT_SECURITY_POLICY } from "./lib/csp";
 
 const nextConfig: NextConfig = {
   // Parallel builds (e.g. two e2e runs) each get their own output directory.
@@ -8,30 +9,18 @@ const nextConfig: NextConfig = {
   allowedDevOrigins: ["127.0.0.1"],
   poweredByHeader: false,
   async headers() {
-    // Inline scripts carry Next's hydration data; eval only in development (React's dev tooling needs it).
-    const dev = process.env.NODE_ENV !== "production";
-    const csp = [
-      "default-src 'self'",
-      `script-src 'self' 'unsafe-inline'${dev ? " 'unsafe-eval'" : ""}`,
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data:",
-      "font-src 'self'",
-      "connect-src 'self'",
-      "object-src 'none'",
-      "base-uri 'self'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join("; ");
+    // Pages get a per-request nonce CSP from proxy.ts; API responses are data and may not load or frame anything.
+    const common = [
+      { key: "X-Content-Type-Options", value: "nosniff" },
+      { key: "X-Frame-Options", value: "DENY" },
+      { key: "Referrer-Policy", value: "same-origin" },
+      { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=()" },
+    ];
     return [
+      { source: "/:path*", headers: common },
       {
-        source: "/:path*",
-        headers: [
-          { key: "Content-Security-Policy", value: csp },
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "X-Frame-Options", value: "DENY" },
-          { key: "Referrer-Policy", value: "same-origin" },
-          { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=()" },
-        ],
+        source: "/api/:path*",
+        headers: [{ key: "Content-Security-Policy", value: API_CONTENT_SECURITY_POLICY }],
       },
     ];
   },

@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { type Cidr, parseTrustedProxies } from "@/lib/net/client-address";
 
 /**
  * The only reader of `process.env`. Everything else imports `env` from here, so a typo or a bad value fails at
@@ -69,6 +70,31 @@ const schema = z.object({
     .transform((v) => (v === undefined ? undefined : v === "true" || v === "1")),
   /** Sign-in attempts allowed per client address per minute (then 429 until the minute is over). */
   SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(5),
+  /**
+   * Failed sign-ins allowed per account (email) within SIGN_IN_ACCOUNT_WINDOW_SECONDS, from any address; then 429
+   * until the oldest of them ages out. A successful sign-in starts the count again.
+   */
+  SIGN_IN_ACCOUNT_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
+  SIGN_IN_ACCOUNT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** Password hashes (scrypt) computed at once per process; further sign-ins wait in a queue of SIGN_IN_QUEUE. */
+  SIGN_IN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Sign-ins that may wait for a hash slot; beyond it they are answered 503 at once. */
+  SIGN_IN_QUEUE: z.coerce.number().int().min(0).max(1_000).default(16),
+  /**
+   * Reverse proxies (comma-separated IPs or CIDR networks) whose X-Forwarded-For entries are believed, walking from
+   * the right. Default none: the client address is the socket's peer and X-Forwarded-For is ignored.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((value, ctx): Cidr[] => {
+      try {
+        return parseTrustedProxies(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Refunds above this amount (minor units, e.g. cents) need a supervisor to approve them. */
   FOUR_EYES_MIN_CENTS: z.coerce.number().int().min(0).default(50_000),
   /** A run that crashed this many times is marked failed instead of being retried again. */

@@ -2,7 +2,8 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { DEMO_USERS, demoCredentialsFile, demoUsersEnabled } from "@/lib/auth/bootstrap";
-import { currentUser, safeNext } from "@/lib/auth/page";
+import { currentUser } from "@/lib/auth/page";
+import { safeNext } from "@/lib/auth/safe-next";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in" };

@@ -27,8 +27,10 @@ export function SignInForm({ next }: { next: string }) {
       }
       setError(
         res.status === 429
-          ? "Too many sign-in attempts. Wait a minute, then try again."
-          : "The email or password is not right, or the account is disabled.",
+          ? "Too many sign-in attempts. Wait a while, then try again."
+          : res.status === 503
+            ? "The console is busy signing others in. Try again in a moment."
+            : "The email or password is not right, or the account is disabled.",
       );
     } catch {
       setError("The console could not be reached. Check the connection and try again.");

@@ -371,6 +371,8 @@ describe("sign-in, roles, four-eyes, intake keys and the audit trail", () => {
   });
 
   it("rate-limits sign-in attempts per client (429 after the limit)", async () => {
+    // Every request here comes from 127.0.0.1: start from an empty count (the limiter's rows live in the database).
+    await prepared.sql.rows("DELETE FROM auth_rate_limits");
     const limited = await startTestServer({
       databaseUrl: prepared.url,
       env: { SIGN_IN_RATE_LIMIT: "3" },

@@ -19,8 +19,9 @@ export function authEnv(): Record<string, string> {
     BETTER_AUTH_SECRET: TEST_SECRET,
     ADMIN_EMAIL,
     ADMIN_PASSWORD: TEST_PASSWORD,
-    // Suites sign in many times from one address; the rate-limit test sets its own limit.
+    // Suites sign in many times from one address; the rate-limit tests set their own limits.
     SIGN_IN_RATE_LIMIT: "10000",
+    SIGN_IN_ACCOUNT_LIMIT: "10000",
   };
 }
 

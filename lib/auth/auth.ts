@@ -6,6 +6,7 @@ import { type AppDb, getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { authAccounts, authRateLimits, authSessions, authUsers, authVerifications } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { CLIENT_IP_HEADER } from "./client-ip";
 import { isRole } from "./roles";
 import { authSecret } from "./secret";
 
@@ -51,6 +52,8 @@ function createAuth(db: AppDb) {
       },
     },
     advanced: {
+      // The address our route derived (socket peer, or through TRUSTED_PROXIES), never a header a client chose.
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
       cookiePrefix: "hitl",
       // Secure cookies wherever the console is deployed (DATABASE_URL); the embedded demo is served over plain
       // http on a laptop, where some browsers drop Secure cookies even for localhost.

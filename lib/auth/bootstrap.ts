@@ -1,8 +1,9 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { env } from "@/lib/env";
+import { tightenTree, writePrivateFile } from "@/lib/private-files";
 import type { Principal, Role } from "./roles";
 import { countAdmins, createUser, findUserByEmail } from "./users";
 
@@ -52,14 +53,15 @@ export function demoCredentialsFile(): string {
 function demoPassword(): string {
   const file = demoCredentialsFile();
   if (existsSync(file)) {
+    tightenTree(file);
     const line = readFileSync(file, "utf8")
       .split("\n")
       .find((l) => l.startsWith("password: "));
     if (line) return line.slice("password: ".length).trim();
   }
   const password = randomBytes(12).toString("base64url");
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writePrivateFile(
     file,
     [
       "Demo operators of the refund console (they exist only in the demo seed).",
@@ -67,7 +69,6 @@ function demoPassword(): string {
       `password: ${password}`,
       "",
     ].join("\n"),
-    { mode: 0o600 },
   );
   return password;
 }

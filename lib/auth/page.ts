@@ -23,8 +23,3 @@ export async function currentUser(): Promise<SessionUser | null> {
     return null;
   }
 }
-
-/** Only same-site paths are followed after signing in. */
-export function safeNext(value: unknown): string {
-  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") ? value : "/";
-}

@@ -1,8 +1,9 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { env } from "@/lib/env";
+import { tightenTree, writePrivateFile } from "@/lib/private-files";
 
 /**
  * The key that signs session cookies. From BETTER_AUTH_SECRET when set. Otherwise, on the embedded database, a
@@ -22,10 +23,12 @@ export function authSecret(): string {
   }
   if (env.PGLITE_DATA_DIR.startsWith("memory://")) return randomBytes(32).toString("base64url");
   const file = join(dirname(env.PGLITE_DATA_DIR), "auth-secret");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  mkdirSync(dirname(file), { recursive: true });
+  if (existsSync(file)) {
+    tightenTree(file);
+    return readFileSync(file, "utf8").trim();
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString("base64url");
-  writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
-  chmodSync(file, 0o600);
+  writePrivateFile(file, secret, { exclusive: true });
   return secret;
 }

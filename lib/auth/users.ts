@@ -3,6 +3,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { authSessions, authUsers } from "@/lib/db/schema";
+import { sqlState } from "@/lib/db/sql-client";
 import { AppError } from "@/lib/errors";
 import { getAuth } from "./auth";
 import { isRole, type Principal, type Role } from "./roles";
@@ -71,8 +72,36 @@ export async function createUser({
   return toView(row);
 }
 
-/** Change a user's role, or disable them (their sessions end at once). */
-export async function updateUser({
+/** The transaction advisory lock that serializes role and disable changes (also taken by migration 0006's trigger). */
+const ADMIN_CHANGES_LOCK_KEY = 7_311_842_002;
+/** SQLSTATE of migration 0006's refusal to remove the last enabled admin. */
+const LAST_ADMIN_SQLSTATE = "HL001";
+
+/**
+ * Change a user's role, or disable them (their sessions end at once). Changes are serialized on the admin lock.
+ * Taking away the last enabled admin is refused by the database (409 `conflict:last_admin`); an admin demoted or
+ * disabled a moment ago by a change committed first cannot act on what they saw before (403 `forbidden:role`).
+ */
+export async function updateUser(change: {
+  userId: string;
+  role?: Role;
+  disabled?: boolean;
+  by: Principal;
+}): Promise<UserView> {
+  try {
+    return await applyUserChange(change);
+  } catch (error) {
+    if (sqlState((error as { cause?: unknown })?.cause ?? error) === LAST_ADMIN_SQLSTATE) {
+      throw new AppError(
+        "conflict:last_admin",
+        "There must always be an enabled admin: this change is refused.",
+      );
+    }
+    throw error;
+  }
+}
+
+async function applyUserChange({
   userId,
   role,
   disabled,
@@ -85,6 +114,7 @@ export async function updateUser({
 }): Promise<UserView> {
   const { db } = await getDatabase();
   return db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_CHANGES_LOCK_KEY})`);
     const [before] = await tx.select().from(authUsers).where(eq(authUsers.id, userId)).for("update");
     if (!before) throw new AppError("not_found:user", `User ${userId} does not exist.`);
     if (before.id === by.id && (disabled === true || (role && role !== "admin"))) {
@@ -100,6 +130,19 @@ export async function updateUser({
       .where(eq(authUsers.id, userId))
       .returning();
     if (!after) throw new Error("user update returned nothing");
+    // After the update, so that taking away the last admin is reported as such (409) by the database first; then
+    // the acting admin must still be one now that earlier changes are committed (else this rolls back with 403).
+    if (by.kind === "user") {
+      const [actor] = await tx
+        .select({ role: authUsers.role, disabled: authUsers.disabled })
+        .from(authUsers)
+        .where(eq(authUsers.id, by.id));
+      if (!actor || actor.disabled || actor.role !== "admin") {
+        throw new AppError("forbidden:role", "This needs the admin role; yours was changed meanwhile.", {
+          needed: "admin",
+        });
+      }
+    }
     const entries = [];
     if (role && role !== before.role) {
       entries.push({

@@ -4,6 +4,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
+import { ensurePrivateDir, tightenTree, withPrivateUmask } from "@/lib/private-files";
 import { parseByteaArray } from "./bytea-array";
 import { acquireDataDirLock } from "./pglite-lock";
 
@@ -55,12 +56,22 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
   };
 }
 
-/** Open embedded PGlite: a directory on disk, or `memory://` for a throwaway database. */
+/**
+ * Open embedded PGlite: a directory on disk, or `memory://` for a throwaway database. On disk the data directory
+ * is private to this user: 0700, its files 0600 (PGlite would create them 0666 minus the umask, i.e. world-readable
+ * under the usual 022). Files are created under umask 077, and everything already there is tightened at each open;
+ * a file PGlite adds later sits inside the 0700 directory, out of other users' reach, and is tightened next open.
+ */
 export async function openPglite(dataDir: string): Promise<Database> {
   const inMemory = dataDir.startsWith("memory://");
   const release = inMemory ? () => {} : acquireDataDirLock(dataDir);
   try {
-    const client = await PGlite.create(inMemory ? undefined : dataDir);
+    if (!inMemory) {
+      ensurePrivateDir(dataDir);
+      tightenTree(dataDir);
+    }
+    const client = inMemory ? await PGlite.create() : await withPrivateUmask(() => PGlite.create(dataDir));
+    if (!inMemory) tightenTree(dataDir);
     const sql: SqlClient = {
       async query(text, params) {
         const result = await client.query(text, params as unknown[]);

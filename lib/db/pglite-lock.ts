@@ -7,10 +7,11 @@ import { dirname } from "node:path";
  */
 export function acquireDataDirLock(dataDir: string): () => void {
   const lockPath = `${dataDir}.lock`;
-  mkdirSync(dirname(lockPath), { recursive: true });
+  // The data directory's parent (`.data/` by default) also holds the auth secret: created private when we create it.
+  mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
-      const fd = openSync(lockPath, "wx");
+      const fd = openSync(lockPath, "wx", 0o600);
       writeSync(fd, String(process.pid));
       closeSync(fd);
       return () => rmSync(lockPath, { force: true });

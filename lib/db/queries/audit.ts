@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = [
   "fork",
   "prune",
   "sign_in",
+  "sign_in_failed",
   "sign_out",
   "user_created",
   "role_changed",
@@ -51,6 +52,43 @@ export async function recordAudit({ db, entries }: { db: Queryable; entries: Aud
       ipAddress: e.ipAddress ?? null,
     })),
   );
+}
+
+/**
+ * When the newest `limit` failed sign-ins of `email` happened, within the last `windowSeconds` and after its last
+ * successful sign-in, newest first (fewer than `limit` means the account may try again). Reads the audit trail,
+ * which every failed password check is written to (index on actor, at).
+ */
+export async function recentSignInFailures({
+  db,
+  email,
+  windowSeconds,
+  limit,
+}: {
+  db: Queryable;
+  email: string;
+  windowSeconds: number;
+  limit: number;
+}): Promise<Date[]> {
+  const since = new Date(Date.now() - windowSeconds * 1000);
+  const lastSuccess = db
+    .select({ at: sql`max(${auditLog.at})` })
+    .from(auditLog)
+    .where(and(eq(auditLog.action, "sign_in"), eq(auditLog.actor, email)));
+  const rows = await db
+    .select({ at: auditLog.at })
+    .from(auditLog)
+    .where(
+      and(
+        eq(auditLog.action, "sign_in_failed"),
+        eq(auditLog.actor, email),
+        gte(auditLog.at, since),
+        sql`${auditLog.at} > coalesce((${lastSuccess}), '-infinity'::timestamptz)`,
+      ),
+    )
+    .orderBy(desc(auditLog.at))
+    .limit(limit);
+  return rows.map((r) => r.at);
 }
 
 export interface AuditFilter {

@@ -110,7 +110,7 @@ export const auditLog = pgTable(
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
-    /** decision | fork | prune | sign_in | sign_out | user_created | role_changed | user_disabled | key_issued | key_revoked */
+    /** decision | fork | prune | sign_in | sign_in_failed | sign_out | user_created | role_changed | user_disabled | key_issued | key_revoked */
     action: text("action").notNull(),
     /** The principal: a user id, `key:<id>`, or `system:<name>` for commands. */
     actorId: text("actor_id").notNull(),

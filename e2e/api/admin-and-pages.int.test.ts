@@ -1,0 +1,163 @@
+import pg from "pg";
+import { authHeaders, signIn, TEST_PASSWORD } from "../support/auth";
+import type { TestServer } from "../support/server";
+import { cleanUp, prepareDatabase, startTestServer } from "./setup";
+
+/* The last-admin invariant under concurrent admins, where sign-in may send you, and the pages' CSP. */
+
+describe("admin invariants, redirects after sign-in and CSP", () => {
+  let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
+  let server: TestServer | undefined;
+  const url = (path: string) => `${server!.url}${path}`;
+
+  beforeAll(async () => {
+    prepared = await prepareDatabase("adminpages");
+    server = await startTestServer({ databaseUrl: prepared.url });
+  });
+  afterAll(async () => {
+    await cleanUp([server], prepared);
+  });
+
+  it("follows only same-origin paths after sign-in", async () => {
+    const { cookie } = (await authHeaders(server!.url, "viewer")) as { cookie: string };
+    const landing = async (next: string) => {
+      const res = await fetch(url(`/sign-in?next=${next}`), { headers: { cookie }, redirect: "manual" });
+      await res.body?.cancel();
+      const location = res.headers.get("location");
+      expect([next, res.status]).toEqual([next, 307]);
+      return new URL(location ?? "", server!.url);
+    };
+    const hostile = [
+      encodeURIComponent("/\\evil.example"),
+      "/%09/evil.example",
+      "/%0a/evil.example",
+      encodeURIComponent("//evil.example"),
+      encodeURIComponent("/\\/evil.example"),
+      encodeURIComponent("https://evil.example/"),
+      encodeURIComponent("javascript:alert(1)"),
+    ];
+    for (const next of hostile) {
+      const target = await landing(next);
+      expect([next, target.origin, target.pathname]).toEqual([next, server!.url, "/"]);
+    }
+    const kept = await landing(encodeURIComponent("/threads/abc/history?view=tree#x"));
+    expect(kept.href).toBe(url("/threads/abc/history?view=tree#x"));
+  });
+
+  it("sends a per-request nonce CSP without 'unsafe-inline' scripts, and the pages' scripts carry it", async () => {
+    const headers = await authHeaders(server!.url, "viewer");
+    const nonces: string[] = [];
+    for (const [path, init] of [
+      ["/sign-in", {}],
+      ["/", { headers }],
+    ] as const) {
+      const res = await fetch(url(path), { ...init, redirect: "manual" });
+      expect([path, res.status]).toEqual([path, 200]);
+      const csp = res.headers.get("content-security-policy") ?? "";
+      const scriptSrc = csp.split(";").find((d) => d.trim().startsWith("script-src")) ?? "";
+      expect(scriptSrc).not.toContain("'unsafe-inline'");
+      const nonce = scriptSrc.match(/'nonce-([A-Za-z0-9+/=_-]+)'/)?.[1];
+      expect([path, nonce]).toEqual([path, expect.any(String)]);
+      const html = await res.text();
+      const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const tag of scripts)
+        expect([path, tag]).toEqual([path, expect.stringContaining(`nonce="${nonce}"`)]);
+      nonces.push(nonce!);
+    }
+    expect(new Set(nonces).size).toBe(nonces.length);
+  });
+
+  async function createAdmin(cookie: string, email: string) {
+    const res = await fetch(url("/api/admin/users"), {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ email, name: email, password: TEST_PASSWORD, role: "admin" }),
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { id: string }).id;
+  }
+
+  function change(cookie: string, userId: string, body: unknown) {
+    return fetch(url(`/api/admin/users/${userId}`), {
+      method: "PATCH",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify(body),
+    }).then(async (res) => `${res.status} ${((await res.json()) as { code?: string }).code ?? "ok"}`);
+  }
+
+  const enabledAdmins = () =>
+    prepared.sql.rows<{ id: string; email: string }>(
+      "SELECT id, email FROM auth_users WHERE role = 'admin' AND NOT disabled ORDER BY email",
+    );
+
+  it("lets only one of two admins demoting each other at once win (409 conflict:last_admin)", async () => {
+    const { cookie: root } = (await authHeaders(server!.url, "admin")) as { cookie: string };
+    const otherId = await createAdmin(root, "rival@test.local");
+    const other = await signIn(server!.url, "rival@test.local");
+    const [rootRow] = await prepared.sql.rows<{ id: string }>("SELECT id FROM auth_users WHERE email = $1", [
+      "admin@test.local",
+    ]);
+    // Hold the admin-changes lock so both requests are past authentication and waiting on it when it is released.
+    const holder = new pg.Client({ connectionString: prepared.url });
+    await holder.connect();
+    let results: string[];
+    try {
+      await holder.query("SELECT pg_advisory_lock(7311842002)");
+      const pending = Promise.all([
+        change(root, otherId, { role: "operator" }),
+        change(other, rootRow!.id, { role: "viewer" }),
+      ]);
+      await new Promise((r) => setTimeout(r, 500));
+      await holder.query("SELECT pg_advisory_unlock(7311842002)");
+      results = await pending;
+    } finally {
+      await holder.end();
+    }
+    console.log(`[last admin] two admins at once: ${JSON.stringify(results)}`);
+    expect(results.sort()).toEqual(["200 ok", "409 conflict:last_admin"]);
+    expect(await enabledAdmins()).toHaveLength(1);
+  });
+
+  it("never leaves zero enabled admins, whatever admins do to each other at once", async () => {
+    const [survivor] = await enabledAdmins();
+    const first = await signIn(server!.url, survivor!.email);
+    const emails = [survivor!.email, ...[1, 2, 3, 4].map((i) => `admin${i}@test.local`)];
+    const ids = [survivor!.id];
+    for (const email of emails.slice(1)) ids.push(await createAdmin(first, email));
+    const cookies = [first, ...(await Promise.all(emails.slice(1).map((e) => signIn(server!.url, e))))];
+    // A fixed, reproducible schedule of 50 changes: admin i demotes or disables admin j (never itself).
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, k) => {
+        const by = next(emails.length);
+        const target = (by + 1 + next(emails.length - 1)) % emails.length;
+        return change(cookies[by]!, ids[target]!, k % 2 === 0 ? { role: "operator" } : { disabled: true });
+      }),
+    );
+    const tally: Record<string, number> = {};
+    for (const r of results) tally[r] = (tally[r] ?? 0) + 1;
+    const remaining = (await enabledAdmins()).length;
+    console.log(
+      `[last admin] 50 concurrent changes: ${JSON.stringify(tally)}; enabled admins left: ${remaining}`,
+    );
+    expect(remaining).toBeGreaterThanOrEqual(1);
+    const allowed = /^(200 ok|401 unauthorized:session|403 forbidden:role|409 conflict:last_admin)$/;
+    expect(results.filter((r) => !allowed.test(r))).toEqual([]);
+    // The database itself refuses, whoever asks.
+    await expect(prepared.sql.rows("UPDATE auth_users SET role = 'viewer'")).rejects.toThrow(
+      /last enabled admin/,
+    );
+    await expect(prepared.sql.rows("UPDATE auth_users SET disabled = true")).rejects.toThrow(
+      /last enabled admin/,
+    );
+    await expect(prepared.sql.rows("DELETE FROM auth_users WHERE role = 'admin'")).rejects.toThrow(
+      /last enabled admin/,
+    );
+    expect(await enabledAdmins()).toHaveLength(remaining);
+  });
+});

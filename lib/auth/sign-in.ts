@@ -1,0 +1,111 @@
+import "server-only";
+import { getDatabase } from "@/lib/db/client";
+import { recentSignInFailures, recordAudit } from "@/lib/db/queries/audit";
+import { env } from "@/lib/env";
+import { AppError, errorResponse } from "@/lib/errors";
+import { assertJsonContentType, readBodyText } from "@/lib/http";
+import { getAuth } from "./auth";
+import { forBetterAuth, requestClientAddress } from "./client-ip";
+import { createGate, type Gate } from "./gate";
+import { withoutSessionTokens } from "./session-tokens";
+
+/** A sign-in body is an email and a password of at most 128 characters: anything near this is not one. */
+const SIGN_IN_BODY_LIMIT = 16 * 1024;
+
+/** One answer for every refused credential: wrong password, unknown email, disabled account. */
+const REFUSED = new AppError(
+  "unauthorized:sign_in",
+  "The email or password is not right, or the account is disabled.",
+);
+
+const GATE_KEY = Symbol.for("hitl-console.sign-in-gate");
+type GlobalWithGate = typeof globalThis & { [GATE_KEY]?: Gate };
+
+/** The process's bound on concurrent password checks (scrypt), shared by every route bundle. */
+function hashGate(): Gate {
+  const g = globalThis as GlobalWithGate;
+  g[GATE_KEY] ??= createGate({ concurrency: env.SIGN_IN_CONCURRENCY, queue: env.SIGN_IN_QUEUE });
+  return g[GATE_KEY];
+}
+
+function refusal(error: AppError, retryAfterSeconds?: number): Response {
+  const response = errorResponse(error);
+  if (retryAfterSeconds !== undefined) {
+    response.headers.set("retry-after", String(Math.max(1, Math.ceil(retryAfterSeconds))));
+  }
+  return response;
+}
+
+/** The email a body names (trimmed, lowercased, bounded), for accounting; null if the body names none. */
+function emailOf(text: string): string | null {
+  try {
+    const body = JSON.parse(text) as { email?: unknown };
+    return typeof body?.email === "string" ? body.email.trim().toLowerCase().slice(0, 320) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `POST /api/auth/sign-in/email`, around better-auth's handler: the body is read within limits (415, 413) before
+ * better-auth parses it; password checks run at most SIGN_IN_CONCURRENCY at a time with a short queue (503
+ * `unavailable:sign_in_busy` beyond it); an account with too many recent failures is refused before any hash (429
+ * `rate_limited:sign_in`); better-auth limits per client address (the derived one, never a client's header); every
+ * refused credential gets the same 401 and an audit entry with the address; the session token never reaches the body.
+ */
+export async function signInWithEmail(request: Request): Promise<Response> {
+  assertJsonContentType(request);
+  const text = await readBodyText(request, SIGN_IN_BODY_LIMIT);
+  const email = emailOf(text);
+  const address = requestClientAddress(request.headers);
+  const outcome = await hashGate().run(async () => {
+    const { db } = await getDatabase();
+    if (email) {
+      const failures = await recentSignInFailures({
+        db,
+        email,
+        windowSeconds: env.SIGN_IN_ACCOUNT_WINDOW_SECONDS,
+        limit: env.SIGN_IN_ACCOUNT_LIMIT,
+      });
+      const oldest = failures[env.SIGN_IN_ACCOUNT_LIMIT - 1];
+      if (oldest) {
+        const retryAfter = (oldest.getTime() + env.SIGN_IN_ACCOUNT_WINDOW_SECONDS * 1000 - Date.now()) / 1000;
+        return refusal(tooManyAttempts(), retryAfter);
+      }
+    }
+    const response = await (await getAuth()).handler(forBetterAuth(request, text));
+    if (response.status === 429) {
+      await response.body?.cancel();
+      return refusal(tooManyAttempts(), Number(response.headers.get("x-retry-after")) || 60);
+    }
+    if (response.status === 401) {
+      await response.body?.cancel();
+      if (email) {
+        await recordAudit({
+          db,
+          entries: [
+            {
+              action: "sign_in_failed",
+              actor: { id: "anonymous", label: email, role: null },
+              detail: { email },
+              ipAddress: address,
+            },
+          ],
+        });
+      }
+      return refusal(REFUSED);
+    }
+    return withoutSessionTokens(response);
+  });
+  if (outcome.busy) {
+    return refusal(
+      new AppError("unavailable:sign_in_busy", "Too many sign-ins at once. Try again in a moment."),
+      1,
+    );
+  }
+  return outcome.value;
+}
+
+function tooManyAttempts(): AppError {
+  return new AppError("rate_limited:sign_in", "Too many sign-in attempts. Wait a while, then try again.");
+}
