@@ -1,0 +1,1 @@
+ALTER TABLE "threads" ADD COLUMN "agent_id" text DEFAULT 'refund' NOT NULL;
