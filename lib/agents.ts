@@ -1,4 +1,5 @@
 import "server-only";
+import { accountChangeAgent } from "@/lib/graphs/account-change/agent";
 import { refundAgent } from "@/lib/graphs/refund/agent";
 import { registerAgent } from "@/lib/runtime/agent";
 
@@ -8,6 +9,7 @@ import { registerAgent } from "@/lib/runtime/agent";
  * `AgentDefinition` next to its graph and register it here (see "Add your own agent" in the README).
  */
 registerAgent(refundAgent);
+registerAgent(accountChangeAgent);
 
 /** The id of the agent a ticket gets when its request names none. */
 export const DEFAULT_AGENT_ID = refundAgent.id;

@@ -1,32 +1,32 @@
 "use client";
 
-import { useId, useRef, useState } from "react";
+import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
 import { formatMoney } from "@/lib/format";
 import { parseAmountToCents } from "./amount";
+import { useDecisionNote } from "./decision-note";
 import { RefundDetails } from "./refund-details";
 import type { DecisionFormProps } from "./types";
 
 /** Approve, reject (a note is required) or approve a smaller amount. */
 export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionFormProps<"refund_approval">) {
   const id = useId();
-  const noteRef = useRef<HTMLTextAreaElement>(null);
-  const [note, setNote] = useState("");
-  const [noteError, setNoteError] = useState<string | null>(null);
+  const {
+    field: noteField,
+    withNote,
+    requireForReject,
+  } = useDecisionNote({
+    disabled,
+    rejectReason: "Say why the refund is rejected.",
+  });
   const [amount, setAmount] = useState("");
   const [amountError, setAmountError] = useState<string | null>(null);
   const { amountCents, currency } = payload.requested;
-  const withNote = note.trim() ? { note: note.trim() } : {};
 
   const reject = () => {
-    if (!note.trim()) {
-      setNoteError("Say why the refund is rejected.");
-      noteRef.current?.focus();
-      return;
-    }
-    setNoteError(null);
-    onAnswer({ decision: "reject", note: note.trim() });
+    const note = requireForReject();
+    if (note) onAnswer({ decision: "reject", note });
   };
 
   const approvePartial = () => {
@@ -54,29 +54,7 @@ export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionForm
           onAnswer({ decision: "approve", ...withNote });
         }}
       >
-        <div>
-          <FieldLabel htmlFor={`${id}-note`} hint="(required to reject, kept with any decision)">
-            Note
-          </FieldLabel>
-          <textarea
-            ref={noteRef}
-            id={`${id}-note`}
-            data-testid="decision-note"
-            rows={2}
-            value={note}
-            disabled={disabled}
-            maxLength={2000}
-            aria-invalid={noteError ? true : undefined}
-            aria-describedby={noteError ? `${id}-note-error` : undefined}
-            onChange={(e) => setNote(e.target.value)}
-            className={controlClass}
-          />
-          {noteError && (
-            <FieldMessage id={`${id}-note-error`} error>
-              {noteError}
-            </FieldMessage>
-          )}
-        </div>
+        {noteField}
         <div className="flex flex-wrap gap-2">
           <Button type="submit" disabled={disabled} data-testid="approve">
             Approve {formatMoney(amountCents, currency)}

@@ -3,6 +3,7 @@ import type { InterruptAction, InterruptPayload } from "@/lib/interrupts";
 import { ConfirmEmailForm } from "./confirm-email-form";
 import { InputTextForm } from "./input-text-form";
 import { RefundApprovalForm } from "./refund-approval-form";
+import { ReviewChangeForm } from "./review-change-form";
 import { SelectOptionForm } from "./select-option-form";
 import type { DecisionFormProps } from "./types";
 
@@ -17,6 +18,7 @@ export const decisionForms: DecisionFormRegistry = {
   select_option: SelectOptionForm,
   input_text: InputTextForm,
   confirm_email: ConfirmEmailForm,
+  review_change: ReviewChangeForm,
 };
 
 /** The registered form for an action. */

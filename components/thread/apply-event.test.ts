@@ -14,6 +14,7 @@ const approval = {
 function view(overrides: Partial<ThreadView> = {}): ThreadView {
   return {
     threadId: "t-1",
+    agentId: "refund",
     title: "Refund",
     customerMessage: "Refund ORD-1002",
     orderRef: null,

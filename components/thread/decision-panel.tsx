@@ -5,19 +5,32 @@ import { useEffect, useRef, useState } from "react";
 import { useUser } from "@/components/auth/user-context";
 import { DecisionCard } from "@/components/interrupts/decision-card";
 import { Button } from "@/components/ui/button";
+import { LocalTime } from "@/components/ui/local-time";
 import { hasRole } from "@/lib/auth/roles";
 import { DecidedElsewhere } from "./decided-elsewhere";
 import { humanizeStep } from "./status-badge";
 import type { ThreadState } from "./thread-state";
 
 type Send = (request: { resume?: ResumeEntry[]; actor: string }) => Promise<boolean>;
+type Decide = (interruptId: string, answer: unknown) => Promise<void>;
 
 /**
- * The decisions the agent waits for. One answer per pending interrupt; the resume is sent when every one has an
- * answer (the server refuses a resume that leaves one out), once: the page's in-flight guard ignores a second send
- * and the forms are disabled from the first click on. Forms somebody else answered stay visible, closed, saying who.
+ * The decisions the agent waits for. One pending interrupt: its answer resumes the run (through HttpAgent), once —
+ * the page's in-flight guard ignores a second send and the form is disabled from the first click on. Several at once
+ * (parallel reviews): each card is answered on its own, by whoever may take it (`decide`); a card answered by anyone
+ * stays, closed, saying who, until the last one resumes the run. Forms somebody else took stay visible, closed.
  */
-export function DecisionPanel({ state, actor, send }: { state: ThreadState; actor: string; send: Send }) {
+export function DecisionPanel({
+  state,
+  actor,
+  send,
+  decide,
+}: {
+  state: ThreadState;
+  actor: string;
+  send: Send;
+  decide: Decide;
+}) {
   const [answers, setAnswers] = useState<Record<string, unknown>>({});
   const canDecide = hasRole(useUser()?.role, "operator");
   const container = useRef<HTMLDivElement>(null);
@@ -34,6 +47,10 @@ export function DecisionPanel({ state, actor, send }: { state: ThreadState; acto
   }, [pendingKey]);
 
   const onAnswer = (interruptId: string, answer: unknown) => {
+    if (state.pending.length > 1) {
+      void decide(interruptId, answer);
+      return;
+    }
     const next = { ...answers, [interruptId]: answer };
     if (!state.pending.every((p) => p.interruptId in next)) {
       setAnswers(next);
@@ -54,19 +71,32 @@ export function DecisionPanel({ state, actor, send }: { state: ThreadState; acto
       </h2>
       <div ref={container} className="space-y-4">
         {waiting && (
-          <p className="text-sm text-slate-700">Answer each decision; the answers are sent together.</p>
+          <p className="text-sm text-slate-700">
+            Each decision is taken on its own, by whoever may take it; the agent goes on once all are in.
+          </p>
         )}
         {state.pending.map((item) => {
           const queued = item.interruptId in answers;
+          const open = state.pending.filter(
+            (p) => !p.answeredBy && p.interruptId !== item.interruptId,
+          ).length;
           return (
             <DecisionCard
               key={item.interruptId}
               item={item}
               readOnly={!canDecide}
-              disabled={!canDecide || state.sending || queued || state.ownIds.includes(item.interruptId)}
+              disabled={
+                !canDecide ||
+                state.sending ||
+                queued ||
+                Boolean(item.answeredBy) ||
+                state.ownIds.includes(item.interruptId)
+              }
               onAnswer={onAnswer}
               notice={
-                queued ? (
+                item.answeredBy ? (
+                  <AnsweredNotice by={item.answeredBy} at={item.answeredAt} others={open} />
+                ) : queued ? (
                   <QueuedNotice
                     onChange={() => setAnswers(({ [item.interruptId]: _dropped, ...rest }) => rest)}
                   />
@@ -94,6 +124,28 @@ export function DecisionPanel({ state, actor, send }: { state: ThreadState; acto
         ))}
       </div>
     </section>
+  );
+}
+
+function AnsweredNotice({ by, at, others }: { by: string; at?: string; others: number }) {
+  return (
+    <p
+      role="status"
+      className="rounded-md bg-emerald-50 p-3 text-sm text-emerald-950"
+      data-testid="answered-notice"
+    >
+      <strong className="font-semibold">{by}</strong> answered this
+      {at ? (
+        <>
+          {" "}
+          at <LocalTime iso={at} />
+        </>
+      ) : null}
+      .{" "}
+      {others > 0
+        ? `Waiting for ${others === 1 ? "the other decision" : `${others} other decisions`}.`
+        : "The agent goes on now."}
+    </p>
   );
 }
 

@@ -58,7 +58,7 @@ export async function sendRun(
 }
 
 /** A refusal before the stream started: say who decided on a conflict, show anything else as it came. */
-function settleRefusal(connection: ThreadConnection, refusal: AppError, ids: string[]): void {
+export function settleRefusal(connection: ThreadConnection, refusal: AppError, ids: string[]): void {
   const { store } = connection;
   if (CONFLICTS.has(refusal.code)) {
     const d = refusal.details ?? {};

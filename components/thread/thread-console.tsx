@@ -19,7 +19,7 @@ import { useThread } from "./use-thread";
  * would be lost); `data-last-seq` and `data-applied-seqs` show which events the page applied, for tests.
  */
 export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEvents: StreamEvent[] }) {
-  const { state, send, dismissError } = useThread(view, runEvents);
+  const { state, send, decide, dismissError } = useThread(view, runEvents);
   const user = useUser();
   const hydrated = useHydrated();
   const order = state.values.order as { currency?: unknown } | null | undefined;
@@ -45,7 +45,7 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
       <ConnectionBanner state={state} onDismiss={dismissError} />
       <div className="grid items-start gap-6 lg:grid-cols-12">
         <div className="space-y-6 lg:col-span-7">
-          <DecisionPanel state={state} actor={user?.email ?? ""} send={send} />
+          <DecisionPanel state={state} actor={user?.email ?? ""} send={send} decide={decide} />
           <OutcomeCard values={state.values} />
           <DecisionLedger decisions={state.decisions} currency={currency} />
         </div>

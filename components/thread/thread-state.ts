@@ -10,6 +10,9 @@ export interface PendingItem {
   raw: unknown;
   /** Why the server could not read the payload (the page then shows the fallback view). */
   invalid?: string;
+  /** Answered already, waiting for the other decisions of its step: who answered, and when. */
+  answeredBy?: string;
+  answeredAt?: string;
 }
 
 /** Who took a decision this page was showing, when the 409 told us (the ledger says it otherwise). */
@@ -101,6 +104,7 @@ function toPendingItem(p: ThreadViewJson["pendingInterrupts"][number]): PendingI
     payload: p.payload,
     raw: p.raw,
     ...(p.invalid ? { invalid: p.invalid } : {}),
+    ...(p.answeredBy ? { answeredBy: p.answeredBy, answeredAt: p.answeredAt } : {}),
   };
 }
 

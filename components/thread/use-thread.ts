@@ -3,6 +3,7 @@
 import type { ResumeEntry } from "@ag-ui/client";
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import { foldRunEvents, type StreamEvent } from "./apply-event";
+import { decideCard } from "./decide-card";
 import { sendRun } from "./send-run";
 import { ThreadConnection } from "./thread-connection";
 import { initialThreadState, type ThreadState, type ThreadViewJson } from "./thread-state";
@@ -12,6 +13,8 @@ export interface ThreadHandle {
   state: ThreadState;
   /** Resume with answers to every pending decision (or start the run when `resume` is absent). */
   send: (request: { resume?: ResumeEntry[]; actor: string }) => Promise<boolean>;
+  /** Answer one of several pending decisions on its own (parallel reviews by different people). */
+  decide: (interruptId: string, answer: unknown) => Promise<void>;
   dismissError: () => void;
 }
 
@@ -39,6 +42,10 @@ export function useThread(view: ThreadViewJson, runEvents: StreamEvent[]): Threa
     (request: { resume?: ResumeEntry[]; actor: string }) => sendRun(connection, request),
     [connection],
   );
+  const decide = useCallback(
+    (interruptId: string, answer: unknown) => decideCard(connection, interruptId, answer),
+    [connection],
+  );
   const dismissError = useCallback(() => store.update((s) => ({ ...s, error: null })), [store]);
-  return { state, send, dismissError };
+  return { state, send, decide, dismissError };
 }

@@ -6,6 +6,7 @@ export const ACTION_LABELS: Record<InterruptAction | "unknown", string> = {
   select_option: "Choose an option",
   input_text: "Missing information",
   confirm_email: "Confirm email",
+  review_change: "Account change review",
   unknown: "Other",
 };
 

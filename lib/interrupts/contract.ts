@@ -116,6 +116,34 @@ export const confirmEmailAnswer = z.discriminatedUnion("choice", [
   z.strictObject({ choice: z.literal("dont_send"), note: z.string().max(2000).optional() }),
 ]);
 
+// ── review_change ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+/** The account details a customer may ask to change. */
+export const ACCOUNT_FIELDS = ["address", "email", "payout"] as const;
+
+/** One of several reviews of a customer's account change (e.g. a fraud check and a data check, raised together). */
+export const reviewChangePayload = z.object({
+  action: z.literal("review_change"),
+  title: z.string(),
+  /** Which review this is: each is answered on its own, by its own reviewer. */
+  review: z.enum(["fraud", "data"]),
+  customer: z.object({ name: z.string(), email: z.string() }),
+  change: z.object({ field: z.enum(ACCOUNT_FIELDS), from: z.string().nullable(), to: z.string() }),
+  /** What the reviewer should check before approving. */
+  checks: z.array(z.string()),
+  /** The lowest role that may answer this review. */
+  requiredRole: z.enum(["operator", "supervisor"]),
+});
+
+/** A review's answer: approve, or reject with a reason (either review may stop the change). */
+export const reviewChangeAnswer = z.discriminatedUnion("decision", [
+  z.strictObject({ decision: z.literal("approve"), note: z.string().max(2000).optional() }),
+  z.strictObject({
+    decision: z.literal("reject"),
+    note: z.string().trim().min(1, "say why the change is rejected").max(2000),
+  }),
+]);
+
 // ── the union ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** Every interrupt payload a graph may raise, discriminated by `action`. */
@@ -124,6 +152,7 @@ export const interruptPayload = z.discriminatedUnion("action", [
   selectOptionPayload,
   inputTextPayload,
   confirmEmailPayload,
+  reviewChangePayload,
 ]);
 
 export type InterruptPayload = z.infer<typeof interruptPayload>;
@@ -138,6 +167,8 @@ export type InputTextPayload = z.infer<typeof inputTextPayload>;
 export type InputTextAnswer = z.infer<typeof inputTextAnswer>;
 export type ConfirmEmailPayload = z.infer<typeof confirmEmailPayload>;
 export type ConfirmEmailAnswer = z.infer<typeof confirmEmailAnswer>;
+export type ReviewChangePayload = z.infer<typeof reviewChangePayload>;
+export type ReviewChangeAnswer = z.infer<typeof reviewChangeAnswer>;
 
 /** The answer type for each action. */
 export interface AnswerOf {
@@ -145,6 +176,13 @@ export interface AnswerOf {
   select_option: SelectOptionAnswer;
   input_text: InputTextAnswer;
   confirm_email: ConfirmEmailAnswer;
+  review_change: ReviewChangeAnswer;
 }
 
-export const INTERRUPT_ACTIONS = ["refund_approval", "select_option", "input_text", "confirm_email"] as const;
+export const INTERRUPT_ACTIONS = [
+  "refund_approval",
+  "select_option",
+  "input_text",
+  "confirm_email",
+  "review_change",
+] as const;

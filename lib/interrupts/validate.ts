@@ -8,6 +8,7 @@ import {
   interruptPayload,
   type PayloadOf,
   refundApprovalAnswer,
+  reviewChangeAnswer,
   selectOptionAnswer,
 } from "./contract";
 
@@ -73,6 +74,8 @@ function answerSchema(payload: InterruptPayload): z.ZodType {
     }
     case "confirm_email":
       return confirmEmailAnswer;
+    case "review_change":
+      return reviewChangeAnswer;
   }
 }
 
@@ -121,5 +124,6 @@ export function summarizePayload(raw: unknown): DecisionSummary {
       currency: p.requested.currency,
     };
   }
+  if (p.action === "review_change") return { ...none, title: p.title, customerName: p.customer.name };
   return { ...none, title: p.title };
 }

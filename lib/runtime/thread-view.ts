@@ -22,6 +22,9 @@ export interface PendingInterruptView {
   /** Why the payload did not fit the contract. */
   invalid?: string;
   raisedAt: string | null;
+  /** Already answered (its sibling decisions are still pending, so the run has not resumed): who and when. */
+  answeredBy?: string;
+  answeredAt?: string;
 }
 
 export interface DecisionView {
@@ -36,6 +39,8 @@ export interface DecisionView {
 
 export interface ThreadView {
   threadId: string;
+  /** The agent that handles the thread (`AgentDefinition.id`). */
+  agentId: string;
   title: string;
   customerMessage: string;
   orderRef: string | null;
@@ -78,10 +83,12 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
         raw: i.value,
         ...(parsed.ok ? {} : { invalid: parsed.error }),
         raisedAt: raised.get(i.id as string)?.createdAt.toISOString() ?? null,
+        ...answeredBy(raised.get(i.id as string)),
       };
     });
   return {
     threadId,
+    agentId: thread.agentId,
     title: thread.title,
     customerMessage: thread.customerMessage,
     orderRef: thread.orderRef,
@@ -103,5 +110,16 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
     lastSeq: thread.lastSeq,
     checkpointId: (state.config?.configurable?.checkpoint_id as string | undefined) ?? null,
     updatedAt: thread.updatedAt.toISOString(),
+  };
+}
+
+/** Who answered a decision that waits for its siblings (`answered` in the ledger). */
+function answeredBy(
+  decision: { status: string; resolvedBy: string | null; resolvedAt: Date | null } | undefined,
+) {
+  if (decision?.status !== "answered") return {};
+  return {
+    answeredBy: decision.resolvedBy ?? "someone",
+    answeredAt: decision.resolvedAt?.toISOString() ?? "",
   };
 }

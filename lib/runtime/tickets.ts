@@ -4,6 +4,8 @@ import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { createThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import { hasAgent, listAgents } from "./agent";
 
 /**
  * File a customer ticket: the thread and its audit entry in one transaction. Whoever files it (a user or an intake
@@ -15,16 +17,26 @@ export async function createTicket({
   message,
   orderRef,
   title,
+  agent = "refund",
 }: {
   db: AppDb;
   by: Principal;
   message: string;
   orderRef?: string;
   title?: string;
+  /** The registered agent that handles the ticket. */
+  agent?: string;
 }): Promise<Thread> {
+  if (!hasAgent(agent)) {
+    throw new AppError("unprocessable:agent", `There is no agent ${agent}.`, {
+      fields: ["agent"],
+      agents: listAgents().map((a) => a.id),
+    });
+  }
   return db.transaction(async (tx) => {
     const thread = await createThread({
       db: tx,
+      agentId: agent,
       title: title ?? message.slice(0, 80),
       customerMessage: message,
       orderRef: orderRef ?? null,
@@ -37,7 +49,7 @@ export async function createTicket({
           action: "ticket_created",
           actor: by,
           threadId: thread.id,
-          detail: { title: thread.title, orderRef: thread.orderRef, messageChars: message.length },
+          detail: { agent, title: thread.title, orderRef: thread.orderRef, messageChars: message.length },
         },
       ],
     });

@@ -15,6 +15,11 @@ export const createThreadBody = z.strictObject({
     .optional(),
   /** Short title for the inbox; derived from the message when absent. */
   title: z.string().trim().min(1).max(200).optional(),
+  /** Which agent handles the ticket (a registered agent id, e.g. `refund`, `account_change`); default `refund`. */
+  agent: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,63}$/, "must be an agent id such as refund")
+    .optional(),
 });
 
 export type CreateThreadBody = z.infer<typeof createThreadBody>;

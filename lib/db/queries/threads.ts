@@ -12,8 +12,11 @@ export async function createThread({
   customerMessage,
   orderRef,
   createdBy,
+  agentId = "refund",
 }: {
   db: Queryable;
+  /** The registered agent whose graph runs the thread. */
+  agentId?: string;
   title: string;
   customerMessage: string;
   orderRef: string | null;
@@ -22,7 +25,7 @@ export async function createThread({
 }): Promise<Thread> {
   const [row] = await db
     .insert(threads)
-    .values({ id: randomUUID(), title, customerMessage, orderRef, createdBy: createdBy ?? null })
+    .values({ id: randomUUID(), agentId, title, customerMessage, orderRef, createdBy: createdBy ?? null })
     .returning();
   if (!row) throw new Error("createThread: insert returned no row");
   return row;

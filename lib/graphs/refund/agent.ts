@@ -1,12 +1,7 @@
 import "server-only";
 import { env } from "@/lib/env";
-import {
-  answerJsonSchema,
-  type InterruptPayload,
-  parseInterruptPayload,
-  summarizePayload,
-  validateAnswer,
-} from "@/lib/interrupts";
+import { sharedContract } from "@/lib/graphs/contract";
+import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition } from "@/lib/runtime/agent";
 import { getChatModel } from "./chat-model";
 import { refundActsOnIt, refundDecisionPolicy } from "./decision-policy";
@@ -28,17 +23,7 @@ export const refundAgent: AgentDefinition<InterruptPayload> = {
       refundNodeDelayMs: env.CHAOS_REFUND_DELAY_MS,
     }),
   input: ({ messageId, text, orderRef }) => refundGraphInput({ messageId, customerMessage: text, orderRef }),
-  interrupts: {
-    parse(raw) {
-      const parsed = parseInterruptPayload(raw);
-      return parsed.ok
-        ? { ok: true, payload: parsed.payload, action: parsed.payload.action, title: parsed.payload.title }
-        : { ok: false, error: parsed.error };
-    },
-    validate: (payload, answer) => validateAnswer(payload, answer),
-    responseSchema: (payload) => answerJsonSchema(payload),
-    summarize: (raw) => summarizePayload(raw),
-  },
+  interrupts: sharedContract,
   fork: {
     editable: refundEditableState,
     editableFields: REFUND_EDITABLE_FIELDS,

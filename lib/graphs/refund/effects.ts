@@ -1,7 +1,7 @@
 import "server-only";
-import { listEmailsForThread } from "@/lib/db/queries/outbox";
 import { listRefundsForOrder } from "@/lib/db/queries/refunds";
 import type { Queryable } from "@/lib/db/tx";
+import { emailWarnings } from "@/lib/graphs/email-effects";
 import type { SideEffectWarning } from "@/lib/runtime/agent";
 import { formatMoney as euros } from "./money";
 import type { RefundStateValue } from "./state";
@@ -35,17 +35,6 @@ export async function sideEffectWarnings({
       });
     }
   }
-  if (!state.email) {
-    for (const email of await listEmailsForThread({ db, threadId })) {
-      warnings.push({
-        code: "side_effect:email",
-        recordId: email.id,
-        message:
-          `The reply "${email.subject}" to ${email.toAddress} is already sent (later on this branch or on another ` +
-          "one). A branch from here may reach the email step again; the outbox keeps one reply per thread, so no " +
-          "second email is sent.",
-      });
-    }
-  }
+  if (!state.email) warnings.push(...(await emailWarnings({ db, threadId })));
   return warnings;
 }

@@ -7,7 +7,7 @@ import { StatusBadge } from "@/components/inbox/status-badge";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
-import { REFUND_EDITABLE_FIELDS, REFUND_FORK_NODES } from "@/lib/graphs/refund";
+import { getAgent } from "@/lib/runtime/agent";
 import { getThreadHistory } from "@/lib/runtime/history-view";
 
 export const dynamic = "force-dynamic";
@@ -57,8 +57,8 @@ export default async function HistoryPage({
         threadId={threadId}
         initial={history}
         initialSelection={selection}
-        nodes={REFUND_FORK_NODES}
-        channels={REFUND_EDITABLE_FIELDS}
+        nodes={getAgent(thread.agentId).fork.asNodes}
+        channels={getAgent(thread.agentId).fork.editableFields}
       />
     </div>
   );

@@ -1,8 +1,8 @@
 import "server-only";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { recordRefund } from "@/lib/db/queries/refunds";
+import { askHuman } from "@/lib/graphs/ask-human";
 import type { RefundMethod } from "../state";
-import { askHuman } from "./ask-human";
 import { type NodeContext, type RefundNode, threadIdOf } from "./context";
 
 /**

@@ -1,9 +1,9 @@
 import "server-only";
 import { sumRefundsForOrder } from "@/lib/db/queries/refunds";
+import { askHuman } from "@/lib/graphs/ask-human";
 import { formatMoney } from "../money";
 import { evaluatePolicy } from "../policy";
 import type { OrderSnapshot, RefundDecision, RefundMethod, RefundStateValue } from "../state";
-import { askHuman } from "./ask-human";
 import type { NodeContext, RefundNode } from "./context";
 
 function requireOrder(state: RefundStateValue, node: string): OrderSnapshot {

@@ -1,9 +1,9 @@
 import "server-only";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { getOrder } from "@/lib/db/queries/orders";
+import { askHuman } from "@/lib/graphs/ask-human";
 import { normalizeOrderRef, ORDER_REF_PATTERN } from "../classify-rules";
 import { classifyPrompt, parseClassification } from "../prompts";
-import { askHuman } from "./ask-human";
 import {
   type NodeContext,
   type RefundNode,

@@ -1,0 +1,47 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { env } from "@/lib/env";
+import { json, route } from "@/lib/route";
+import { decideOne } from "@/lib/runtime/claim";
+import { startRunInBackground } from "@/lib/runtime/executor";
+
+export const dynamic = "force-dynamic";
+
+const decideBody = z.strictObject({
+  /** `resolved` (with `answer`) or `cancelled`. */
+  status: z.enum(["resolved", "cancelled"]).default("resolved"),
+  /** The answer, validated against the interrupt's contract. */
+  answer: z.unknown().optional(),
+});
+
+/**
+ * Answer one decision on its own — for threads waiting for several at once (parallel reviews, each answered by its
+ * own person). 200 `{ resumed: false, waitingFor }` while others are pending; 202 `{ resumed: true, runId, events }`
+ * when this was the last one and the run resumed with every answer (follow it on `events`). Same refusals as a resume.
+ */
+export const POST = route<{ threadId: string; interruptId: string }, z.infer<typeof decideBody>>(
+  {
+    name: "POST /api/threads/[threadId]/decisions/[interruptId]",
+    access: "operator",
+    body: { schema: decideBody, code: "bad_request:decision", what: "The decision" },
+  },
+  async ({ params: { threadId, interruptId }, body, principal, database: { db } }) => {
+    const result = await decideOne(db, {
+      threadId,
+      entry: { interruptId, status: body.status, payload: body.answer },
+      principal,
+      runId: randomUUID(),
+      leaseMs: env.RUN_LEASE_MS,
+    });
+    if (!result.resumed) return json({ resumed: false, waitingFor: result.waitingFor });
+    startRunInBackground(result.run, result.startSeq);
+    return json(
+      {
+        resumed: true,
+        runId: result.run.id,
+        events: `/api/threads/${threadId}/events?after=${result.startSeq}`,
+      },
+      { status: 202 },
+    );
+  },
+);

@@ -1,0 +1,73 @@
+"use client";
+
+import { Button } from "@/components/ui/button";
+import { useDecisionNote } from "./decision-note";
+import type { DecisionFormProps } from "./types";
+
+const FIELD_LABELS = { address: "Postal address", email: "Email address", payout: "Payout account" } as const;
+const REVIEW_LABELS = { fraud: "Fraud check", data: "Data check" } as const;
+
+/** One review of an account change: what changes, what to check, approve or reject (a note is required to reject). */
+export function ReviewChangeForm({ payload, disabled, onAnswer }: DecisionFormProps<"review_change">) {
+  const {
+    field: noteField,
+    withNote,
+    requireForReject,
+  } = useDecisionNote({
+    disabled,
+    rejectReason: "Say why the change is rejected.",
+  });
+  const { change, customer } = payload;
+  return (
+    <div className="space-y-4">
+      <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+        <dt className="font-medium text-slate-700">Review</dt>
+        <dd data-testid="review-kind">
+          {REVIEW_LABELS[payload.review]} (needs a {payload.requiredRole})
+        </dd>
+        <dt className="font-medium text-slate-700">Customer</dt>
+        <dd>
+          <bdi>{customer.name}</bdi> · <bdi>{customer.email || "no email on file"}</bdi>
+        </dd>
+        <dt className="font-medium text-slate-700">{FIELD_LABELS[change.field]}</dt>
+        <dd>
+          <span className="text-slate-600 line-through">
+            <bdi>{change.from ?? "not on file"}</bdi>
+          </span>{" "}
+          → <bdi className="font-medium">{change.to}</bdi>
+        </dd>
+      </dl>
+      <ul className="list-disc space-y-1 pl-5 text-sm text-slate-800">
+        {payload.checks.map((check) => (
+          <li key={check}>{check}</li>
+        ))}
+      </ul>
+      <form
+        noValidate
+        className="space-y-3 border-t border-slate-200 pt-4"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onAnswer({ decision: "approve", ...withNote });
+        }}
+      >
+        {noteField}
+        <div className="flex flex-wrap gap-2">
+          <Button type="submit" disabled={disabled} data-testid="approve">
+            Approve the change
+          </Button>
+          <Button
+            variant="danger"
+            disabled={disabled}
+            data-testid="reject"
+            onClick={() => {
+              const note = requireForReject();
+              if (note) onAnswer({ decision: "reject", note });
+            }}
+          >
+            Reject
+          </Button>
+        </div>
+      </form>
+    </div>
+  );
+}

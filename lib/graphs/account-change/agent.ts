@@ -1,0 +1,106 @@
+import "server-only";
+import { z } from "zod";
+import { hasRole } from "@/lib/auth/roles";
+import { AppError } from "@/lib/errors";
+import { sharedContract } from "@/lib/graphs/contract";
+import { emailWarnings } from "@/lib/graphs/email-effects";
+import { ORDER_REF_PATTERN } from "@/lib/graphs/refund/classify-rules";
+import type { InterruptPayload } from "@/lib/interrupts";
+import type { AgentDefinition, DecisionAttempt } from "@/lib/runtime/agent";
+import { accountChangeInput, buildAccountChangeGraph } from "./graph";
+
+/** What a fork may change: the customer's own words (and the order naming them); never a review or the outcome. */
+const editable = z
+  .strictObject({
+    customerMessage: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(5000, "must be at most 5000 characters"),
+    orderRef: z
+      .string()
+      .trim()
+      .regex(new RegExp(`^${ORDER_REF_PATTERN}$`), "must look like ORD-1234")
+      .transform((s) => s.toUpperCase())
+      .nullable(),
+  })
+  .partial();
+
+const approves = (answer: unknown) => (answer as { decision?: unknown } | null)?.decision === "approve";
+
+/**
+ * Who may answer a review: the role each review names (the fraud check needs a supervisor), never someone whose input
+ * led to the request (who filed it, started a run on it, edited it), and never the same person for both reviews —
+ * the point of two reviews is two people. Rejecting needs only the review's role.
+ */
+function reviewPolicy({
+  payload,
+  answer,
+  principal,
+  involved,
+  siblings,
+}: DecisionAttempt<InterruptPayload>): void {
+  if (payload.action !== "review_change") return;
+  if (!hasRole(principal.role, payload.requiredRole)) {
+    throw new AppError(
+      "forbidden:review_role",
+      `The ${payload.review} check needs a ${payload.requiredRole}.`,
+      {
+        rule: "review_role",
+        needed: payload.requiredRole,
+      },
+    );
+  }
+  if (!approves(answer)) return;
+  const own = involved.find((p) => p.id === principal.id);
+  if (own) {
+    throw new AppError(
+      "forbidden:four_eyes_own_thread",
+      `You ${own.why}: someone else must approve this change.`,
+      {
+        rule: "not_own_thread",
+        because: own.why,
+      },
+    );
+  }
+  if (
+    siblings.some(
+      (s) => s.action === "review_change" && s.resolvedById === principal.id && approves(s.answer),
+    )
+  ) {
+    throw new AppError(
+      "forbidden:four_eyes_both_reviews",
+      "You approved the other review of this change: a second person must approve this one.",
+      { rule: "two_reviewers" },
+    );
+  }
+}
+
+/** The account-change agent: a customer asks to change their address, email or payout account; two people review. */
+export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
+  id: "account_change",
+  title: "Account change",
+  description:
+    "A customer asks to change their address, email or payout account: a fraud check and a data check.",
+  version: "1",
+  build: ({ checkpointer, db }) => buildAccountChangeGraph({ checkpointer, db }),
+  input: (message) => accountChangeInput(message),
+  interrupts: sharedContract,
+  fork: {
+    editable,
+    editableFields: Object.keys(editable.shape),
+    asNodes: [],
+    markEdited: (principalId) => ({ editedBy: principalId }),
+  },
+  effects: ({ db, threadId, values }) =>
+    values.outcome ? Promise.resolve([]) : emailWarnings({ db, threadId }),
+  policy: reviewPolicy,
+  actsOnIt: (payload, answer) => payload.action === "review_change" && approves(answer),
+  context(values) {
+    const customer = values.customer as { name?: unknown } | null | undefined;
+    return {
+      orderId: typeof values.orderRef === "string" ? values.orderRef : null,
+      customerName: typeof customer?.name === "string" ? customer.name : null,
+    };
+  },
+};

@@ -1,0 +1,140 @@
+import "server-only";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/langgraph";
+import type { AppDb } from "@/lib/db/open";
+import { getOrder } from "@/lib/db/queries/orders";
+import { queueEmail } from "@/lib/db/queries/outbox";
+import { askHuman } from "@/lib/graphs/ask-human";
+import { normalizeOrderRef } from "@/lib/graphs/refund/classify-rules";
+import { parseAccountChange } from "./parse";
+import {
+  AccountChangeState,
+  type AccountChangeUpdate,
+  type AccountChangeValue,
+  type ReviewKind,
+} from "./state";
+
+/** The graph's nodes in flow order; the two reviews run in parallel. */
+export const ACCOUNT_CHANGE_NODES = ["intake", "fraud_review", "data_review", "apply"] as const;
+
+const FIELD_NAMES = { address: "postal address", email: "email address", payout: "payout account" } as const;
+
+const REVIEWS: Record<ReviewKind, { requiredRole: "operator" | "supervisor"; checks: string[] }> = {
+  fraud: {
+    requiredRole: "supervisor",
+    checks: [
+      "The request comes from the customer's own channel, not a look-alike.",
+      "No other change to this account in the last 30 days.",
+      "A payout change to a new account is confirmed with the customer by phone.",
+    ],
+  },
+  data: {
+    requiredRole: "operator",
+    checks: ["The new value is complete and well-formed.", "It matches what the customer wrote."],
+  },
+};
+
+function threadIdOf(config: LangGraphRunnableConfig): string {
+  const threadId = config.configurable?.thread_id;
+  if (typeof threadId !== "string" || threadId === "")
+    throw new Error("account-change: thread_id is required");
+  return threadId;
+}
+
+/** intake: read the change and look the customer up by the order they named, if any. */
+function intakeNode(db: AppDb) {
+  return async (state: AccountChangeValue): Promise<AccountChangeUpdate> => {
+    const order = state.orderRef ? await getOrder({ db, orderId: state.orderRef }) : undefined;
+    const customer = order
+      ? { name: order.customerName, email: order.customerEmail }
+      : { name: "Unknown customer", email: "" };
+    const change = parseAccountChange(state.customerMessage);
+    return {
+      customer,
+      change: change.field === "email" && order ? { ...change, from: order.customerEmail } : change,
+      reviews: {},
+      outcome: null,
+    };
+  };
+}
+
+/** One review, raised as an interrupt; both reviews are raised in the same super-step. */
+function reviewNode(review: ReviewKind) {
+  return (state: AccountChangeValue): AccountChangeUpdate => {
+    if (!state.change || !state.customer) throw new Error(`${review}_review: no change in the state`);
+    const answer = askHuman<"review_change">({
+      action: "review_change",
+      title: `${review === "fraud" ? "Fraud check" : "Data check"}: new ${FIELD_NAMES[state.change.field]} for ${state.customer.name}`,
+      review,
+      customer: state.customer,
+      change: state.change,
+      checks: REVIEWS[review].checks,
+      requiredRole: REVIEWS[review].requiredRole,
+    });
+    return { reviews: { [review]: answer } };
+  };
+}
+
+/** apply: both reviews approved → the change is applied and the customer told; any rejection → told why not. */
+function applyNode(db: AppDb) {
+  return async (state: AccountChangeValue, config: LangGraphRunnableConfig): Promise<AccountChangeUpdate> => {
+    const answers = Object.values(state.reviews);
+    const rejected = answers.filter((a) => a?.decision === "reject");
+    const applied = answers.length === 2 && rejected.length === 0;
+    const what = state.change ? FIELD_NAMES[state.change.field] : "account details";
+    const body = applied
+      ? `Hello ${state.customer?.name ?? ""},\n\nYour ${what} has been updated as you asked.\n\nBest,\nSupport`
+      : `Hello ${state.customer?.name ?? ""},\n\nWe could not change your ${what}. Please contact us so we can help.\n\nBest,\nSupport`;
+    const to = state.customer?.email ?? "";
+    const email = to
+      ? (await queueEmail({ db, threadId: threadIdOf(config), to, subject: `Your ${what}`, body })).email.id
+      : null;
+    return {
+      outcome: {
+        status: applied ? "applied" : "rejected",
+        reasons: rejected.map((r) => (r && "note" in r ? (r.note ?? "") : "")).filter(Boolean),
+        emailId: email,
+      },
+      messages: [new AIMessage({ id: `reply-${threadIdOf(config)}`, content: body })],
+    };
+  };
+}
+
+/** Build the account-change agent: intake → (fraud_review ∥ data_review) → apply. */
+export function buildAccountChangeGraph({
+  checkpointer,
+  db,
+}: {
+  checkpointer: BaseCheckpointSaver;
+  db: AppDb;
+}) {
+  return new StateGraph(AccountChangeState)
+    .addNode("intake", intakeNode(db))
+    .addNode("fraud_review", reviewNode("fraud"))
+    .addNode("data_review", reviewNode("data"))
+    .addNode("apply", applyNode(db))
+    .addEdge(START, "intake")
+    .addEdge("intake", "fraud_review")
+    .addEdge("intake", "data_review")
+    .addEdge(["fraud_review", "data_review"], "apply")
+    .addEdge("apply", END)
+    .compile({ checkpointer, name: "account_change" });
+}
+
+/** A customer message starting (or continuing) an account-change thread. */
+export function accountChangeInput({
+  messageId,
+  text,
+  orderRef,
+}: {
+  messageId: string;
+  text: string;
+  orderRef: string | null;
+}): AccountChangeUpdate {
+  return {
+    messages: [new HumanMessage({ id: messageId, content: text })],
+    customerMessage: text,
+    orderRef: normalizeOrderRef(orderRef) ?? normalizeOrderRef(text.match(/ORD-\d{4}/i)?.[0] ?? null),
+  };
+}
