@@ -13,13 +13,30 @@ import { createTicket, startFirstRun } from "./start-ticket";
 const MAX_MESSAGE = 5000;
 const field = `mt-1 ${controlClass}`;
 
+/** An agent a ticket can go to, as the form lists it. */
+export interface AgentChoice {
+  id: string;
+  title: string;
+  description: string;
+}
+
 /**
- * A customer ticket: the message and (optionally) the order it is about. Submitting creates the thread, starts the
- * agent on it and opens the thread page, which follows the run live.
+ * A customer ticket: which agent handles it, the message and (optionally) the order it is about. Submitting creates
+ * the thread, starts the agent on it and opens the thread page, which follows the run live.
  */
-export function NewTicketForm({ orders, renderedAt }: { orders: OrderChoice[]; renderedAt: number }) {
+export function NewTicketForm({
+  orders,
+  agents,
+  renderedAt,
+}: {
+  orders: OrderChoice[];
+  agents: AgentChoice[];
+  renderedAt: number;
+}) {
   const router = useRouter();
   const hydrated = useHydrated();
+  const [agentId, setAgentId] = useState(agents[0]?.id ?? "refund");
+  const agent = agents.find((a) => a.id === agentId);
   const [message, setMessage] = useState("");
   const [orderId, setOrderId] = useState("");
   const [busy, setBusy] = useState(false);
@@ -34,7 +51,7 @@ export function NewTicketForm({ orders, renderedAt }: { orders: OrderChoice[]; r
     setError(null);
     let threadId: string | undefined;
     try {
-      threadId = await createTicket(text, orderId || null);
+      threadId = await createTicket(text, orderId || null, agentId);
       await startFirstRun(threadId, text);
       router.push(`/threads/${threadId}`);
     } catch (e) {
@@ -55,6 +72,28 @@ export function NewTicketForm({ orders, renderedAt }: { orders: OrderChoice[]; r
       aria-busy={busy}
       className="space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-sm"
     >
+      <div>
+        <label htmlFor="ticket-agent" className="block text-sm font-semibold text-slate-800">
+          Kind of request
+        </label>
+        <select
+          id="ticket-agent"
+          data-testid="ticket-agent"
+          className={field}
+          value={agentId}
+          onChange={(e) => setAgentId(e.target.value)}
+          aria-describedby="ticket-agent-help"
+        >
+          {agents.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.title}
+            </option>
+          ))}
+        </select>
+        <p id="ticket-agent-help" className="mt-1 text-xs text-slate-600">
+          {agent?.description}
+        </p>
+      </div>
       <div>
         <label htmlFor="ticket-order" className="block text-sm font-semibold text-slate-800">
           Order

@@ -12,9 +12,9 @@ function newId(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Create the ticket's thread. */
-export async function createTicket(message: string, orderRef: string | null): Promise<string> {
-  const body = { message, ...(orderRef ? { orderRef } : {}) };
+/** Create the ticket's thread, handled by `agent`. */
+export async function createTicket(message: string, orderRef: string | null, agent: string): Promise<string> {
+  const body = { message, agent, ...(orderRef ? { orderRef } : {}) };
   return (await postJson<{ threadId: string }>("/api/threads", body)).threadId;
 }
 

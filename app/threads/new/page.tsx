@@ -3,6 +3,7 @@ import { NewTicketForm } from "@/components/new-ticket/new-ticket-form";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listOrders } from "@/lib/db/queries/orders-list";
+import { listAgents } from "@/lib/runtime/agent";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New ticket" };
@@ -17,11 +18,15 @@ export default async function NewTicketPage() {
       <div>
         <h1 className="text-2xl font-semibold">New ticket</h1>
         <p className="mt-1 text-sm text-slate-700">
-          A customer writes in. The refund agent reads the message, looks the order up, applies the refund
-          policy and asks an operator whenever a person has to decide.
+          A customer writes in. The agent for the kind of request reads the message, looks the order up and
+          asks an operator whenever a person has to decide.
         </p>
       </div>
-      <NewTicketForm orders={orders} renderedAt={Date.now()} />
+      <NewTicketForm
+        orders={orders}
+        agents={listAgents().map(({ id, title, description }) => ({ id, title, description }))}
+        renderedAt={Date.now()}
+      />
     </div>
   );
 }
