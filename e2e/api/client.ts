@@ -4,13 +4,18 @@ import pg from "pg";
 import { authedFetch, authHeaders, type Who } from "../support/auth";
 
 /** Create a ticket thread over HTTP, as the intake system would (its API key); returns its id. */
-export async function createTicket(baseUrl: string, message: string, orderRef?: string): Promise<string> {
+export async function createTicket(
+  baseUrl: string,
+  message: string,
+  orderRef?: string,
+  agent?: string,
+): Promise<string> {
   const res = await authedFetch(
     `${baseUrl}/api/threads`,
     {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ message, ...(orderRef ? { orderRef } : {}) }),
+      body: JSON.stringify({ message, ...(orderRef ? { orderRef } : {}), ...(agent ? { agent } : {}) }),
     },
     "intake",
   );
