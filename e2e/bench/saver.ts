@@ -28,13 +28,13 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
+import { CountingSqlClient } from "@/e2e/support/counting-sql-client";
 import { createTestDatabase } from "@/e2e/support/pg";
 import { listCheckpointHistory } from "@/lib/checkpoint/history";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { SELECT_TUPLE_BY_ID } from "@/lib/checkpoint/sql";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { type Database, openPostgres } from "@/lib/db/open";
-import { CountingSqlClient } from "@/lib/db/sql-client";
 import {
   type CallCounts,
   countPoolStatements,

@@ -227,7 +227,7 @@ describe.each(backends)("DrizzleCheckpointSaver on %s", (kind) => {
   });
 
   it("makes exactly one statement per put, putWrites and getTuple", async () => {
-    const { CountingSqlClient } = await import("@/lib/db/sql-client");
+    const { CountingSqlClient } = await import("@/e2e/support/counting-sql-client");
     const counting = new CountingSqlClient(backend.database.sql);
     const counted = new DrizzleCheckpointSaver(counting);
     const calls = { getTuple: 0, put: 0, putWrites: 0, list: 0 };
