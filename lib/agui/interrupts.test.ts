@@ -1,7 +1,7 @@
 import { InterruptSchema } from "@ag-ui/core/schemas";
 import { isCommand } from "@langchain/langgraph";
+import { loadFixture } from "@/e2e/support/agui-fixtures/load-fixture";
 import { answerJsonSchema, parseInterruptPayload } from "@/lib/interrupts";
-import { loadFixture } from "./fixtures/load-fixture";
 import { finishInputFromState, resumeToCommand, stateSnapshot, toAguiInterrupt } from "./index";
 
 describe("toAguiInterrupt", () => {

@@ -1,7 +1,7 @@
 import { EventType } from "@ag-ui/core";
+import { checkEvents, typesOf } from "@/e2e/support/agui-fixtures/check-events";
+import { chunk, harness, ns, tcc } from "@/e2e/support/agui-fixtures/harness";
 import type { AguiEvent } from "./events";
-import { checkEvents, typesOf } from "./fixtures/check-events";
-import { chunk, harness, ns, tcc } from "./fixtures/harness";
 import { closeOpenEvents, RUN_RECOVERED_EVENT, runWasStarted } from "./recovery";
 
 describe("closing what a crashed run left open", () => {
