@@ -34,3 +34,9 @@ export type InboxThreadStatus = (typeof INBOX_THREAD_STATUSES)[number];
 /** Every view of the inbox: pending decisions (the default), or threads by status. */
 export const INBOX_STATUSES = ["pending", ...INBOX_THREAD_STATUSES] as const;
 export type InboxStatus = (typeof INBOX_STATUSES)[number];
+
+/** Name of the CUSTOM event a recovered run emits where it picks up again. */
+export const RUN_RECOVERED_EVENT = "run_recovered";
+
+/** Name of the CUSTOM event a fork run emits first when its branch may repeat a recorded side effect. */
+export const FORK_WARNING_EVENT = "fork_side_effects";

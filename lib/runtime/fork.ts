@@ -18,15 +18,13 @@ import {
   type RefundStateValue,
   refundEditableState,
 } from "@/lib/graphs/refund";
+import { FORK_WARNING_EVENT } from "@/lib/wire";
 import { EventSink } from "./event-sink";
 import { failRun, startRunInBackground } from "./executor";
 import { getRefundGraph } from "./graph";
 import { instanceId } from "./instance";
 import type { RunInput } from "./run-input";
 import { type SideEffectWarning, sideEffectWarnings } from "./side-effects";
-
-/** Name of the CUSTOM event a fork run emits first when its branch may repeat a recorded side effect. */
-export const FORK_WARNING_EVENT = "fork_side_effects";
 
 export interface ForkRequest {
   threadId: string;
