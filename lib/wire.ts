@@ -40,3 +40,11 @@ export const RUN_RECOVERED_EVENT = "run_recovered";
 
 /** Name of the CUSTOM event a fork run emits first when its branch may repeat a recorded side effect. */
 export const FORK_WARNING_EVENT = "fork_side_effects";
+
+/**
+ * Money in minor units as people read it, e.g. "€249.00": English formatting whatever the server's or browser's
+ * locale, so a reply the agent writes and the console's figures read the same everywhere.
+ */
+export function formatMoney(amountCents: number, currency = "EUR"): string {
+  return new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(amountCents / 100);
+}

@@ -3,7 +3,7 @@
 import { useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
-import { formatMoney } from "@/lib/format";
+import { formatMoney } from "@/lib/wire";
 import { parseAmountToCents } from "./amount";
 import { RefundDetails } from "./refund-details";
 import type { DecisionFormProps } from "./types";

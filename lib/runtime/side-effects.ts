@@ -5,6 +5,7 @@ import { getThread } from "@/lib/db/queries/threads";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
 import type { RefundStateValue } from "@/lib/graphs/refund";
+import { formatMoney } from "@/lib/wire";
 import { getRefundGraph } from "./graph";
 
 /** A recorded side effect that a branch from some checkpoint would reach again. */
@@ -13,10 +14,6 @@ export interface SideEffectWarning {
   message: string;
   /** The ledger row that prevents doing it twice. */
   recordId: string;
-}
-
-function euros(cents: number, currency: string): string {
-  return new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(cents / 100);
 }
 
 /**
@@ -41,7 +38,7 @@ export async function sideEffectWarnings({
         code: "side_effect:refund",
         recordId: refund.id,
         message:
-          `A refund of ${euros(refund.amountCents, refund.currency)} for ${orderId} is already recorded (later on ` +
+          `A refund of ${formatMoney(refund.amountCents, refund.currency)} for ${orderId} is already recorded (later on ` +
           "this branch or on another one). A branch from here may reach the refund step again; the refund ledger " +
           "returns the recorded refund instead of paying a second time.",
       });

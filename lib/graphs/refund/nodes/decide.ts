@@ -1,6 +1,6 @@
 import "server-only";
 import { sumRefundsForOrder } from "@/lib/db/queries/refunds";
-import { formatMoney } from "../money";
+import { formatMoney } from "@/lib/wire";
 import { evaluatePolicy } from "../policy";
 import type { OrderSnapshot, RefundDecision, RefundMethod, RefundStateValue } from "../state";
 import { askHuman } from "./ask-human";
