@@ -48,3 +48,20 @@ export const FORK_WARNING_EVENT = "fork_side_effects";
 export function formatMoney(amountCents: number, currency = "EUR"): string {
   return new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(amountCents / 100);
 }
+
+/** The part of a zod error these helpers read (structural, so this module needs no zod import). */
+export interface IssueList {
+  issues: readonly { path: readonly PropertyKey[]; message: string }[];
+}
+
+const pathOf = (path: readonly PropertyKey[], root: string) => path.map(String).join(".") || root;
+
+/** A failed parse as one line, "limit: Too big; status: Invalid option"; `root` names an issue without a path. */
+export function issuesMessage(error: IssueList, root = ""): string {
+  return error.issues.map((i) => `${pathOf(i.path, root)}: ${i.message}`).join("; ");
+}
+
+/** The distinct fields a failed parse complains about (`root` for issues about the whole value). */
+export function issuePaths(error: IssueList, root = ""): string[] {
+  return [...new Set(error.issues.map((i) => pathOf(i.path, root)))];
+}
