@@ -5,9 +5,9 @@ import { useEffect, useRef, useState } from "react";
 import { useUser } from "@/components/auth/user-context";
 import { DecisionCard } from "@/components/interrupts/decision-card";
 import { Button } from "@/components/ui/button";
+import { humanizeStep } from "@/components/ui/status-badge";
 import { hasRole } from "@/lib/auth/roles";
 import { DecidedElsewhere } from "./decided-elsewhere";
-import { humanizeStep } from "./status-badge";
 import type { ThreadState } from "./thread-state";
 
 type Send = (request: { resume?: ResumeEntry[]; actor: string }) => Promise<boolean>;
