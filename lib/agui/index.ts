@@ -14,14 +14,9 @@ export {
   resumeToCommand,
   toAguiInterrupt,
 } from "./interrupts";
+export { jsonSafe } from "./json";
 export { type AguiMapper, type AguiRunContext, createAguiMapper, LANGGRAPH_CUSTOM_EVENT } from "./mapper";
 export { toAguiContent, toAguiMessage, toAguiMessages } from "./messages";
 export { closeOpenEvents, runWasStarted } from "./recovery";
 export { encodeSse, withSeq } from "./sse";
-export {
-  type AguiFinishInput,
-  finishInputFromState,
-  jsonSafe,
-  type StateSnapshotLike,
-  stateSnapshot,
-} from "./state";
+export { type AguiFinishInput, finishInputFromState, type StateSnapshotLike, stateSnapshot } from "./state";

@@ -2,7 +2,7 @@ import type { Interrupt, ResumeEntry } from "@ag-ui/core";
 import { Command } from "@langchain/langgraph";
 import { answerJsonSchema, parseInterruptPayload } from "@/lib/interrupts";
 import { requireId } from "./events";
-import { jsonSafe } from "./state";
+import { jsonSafe } from "./json";
 
 /** An interrupt as LangGraph reports it in `getState().tasks[].interrupts`. */
 export interface LangGraphInterrupt {
