@@ -516,18 +516,28 @@ async function main(): Promise<Record<string, unknown>> {
   };
   const { readSamples: N, readWarmup: W } = SETTINGS;
   const longId = longThread.ours!;
-  const firstPage = await listCheckpointHistory(database.sql, { threadId: longId, limit: HISTORY_PAGE });
+  const firstPage = await listCheckpointHistory({ sql: database.sql, threadId: longId, limit: HISTORY_PAGE });
   if (firstPage.entries.length !== HISTORY_PAGE) throw new Error("history: short first page");
   let cursor = firstPage.nextCursor;
   const middlePageIndex = Math.floor(oursSamples.longCount / HISTORY_PAGE / 2);
   for (let p = 1; p < middlePageIndex; p++) {
     cursor = (
-      await listCheckpointHistory(database.sql, { threadId: longId, before: cursor, limit: HISTORY_PAGE })
+      await listCheckpointHistory({
+        sql: database.sql,
+        threadId: longId,
+        before: cursor,
+        limit: HISTORY_PAGE,
+      })
     ).nextCursor;
   }
   type ReadKind = [name: string, read: (i: number) => Promise<unknown>];
   const history = (before: string | null) => async () => {
-    const page = await listCheckpointHistory(database.sql, { threadId: longId, before, limit: HISTORY_PAGE });
+    const page = await listCheckpointHistory({
+      sql: database.sql,
+      threadId: longId,
+      before,
+      limit: HISTORY_PAGE,
+    });
     if (page.entries.length !== HISTORY_PAGE) throw new Error("history: short page");
   };
   const smallReads: ReadKind[] = [

@@ -200,7 +200,7 @@ async function historyChainIsWhole(threadId: string): Promise<number> {
   const entries = [];
   let before: string | null = null;
   do {
-    const page = await listCheckpointHistory(h.database.sql, { threadId, before, limit: 5 });
+    const page = await listCheckpointHistory({ sql: h.database.sql, threadId, before, limit: 5 });
     entries.push(...page.entries);
     before = page.nextCursor;
   } while (before);
