@@ -10,6 +10,7 @@ import { InboxView } from "@/components/inbox/inbox-view";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listInbox } from "@/lib/db/queries/inbox";
+import { issuesMessage } from "@/lib/wire";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Inbox" };
@@ -28,7 +29,7 @@ export default async function InboxPage({
   let parsed = inboxQuery.safeParse(params);
   let problem: string | undefined;
   if (!parsed.success) {
-    problem = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    problem = issuesMessage(parsed.error);
     params = { limit: DEFAULT_PAGE_SIZE };
     parsed = inboxQuery.safeParse(params);
   }

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { type Cidr, parseTrustedProxies } from "@/lib/net/client-address";
+import { issuesMessage } from "./wire";
 
 /**
  * The only reader of `process.env`. Everything else imports `env` from here, so a typo or a bad value fails at
@@ -106,8 +107,7 @@ export type Env = z.infer<typeof schema>;
 function readEnv(): Env {
   const parsed = schema.safeParse(process.env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    throw new Error(`Invalid environment: ${problems}`);
+    throw new Error(`Invalid environment: ${issuesMessage(parsed.error)}`);
   }
   return parsed.data;
 }

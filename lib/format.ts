@@ -1,8 +1,3 @@
-/** Money in minor units as the operator reads it, e.g. "€249.00". Isomorphic. */
-export function formatMoney(amountCents: number, currency = "EUR"): string {
-  return new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(amountCents / 100);
-}
-
 /** A short age such as "45 s", "12 min", "3 h", "2 d". */
 export function formatAge(fromIso: string, now: number = Date.now()): string {
   const seconds = Math.max(0, Math.round((now - Date.parse(fromIso)) / 1000));

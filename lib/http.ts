@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AppError, type ErrorCode } from "./errors";
+import { issuePaths, issuesMessage } from "./wire";
 
 /** Largest request body any route reads (a RunAgentInput with a long conversation fits well below it). */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -111,9 +112,8 @@ export function containsNul(value: unknown): boolean {
 export function parseWith<T>(schema: z.ZodType<T>, value: unknown, code: ErrorCode, what: string): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ");
-  throw new AppError(code, `${what} is not valid: ${problems}`, {
-    fields: [...new Set(parsed.error.issues.map((i) => i.path.join(".") || "body"))],
+  throw new AppError(code, `${what} is not valid: ${issuesMessage(parsed.error, "body")}`, {
+    fields: issuePaths(parsed.error, "body"),
   });
 }
 

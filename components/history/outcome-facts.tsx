@@ -1,4 +1,4 @@
-import { formatMoney } from "@/lib/format";
+import { formatMoney } from "@/lib/wire";
 
 type Values = Record<string, unknown>;
 

@@ -26,9 +26,6 @@ export const AGE_CHOICES = [
   { value: "1d", label: "Older than 1 day" },
 ] as const;
 
-/** Thread statuses of the "All threads" view. */
-export const THREAD_STATUSES = ["all", "running", "interrupted", "completed", "failed", "idle"] as const;
-
 /** The known, non-empty parameters of a Next.js `searchParams` object (first value of repeated ones). */
 export function pickInboxParams(raw: Record<string, string | string[] | undefined>): InboxParams {
   const params: InboxParams = {};

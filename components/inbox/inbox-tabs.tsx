@@ -1,7 +1,12 @@
 import Link from "next/link";
-import { type InboxParams, inboxSearch, isPendingView, THREAD_STATUSES } from "./inbox-query";
+import { type InboxThreadStatus, THREAD_STATUSES } from "@/lib/wire";
+import { type InboxParams, inboxSearch, isPendingView } from "./inbox-query";
 
-const STATUS_LABELS: Record<(typeof THREAD_STATUSES)[number], string> = {
+/** The status filters of the "All threads" view, "all" first. */
+const STATUS_TABS = ["all", ...THREAD_STATUSES] as const satisfies readonly InboxThreadStatus[];
+
+/** Short tab labels (the badge in each row says the status in full). */
+const STATUS_LABELS: Record<InboxThreadStatus, string> = {
   all: "All",
   running: "Running",
   interrupted: "Waiting",
@@ -42,7 +47,7 @@ export function InboxTabs({ params }: { params: InboxParams }) {
       </nav>
       {!pending && (
         <nav aria-label="Thread status" className="flex flex-wrap gap-2">
-          {THREAD_STATUSES.map((s) => (
+          {STATUS_TABS.map((s) => (
             <Link
               key={s}
               href={`/?${inboxSearch({ ...keep, status: s })}`}

@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { actionLabel } from "@/components/ui/action-label";
+import { StatusBadge } from "@/components/ui/status-badge";
 import type { InboxThreadItem } from "@/lib/db/queries/inbox";
 import { ageText } from "./age";
-import { StatusBadge } from "./status-badge";
 import { TableHead } from "./table-head";
 
 const COLUMNS = [

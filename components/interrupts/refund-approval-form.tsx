@@ -3,7 +3,7 @@
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
-import { formatMoney } from "@/lib/format";
+import { formatMoney } from "@/lib/wire";
 import { parseAmountToCents } from "./amount";
 import { useDecisionNote } from "./decision-note";
 import { RefundDetails } from "./refund-details";

@@ -1,6 +1,6 @@
 import { LocalTime } from "@/components/ui/local-time";
-import { formatMoney } from "@/lib/format";
 import type { RefundApprovalPayload } from "@/lib/interrupts";
+import { formatMoney } from "@/lib/wire";
 import { humanize } from "./humanize";
 
 const SEVERITY: Record<string, string> = {

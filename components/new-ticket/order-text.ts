@@ -1,5 +1,5 @@
 import type { OrderChoice } from "@/lib/db/queries/orders-list";
-import { formatMoney } from "@/lib/format";
+import { formatMoney } from "@/lib/wire";
 
 const PAYMENT: Record<string, string> = {
   card: "card",

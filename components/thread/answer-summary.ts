@@ -1,5 +1,5 @@
 import { humanize } from "@/components/interrupts/humanize";
-import { formatMoney } from "@/lib/format";
+import { formatMoney } from "@/lib/wire";
 
 type Answer = Record<string, unknown>;
 

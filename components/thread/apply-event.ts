@@ -1,4 +1,5 @@
 import type { Message } from "@ag-ui/core";
+import { FORK_WARNING_EVENT, RUN_RECOVERED_EVENT } from "@/lib/wire";
 import { appendText, appendToolArgs, upsertTextMessage, upsertToolCall, upsertToolResult } from "./messages";
 import { type PendingItem, type ThreadState, withPending } from "./thread-state";
 
@@ -121,7 +122,7 @@ function withNotice(state: ThreadState, notice: string): ThreadState {
 }
 
 function custom(state: ThreadState, e: StreamEvent): ThreadState {
-  if (e.name === "run_recovered") {
+  if (e.name === RUN_RECOVERED_EVENT) {
     const attempt =
       isRecord(e.value) && typeof e.value.attempt === "number" ? ` (attempt ${e.value.attempt})` : "";
     return {
@@ -132,7 +133,7 @@ function custom(state: ThreadState, e: StreamEvent): ThreadState {
       ],
     };
   }
-  if (e.name === "fork_side_effects") {
+  if (e.name === FORK_WARNING_EVENT) {
     return withNotice(state, "This branch re-ran steps that have side effects.");
   }
   return state;

@@ -6,9 +6,9 @@ import { useUser } from "@/components/auth/user-context";
 import { DecisionCard } from "@/components/interrupts/decision-card";
 import { Button } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
+import { humanizeStep } from "@/components/ui/status-badge";
 import { hasRole } from "@/lib/auth/roles";
 import { DecidedElsewhere } from "./decided-elsewhere";
-import { humanizeStep } from "./status-badge";
 import type { ThreadState } from "./thread-state";
 
 type Send = (request: { resume?: ResumeEntry[]; actor: string }) => Promise<boolean>;

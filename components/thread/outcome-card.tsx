@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { humanize } from "@/components/interrupts/humanize";
 import { LocalTime } from "@/components/ui/local-time";
-import { formatMoney } from "@/lib/format";
+import { formatMoney } from "@/lib/wire";
 
 /** The parts of the refund agent's state the outcome shows; anything else in `values` is ignored. */
 const outcomeValues = z.object({

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { StatusBadge } from "./status-badge";
+import { LiveStatusBadge } from "@/components/ui/status-badge";
 
 /** Title, status and current step, the way back to the inbox and on to the history, and who is operating. */
 export function ThreadHeader({
@@ -40,7 +40,7 @@ export function ThreadHeader({
           <h1 className="break-words text-2xl font-semibold text-slate-900" data-testid="thread-title">
             {title}
           </h1>
-          <StatusBadge status={status} step={step} />
+          <LiveStatusBadge status={status} step={step} />
         </div>
         {signedInAs && (
           <p className="text-sm text-slate-700" data-testid="deciding-as">

@@ -108,7 +108,7 @@ describe("parallel approvals (account-change agent)", () => {
     );
     expect(one.status).toBe(422);
     expect(one.json?.code).toBe("unprocessable:resume_incomplete");
-    expect((one.json?.details as { missing: { interruptId: string }[] }).missing).toEqual([
+    expect((one.json?.details as { missing?: unknown } | undefined)?.missing).toEqual([
       { interruptId: data.id, action: "review_change" },
     ]);
     const both = await postRun(

@@ -1,9 +1,9 @@
 import { buildResumeArray, HttpAgent } from "@ag-ui/client";
 import type { RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
-import { describeContract, testClock } from "./fixtures/check-events";
-import { loadFixture } from "./fixtures/load-fixture";
-import type { ToyRun } from "./fixtures/toy-graph";
+import { describeContract, testClock } from "@/e2e/support/agui-fixtures/check-events";
+import { loadFixture } from "@/e2e/support/agui-fixtures/load-fixture";
+import type { ToyRun } from "@/e2e/support/agui-fixtures/toy-graph";
 import { createAguiMapper, encodeSse, resumeToCommand } from "./index";
 
 /** Serves the recorded runs, in order, as our SSE stream would. */

@@ -1,7 +1,7 @@
 import type { Interrupt, ResumeEntry } from "@ag-ui/core";
 import { Command } from "@langchain/langgraph";
 import { requireId } from "./events";
-import { jsonSafe } from "./state";
+import { jsonSafe } from "./json";
 
 /** An interrupt as LangGraph reports it in `getState().tasks[].interrupts`. */
 export interface LangGraphInterrupt {

@@ -1,7 +1,7 @@
 import { Annotation, END, interrupt, MemorySaver, START, StateGraph } from "@langchain/langgraph";
-import { checkEvents, testClock } from "./fixtures/check-events";
-import { loadFixture } from "./fixtures/load-fixture";
-import { runToyGraph, type ToyRun } from "./fixtures/toy-graph";
+import { checkEvents, testClock } from "@/e2e/support/agui-fixtures/check-events";
+import { loadFixture } from "@/e2e/support/agui-fixtures/load-fixture";
+import { runToyGraph, type ToyRun } from "@/e2e/support/agui-fixtures/toy-graph";
 import {
   type AguiEvent,
   CANCELLED_RESUME,

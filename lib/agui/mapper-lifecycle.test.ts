@@ -1,6 +1,6 @@
 import { EventType, type RunAgentInput } from "@ag-ui/core";
 import { AIMessageChunk, HumanMessage } from "@langchain/core/messages";
-import { checkEvents, ofType, testClock, typesOf } from "./fixtures/check-events";
+import { checkEvents, ofType, testClock, typesOf } from "@/e2e/support/agui-fixtures/check-events";
 import { createAguiMapper, LANGGRAPH_CUSTOM_EVENT } from "./index";
 
 const T = EventType;

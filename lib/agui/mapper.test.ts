@@ -1,7 +1,13 @@
 import { EventType, type RunAgentInput } from "@ag-ui/core";
-import { checkEvents, describeContract, ofType, testClock, typesOf } from "./fixtures/check-events";
-import { type FixtureName, loadFixture } from "./fixtures/load-fixture";
-import type { ToyRun } from "./fixtures/toy-graph";
+import {
+  checkEvents,
+  describeContract,
+  ofType,
+  testClock,
+  typesOf,
+} from "@/e2e/support/agui-fixtures/check-events";
+import { type FixtureName, loadFixture } from "@/e2e/support/agui-fixtures/load-fixture";
+import type { ToyRun } from "@/e2e/support/agui-fixtures/toy-graph";
 import { type AguiEvent, createAguiMapper } from "./index";
 
 const T = EventType;

@@ -2,9 +2,10 @@ import { EventType, PROTOCOL_VERSION, type RunAgentInput } from "@ag-ui/core";
 import { AIMessage, AIMessageChunk, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { type AguiEvent, createStamp, taskIdOf } from "./events";
 import { type DescribeInterrupt, toAguiInterrupt } from "./interrupts";
+import { jsonSafe } from "./json";
 import { createMessageStreams } from "./message-stream";
 import { toAguiMessages } from "./messages";
-import { type AguiFinishInput, jsonSafe, stateSnapshot } from "./state";
+import { type AguiFinishInput, stateSnapshot } from "./state";
 import { createSteps, parseTaskChunk } from "./steps";
 
 /** The run being mapped. `now` is the clock behind every event's `timestamp` (default `Date.now`). */

@@ -1,7 +1,7 @@
 import { EventType } from "@ag-ui/core";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
-import { checkEvents, ofType, typesOf } from "./fixtures/check-events";
-import { chunk, harness, ns, tcc } from "./fixtures/harness";
+import { checkEvents, ofType, typesOf } from "@/e2e/support/agui-fixtures/check-events";
+import { chunk, harness, ns, tcc } from "@/e2e/support/agui-fixtures/harness";
 import type { AguiEvent } from "./index";
 
 const T = EventType;

@@ -1,8 +1,9 @@
 import { EventType } from "@ag-ui/core";
+import { checkEvents, typesOf } from "@/e2e/support/agui-fixtures/check-events";
+import { chunk, harness, ns, tcc } from "@/e2e/support/agui-fixtures/harness";
+import { RUN_RECOVERED_EVENT } from "@/lib/wire";
 import type { AguiEvent } from "./events";
-import { checkEvents, typesOf } from "./fixtures/check-events";
-import { chunk, harness, ns, tcc } from "./fixtures/harness";
-import { closeOpenEvents, RUN_RECOVERED_EVENT, runWasStarted } from "./recovery";
+import { closeOpenEvents, runWasStarted } from "./recovery";
 
 describe("closing what a crashed run left open", () => {
   it("closes open text, tool calls and steps so the recovered run can repeat the node", async () => {

@@ -1,9 +1,6 @@
 import { EventType } from "@ag-ui/core";
 import type { AguiEvent } from "./events";
 
-/** Name of the CUSTOM event a recovered run emits where it picks up again. */
-export const RUN_RECOVERED_EVENT = "run_recovered";
-
 /**
  * What a run left open when its process died: the events that close it, in a valid order (text and tool calls
  * inside their steps first, then the steps, innermost last-opened first). A recovered run emits these before it

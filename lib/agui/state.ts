@@ -1,5 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LangGraphInterrupt } from "./interrupts";
+import { jsonSafe } from "./json";
 
 /** What the mapper needs at the end of a run, read from `graph.getState(config)`. */
 export interface AguiFinishInput {
@@ -32,14 +33,4 @@ export function finishInputFromState(state: StateSnapshotLike): AguiFinishInput 
 export function stateSnapshot(values: Record<string, unknown>): Record<string, unknown> {
   const { messages: _messages, ...rest } = values;
   return (jsonSafe(rest) ?? {}) as Record<string, unknown>;
-}
-
-/**
- * A value as it will read after a trip through JSON, which is how every event reaches the browser and the event
- * log: `toJSON` applied (dates become ISO strings), `undefined` and functions dropped, bigints as decimal strings.
- * Returns `undefined` for a value JSON cannot represent at all. Throws on cycles.
- */
-export function jsonSafe(value: unknown): unknown {
-  const text = JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? v.toString() : v));
-  return text === undefined ? undefined : JSON.parse(text);
 }

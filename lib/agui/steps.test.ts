@@ -1,6 +1,6 @@
 import { EventType } from "@ag-ui/core";
-import { checkEvents, typesOf } from "./fixtures/check-events";
-import { chunk, harness, ns } from "./fixtures/harness";
+import { checkEvents, typesOf } from "@/e2e/support/agui-fixtures/check-events";
+import { chunk, harness, ns } from "@/e2e/support/agui-fixtures/harness";
 
 const T = EventType;
 

@@ -132,14 +132,23 @@ function hasUnfinishedInterrupt(taskIds: string[], channels: (string | undefined
  * A page of a thread's checkpoints, newest first, for the history viewer. `before` is the cursor of the previous
  * page. One statement; cost does not grow with the size of the state.
  */
-export async function listCheckpointHistory(
-  sql: SqlClient,
-  params: { threadId: string; checkpointNs?: string; before?: string | null; limit?: number },
-): Promise<HistoryPage> {
-  const limit = Math.min(Math.max(params.limit ?? 50, 1), 500);
+export async function listCheckpointHistory({
+  sql,
+  threadId,
+  checkpointNs = "",
+  before = null,
+  limit: requested = 50,
+}: {
+  sql: SqlClient;
+  threadId: string;
+  checkpointNs?: string;
+  before?: string | null;
+  limit?: number;
+}): Promise<HistoryPage> {
+  const limit = Math.min(Math.max(requested, 1), 500);
   const rows = await sql.query<HistoryRow>(
     HISTORY_SQL,
-    [params.threadId, params.checkpointNs ?? "", params.before ?? null, limit + 1],
+    [threadId, checkpointNs, before, limit + 1],
     "cp_history",
   );
   const page = rows.slice(0, limit);
@@ -186,13 +195,18 @@ WHERE thread_id = $1 AND checkpoint_ns = $2 ORDER BY checkpoint_id DESC`;
  * Every (checkpoint, parent) pair of a thread in one namespace, newest first: two short key columns per checkpoint,
  * read along the primary key — no value, metadata or blob. Enough to tell the branches of the whole tree apart.
  */
-export async function listCheckpointLinks(
-  sql: SqlClient,
-  params: { threadId: string; checkpointNs?: string },
-): Promise<CheckpointLink[]> {
+export async function listCheckpointLinks({
+  sql,
+  threadId,
+  checkpointNs = "",
+}: {
+  sql: SqlClient;
+  threadId: string;
+  checkpointNs?: string;
+}): Promise<CheckpointLink[]> {
   const rows = await sql.query<{ checkpoint_id: string; parent_checkpoint_id: string | null }>(
     LINKS_SQL,
-    [params.threadId, params.checkpointNs ?? ""],
+    [threadId, checkpointNs],
     "cp_links",
   );
   return rows.map((r) => ({ checkpointId: r.checkpoint_id, parentCheckpointId: r.parent_checkpoint_id }));

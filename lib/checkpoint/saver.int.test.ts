@@ -86,7 +86,7 @@ describe.each(backends)("DrizzleCheckpointSaver on %s", (kind) => {
 
     // The metadata-only history shows the branch point: two children under the approval checkpoint.
     const threadId = config.configurable.thread_id;
-    const page = await listCheckpointHistory(backend.database.sql, { threadId, limit: 50 });
+    const page = await listCheckpointHistory({ sql: backend.database.sql, threadId, limit: 50 });
     const forkPoint = page.entries.find(
       (e) => e.checkpointId === atApproval!.config.configurable?.checkpoint_id,
     );
@@ -101,8 +101,9 @@ describe.each(backends)("DrizzleCheckpointSaver on %s", (kind) => {
     expect(page.entries.find((e) => e.source === "update")?.writtenBy).toEqual([]);
     expect(page.entries.length).toBe(history.length + 4);
     // Newest first, paged with a cursor, no overlap.
-    const first = await listCheckpointHistory(backend.database.sql, { threadId, limit: 3 });
-    const second = await listCheckpointHistory(backend.database.sql, {
+    const first = await listCheckpointHistory({ sql: backend.database.sql, threadId, limit: 3 });
+    const second = await listCheckpointHistory({
+      sql: backend.database.sql,
       threadId,
       limit: 3,
       before: first.nextCursor,
@@ -119,7 +120,8 @@ describe.each(backends)("DrizzleCheckpointSaver on %s", (kind) => {
     const graph = buildApprovalGraph(saver);
     const config = thread();
     await graph.invoke({ order: "C-1" }, config);
-    const page = await listCheckpointHistory(backend.database.sql, {
+    const page = await listCheckpointHistory({
+      sql: backend.database.sql,
       threadId: config.configurable.thread_id,
     });
     expect(page.entries[0]?.pendingInterrupts).toBe(true);
@@ -227,7 +229,7 @@ describe.each(backends)("DrizzleCheckpointSaver on %s", (kind) => {
   });
 
   it("makes exactly one statement per put, putWrites and getTuple", async () => {
-    const { CountingSqlClient } = await import("@/lib/db/sql-client");
+    const { CountingSqlClient } = await import("@/e2e/support/counting-sql-client");
     const counting = new CountingSqlClient(backend.database.sql);
     const counted = new DrizzleCheckpointSaver(counting);
     const calls = { getTuple: 0, put: 0, putWrites: 0, list: 0 };

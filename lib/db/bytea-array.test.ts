@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import pg from "pg";
 import { parseByteaArray } from "./bytea-array";
 
@@ -14,5 +15,17 @@ describe("parseByteaArray", () => {
       expect(parseByteaArray(literal)).toEqual(reference(literal));
     }
     expect(parseByteaArray(null)).toBeNull();
+  });
+
+  it("gives back the bytes of any array, as pg writes it in text format", () => {
+    const values = fc.array(fc.option(fc.uint8Array({ maxLength: 48 }), { nil: null }), { maxLength: 12 });
+    fc.assert(
+      fc.property(values, (array) => {
+        // Postgres's text output for bytea[]: hex elements quoted, their backslash escaped; NULL bare.
+        const literal = `{${array.map((b) => (b ? `"\\\\x${Buffer.from(b).toString("hex")}"` : "NULL")).join(",")}}`;
+        const parsed = parseByteaArray(literal);
+        expect(parsed?.map((b) => (b ? [...b] : null))).toEqual(array.map((b) => (b ? [...b] : null)));
+      }),
+    );
   });
 });

@@ -10,16 +10,6 @@ export interface SqlClient {
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[], name?: string): Promise<R[]>;
 }
 
-/** Counts statements sent through a client: the figure the saver benchmark reports per thread. */
-export class CountingSqlClient implements SqlClient {
-  statements = 0;
-  constructor(private readonly inner: SqlClient) {}
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[], name?: string): Promise<R[]> {
-    this.statements += 1;
-    return this.inner.query<R>(text, params, name);
-  }
-}
-
 /** SQLSTATE of an error thrown by either driver, if it has one. */
 export function sqlState(error: unknown): string | undefined {
   if (typeof error === "object" && error !== null && "code" in error) {

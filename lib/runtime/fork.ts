@@ -11,15 +11,13 @@ import { lockThread, setThreadEditor, setThreadStatus } from "@/lib/db/queries/t
 import { checkpoints, runs } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { FORK_WARNING_EVENT } from "@/lib/wire";
 import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
 import { EventSink } from "./event-sink";
 import { failRun, startRunInBackground } from "./executor";
 import { agentOfThread } from "./graph";
 import { instanceId } from "./instance";
 import type { RunInput } from "./run-input";
-
-/** Name of the CUSTOM event a fork run emits first when its branch may repeat a recorded side effect. */
-export const FORK_WARNING_EVENT = "fork_side_effects";
 
 export interface ForkRequest {
   threadId: string;

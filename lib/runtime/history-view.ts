@@ -168,8 +168,8 @@ export async function getThreadHistory(
 ): Promise<ThreadHistoryView> {
   const thread = await getThread({ db, threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
-  const page = await listCheckpointHistory(sql, { threadId, checkpointNs: "", before, limit });
-  const tree = labelBranches(await listCheckpointLinks(sql, { threadId, checkpointNs: "" }));
+  const page = await listCheckpointHistory({ sql, threadId, checkpointNs: "", before, limit });
+  const tree = labelBranches(await listCheckpointLinks({ sql, threadId, checkpointNs: "" }));
   if (before !== null && !tree.labels.has(before)) {
     throw new AppError("bad_request:history", `before: ${before} is not a checkpoint of thread ${threadId}.`);
   }

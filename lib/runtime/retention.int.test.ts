@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
+import { openRefundHarness, type RefundHarness, type ThreadConfig } from "@/e2e/support/refund-harness";
 import { listCheckpointHistory } from "@/lib/checkpoint/history";
 import {
   listPendingDecisions,
@@ -9,7 +10,6 @@ import {
 } from "@/lib/db/queries/decisions";
 import { createThread, setThreadStatus } from "@/lib/db/queries/threads";
 import { refundGraphInput } from "@/lib/graphs/refund";
-import { openRefundHarness, type RefundHarness, type ThreadConfig } from "@/lib/graphs/refund/testing";
 import { summarizePayload } from "@/lib/interrupts";
 import { type PruneReport, pruneCheckpoints } from "./retention";
 
@@ -200,7 +200,7 @@ async function historyChainIsWhole(threadId: string): Promise<number> {
   const entries = [];
   let before: string | null = null;
   do {
-    const page = await listCheckpointHistory(h.database.sql, { threadId, before, limit: 5 });
+    const page = await listCheckpointHistory({ sql: h.database.sql, threadId, before, limit: 5 });
     entries.push(...page.entries);
     before = page.nextCursor;
   } while (before);

@@ -3,7 +3,8 @@ import type { BaseEvent } from "@ag-ui/core";
 import { encodeSse } from "@/lib/agui";
 import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
-import { ACTIVE_RUN_STATUSES, getRun } from "@/lib/db/queries/runs";
+import { getRun } from "@/lib/db/queries/runs";
+import { ACTIVE_RUN_STATUSES } from "@/lib/wire";
 import { subscribeEvents } from "./event-bus";
 
 const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
 import { centsParam, durationParam, limitParam } from "@/lib/params";
+import { INBOX_STATUSES } from "@/lib/wire";
 
 /** Body of `POST /api/threads`: a customer ticket. */
 export const createThreadBody = z.strictObject({
@@ -26,7 +27,6 @@ export type CreateThreadBody = z.infer<typeof createThreadBody>;
 
 /** Actions the inbox filters on: the interrupt contract's, plus "unknown" for payloads outside it. */
 const INBOX_ACTIONS = [...INTERRUPT_ACTIONS, "unknown"] as const;
-const INBOX_STATUSES = ["pending", "running", "interrupted", "completed", "failed", "idle", "all"] as const;
 
 /**
  * Query of `GET /api/threads` (the inbox). Without `status`, or with `status=pending`: pending decisions oldest first,

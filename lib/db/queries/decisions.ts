@@ -1,5 +1,6 @@
 import "server-only";
 import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
+import type { ResumeStatus } from "@/lib/wire";
 import { type Decision, decisions } from "../schema";
 import type { Queryable } from "../tx";
 
@@ -139,7 +140,7 @@ export async function resolveDecision({
 }: {
   db: Queryable;
   interruptId: string;
-  resumeStatus: "resolved" | "cancelled";
+  resumeStatus: ResumeStatus;
   answer: unknown;
   resolvedBy: string;
   resolvedById?: string | null;

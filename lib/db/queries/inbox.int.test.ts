@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { openBackend } from "@/e2e/support/backends";
 import { createTestDatabase } from "@/e2e/support/pg";
+import { openRefundHarness, type RefundHarness } from "@/e2e/support/refund-harness";
 import { AppError } from "@/lib/errors";
 import { refundGraphInput } from "@/lib/graphs/refund";
-import { openRefundHarness, type RefundHarness } from "@/lib/graphs/refund/testing";
 import { summarizePayload } from "@/lib/interrupts";
 import { migrateDatabase } from "../migrate";
 import { type Database, openPostgres } from "../open";

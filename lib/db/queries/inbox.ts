@@ -1,6 +1,7 @@
 import "server-only";
 import { type AnyColumn, and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/errors";
+import type { InboxStatus, InboxThreadStatus } from "@/lib/wire";
 import { decisions, threads } from "../schema";
 import type { Queryable } from "../tx";
 
@@ -26,18 +27,6 @@ import type { Queryable } from "../tx";
  * Keys keep Postgres's microsecond timestamps (a JS Date would round them to milliseconds, and a rounded key would
  * repeat or skip rows on the next page); the cursor is base64url JSON of the last row's key.
  */
-
-/** Thread statuses the inbox lists threads by; "all" lists every thread. */
-export const INBOX_THREAD_STATUSES = [
-  "running",
-  "interrupted",
-  "completed",
-  "failed",
-  "idle",
-  "all",
-] as const;
-export type InboxThreadStatus = (typeof INBOX_THREAD_STATUSES)[number];
-export type InboxStatus = "pending" | InboxThreadStatus;
 
 export const INBOX_DEFAULT_LIMIT = 50;
 export const INBOX_MAX_LIMIT = 200;

@@ -1,9 +1,8 @@
 import "server-only";
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { ACTIVE_RUN_STATUSES, type RunStatus } from "@/lib/wire";
 import { type Run, runs, threads } from "../schema";
 import type { Queryable } from "../tx";
-
-export const ACTIVE_RUN_STATUSES = ["queued", "running"] as const;
 
 export async function getRun({ db, runId }: { db: Queryable; runId: string }): Promise<Run | undefined> {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId));
@@ -62,7 +61,7 @@ export async function finishRun({
   db: Queryable;
   runId: string;
   owner: string;
-  status: "interrupted" | "succeeded" | "failed" | "cancelled";
+  status: Exclude<RunStatus, (typeof ACTIVE_RUN_STATUSES)[number]>;
   errorCode?: string;
   errorMessage?: string;
 }): Promise<boolean> {

@@ -11,6 +11,7 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { DECISION_STATUSES, RESUME_STATUSES, RUN_KINDS, RUN_STATUSES, THREAD_STATUSES } from "../../wire";
 import { byteText } from "./columns";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
@@ -48,8 +49,7 @@ export const threads = pgTable(
     title: text("title").notNull(),
     customerMessage: text("customer_message").notNull(),
     orderRef: text("order_ref"),
-    /** idle | running | interrupted | completed | failed */
-    status: text("status").notNull().default("idle"),
+    status: text("status", { enum: THREAD_STATUSES }).notNull().default("idle"),
     lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
     /** Principals (user id or `key:<id>`) who filed the ticket, started its first run, and last edited its state
      * (a fork with edits). Four-eyes: none of them may approve its refund. */
@@ -77,10 +77,8 @@ export const runs = pgTable(
     threadId: text("thread_id")
       .notNull()
       .references(() => threads.id, { onDelete: "cascade" }),
-    /** input | resume | fork | recover */
-    kind: text("kind").notNull(),
-    /** queued | running | interrupted | succeeded | failed | cancelled */
-    status: text("status").notNull(),
+    kind: text("kind", { enum: RUN_KINDS }).notNull(),
+    status: text("status", { enum: RUN_STATUSES }).notNull(),
     /** What the graph is invoked with: the new input, or the resume map. */
     input: jsonb("input"),
     /** The principal who started the run (user id, `key:<id>`, `system:<name>`) and its label (email, key name).
@@ -136,9 +134,9 @@ export const decisions = pgTable(
     amountCents: integer("amount_cents"),
     currency: text("currency"),
     /** pending | answered (taken, waiting for the other decisions of its super-step) | resolved | superseded */
-    status: text("status").notNull().default("pending"),
-    /** AG-UI resume status: resolved | cancelled */
-    resumeStatus: text("resume_status"),
+    status: text("status", { enum: DECISION_STATUSES }).notNull().default("pending"),
+    /** AG-UI resume status. */
+    resumeStatus: text("resume_status", { enum: RESUME_STATUSES }),
     answer: jsonb("answer"),
     resolvedBy: text("resolved_by"),
     /** The resolver's user id and role when they decided (four-eyes is checked against these). */

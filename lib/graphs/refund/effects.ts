@@ -3,7 +3,7 @@ import { listRefundsForOrder } from "@/lib/db/queries/refunds";
 import type { Queryable } from "@/lib/db/tx";
 import { emailWarnings } from "@/lib/graphs/email-effects";
 import type { SideEffectWarning } from "@/lib/runtime/agent";
-import { formatMoney as euros } from "./money";
+import { formatMoney as euros } from "@/lib/wire";
 import type { RefundStateValue } from "./state";
 
 /**

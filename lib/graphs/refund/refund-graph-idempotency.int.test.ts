@@ -8,7 +8,7 @@ import {
   startThread,
   type ThreadConfig,
   valuesOf,
-} from "./testing";
+} from "@/e2e/support/refund-harness";
 
 /** Run an approved ORD-… refund to the end: approve, then send the email. */
 async function approveAndSend(h: RefundHarness, message: string): Promise<ThreadConfig> {

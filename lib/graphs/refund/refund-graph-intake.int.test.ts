@@ -1,4 +1,3 @@
-import { ORDER_REF_PATTERN } from "./classify-rules";
 import {
   answer,
   countRows,
@@ -8,7 +7,8 @@ import {
   type RefundHarness,
   startThread,
   valuesOf,
-} from "./testing";
+} from "@/e2e/support/refund-harness";
+import { ORDER_REF_PATTERN } from "./classify-rules";
 
 // PGlite: the embedded default the app runs on without DATABASE_URL.
 describe("refund graph on pglite: intake, payment method and other questions", () => {

@@ -1,10 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
 import { type ChatRequest, type FakeOpenAI, startFakeOpenAI } from "@/e2e/support/fake-openai";
+import {
+  expectWaitingFor,
+  newThread,
+  openRefundHarness,
+  type RefundHarness,
+  valuesOf,
+} from "@/e2e/support/refund-harness";
 import { createOpenAiChatModel } from "./chat-model";
 import { refundGraphInput } from "./graph";
 import { CLASSIFY_TASK, REPLY_TASK } from "./prompts";
-import { expectWaitingFor, newThread, openRefundHarness, type RefundHarness, valuesOf } from "./testing";
 
 const REPLY_TOKENS = [
   "Hello",

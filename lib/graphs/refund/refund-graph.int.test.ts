@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { refundGraphInput } from "./graph";
 import {
   answer,
   countRows,
@@ -10,7 +9,8 @@ import {
   type RefundHarness,
   startThread,
   valuesOf,
-} from "./testing";
+} from "@/e2e/support/refund-harness";
+import { refundGraphInput } from "./graph";
 
 describe("refund graph on postgres: approvals", () => {
   let h: RefundHarness;

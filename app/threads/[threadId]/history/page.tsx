@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { HistoryExplorer } from "@/components/history/history-explorer";
 import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
-import { StatusBadge } from "@/components/inbox/status-badge";
+import { StatusBadge } from "@/components/ui/status-badge";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";

@@ -1,7 +1,7 @@
 import "server-only";
 import { sumRefundsForOrder } from "@/lib/db/queries/refunds";
 import { askHuman } from "@/lib/graphs/ask-human";
-import { formatMoney } from "../money";
+import { formatMoney } from "@/lib/wire";
 import { evaluatePolicy } from "../policy";
 import type { OrderSnapshot, RefundDecision, RefundMethod, RefundStateValue } from "../state";
 import type { NodeContext, RefundNode } from "./context";

@@ -155,7 +155,7 @@ try {
   }
   const historyPages: (string | null)[] = [null];
   for (let before: string | null = null, i = 0; i < 3; i++) {
-    before = (await listCheckpointHistory(database.sql, { threadId: historyThread, before, limit: 50 }))
+    before = (await listCheckpointHistory({ sql: database.sql, threadId: historyThread, before, limit: 50 }))
       .nextCursor;
     historyPages.push(before);
   }
@@ -181,7 +181,7 @@ try {
         return [];
       },
     };
-    await listCheckpointHistory(recorder, { threadId: historyThread, before, limit: 50 });
+    await listCheckpointHistory({ sql: recorder, threadId: historyThread, before, limit: 50 });
     return captured!;
   };
   const selective: InboxFilter = { minAmountCents: 240_000 };
@@ -225,7 +225,7 @@ try {
     },
     {
       name: "history, first page (50)",
-      run: () => listCheckpointHistory(database.sql, { threadId: historyThread, limit: 50 }),
+      run: () => listCheckpointHistory({ sql: database.sql, threadId: historyThread, limit: 50 }),
       statement: await historyStatement(null),
       index: "checkpoints_thread_id_checkpoint_ns_checkpoint_id_pk",
       target: TARGET_HISTORY_MS,
@@ -233,7 +233,12 @@ try {
     {
       name: "history, middle page (50, via cursor)",
       run: () =>
-        listCheckpointHistory(database.sql, { threadId: historyThread, before: middleCursor, limit: 50 }),
+        listCheckpointHistory({
+          sql: database.sql,
+          threadId: historyThread,
+          before: middleCursor,
+          limit: 50,
+        }),
       statement: await historyStatement(middleCursor),
       index: "checkpoints_thread_id_checkpoint_ns_checkpoint_id_pk",
       target: TARGET_HISTORY_MS,

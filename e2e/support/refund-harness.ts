@@ -1,15 +1,14 @@
-import "server-only";
 import { randomUUID } from "node:crypto";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { Command } from "@langchain/langgraph";
-import { type Backend, openBackend } from "@/e2e/support/backends";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import type { Database } from "@/lib/db/open";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
+import { buildRefundGraph, type RefundGraph, refundGraphInput } from "@/lib/graphs/refund/graph";
+import { OfflineChatModel } from "@/lib/graphs/refund/offline-model";
+import type { RefundStateValue } from "@/lib/graphs/refund/state";
 import { type InterruptAction, type PayloadOf, parseInterruptPayload } from "@/lib/interrupts";
-import { buildRefundGraph, type RefundGraph, refundGraphInput } from "./graph";
-import { OfflineChatModel } from "./offline-model";
-import type { RefundStateValue } from "./state";
+import { type Backend, openBackend } from "./backends";
 
 /*
  * Shared by the refund graph's integration tests: a migrated, seeded database of either kind, the real graph on our

@@ -28,13 +28,13 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
+import { CountingSqlClient } from "@/e2e/support/counting-sql-client";
 import { createTestDatabase } from "@/e2e/support/pg";
 import { listCheckpointHistory } from "@/lib/checkpoint/history";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { SELECT_TUPLE_BY_ID } from "@/lib/checkpoint/sql";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { type Database, openPostgres } from "@/lib/db/open";
-import { CountingSqlClient } from "@/lib/db/sql-client";
 import {
   type CallCounts,
   countPoolStatements,
@@ -516,18 +516,28 @@ async function main(): Promise<Record<string, unknown>> {
   };
   const { readSamples: N, readWarmup: W } = SETTINGS;
   const longId = longThread.ours!;
-  const firstPage = await listCheckpointHistory(database.sql, { threadId: longId, limit: HISTORY_PAGE });
+  const firstPage = await listCheckpointHistory({ sql: database.sql, threadId: longId, limit: HISTORY_PAGE });
   if (firstPage.entries.length !== HISTORY_PAGE) throw new Error("history: short first page");
   let cursor = firstPage.nextCursor;
   const middlePageIndex = Math.floor(oursSamples.longCount / HISTORY_PAGE / 2);
   for (let p = 1; p < middlePageIndex; p++) {
     cursor = (
-      await listCheckpointHistory(database.sql, { threadId: longId, before: cursor, limit: HISTORY_PAGE })
+      await listCheckpointHistory({
+        sql: database.sql,
+        threadId: longId,
+        before: cursor,
+        limit: HISTORY_PAGE,
+      })
     ).nextCursor;
   }
   type ReadKind = [name: string, read: (i: number) => Promise<unknown>];
   const history = (before: string | null) => async () => {
-    const page = await listCheckpointHistory(database.sql, { threadId: longId, before, limit: HISTORY_PAGE });
+    const page = await listCheckpointHistory({
+      sql: database.sql,
+      threadId: longId,
+      before,
+      limit: HISTORY_PAGE,
+    });
     if (page.entries.length !== HISTORY_PAGE) throw new Error("history: short page");
   };
   const smallReads: ReadKind[] = [
@@ -795,6 +805,21 @@ async function main(): Promise<Record<string, unknown>> {
   );
 
   const r2 = (value: number) => round(value, 2);
+  /** One figure for each saver, in the JSON's key order. */
+  const perSaver = (figure: (key: Key) => number) => ({
+    ours: r2(figure("ours")),
+    official: r2(figure("official")),
+    memory: r2(figure("memory")),
+  });
+  /** Node and Postgres CPU per thread (MemorySaver has no Postgres side). */
+  const cpuPerSaver = (mode: "seq" | "conc") => ({
+    ours: { node: r2(cpuPerThread("ours", mode, "node")), pg: r2(cpuPerThread("ours", mode, "pg")) },
+    official: {
+      node: r2(cpuPerThread("official", mode, "node")),
+      pg: r2(cpuPerThread("official", mode, "pg")),
+    },
+    memory: { node: r2(cpuPerThread("memory", mode, "node")) },
+  });
   const json = {
     mode: QUICK ? "quick" : "full",
     durability: "async (LangGraph default)",
@@ -806,46 +831,14 @@ async function main(): Promise<Record<string, unknown>> {
     ratio_conc_vs_official: r2(ratios.concVsOfficial),
     ratio_seq_vs_memory: r2(ratios.seqVsMemory),
     ratio_conc_vs_memory: r2(ratios.concVsMemory),
-    seq_threads_per_s: {
-      ours: r2(tp("ours", "seq")),
-      official: r2(tp("official", "seq")),
-      memory: r2(tp("memory", "seq")),
-    },
-    conc_threads_per_s: {
-      ours: r2(tp("ours", "conc")),
-      official: r2(tp("official", "conc")),
-      memory: r2(tp("memory", "conc")),
-    },
-    seq_p50_ms: {
-      ours: r2(p("ours", "seq", 50)),
-      official: r2(p("official", "seq", 50)),
-      memory: r2(p("memory", "seq", 50)),
-    },
-    seq_p95_ms: {
-      ours: r2(p("ours", "seq", 95)),
-      official: r2(p("official", "seq", 95)),
-      memory: r2(p("memory", "seq", 95)),
-    },
-    conc_p50_ms: {
-      ours: r2(p("ours", "conc", 50)),
-      official: r2(p("official", "conc", 50)),
-      memory: r2(p("memory", "conc", 50)),
-    },
-    conc_p95_ms: {
-      ours: r2(p("ours", "conc", 95)),
-      official: r2(p("official", "conc", 95)),
-      memory: r2(p("memory", "conc", 95)),
-    },
-    seq_threads_per_s_pooled: {
-      ours: r2(pooledThroughput(byKey("ours").seq)),
-      official: r2(pooledThroughput(byKey("official").seq)),
-      memory: r2(pooledThroughput(byKey("memory").seq)),
-    },
-    conc_threads_per_s_pooled: {
-      ours: r2(pooledThroughput(byKey("ours").conc)),
-      official: r2(pooledThroughput(byKey("official").conc)),
-      memory: r2(pooledThroughput(byKey("memory").conc)),
-    },
+    seq_threads_per_s: perSaver((k) => tp(k, "seq")),
+    conc_threads_per_s: perSaver((k) => tp(k, "conc")),
+    seq_p50_ms: perSaver((k) => p(k, "seq", 50)),
+    seq_p95_ms: perSaver((k) => p(k, "seq", 95)),
+    conc_p50_ms: perSaver((k) => p(k, "conc", 50)),
+    conc_p95_ms: perSaver((k) => p(k, "conc", 95)),
+    seq_threads_per_s_pooled: perSaver((k) => pooledThroughput(byKey(k).seq)),
+    conc_threads_per_s_pooled: perSaver((k) => pooledThroughput(byKey(k).conc)),
     statements_per_thread: r2(stmtsPerThread("ours")),
     official_statements_per_thread: r2(stmtsPerThread("official")),
     statements_per_thread_excl_get_state: r2(excludingGetState("ours")),
@@ -857,22 +850,8 @@ async function main(): Promise<Record<string, unknown>> {
     official_statements_per_saver_call: r2(
       byKey("official").statementsMeasured / totalCalls(byKey("official").callsMeasured),
     ),
-    cpu_ms_per_thread_seq: {
-      ours: { node: r2(cpuPerThread("ours", "seq", "node")), pg: r2(cpuPerThread("ours", "seq", "pg")) },
-      official: {
-        node: r2(cpuPerThread("official", "seq", "node")),
-        pg: r2(cpuPerThread("official", "seq", "pg")),
-      },
-      memory: { node: r2(cpuPerThread("memory", "seq", "node")) },
-    },
-    cpu_ms_per_thread_conc: {
-      ours: { node: r2(cpuPerThread("ours", "conc", "node")), pg: r2(cpuPerThread("ours", "conc", "pg")) },
-      official: {
-        node: r2(cpuPerThread("official", "conc", "node")),
-        pg: r2(cpuPerThread("official", "conc", "pg")),
-      },
-      memory: { node: r2(cpuPerThread("memory", "conc", "node")) },
-    },
+    cpu_ms_per_thread_seq: cpuPerSaver("seq"),
+    cpu_ms_per_thread_conc: cpuPerSaver("conc"),
     bytes_per_thread: Math.round(diskRaw.ours.bytesPerThread),
     official_bytes_per_thread: Math.round(diskRaw.official.bytesPerThread),
     bytes_per_thread_after_vacuum: Math.round(diskVacuumed.ours.bytesPerThread),

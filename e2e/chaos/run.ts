@@ -2,7 +2,7 @@
  * `npm run test:chaos [-- --kills N --threads M]`: the long kill test (default 50 kills). Prints progress, then one
  * JSON summary line last; exits 1 if any invariant broke.
  */
-import { runChaos } from "@/e2e/chaos/harness";
+import { runChaos } from "./harness";
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {

@@ -1,0 +1,29 @@
+import { z } from "zod";
+import * as wire from "./wire";
+
+describe("wire contract", () => {
+  it("derives the inbox's views from the thread statuses", () => {
+    expect(wire.INBOX_THREAD_STATUSES).toEqual([...wire.THREAD_STATUSES, "all"]);
+    expect(wire.INBOX_STATUSES).toEqual(["pending", ...wire.THREAD_STATUSES, "all"]);
+    for (const s of wire.ACTIVE_RUN_STATUSES) expect(wire.RUN_STATUSES).toContain(s);
+  });
+
+  it("formats minor units the same on every machine", () => {
+    expect(wire.formatMoney(24900)).toBe("€249.00");
+    expect(wire.formatMoney(5, "EUR")).toBe("€0.05");
+    expect(wire.formatMoney(123456, "USD")).toBe("US$1,234.56");
+  });
+
+  it("turns a zod error into one line and its fields", () => {
+    const schema = z.strictObject({ limit: z.number().max(10), nested: z.object({ id: z.string() }) });
+    const parsed = schema.safeParse({ limit: 11, nested: { id: 1 } });
+    if (parsed.success) throw new Error("expected a failure");
+    expect(wire.issuesMessage(parsed.error)).toMatch(/^limit: .+; nested\.id: .+$/);
+    expect(wire.issuePaths(parsed.error)).toEqual(["limit", "nested.id"]);
+    const whole = z.string().safeParse(3);
+    if (whole.success) throw new Error("expected a failure");
+    expect(wire.issuesMessage(whole.error, "body")).toMatch(/^body: /);
+    expect(wire.issuePaths(whole.error, "body")).toEqual(["body"]);
+    expect(wire.issuesMessage(whole.error)).toMatch(/^: /);
+  });
+});

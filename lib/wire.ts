@@ -1,0 +1,67 @@
+/*
+ * The wire contract, once: the statuses the database stores and the console shows, the names of the CUSTOM events
+ * the console reacts to, how money reads, and how a failed zod parse reads. Isomorphic and dependency-free, so the
+ * Drizzle schema, the runtime, the route handlers and client components all import the same words.
+ */
+
+/** A thread's status: it mirrors the latest run for the console (the truth about the graph is in the checkpoints). */
+export const THREAD_STATUSES = ["running", "interrupted", "completed", "failed", "idle"] as const;
+export type ThreadStatus = (typeof THREAD_STATUSES)[number];
+
+/** A run's status. `queued` and `running` are active: at most one active run per thread. */
+export const RUN_STATUSES = ["queued", "running", "interrupted", "succeeded", "failed", "cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** The run statuses that hold a thread (the partial unique index `runs_one_active_per_thread`). */
+export const ACTIVE_RUN_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];
+
+/** What started a run: new input, a resume of interrupts, a fork from a checkpoint, or a retry of a failed thread. */
+export const RUN_KINDS = ["input", "resume", "fork", "retry"] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** A ledger decision moves `pending → resolved` once; an interrupt that no longer applies is `superseded`. */
+export const DECISION_STATUSES = ["pending", "answered", "resolved", "superseded"] as const;
+export type DecisionStatus = (typeof DECISION_STATUSES)[number];
+
+/** How an operator answered an interrupt (AG-UI's resume status). */
+export const RESUME_STATUSES = ["resolved", "cancelled"] as const;
+export type ResumeStatus = (typeof RESUME_STATUSES)[number];
+
+/** Thread statuses the inbox lists threads by; "all" lists every thread. */
+export const INBOX_THREAD_STATUSES = [...THREAD_STATUSES, "all"] as const;
+export type InboxThreadStatus = (typeof INBOX_THREAD_STATUSES)[number];
+
+/** Every view of the inbox: pending decisions (the default), or threads by status. */
+export const INBOX_STATUSES = ["pending", ...INBOX_THREAD_STATUSES] as const;
+export type InboxStatus = (typeof INBOX_STATUSES)[number];
+
+/** Name of the CUSTOM event a recovered run emits where it picks up again. */
+export const RUN_RECOVERED_EVENT = "run_recovered";
+
+/** Name of the CUSTOM event a fork run emits first when its branch may repeat a recorded side effect. */
+export const FORK_WARNING_EVENT = "fork_side_effects";
+
+/**
+ * Money in minor units as people read it, e.g. "€249.00": English formatting whatever the server's or browser's
+ * locale, so a reply the agent writes and the console's figures read the same everywhere.
+ */
+export function formatMoney(amountCents: number, currency = "EUR"): string {
+  return new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(amountCents / 100);
+}
+
+/** The part of a zod error these helpers read (structural, so this module needs no zod import). */
+export interface IssueList {
+  issues: readonly { path: readonly PropertyKey[]; message: string }[];
+}
+
+const pathOf = (path: readonly PropertyKey[], root: string) => path.map(String).join(".") || root;
+
+/** A failed parse as one line, "limit: Too big; status: Invalid option"; `root` names an issue without a path. */
+export function issuesMessage(error: IssueList, root = ""): string {
+  return error.issues.map((i) => `${pathOf(i.path, root)}: ${i.message}`).join("; ");
+}
+
+/** The distinct fields a failed parse complains about (`root` for issues about the whole value). */
+export function issuePaths(error: IssueList, root = ""): string[] {
+  return [...new Set(error.issues.map((i) => pathOf(i.path, root)))];
+}
