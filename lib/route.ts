@@ -45,7 +45,7 @@ export interface RouteContext<P, B, Q> {
   database: Database;
 }
 
-type Params = Record<string, string>;
+type Params = Record<string, string | string[]>;
 
 /** Longest path parameter (ids are UUIDs, checkpoint ids, better-auth ids: all far shorter). */
 const MAX_ID_LENGTH = 200;
@@ -85,16 +85,19 @@ async function authorize(request: Request, access: Access): Promise<Principal | 
 
 function checkParams<P extends Params>(params: P): P {
   for (const [name, value] of Object.entries(params)) {
-    if (
-      typeof value !== "string" ||
-      value.length === 0 ||
-      value.length > MAX_ID_LENGTH ||
-      CONTROL.test(value)
-    ) {
+    // A catch-all segment (`[...all]`) is an array of path parts: each is checked like an id.
+    const parts: unknown[] = Array.isArray(value) ? value : [value];
+    if (parts.length === 0 || !parts.every(isPathPart)) {
       throw new AppError("bad_request:id", `${name} is not a valid id.`, { fields: [name] });
     }
   }
   return params;
+}
+
+function isPathPart(value: unknown): boolean {
+  return (
+    typeof value === "string" && value.length > 0 && value.length <= MAX_ID_LENGTH && !CONTROL.test(value)
+  );
 }
 
 /** The query string as one value per name; control characters and over-long values are refused here. */

@@ -1,8 +1,9 @@
 import "server-only";
 import { INTERRUPT, WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
-import { getTableName } from "drizzle-orm";
+import { and, eq, getTableName } from "drizzle-orm";
 import { checkpoints, checkpointWrites } from "@/lib/db/schema";
 import type { SqlClient } from "@/lib/db/sql-client";
+import type { Queryable } from "@/lib/db/tx";
 
 const CP = `"${getTableName(checkpoints)}"`;
 const WR = `"${getTableName(checkpointWrites)}"`;
@@ -210,4 +211,27 @@ export async function listCheckpointLinks({
     "cp_links",
   );
   return rows.map((r) => ({ checkpointId: r.checkpoint_id, parentCheckpointId: r.parent_checkpoint_id }));
+}
+
+/** Whether a root-namespace checkpoint of this thread exists. */
+export async function checkpointExists({
+  db,
+  threadId,
+  checkpointId,
+}: {
+  db: Queryable;
+  threadId: string;
+  checkpointId: string;
+}): Promise<boolean> {
+  const [row] = await db
+    .select({ id: checkpoints.checkpointId })
+    .from(checkpoints)
+    .where(
+      and(
+        eq(checkpoints.threadId, threadId),
+        eq(checkpoints.checkpointNs, ""),
+        eq(checkpoints.checkpointId, checkpointId),
+      ),
+    );
+  return row !== undefined;
 }

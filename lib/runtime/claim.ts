@@ -1,25 +1,23 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import type { RunAgentInput } from "@ag-ui/core";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
-import {
-  attachStagedDecisions,
-  getDecisions,
-  listPendingDecisions,
-  listStagedDecisions,
-  resolveDecision,
-} from "@/lib/db/queries/decisions";
-import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries/involved";
+import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun, insertRun } from "@/lib/db/queries/runs";
 import { lockThread, setThreadStarter, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Decision, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { type AgentDefinition, getAgent } from "./agent";
+import { startRunInBackground } from "./executor";
 import { instanceId } from "./instance";
 import type { RunInput } from "./run-input";
+import { type AnswerEntry, knownDecisions, settle } from "./settle";
+
+export type { AnswerEntry };
 
 /** Longest customer message a run takes (the same bound as a ticket's message). */
 const MAX_MESSAGE_CHARS = 5000;
@@ -38,13 +36,6 @@ export interface ClaimRequest {
   leaseMs: number;
 }
 
-/** One answer to one interrupt. */
-export interface AnswerEntry {
-  interruptId: string;
-  status: "resolved" | "cancelled";
-  payload?: unknown;
-}
-
 /**
  * Claim a run for a thread, in one transaction: lock the thread, refuse a second active run, and for a resume check
  * that the answers cover exactly the pending interrupts, validate each against the thread's agent's contract and
@@ -52,7 +43,7 @@ export interface AnswerEntry {
  * nothing. Who may claim: an intake key only the first run of a ticket it filed; a resume needs an operator.
  * The run, its principal and every decision go into the audit trail in the same transaction.
  */
-export async function claimRun(db: AppDb, request: ClaimRequest): Promise<ClaimedRun> {
+export async function claimRun({ db, ...request }: ClaimRequest & { db: AppDb }): Promise<ClaimedRun> {
   const resume = request.input.resume ?? [];
   assertDistinct(resume);
   return inClaimTransaction(db, async (tx) => {
@@ -117,7 +108,7 @@ export type DecideResult =
  * for — the resume run is claimed with every staged answer in the same transaction. Two answers to one card: one
  * wins, the other hears who decided. Two answers to two cards at once: both win, the second starts the run.
  */
-export async function decideOne(db: AppDb, request: DecideRequest): Promise<DecideResult> {
+export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb }): Promise<DecideResult> {
   if (request.principal.kind === "key") {
     throw new AppError("forbidden:api_key_scope", "An intake key cannot decide; decisions need an operator.");
   }
@@ -148,172 +139,6 @@ function assertDistinct(resume: readonly { interruptId: string }[]): void {
       "bad_request:resume_duplicate",
       "Each interrupt may be answered only once per request.",
     );
-  }
-}
-
-/** The decisions the entries answer: they must exist, belong to this thread and still be open. */
-async function knownDecisions(tx: Tx, thread: Thread, entries: readonly AnswerEntry[]) {
-  const known = new Map(
-    (await getDecisions({ db: tx, interruptIds: entries.map((r) => r.interruptId) })).map((d) => [
-      d.interruptId,
-      d,
-    ]),
-  );
-  for (const entry of entries) {
-    const decision = known.get(entry.interruptId);
-    if (!decision)
-      throw new AppError("not_found:interrupt", `Interrupt ${entry.interruptId} does not exist.`);
-    if (decision.threadId !== thread.id) {
-      throw new AppError(
-        "unprocessable:interrupt_thread",
-        `Interrupt ${entry.interruptId} belongs to another thread.`,
-      );
-    }
-    if (decision.status !== "pending") throw alreadyDecided(decision);
-  }
-  return known;
-}
-
-/**
- * Validate the answers against the agent's contract, apply its decision policy, then compare-and-set each decision
- * (`resolved` with `runId`, or `answered` while others are pending) and audit them. With a run, answers staged
- * earlier are attached to it too, and the whole set is returned as the run's resume input.
- */
-async function settle(
-  tx: Tx,
-  thread: Thread,
-  known: Map<string, Decision>,
-  entries: readonly AnswerEntry[],
-  principal: Principal,
-  runId: string | null,
-): Promise<RunInput> {
-  const agent = getAgent(thread.agentId);
-  const staged = await listStagedDecisions({ db: tx, threadId: thread.id });
-  const answers = validateAll(agent, known, entries);
-  await applyPolicy(tx, agent, thread, known, entries, answers, principal, staged);
-  for (const entry of entries) {
-    const won = await resolveDecision({
-      db: tx,
-      interruptId: entry.interruptId,
-      resumeStatus: entry.status,
-      answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : null,
-      resolvedBy: principal.label,
-      resolvedById: principal.id,
-      resolverRole: principal.role,
-      resumeRunId: runId,
-    });
-    if (!won) {
-      const [now] = await getDecisions({ db: tx, interruptIds: [entry.interruptId] });
-      throw now
-        ? alreadyDecided(now)
-        : new AppError("conflict:interrupt_resolved", "The decision was already taken.");
-    }
-  }
-  if (runId) await attachStagedDecisions({ db: tx, threadId: thread.id, resumeRunId: runId });
-  await recordAudit({
-    db: tx,
-    entries: entries.map((entry) => {
-      const decision = known.get(entry.interruptId);
-      return {
-        action: "decision" as const,
-        actor: principal,
-        threadId: thread.id,
-        checkpointId: decision?.checkpointId ?? null,
-        interruptId: entry.interruptId,
-        payload: decision?.payload ?? null,
-        answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : { cancelled: true },
-        detail: { action: decision?.action ?? null, runId, ...(runId ? {} : { waiting: true }) },
-      };
-    }),
-  });
-  return {
-    kind: "resume",
-    actor: principal.label,
-    resume: [
-      ...staged.map((d) => ({
-        interruptId: d.interruptId,
-        status: (d.resumeStatus === "cancelled" ? "cancelled" : "resolved") as AnswerEntry["status"],
-        payload: d.resumeStatus === "cancelled" ? undefined : d.answer,
-      })),
-      ...entries.map((r) => ({
-        interruptId: r.interruptId,
-        status: r.status,
-        payload: r.status === "resolved" ? answers.get(r.interruptId) : undefined,
-      })),
-    ],
-  };
-}
-
-/** The answers as the agent's contract parsed them (unknown fields never reach the ledger), or 422 naming one. */
-function validateAll(
-  agent: AgentDefinition,
-  known: Map<string, Decision>,
-  entries: readonly AnswerEntry[],
-): Map<string, unknown> {
-  const answers = new Map<string, unknown>();
-  for (const entry of entries) {
-    if (entry.status !== "resolved") continue;
-    const parsed = agent.interrupts.parse(known.get(entry.interruptId)?.payload);
-    if (!parsed.ok) {
-      // A payload outside the contract takes any JSON answer (bounded by the body limit); the graph validates it.
-      answers.set(entry.interruptId, entry.payload ?? null);
-      continue;
-    }
-    const check = agent.interrupts.validate(parsed.payload, entry.payload);
-    if (!check.ok) {
-      throw new AppError(
-        "unprocessable:answer",
-        `The answer to ${parsed.action} is not valid: ${check.error}`,
-        {
-          interruptId: entry.interruptId,
-          action: parsed.action,
-        },
-      );
-    }
-    answers.set(entry.interruptId, check.answer);
-  }
-  return answers;
-}
-
-/** The agent's decision policy for every answer that acts on the world (four-eyes and the like). */
-async function applyPolicy(
-  tx: Tx,
-  agent: AgentDefinition,
-  thread: Thread,
-  known: Map<string, Decision>,
-  entries: readonly AnswerEntry[],
-  answers: Map<string, unknown>,
-  principal: Principal,
-  staged: Decision[],
-): Promise<void> {
-  let involved: InvolvedPrincipal[] | null = null;
-  const siblings = staged.map((d) => ({
-    interruptId: d.interruptId,
-    action: d.action,
-    answer: d.answer,
-    resolvedById: d.resolvedById,
-  }));
-  for (const entry of entries) {
-    if (entry.status !== "resolved") continue;
-    const parsed = agent.interrupts.parse(known.get(entry.interruptId)?.payload);
-    if (!parsed.ok) continue;
-    const answer = answers.get(entry.interruptId);
-    if (agent.actsOnIt(parsed.payload, answer)) involved ??= await listInvolvedPrincipals({ db: tx, thread });
-    agent.policy({
-      interruptId: entry.interruptId,
-      payload: parsed.payload,
-      answer,
-      principal,
-      involved: involved ?? [],
-      siblings,
-    });
-    // Answers of the same request count as siblings of the next one (one person approving two reviews at once).
-    siblings.push({
-      interruptId: entry.interruptId,
-      action: parsed.action,
-      answer,
-      resolvedById: principal.id,
-    });
   }
 }
 
@@ -407,28 +232,6 @@ function contentText(content: unknown): string {
     .join("");
 }
 
-function alreadyDecided(decision: Decision): AppError {
-  if (decision.status === "superseded") {
-    return new AppError(
-      "conflict:interrupt_superseded",
-      "This decision no longer applies: the thread moved on.",
-      {
-        interruptId: decision.interruptId,
-      },
-    );
-  }
-  return new AppError(
-    "conflict:interrupt_resolved",
-    `${decision.resolvedBy ?? "Someone"} already decided this${decision.resolvedAt ? ` at ${decision.resolvedAt.toISOString()}` : ""}.`,
-    {
-      interruptId: decision.interruptId,
-      resolvedBy: decision.resolvedBy,
-      resolvedAt: decision.resolvedAt?.toISOString() ?? null,
-      answer: decision.answer,
-    },
-  );
-}
-
 /** Run a claim transaction; constraint violations raised by a concurrent request become the same 409s as the checks. */
 async function inClaimTransaction<T>(db: AppDb, work: (tx: Tx) => Promise<T>): Promise<T> {
   try {
@@ -452,4 +255,24 @@ function mapConstraintError(error: unknown): unknown {
     return new AppError("conflict:retry", "The request collided with another one; try again.");
   }
   return error;
+}
+
+/**
+ * {@link decideOne}, and when the answer completed its super-step, the resume run started in the background: what
+ * the decision endpoint answers (`events` is where the run streams from).
+ */
+export async function decideAndResume(
+  request: Omit<DecideRequest, "runId" | "leaseMs"> & { db: AppDb },
+): Promise<
+  | { resumed: false; waitingFor: { interruptId: string; action: string }[] }
+  | { resumed: true; runId: string; events: string }
+> {
+  const result = await decideOne({ ...request, runId: randomUUID(), leaseMs: env.RUN_LEASE_MS });
+  if (!result.resumed) return { resumed: false, waitingFor: result.waitingFor };
+  startRunInBackground(result.run, result.startSeq);
+  return {
+    resumed: true,
+    runId: result.run.id,
+    events: `/api/threads/${encodeURIComponent(request.threadId)}/events?after=${result.startSeq}`,
+  };
 }

@@ -38,7 +38,8 @@ async function run(
     context: [],
     ...input,
   };
-  const { run: claimed, startSeq } = await claimRun(db, {
+  const { run: claimed, startSeq } = await claimRun({
+    db,
     threadId,
     input: full,
     principal,

@@ -121,7 +121,8 @@ async function executeRun(
         summary: agent.interrupts.summarize(i.value),
       };
     });
-    await finalizeRun(database.db, {
+    await finalizeRun({
+      db: database.db,
       runId: run.id,
       threadId: run.threadId,
       owner,
@@ -135,22 +136,31 @@ async function executeRun(
   } catch (error) {
     if (error instanceof LostOwnershipError || signal.aborted) throw new LostOwnershipError(String(error));
     await sink.drain().catch(() => {});
-    await failRun(database.db, run, owner, sink, mapper.fail.bind(mapper), error);
+    await failRun({ db: database.db, run, owner, sink, fail: mapper.fail.bind(mapper), error });
   }
 }
 
 /** End a run as failed with a RUN_ERROR carrying a stable code. */
-export async function failRun(
-  db: Awaited<ReturnType<typeof getDatabase>>["db"],
-  run: Run,
-  owner: string,
-  sink: EventSink,
-  fail: (e: { code: string; message: string }) => AguiEvent[],
-  error: unknown,
-): Promise<void> {
+export async function failRun({
+  db,
+  run,
+  owner,
+  sink,
+  fail,
+  error,
+}: {
+  db: Awaited<ReturnType<typeof getDatabase>>["db"];
+  run: Run;
+  owner: string;
+  sink: EventSink;
+  /** The RUN_ERROR (and whatever closes first) for this error. */
+  fail: (e: { code: string; message: string }) => AguiEvent[];
+  error: unknown;
+}): Promise<void> {
   const appError = toAppError(error, `run ${run.id}`);
   const code = appError.code === "internal:unexpected" ? "internal:run_failed" : appError.code;
-  await finalizeRun(db, {
+  await finalizeRun({
+    db,
     runId: run.id,
     threadId: run.threadId,
     owner,

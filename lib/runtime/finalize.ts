@@ -32,7 +32,7 @@ export interface RunEnding {
  * decisions, supersede decisions the thread no longer waits for, set the thread's status and log the final events.
  * The final events are published only after the commit, so a client that sees RUN_FINISHED can resume at once.
  */
-export async function finalizeRun(db: AppDb, ending: RunEnding): Promise<void> {
+export async function finalizeRun({ db, ...ending }: RunEnding & { db: AppDb }): Promise<void> {
   await db.transaction(async (tx) => {
     // Events first, while the run is still active and ours (the append checks both); then close the run.
     const owned = await appendEvents({

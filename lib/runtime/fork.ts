@@ -1,14 +1,13 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { EventType } from "@ag-ui/core";
-import { and, eq } from "drizzle-orm";
 import { createAguiMapper } from "@/lib/agui";
 import type { Principal } from "@/lib/auth/roles";
+import { checkpointExists } from "@/lib/checkpoint/history";
 import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { getActiveRun, getRun, insertRun } from "@/lib/db/queries/runs";
+import { getActiveRun, getRun, insertRun, setRunInput } from "@/lib/db/queries/runs";
 import { lockThread, setThreadEditor, setThreadStatus } from "@/lib/db/queries/threads";
-import { checkpoints, runs } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { FORK_WARNING_EVENT } from "@/lib/wire";
@@ -53,16 +52,11 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   const { startSeq } = await db.transaction(async (tx) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
-    const [exists] = await tx
-      .select({ id: checkpoints.checkpointId })
-      .from(checkpoints)
-      .where(
-        and(
-          eq(checkpoints.threadId, request.threadId),
-          eq(checkpoints.checkpointNs, ""),
-          eq(checkpoints.checkpointId, request.checkpointId),
-        ),
-      );
+    const exists = await checkpointExists({
+      db: tx,
+      threadId: request.threadId,
+      checkpointId: request.checkpointId,
+    });
     if (!exists)
       throw new AppError("not_found:checkpoint", `Checkpoint ${request.checkpointId} is not in this thread.`);
     const changes = request.values ? await diffAgainst(graph, request, request.values) : {};
@@ -118,7 +112,7 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
       const mapper = createAguiMapper({ threadId: run.threadId, runId });
       sink.emit(mapper.start());
       await sink.drain();
-      await failRun(db, run, run.owner ?? "", sink, mapper.fail.bind(mapper), error);
+      await failRun({ db, run, owner: run.owner ?? "", sink, fail: mapper.fail.bind(mapper), error });
     }
     throw error;
   }
@@ -147,7 +141,7 @@ async function branch(
     forkCheckpointId,
     ...pick(request),
   };
-  const [run] = await db.update(runs).set({ input }).where(eq(runs.id, runId)).returning();
+  const run = await setRunInput({ db, runId, input });
   if (!run) throw new Error(`fork run ${runId} vanished`);
   startRunInBackground(run, startSeq, {
     preamble:

@@ -108,15 +108,15 @@ async function abandon(run: Run, lastSeq: number): Promise<void> {
     "internal:run_abandoned",
     `The run failed ${run.attempts - 1} times in a row and was stopped; the last error is in the server log.`,
   );
-  await failRun(
+  await failRun({
     db,
     run,
     owner,
-    new EventSink(db, run.threadId, run.id, owner, lastSeq),
-    (e) => [
+    sink: new EventSink(db, run.threadId, run.id, owner, lastSeq),
+    fail: (e) => [
       ...closeOpenEvents(logged),
       { type: EventType.RUN_ERROR, message: e.message, code: e.code, timestamp: Date.now() },
     ],
     error,
-  );
+  });
 }

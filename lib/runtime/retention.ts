@@ -1,5 +1,11 @@
 import "server-only";
-import { type SQL, sql } from "drizzle-orm";
+import {
+  checkpointTablesSize,
+  findPrunableThreads,
+  listCheckpointThreadIds,
+  pruneThreadRows,
+  readCutoff,
+} from "@/lib/checkpoint/retention";
 import type { AppDb } from "@/lib/db/open";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun } from "@/lib/db/queries/runs";
@@ -70,136 +76,6 @@ export interface PruneReport {
   durationMs: number;
 }
 
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
-}
-
-/**
- * The next `limit` distinct thread ids that have checkpoints, after `after` (byte order): a loose index scan of the
- * checkpoints primary key, one index probe per thread instead of reading every checkpoint row.
- */
-export async function listCheckpointThreadIds({
-  db,
-  after,
-  limit,
-}: {
-  db: Queryable;
-  after: string;
-  limit: number;
-}): Promise<string[]> {
-  const rows = rowsOf<{ id: string }>(
-    await db.execute(sql`WITH RECURSIVE ids(id, n) AS (
-      SELECT (SELECT thread_id FROM checkpoints WHERE thread_id > ${after} ORDER BY thread_id LIMIT 1), 1
-      UNION ALL
-      SELECT (SELECT c.thread_id FROM checkpoints c WHERE c.thread_id > ids.id ORDER BY c.thread_id LIMIT 1), n + 1
-      FROM ids WHERE ids.id IS NOT NULL AND n < ${limit}
-    )
-    SELECT id FROM ids WHERE id IS NOT NULL`),
-  );
-  return rows.map((r) => r.id);
-}
-
-/**
- * Of `threadIds`, those with something to prune. A thread has something to prune exactly when it has a root
- * checkpoint without children (a branch tip) that is older than the cutoff and not among its latest `keepLatest`:
- * everything under a deleted checkpoint is deleted too, so a deletion always includes such a tip. The LATERAL
- * subqueries (with LIMIT) keep every lookup inside one thread's index range: as a plain EXISTS the planner may answer
- * the whole batch with one anti-join over the entire checkpoints table.
- */
-export async function findPrunableThreads({
-  db,
-  threadIds,
-  keepLatest,
-  cutoff,
-}: {
-  db: Queryable;
-  threadIds: string[];
-  keepLatest: number;
-  cutoff: string;
-}): Promise<string[]> {
-  if (threadIds.length === 0) return [];
-  const rows = rowsOf<{ id: string }>(
-    await db.execute(sql`SELECT t.id FROM unnest(${sql.param(threadIds)}::text[]) AS t(id)
-    CROSS JOIN LATERAL (
-      SELECT checkpoint_id FROM checkpoints WHERE thread_id = t.id AND checkpoint_ns = ''
-      ORDER BY checkpoint_id DESC OFFSET ${keepLatest - 1} LIMIT 1
-    ) nth
-    CROSS JOIN LATERAL (
-      SELECT 1 FROM checkpoints c
-      WHERE c.thread_id = t.id AND c.checkpoint_ns = '' AND c.checkpoint_id < nth.checkpoint_id
-        AND c.created_at <= ${cutoff}::timestamptz
-        AND NOT EXISTS (SELECT 1 FROM checkpoints ch WHERE ch.thread_id = t.id AND ch.checkpoint_ns = ''
-          AND ch.parent_checkpoint_id = c.checkpoint_id)
-      LIMIT 1
-    ) tip`),
-  );
-  return rows.map((r) => r.id);
-}
-
-/** The statement that prunes one thread (or, `dryRun`, counts what it would prune). See the rules above. */
-function pruneThreadSql(threadId: string, keepLatest: number, cutoff: string, dryRun: boolean): SQL {
-  // The thread's root-namespace rows of the table aliased `alias`.
-  const root = (alias: string) => {
-    const t = sql.identifier(alias);
-    return sql`${t}.thread_id = ${threadId} AND ${t}.checkpoint_ns = ''`;
-  };
-  const plan = sql`WITH RECURSIVE seed AS (
-    (SELECT c.checkpoint_id FROM checkpoints c WHERE ${root("c")} ORDER BY c.checkpoint_id DESC LIMIT ${keepLatest})
-    UNION
-    SELECT c.checkpoint_id FROM checkpoints c WHERE ${root("c")} AND c.created_at > ${cutoff}::timestamptz
-  ), kept AS (
-    SELECT c.checkpoint_id, c.parent_checkpoint_id FROM checkpoints c
-    WHERE ${root("c")} AND c.checkpoint_id IN (SELECT checkpoint_id FROM seed)
-    UNION
-    -- One primary-key probe per ancestor (the LIMIT stops the planner from hashing the whole thread at every level).
-    SELECT p.checkpoint_id, p.parent_checkpoint_id FROM kept k
-    CROSS JOIN LATERAL (
-      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM checkpoints p
-      WHERE ${root("p")} AND p.checkpoint_id = k.parent_checkpoint_id LIMIT 1
-    ) p
-  ), doomed AS (
-    SELECT c.checkpoint_id FROM checkpoints c
-    WHERE ${root("c")} AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.checkpoint_id = c.checkpoint_id)
-  ), live AS (
-    SELECT DISTINCT v.channel, v.version FROM kept k
-    JOIN checkpoints c ON ${root("c")} AND c.checkpoint_id = k.checkpoint_id
-    CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v(channel, version)
-  ), gone_blobs AS (
-    SELECT b.channel, b.version FROM checkpoint_blobs b
-    WHERE ${root("b")} AND EXISTS (SELECT 1 FROM doomed)
-      AND NOT EXISTS (SELECT 1 FROM live l
-        WHERE b.channel = l.channel COLLATE "C" AND b.version = l.version COLLATE "C")
-  )`;
-  if (dryRun) {
-    return sql`${plan}
-    SELECT (SELECT count(*) FROM doomed)::int AS checkpoints,
-      (SELECT count(*) FROM checkpoint_writes w JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)::int
-        AS writes,
-      (SELECT count(*) FROM gone_blobs)::int AS blobs,
-      ((SELECT coalesce(sum(pg_column_size(c.checkpoint) + pg_column_size(c.metadata)), 0) FROM checkpoints c
-          JOIN doomed d ON ${root("c")} AND c.checkpoint_id = d.checkpoint_id)
-        + (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM checkpoint_writes w
-          JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)
-        + (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM checkpoint_blobs b
-          JOIN gone_blobs g ON ${root("b")} AND b.channel = g.channel AND b.version = g.version))::text AS bytes`;
-  }
-  return sql`${plan}, del_writes AS (
-    DELETE FROM checkpoint_writes w USING doomed d WHERE ${root("w")} AND w.checkpoint_id = d.checkpoint_id
-    RETURNING octet_length(w.blob) AS bytes
-  ), del_blobs AS (
-    DELETE FROM checkpoint_blobs b USING gone_blobs g
-    WHERE ${root("b")} AND b.channel = g.channel AND b.version = g.version
-    RETURNING coalesce(octet_length(b.blob), 0) AS bytes
-  ), del_checkpoints AS (
-    DELETE FROM checkpoints c USING doomed d WHERE ${root("c")} AND c.checkpoint_id = d.checkpoint_id
-    RETURNING pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes
-  )
-  SELECT (SELECT count(*) FROM del_checkpoints)::int AS checkpoints, (SELECT count(*) FROM del_writes)::int AS writes,
-    (SELECT count(*) FROM del_blobs)::int AS blobs,
-    ((SELECT coalesce(sum(bytes), 0) FROM del_checkpoints) + (SELECT coalesce(sum(bytes), 0) FROM del_writes)
-      + (SELECT coalesce(sum(bytes), 0) FROM del_blobs))::text AS bytes`;
-}
-
 type ThreadOutcome =
   | { kind: "skipped"; reason: "active" | "unregistered" }
   | { kind: "pruned"; checkpoints: number; writes: number; blobs: number; bytes: number };
@@ -228,16 +104,8 @@ export async function pruneThreadCheckpoints({
       (await getActiveRun({ db: tx, threadId })) !== undefined ||
       (await listPendingDecisions({ db: tx, threadId })).length > 0;
     if (active) return { kind: "skipped", reason: "active" } as const;
-    const [row] = rowsOf<{ checkpoints: number; writes: number; blobs: number; bytes: string }>(
-      await tx.execute(pruneThreadSql(threadId, keepLatest, cutoff, dryRun)),
-    );
-    return {
-      kind: "pruned",
-      checkpoints: row?.checkpoints ?? 0,
-      writes: row?.writes ?? 0,
-      blobs: row?.blobs ?? 0,
-      bytes: Number(row?.bytes ?? 0),
-    } as const;
+    const pruned = await pruneThreadRows({ db: tx, threadId, keepLatest, cutoff, dryRun });
+    return { kind: "pruned", ...pruned } as const;
   });
 }
 
@@ -252,12 +120,7 @@ export async function pruneCheckpoints(options: PruneOptions): Promise<PruneRepo
   const batchSize = options.batchSize ?? 500;
   const started = performance.now();
   // One cutoff for the whole run, by the database clock (the clock that stamped created_at).
-  const [cutoffRow] = rowsOf<{ cutoff: string }>(
-    await db.execute(sql`SELECT to_char((now() - make_interval(secs => ${olderThanMs / 1000})) AT TIME ZONE 'UTC',
-      'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cutoff`),
-  );
-  const cutoff = cutoffRow?.cutoff;
-  if (!cutoff) throw new Error("pruneCheckpoints: could not read the database clock");
+  const cutoff = await readCutoff({ db, olderThanMs });
   const report: PruneReport = {
     dryRun,
     keepLatest,
@@ -275,11 +138,7 @@ export async function pruneCheckpoints(options: PruneOptions): Promise<PruneRepo
     bytesBefore: 0,
     durationMs: 0,
   };
-  const [size] = rowsOf<{ bytes: string }>(
-    await db.execute(sql`SELECT (pg_total_relation_size('checkpoints') + pg_total_relation_size('checkpoint_blobs')
-      + pg_total_relation_size('checkpoint_writes'))::text AS bytes`),
-  );
-  report.bytesBefore = Number(size?.bytes ?? 0);
+  report.bytesBefore = await checkpointTablesSize({ db });
   let after = "";
   for (;;) {
     const batch = await listCheckpointThreadIds({ db, after, limit: batchSize });

@@ -212,3 +212,17 @@ export async function resetRunAttempts({
     .set({ attempts: 1 })
     .where(and(eq(runs.id, runId), eq(runs.owner, owner)));
 }
+
+/** Replace a run's stored input (a fork fills in the branch's first checkpoint once it exists). */
+export async function setRunInput({
+  db,
+  runId,
+  input,
+}: {
+  db: Queryable;
+  runId: string;
+  input: unknown;
+}): Promise<Run | undefined> {
+  const [row] = await db.update(runs).set({ input }).where(eq(runs.id, runId)).returning();
+  return row;
+}

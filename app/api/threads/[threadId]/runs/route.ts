@@ -24,7 +24,7 @@ export const POST = route<{ threadId: string }, z.infer<typeof runBody>>(
     if (input.threadId !== threadId) {
       throw new AppError("bad_request:thread_mismatch", "threadId in the body does not match the URL.");
     }
-    const { run, startSeq } = await claimRun(db, { threadId, input, principal, leaseMs: env.RUN_LEASE_MS });
+    const { run, startSeq } = await claimRun({ db, threadId, input, principal, leaseMs: env.RUN_LEASE_MS });
     startRunInBackground(run, startSeq);
     return eventStreamResponse({ db, threadId, afterSeq: startSeq, runId: run.id }, request.signal);
   },

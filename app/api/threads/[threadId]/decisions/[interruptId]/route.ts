@@ -1,9 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { env } from "@/lib/env";
 import { json, route } from "@/lib/route";
-import { decideOne } from "@/lib/runtime/claim";
-import { startRunInBackground } from "@/lib/runtime/executor";
+import { decideAndResume } from "@/lib/runtime/claim";
 
 export const dynamic = "force-dynamic";
 
@@ -26,22 +23,8 @@ export const POST = route<{ threadId: string; interruptId: string }, z.infer<typ
     body: { schema: decideBody, code: "bad_request:decision", what: "The decision" },
   },
   async ({ params: { threadId, interruptId }, body, principal, database: { db } }) => {
-    const result = await decideOne(db, {
-      threadId,
-      entry: { interruptId, status: body.status, payload: body.answer },
-      principal,
-      runId: randomUUID(),
-      leaseMs: env.RUN_LEASE_MS,
-    });
-    if (!result.resumed) return json({ resumed: false, waitingFor: result.waitingFor });
-    startRunInBackground(result.run, result.startSeq);
-    return json(
-      {
-        resumed: true,
-        runId: result.run.id,
-        events: `/api/threads/${threadId}/events?after=${result.startSeq}`,
-      },
-      { status: 202 },
-    );
+    const entry = { interruptId, status: body.status, payload: body.answer };
+    const result = await decideAndResume({ db, threadId, entry, principal });
+    return json(result, { status: result.resumed ? 202 : 200 });
   },
 );

@@ -1,0 +1,39 @@
+import "server-only";
+import { getDatabase } from "@/lib/db/client";
+import { recordAudit } from "@/lib/db/queries/audit";
+import { readBodyText } from "@/lib/http";
+import { getAuth } from "./auth";
+import { forBetterAuth } from "./client-ip";
+import { sessionUser } from "./principal";
+import { withoutSessionTokens } from "./session-tokens";
+import { signInWithEmail } from "./sign-in";
+
+/** Bodies of better-auth's other endpoints (sign-out) are tiny. */
+const AUTH_BODY_LIMIT = 16 * 1024;
+
+/** A GET to better-auth (the session), with no session token in the body. */
+export async function authGet(request: Request): Promise<Response> {
+  return withoutSessionTokens(await (await getAuth()).handler(forBetterAuth(request)));
+}
+
+/**
+ * A POST to better-auth: sign-in through our hardened path (client address, limits, audit), sign-out audited with
+ * who it was, anything else passed on with a bounded body and no session token in the answer.
+ */
+export async function authPost(request: Request): Promise<Response> {
+  const path = new URL(request.url).pathname;
+  if (path.endsWith("/sign-in/email")) return signInWithEmail(request);
+  const auth = await getAuth();
+  const forwarded = forBetterAuth(request, await readBodyText(request, AUTH_BODY_LIMIT));
+  if (!path.endsWith("/sign-out")) return withoutSessionTokens(await auth.handler(forwarded));
+  const user = await sessionUser(request.headers);
+  const response = await auth.handler(forwarded);
+  if (user && response.ok) {
+    const { db } = await getDatabase();
+    await recordAudit({
+      db,
+      entries: [{ action: "sign_out", actor: { id: user.id, label: user.email, role: user.role } }],
+    });
+  }
+  return response;
+}

@@ -1,0 +1,215 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/roles";
+import { recordAudit } from "@/lib/db/queries/audit";
+import {
+  attachStagedDecisions,
+  getDecisions,
+  listStagedDecisions,
+  resolveDecision,
+} from "@/lib/db/queries/decisions";
+import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries/involved";
+import type { Decision, Thread } from "@/lib/db/schema";
+import type { Tx } from "@/lib/db/tx";
+import { AppError } from "@/lib/errors";
+import { type AgentDefinition, getAgent } from "./agent";
+import type { RunInput } from "./run-input";
+
+/*
+ * Settling decisions inside a claim transaction: which decisions the answers name, whether each answer fits the
+ * agent's contract and passes its decision policy, and the compare-and-set that records it in the ledger.
+ */
+
+/** One answer to one interrupt. */
+export interface AnswerEntry {
+  interruptId: string;
+  status: "resolved" | "cancelled";
+  payload?: unknown;
+}
+
+/** The decisions the entries answer: they must exist, belong to this thread and still be open. */
+export async function knownDecisions(tx: Tx, thread: Thread, entries: readonly AnswerEntry[]) {
+  const known = new Map(
+    (await getDecisions({ db: tx, interruptIds: entries.map((r) => r.interruptId) })).map((d) => [
+      d.interruptId,
+      d,
+    ]),
+  );
+  for (const entry of entries) {
+    const decision = known.get(entry.interruptId);
+    if (!decision)
+      throw new AppError("not_found:interrupt", `Interrupt ${entry.interruptId} does not exist.`);
+    if (decision.threadId !== thread.id) {
+      throw new AppError(
+        "unprocessable:interrupt_thread",
+        `Interrupt ${entry.interruptId} belongs to another thread.`,
+      );
+    }
+    if (decision.status !== "pending") throw alreadyDecided(decision);
+  }
+  return known;
+}
+
+/**
+ * Validate the answers against the agent's contract, apply its decision policy, then compare-and-set each decision
+ * (`resolved` with `runId`, or `answered` while others are pending) and audit them. With a run, answers staged
+ * earlier are attached to it too, and the whole set is returned as the run's resume input.
+ */
+export async function settle(
+  tx: Tx,
+  thread: Thread,
+  known: Map<string, Decision>,
+  entries: readonly AnswerEntry[],
+  principal: Principal,
+  runId: string | null,
+): Promise<RunInput> {
+  const agent = getAgent(thread.agentId);
+  const staged = await listStagedDecisions({ db: tx, threadId: thread.id });
+  const answers = validateAll(agent, known, entries);
+  await applyPolicy(tx, agent, thread, known, entries, answers, principal, staged);
+  for (const entry of entries) {
+    const won = await resolveDecision({
+      db: tx,
+      interruptId: entry.interruptId,
+      resumeStatus: entry.status,
+      answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : null,
+      resolvedBy: principal.label,
+      resolvedById: principal.id,
+      resolverRole: principal.role,
+      resumeRunId: runId,
+    });
+    if (!won) {
+      const [now] = await getDecisions({ db: tx, interruptIds: [entry.interruptId] });
+      throw now
+        ? alreadyDecided(now)
+        : new AppError("conflict:interrupt_resolved", "The decision was already taken.");
+    }
+  }
+  if (runId) await attachStagedDecisions({ db: tx, threadId: thread.id, resumeRunId: runId });
+  await recordAudit({
+    db: tx,
+    entries: entries.map((entry) => {
+      const decision = known.get(entry.interruptId);
+      return {
+        action: "decision" as const,
+        actor: principal,
+        threadId: thread.id,
+        checkpointId: decision?.checkpointId ?? null,
+        interruptId: entry.interruptId,
+        payload: decision?.payload ?? null,
+        answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : { cancelled: true },
+        detail: { action: decision?.action ?? null, runId, ...(runId ? {} : { waiting: true }) },
+      };
+    }),
+  });
+  return {
+    kind: "resume",
+    actor: principal.label,
+    resume: [
+      ...staged.map((d) => ({
+        interruptId: d.interruptId,
+        status: (d.resumeStatus === "cancelled" ? "cancelled" : "resolved") as AnswerEntry["status"],
+        payload: d.resumeStatus === "cancelled" ? undefined : d.answer,
+      })),
+      ...entries.map((r) => ({
+        interruptId: r.interruptId,
+        status: r.status,
+        payload: r.status === "resolved" ? answers.get(r.interruptId) : undefined,
+      })),
+    ],
+  };
+}
+
+/** The answers as the agent's contract parsed them (unknown fields never reach the ledger), or 422 naming one. */
+function validateAll(
+  agent: AgentDefinition,
+  known: Map<string, Decision>,
+  entries: readonly AnswerEntry[],
+): Map<string, unknown> {
+  const answers = new Map<string, unknown>();
+  for (const entry of entries) {
+    if (entry.status !== "resolved") continue;
+    const parsed = agent.interrupts.parse(known.get(entry.interruptId)?.payload);
+    if (!parsed.ok) {
+      // A payload outside the contract takes any JSON answer (bounded by the body limit); the graph validates it.
+      answers.set(entry.interruptId, entry.payload ?? null);
+      continue;
+    }
+    const check = agent.interrupts.validate(parsed.payload, entry.payload);
+    if (!check.ok) {
+      throw new AppError(
+        "unprocessable:answer",
+        `The answer to ${parsed.action} is not valid: ${check.error}`,
+        {
+          interruptId: entry.interruptId,
+          action: parsed.action,
+        },
+      );
+    }
+    answers.set(entry.interruptId, check.answer);
+  }
+  return answers;
+}
+
+/** The agent's decision policy for every answer that acts on the world (four-eyes and the like). */
+async function applyPolicy(
+  tx: Tx,
+  agent: AgentDefinition,
+  thread: Thread,
+  known: Map<string, Decision>,
+  entries: readonly AnswerEntry[],
+  answers: Map<string, unknown>,
+  principal: Principal,
+  staged: Decision[],
+): Promise<void> {
+  let involved: InvolvedPrincipal[] | null = null;
+  const siblings = staged.map((d) => ({
+    interruptId: d.interruptId,
+    action: d.action,
+    answer: d.answer,
+    resolvedById: d.resolvedById,
+  }));
+  for (const entry of entries) {
+    if (entry.status !== "resolved") continue;
+    const parsed = agent.interrupts.parse(known.get(entry.interruptId)?.payload);
+    if (!parsed.ok) continue;
+    const answer = answers.get(entry.interruptId);
+    if (agent.actsOnIt(parsed.payload, answer)) involved ??= await listInvolvedPrincipals({ db: tx, thread });
+    agent.policy({
+      interruptId: entry.interruptId,
+      payload: parsed.payload,
+      answer,
+      principal,
+      involved: involved ?? [],
+      siblings,
+    });
+    // Answers of the same request count as siblings of the next one (one person approving two reviews at once).
+    siblings.push({
+      interruptId: entry.interruptId,
+      action: parsed.action,
+      answer,
+      resolvedById: principal.id,
+    });
+  }
+}
+
+export function alreadyDecided(decision: Decision): AppError {
+  if (decision.status === "superseded") {
+    return new AppError(
+      "conflict:interrupt_superseded",
+      "This decision no longer applies: the thread moved on.",
+      {
+        interruptId: decision.interruptId,
+      },
+    );
+  }
+  return new AppError(
+    "conflict:interrupt_resolved",
+    `${decision.resolvedBy ?? "Someone"} already decided this${decision.resolvedAt ? ` at ${decision.resolvedAt.toISOString()}` : ""}.`,
+    {
+      interruptId: decision.interruptId,
+      resolvedBy: decision.resolvedBy,
+      resolvedAt: decision.resolvedAt?.toISOString() ?? null,
+      answer: decision.answer,
+    },
+  );
+}
