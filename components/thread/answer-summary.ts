@@ -11,6 +11,7 @@ export function summarizeAnswer(action: string, answer: unknown, currency = "EUR
   const a = (typeof answer === "object" ? answer : {}) as Answer;
   switch (action) {
     case "refund_approval":
+    case "review_change":
       if (a.decision === "approve") return a.note ? `Approved (note: ${quote(a.note)})` : "Approved";
       if (a.decision === "reject") return `Rejected: ${quote(a.note)}`;
       if (a.decision === "approve_partial" && typeof a.amountCents === "number") {

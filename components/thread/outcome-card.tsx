@@ -21,13 +21,16 @@ const outcomeValues = z.object({
     .nullish(),
   reply: z.object({ subject: z.string(), body: z.string() }).nullish(),
   email: z.object({ status: z.string() }).nullish(),
+  /** The account-change agent's result. */
+  outcome: z.object({ status: z.enum(["applied", "rejected"]), reasons: z.array(z.string()) }).nullish(),
 });
 
 /** What the run did so far: the refund it recorded and what became of the customer email. */
 export function OutcomeCard({ values }: { values: Record<string, unknown> }) {
   const parsed = outcomeValues.safeParse(values);
   if (!parsed.success) return null;
-  const { decision, refund, reply, email } = parsed.data;
+  const { decision, refund, reply, email, outcome } = parsed.data;
+  if (outcome) return <ChangeOutcome outcome={outcome} />;
   if (!refund && !email && decision?.decision !== "reject") return null;
   return (
     <section
@@ -61,6 +64,27 @@ export function OutcomeCard({ values }: { values: Record<string, unknown> }) {
           </div>
         )}
       </dl>
+    </section>
+  );
+}
+
+/** An account change's result: applied, or rejected with the reviewers' reasons. */
+function ChangeOutcome({ outcome }: { outcome: { status: "applied" | "rejected"; reasons: string[] } }) {
+  return (
+    <section
+      aria-labelledby="outcome-heading"
+      className="rounded-lg border border-emerald-200 bg-emerald-50/50 p-5"
+      data-testid="change-outcome"
+      data-status={outcome.status}
+    >
+      <h2 id="outcome-heading" className="mb-3 text-base font-semibold text-slate-900">
+        Outcome
+      </h2>
+      <p className="text-sm text-slate-800">
+        {outcome.status === "applied"
+          ? "Both reviews approved: the account change was applied and the customer told."
+          : `The account change was rejected${outcome.reasons.length > 0 ? `: ${outcome.reasons.join("; ")}` : "."}`}
+      </p>
     </section>
   );
 }
