@@ -1,5 +1,6 @@
 import "server-only";
 import { accountChangeAgent } from "@/lib/graphs/account-change/agent";
+import { goodwillAgent } from "@/lib/graphs/goodwill/agent";
 import { refundAgent } from "@/lib/graphs/refund/agent";
 import { registerAgent } from "@/lib/runtime/agent";
 
@@ -10,6 +11,7 @@ import { registerAgent } from "@/lib/runtime/agent";
  */
 registerAgent(refundAgent);
 registerAgent(accountChangeAgent);
+registerAgent(goodwillAgent);
 
 /** The id of the agent a ticket gets when its request names none. */
 export const DEFAULT_AGENT_ID = refundAgent.id;

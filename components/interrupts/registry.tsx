@@ -1,6 +1,7 @@
 import type { ComponentType } from "react";
 import type { InterruptAction, InterruptPayload } from "@/lib/interrupts";
 import { ConfirmEmailForm } from "./confirm-email-form";
+import { GoodwillVoucherForm } from "./goodwill-voucher-form";
 import { InputTextForm } from "./input-text-form";
 import { RefundApprovalForm } from "./refund-approval-form";
 import { ReviewChangeForm } from "./review-change-form";
@@ -19,6 +20,7 @@ export const decisionForms: DecisionFormRegistry = {
   input_text: InputTextForm,
   confirm_email: ConfirmEmailForm,
   review_change: ReviewChangeForm,
+  goodwill_voucher: GoodwillVoucherForm,
 };
 
 /** The registered form for an action. */

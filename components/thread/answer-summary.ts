@@ -18,6 +18,8 @@ export function summarizeAnswer(action: string, answer: unknown, currency = "EUR
         return `Approved ${formatMoney(a.amountCents, currency)} (a smaller amount)`;
       }
       break;
+    case "goodwill_voucher":
+      return a.decision === "grant" ? "Granted the voucher" : `Declined: ${quote(a.note)}`;
     case "select_option":
       if (typeof a.optionId === "string") return `Chose ${humanize(a.optionId)}`;
       break;

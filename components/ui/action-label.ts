@@ -7,6 +7,7 @@ export const ACTION_LABELS: Record<InterruptAction | "unknown", string> = {
   input_text: "Missing information",
   confirm_email: "Confirm email",
   review_change: "Account change review",
+  goodwill_voucher: "Goodwill voucher",
   unknown: "Other",
 };
 

@@ -144,6 +144,24 @@ export const reviewChangeAnswer = z.discriminatedUnion("decision", [
   }),
 ]);
 
+// ── goodwill_voucher (the example agent of the README's "Add your own agent") ──────────────────────────────────────
+
+/** Grant or decline a goodwill voucher the agent proposes for an unhappy customer. */
+export const goodwillVoucherPayload = z.object({
+  action: z.literal("goodwill_voucher"),
+  title: z.string(),
+  customer: z.object({ name: z.string(), email: z.string() }),
+  /** The proposed voucher. */
+  voucher: money,
+  /** Why the customer is unhappy, in their words. */
+  complaint: z.string(),
+});
+
+export const goodwillVoucherAnswer = z.discriminatedUnion("decision", [
+  z.strictObject({ decision: z.literal("grant") }),
+  z.strictObject({ decision: z.literal("decline"), note: z.string().trim().min(1, "say why").max(2000) }),
+]);
+
 // ── the union ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** Every interrupt payload a graph may raise, discriminated by `action`. */
@@ -153,6 +171,7 @@ export const interruptPayload = z.discriminatedUnion("action", [
   inputTextPayload,
   confirmEmailPayload,
   reviewChangePayload,
+  goodwillVoucherPayload,
 ]);
 
 export type InterruptPayload = z.infer<typeof interruptPayload>;
@@ -169,6 +188,7 @@ export type ConfirmEmailPayload = z.infer<typeof confirmEmailPayload>;
 export type ConfirmEmailAnswer = z.infer<typeof confirmEmailAnswer>;
 export type ReviewChangePayload = z.infer<typeof reviewChangePayload>;
 export type ReviewChangeAnswer = z.infer<typeof reviewChangeAnswer>;
+export type GoodwillVoucherAnswer = z.infer<typeof goodwillVoucherAnswer>;
 
 /** The answer type for each action. */
 export interface AnswerOf {
@@ -177,6 +197,7 @@ export interface AnswerOf {
   input_text: InputTextAnswer;
   confirm_email: ConfirmEmailAnswer;
   review_change: ReviewChangeAnswer;
+  goodwill_voucher: GoodwillVoucherAnswer;
 }
 
 export const INTERRUPT_ACTIONS = [
@@ -185,4 +206,5 @@ export const INTERRUPT_ACTIONS = [
   "input_text",
   "confirm_email",
   "review_change",
+  "goodwill_voucher",
 ] as const;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import {
   type AnswerOf,
   confirmEmailAnswer,
+  goodwillVoucherAnswer,
   type InterruptAction,
   type InterruptPayload,
   inputTextAnswer,
@@ -76,6 +77,8 @@ function answerSchema(payload: InterruptPayload): z.ZodType {
       return confirmEmailAnswer;
     case "review_change":
       return reviewChangeAnswer;
+    case "goodwill_voucher":
+      return goodwillVoucherAnswer;
   }
 }
 

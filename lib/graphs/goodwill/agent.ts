@@ -1,0 +1,40 @@
+import "server-only";
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { sharedContract } from "@/lib/graphs/contract";
+import type { InterruptPayload } from "@/lib/interrupts";
+import type { AgentDefinition } from "@/lib/runtime/agent";
+import { buildGoodwillGraph, goodwillInput } from "./graph";
+
+/** A fork may reword the complaint; it can never set the voucher or the decision. */
+const editable = z.strictObject({ complaint: z.string().trim().min(1).max(5000) }).partial();
+
+/**
+ * The README's example agent: a customer complains, the agent proposes a goodwill voucher, a person grants or
+ * declines it. The runtime needs nothing else to run, stream, fork, audit and recover it.
+ */
+export const goodwillAgent: AgentDefinition<InterruptPayload> = {
+  id: "goodwill",
+  title: "Goodwill voucher",
+  description: "An unhappy customer: the agent proposes a voucher and a person grants or declines it.",
+  version: "1",
+  build: (deps) => buildGoodwillGraph(deps),
+  input: (message) => goodwillInput(message),
+  interrupts: sharedContract,
+  fork: { editable, editableFields: ["complaint"], asNodes: [], markEdited: () => ({}) },
+  effects: async () => [],
+  // Whoever filed the complaint or started its run may not grant the voucher.
+  policy({ payload, answer, principal, involved }) {
+    const grants = (answer as { decision?: unknown } | null)?.decision === "grant";
+    const own = involved.find((p) => p.id === principal.id);
+    if (payload.action === "goodwill_voucher" && grants && own) {
+      throw new AppError("forbidden:four_eyes_own_thread", `You ${own.why}: someone else must grant it.`);
+    }
+  },
+  actsOnIt: (payload, answer) =>
+    payload.action === "goodwill_voucher" && (answer as { decision?: unknown } | null)?.decision === "grant",
+  context: (values) => ({
+    orderId: typeof values.orderRef === "string" ? values.orderRef : null,
+    customerName: (values.customer as { name?: string } | undefined)?.name ?? null,
+  }),
+};

@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+import { Command } from "@langchain/langgraph";
+import { type Backend, openBackend } from "@/e2e/support/backends";
+import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
+import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
+import type { AgentGraph } from "@/lib/runtime/agent";
+import { goodwillAgent } from "./agent";
+
+/* The README's example agent, on our checkpointer in a real database: it pauses for a person and obeys its rules. */
+describe.each<Backend>(["pglite", "postgres"])("the goodwill example agent on %s", (kind) => {
+  let backend: Awaited<ReturnType<typeof openBackend>>;
+  let graph: AgentGraph;
+
+  beforeAll(async () => {
+    backend = await openBackend(kind);
+    await seedDemoOrders({ db: backend.database.db });
+    graph = goodwillAgent.build({
+      checkpointer: new DrizzleCheckpointSaver(backend.database.sql),
+      db: backend.database.db,
+    });
+  });
+  afterAll(async () => {
+    await backend?.close();
+  });
+
+  it("proposes 10 % of the order, pauses for a person, and replies once the voucher is granted", async () => {
+    const config = { configurable: { thread_id: randomUUID() } };
+    const input = goodwillAgent.input({ messageId: randomUUID(), text: "Late again!", orderRef: "ORD-1002" });
+    for await (const _ of await graph.stream(input, config)) {
+      // run to the interrupt
+    }
+    const paused = await graph.getState(config);
+    const [raised] = paused.tasks.flatMap((t) => t.interrupts);
+    const parsed = goodwillAgent.interrupts.parse(raised?.value);
+    expect(parsed).toMatchObject({ ok: true, action: "goodwill_voucher" });
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(parsed.payload).toMatchObject({
+      voucher: { amountCents: 2490 },
+      customer: { name: "Lars Jensen" },
+    });
+    expect(goodwillAgent.interrupts.validate(parsed.payload, { decision: "decline" }).ok).toBe(false);
+    expect(goodwillAgent.interrupts.validate(parsed.payload, { decision: "grant", extra: 1 }).ok).toBe(false);
+
+    const someone = { kind: "user" as const, id: "u-1", label: "a@x", role: "operator" as const };
+    const attempt = {
+      interruptId: raised!.id!,
+      payload: parsed.payload,
+      answer: { decision: "grant" },
+      siblings: [],
+    };
+    expect(() =>
+      goodwillAgent.policy({
+        ...attempt,
+        principal: someone,
+        involved: [{ id: "u-1", kind: "filer", why: "filed it" }],
+      }),
+    ).toThrow(/someone else/);
+    expect(() => goodwillAgent.policy({ ...attempt, principal: someone, involved: [] })).not.toThrow();
+
+    for await (const _ of await graph.stream(
+      new Command({ resume: { [raised!.id!]: { decision: "grant" } } }),
+      config,
+    )) {
+      // run to the end
+    }
+    const done = await graph.getState(config);
+    expect(done.next).toEqual([]);
+    expect(JSON.stringify((done.values as { messages: unknown[] }).messages.at(-1))).toContain(
+      "A voucher is on its way",
+    );
+  });
+});
