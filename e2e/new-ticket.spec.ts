@@ -18,7 +18,7 @@ test("creates a ticket for ORD-1002, starts the agent and lands on a thread paus
   const order = page.getByLabel("Order");
   await expect(order.locator("option")).toHaveCount(13); // "no order" and the 12 demo orders
   await order.selectOption("ORD-1002");
-  await expect(page.locator("#ticket-order-facts")).toContainText("paid by card");
+  await expect(page.locator("#ticket-order-help")).toContainText("paid by card");
   await page.getByRole("button", { name: "Use a sample message" }).click();
   await expect(page.getByLabel("Customer message")).toHaveValue(/ORD-1002/);
 

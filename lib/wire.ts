@@ -65,3 +65,12 @@ export function issuesMessage(error: IssueList, root = ""): string {
 export function issuePaths(error: IssueList, root = ""): string[] {
   return [...new Set(error.issues.map((i) => pathOf(i.path, root)))];
 }
+
+/** What the inbox shows and filters on for a decision (the ledger's summary columns), read from its payload. */
+export interface DecisionSummary {
+  title: string | null;
+  orderId: string | null;
+  customerName: string | null;
+  amountCents: number | null;
+  currency: string | null;
+}

@@ -1,6 +1,7 @@
 "use client";
 
-import { useId, useRef, useState } from "react";
+import { type FormEvent, useId, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
 
 /**
@@ -50,4 +51,58 @@ export function useDecisionNote({ disabled, rejectReason }: { disabled: boolean;
     </div>
   );
   return { field, withNote: trimmed ? { note: trimmed } : {}, requireForReject };
+}
+
+/**
+ * The approve / reject form every approval shares: the note field, an approve button (submit) and a reject button
+ * that insists on a note.
+ */
+export function ApproveRejectForm({
+  note,
+  disabled,
+  approveLabel,
+  rejectLabel = "Reject",
+  approveTestId = "approve",
+  rejectTestId = "reject",
+  onApprove,
+  onReject,
+}: {
+  note: ReturnType<typeof useDecisionNote>;
+  disabled: boolean;
+  approveLabel: string;
+  rejectLabel?: string;
+  approveTestId?: string;
+  rejectTestId?: string;
+  onApprove: () => void;
+  onReject: (note: string) => void;
+}) {
+  return (
+    <form noValidate className="space-y-3 border-t border-slate-200 pt-4" onSubmit={submitTo(onApprove)}>
+      {note.field}
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" disabled={disabled} data-testid={approveTestId}>
+          {approveLabel}
+        </Button>
+        <Button
+          variant="danger"
+          disabled={disabled}
+          data-testid={rejectTestId}
+          onClick={() => {
+            const text = note.requireForReject();
+            if (text) onReject(text);
+          }}
+        >
+          {rejectLabel}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** A form's submit handler that stays on the page and calls `act`. */
+export function submitTo(act: () => void) {
+  return (event: FormEvent) => {
+    event.preventDefault();
+    act();
+  };
 }

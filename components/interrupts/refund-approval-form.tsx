@@ -5,29 +5,17 @@ import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
 import { formatMoney } from "@/lib/wire";
 import { parseAmountToCents } from "./amount";
-import { useDecisionNote } from "./decision-note";
+import { ApproveRejectForm, submitTo, useDecisionNote } from "./decision-note";
 import { RefundDetails } from "./refund-details";
 import type { DecisionFormProps } from "./types";
 
 /** Approve, reject (a note is required) or approve a smaller amount. */
 export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionFormProps<"refund_approval">) {
   const id = useId();
-  const {
-    field: noteField,
-    withNote,
-    requireForReject,
-  } = useDecisionNote({
-    disabled,
-    rejectReason: "Say why the refund is rejected.",
-  });
+  const note = useDecisionNote({ disabled, rejectReason: "Say why the refund is rejected." });
   const [amount, setAmount] = useState("");
   const [amountError, setAmountError] = useState<string | null>(null);
   const { amountCents, currency } = payload.requested;
-
-  const reject = () => {
-    const note = requireForReject();
-    if (note) onAnswer({ decision: "reject", note });
-  };
 
   const approvePartial = () => {
     const cents = parseAmountToCents(amount);
@@ -40,37 +28,23 @@ export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionForm
       return;
     }
     setAmountError(null);
-    onAnswer({ decision: "approve_partial", amountCents: cents, ...withNote });
+    onAnswer({ decision: "approve_partial", amountCents: cents, ...note.withNote });
   };
 
   return (
     <div className="space-y-5">
       <RefundDetails payload={payload} />
-      <form
-        noValidate
-        className="space-y-3 border-t border-slate-200 pt-4"
-        onSubmit={(e) => {
-          e.preventDefault();
-          onAnswer({ decision: "approve", ...withNote });
-        }}
-      >
-        {noteField}
-        <div className="flex flex-wrap gap-2">
-          <Button type="submit" disabled={disabled} data-testid="approve">
-            Approve {formatMoney(amountCents, currency)}
-          </Button>
-          <Button variant="danger" disabled={disabled} data-testid="reject" onClick={reject}>
-            Reject
-          </Button>
-        </div>
-      </form>
+      <ApproveRejectForm
+        note={note}
+        disabled={disabled}
+        approveLabel={`Approve ${formatMoney(amountCents, currency)}`}
+        onApprove={() => onAnswer({ decision: "approve", ...note.withNote })}
+        onReject={(text) => onAnswer({ decision: "reject", note: text })}
+      />
       <form
         noValidate
         className="rounded-md border border-slate-200 bg-slate-50 p-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          approvePartial();
-        }}
+        onSubmit={submitTo(approvePartial)}
       >
         <FieldLabel
           htmlFor={`${id}-amount`}

@@ -1,7 +1,6 @@
 "use client";
 
-import { Button } from "@/components/ui/button";
-import { useDecisionNote } from "./decision-note";
+import { ApproveRejectForm, useDecisionNote } from "./decision-note";
 import type { DecisionFormProps } from "./types";
 
 const FIELD_LABELS = { address: "Postal address", email: "Email address", payout: "Payout account" } as const;
@@ -9,14 +8,7 @@ const REVIEW_LABELS = { fraud: "Fraud check", data: "Data check" } as const;
 
 /** One review of an account change: what changes, what to check, approve or reject (a note is required to reject). */
 export function ReviewChangeForm({ payload, disabled, onAnswer }: DecisionFormProps<"review_change">) {
-  const {
-    field: noteField,
-    withNote,
-    requireForReject,
-  } = useDecisionNote({
-    disabled,
-    rejectReason: "Say why the change is rejected.",
-  });
+  const note = useDecisionNote({ disabled, rejectReason: "Say why the change is rejected." });
   const { change, customer } = payload;
   return (
     <div className="space-y-4">
@@ -42,32 +34,13 @@ export function ReviewChangeForm({ payload, disabled, onAnswer }: DecisionFormPr
           <li key={check}>{check}</li>
         ))}
       </ul>
-      <form
-        noValidate
-        className="space-y-3 border-t border-slate-200 pt-4"
-        onSubmit={(e) => {
-          e.preventDefault();
-          onAnswer({ decision: "approve", ...withNote });
-        }}
-      >
-        {noteField}
-        <div className="flex flex-wrap gap-2">
-          <Button type="submit" disabled={disabled} data-testid="approve">
-            Approve the change
-          </Button>
-          <Button
-            variant="danger"
-            disabled={disabled}
-            data-testid="reject"
-            onClick={() => {
-              const note = requireForReject();
-              if (note) onAnswer({ decision: "reject", note });
-            }}
-          >
-            Reject
-          </Button>
-        </div>
-      </form>
+      <ApproveRejectForm
+        note={note}
+        disabled={disabled}
+        approveLabel="Approve the change"
+        onApprove={() => onAnswer({ decision: "approve", ...note.withNote })}
+        onReject={(text) => onAnswer({ decision: "reject", note: text })}
+      />
     </div>
   );
 }

@@ -72,53 +72,29 @@ export function NewTicketForm({
       aria-busy={busy}
       className="space-y-5 rounded-lg border border-slate-200 bg-white p-6 shadow-sm"
     >
-      <div>
-        <label htmlFor="ticket-agent" className="block text-sm font-semibold text-slate-800">
-          Kind of request
-        </label>
-        <select
-          id="ticket-agent"
-          data-testid="ticket-agent"
-          className={field}
-          value={agentId}
-          onChange={(e) => setAgentId(e.target.value)}
-          aria-describedby="ticket-agent-help"
-        >
-          {agents.map((a) => (
-            <option key={a.id} value={a.id}>
-              {a.title}
-            </option>
-          ))}
-        </select>
-        <p id="ticket-agent-help" className="mt-1 text-xs text-slate-600">
-          {agent?.description}
-        </p>
-      </div>
-      <div>
-        <label htmlFor="ticket-order" className="block text-sm font-semibold text-slate-800">
-          Order
-        </label>
-        <select
-          id="ticket-order"
-          data-testid="ticket-order"
-          className={field}
-          value={orderId}
-          onChange={(e) => setOrderId(e.target.value)}
-          aria-describedby="ticket-order-facts"
-        >
-          <option value="">No order: the agent asks for the order number</option>
-          {orders.map((o) => (
-            <option key={o.id} value={o.id}>
-              {orderLabel(o)}
-            </option>
-          ))}
-        </select>
-        <p id="ticket-order-facts" className="mt-1 text-xs text-slate-600">
-          {order
+      <SelectField
+        id="ticket-agent"
+        label="Kind of request"
+        value={agentId}
+        onChange={setAgentId}
+        help={agent?.description}
+        options={agents.map((a) => ({ value: a.id, label: a.title }))}
+      />
+      <SelectField
+        id="ticket-order"
+        label="Order"
+        value={orderId}
+        onChange={setOrderId}
+        help={
+          order
             ? orderFacts(order, renderedAt)
-            : "Demo orders: refunds up to €50 on recent, delivered, unflagged orders are approved by policy; the rest wait for an operator."}
-        </p>
-      </div>
+            : "Demo orders: refunds up to €50 on recent, delivered, unflagged orders are approved by policy; the rest wait for an operator."
+        }
+        options={[
+          { value: "", label: "No order: the agent asks for the order number" },
+          ...orders.map((o) => ({ value: o.id, label: orderLabel(o) })),
+        ]}
+      />
       <div>
         <div className="flex items-baseline justify-between gap-4">
           <label htmlFor="ticket-message" className="block text-sm font-semibold text-slate-800">
@@ -168,5 +144,47 @@ export function NewTicketForm({
         <span className="text-xs text-slate-600">You will follow the run on the thread page.</span>
       </div>
     </form>
+  );
+}
+
+/** A labelled select with a line of help under it (`data-testid` is the id). */
+function SelectField({
+  id,
+  label,
+  value,
+  onChange,
+  help,
+  options,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  help?: string;
+  options: { value: string; label: string }[];
+}) {
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-semibold text-slate-800">
+        {label}
+      </label>
+      <select
+        id={id}
+        data-testid={id}
+        className={field}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        aria-describedby={`${id}-help`}
+      >
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <p id={`${id}-help`} className="mt-1 text-xs text-slate-600">
+        {help}
+      </p>
+    </div>
   );
 }

@@ -1,31 +1,21 @@
 import pg from "pg";
 import { authHeaders, signIn, TEST_PASSWORD } from "../support/auth";
-import type { TestServer } from "../support/server";
-import { cleanUp, prepareDatabase, startTestServer } from "./setup";
+import { useTestServer } from "./setup";
 
 /* The last-admin invariant under concurrent admins, where sign-in may send you, and the pages' CSP. */
 
 describe("admin invariants, redirects after sign-in and CSP", () => {
-  let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
-  let server: TestServer | undefined;
-  const url = (path: string) => `${server!.url}${path}`;
-
-  beforeAll(async () => {
-    prepared = await prepareDatabase("adminpages");
-    server = await startTestServer({ databaseUrl: prepared.url });
-  });
-  afterAll(async () => {
-    await cleanUp([server], prepared);
-  });
+  const ctx = useTestServer("adminpages");
+  const url = ctx.url;
 
   it("follows only same-origin paths after sign-in", async () => {
-    const { cookie } = (await authHeaders(server!.url, "viewer")) as { cookie: string };
+    const { cookie } = (await authHeaders(ctx.server!.url, "viewer")) as { cookie: string };
     const landing = async (next: string) => {
       const res = await fetch(url(`/sign-in?next=${next}`), { headers: { cookie }, redirect: "manual" });
       await res.body?.cancel();
       const location = res.headers.get("location");
       expect([next, res.status]).toEqual([next, 307]);
-      return new URL(location ?? "", server!.url);
+      return new URL(location ?? "", ctx.server!.url);
     };
     const hostile = [
       encodeURIComponent("/\\evil.example"),
@@ -38,14 +28,14 @@ describe("admin invariants, redirects after sign-in and CSP", () => {
     ];
     for (const next of hostile) {
       const target = await landing(next);
-      expect([next, target.origin, target.pathname]).toEqual([next, server!.url, "/"]);
+      expect([next, target.origin, target.pathname]).toEqual([next, ctx.server!.url, "/"]);
     }
     const kept = await landing(encodeURIComponent("/threads/abc/history?view=tree#x"));
     expect(kept.href).toBe(url("/threads/abc/history?view=tree#x"));
   });
 
   it("sends a per-request nonce CSP without 'unsafe-inline' scripts, and the pages' scripts carry it", async () => {
-    const headers = await authHeaders(server!.url, "viewer");
+    const headers = await authHeaders(ctx.server!.url, "viewer");
     const nonces: string[] = [];
     for (const [path, init] of [
       ["/sign-in", {}],
@@ -87,19 +77,20 @@ describe("admin invariants, redirects after sign-in and CSP", () => {
   }
 
   const enabledAdmins = () =>
-    prepared.sql.rows<{ id: string; email: string }>(
+    ctx.prepared.sql.rows<{ id: string; email: string }>(
       "SELECT id, email FROM auth_users WHERE role = 'admin' AND NOT disabled ORDER BY email",
     );
 
   it("lets only one of two admins demoting each other at once win (409 conflict:last_admin)", async () => {
-    const { cookie: root } = (await authHeaders(server!.url, "admin")) as { cookie: string };
+    const { cookie: root } = (await authHeaders(ctx.server!.url, "admin")) as { cookie: string };
     const otherId = await createAdmin(root, "rival@test.local");
-    const other = await signIn(server!.url, "rival@test.local");
-    const [rootRow] = await prepared.sql.rows<{ id: string }>("SELECT id FROM auth_users WHERE email = $1", [
-      "admin@test.local",
-    ]);
+    const other = await signIn(ctx.server!.url, "rival@test.local");
+    const [rootRow] = await ctx.prepared.sql.rows<{ id: string }>(
+      "SELECT id FROM auth_users WHERE email = $1",
+      ["admin@test.local"],
+    );
     // Hold the admin-changes lock so both requests are past authentication and waiting on it when it is released.
-    const holder = new pg.Client({ connectionString: prepared.url });
+    const holder = new pg.Client({ connectionString: ctx.prepared.url });
     await holder.connect();
     let results: string[];
     try {
@@ -121,11 +112,11 @@ describe("admin invariants, redirects after sign-in and CSP", () => {
 
   it("never leaves zero enabled admins, whatever admins do to each other at once", async () => {
     const [survivor] = await enabledAdmins();
-    const first = await signIn(server!.url, survivor!.email);
+    const first = await signIn(ctx.server!.url, survivor!.email);
     const emails = [survivor!.email, ...[1, 2, 3, 4].map((i) => `admin${i}@test.local`)];
     const ids = [survivor!.id];
     for (const email of emails.slice(1)) ids.push(await createAdmin(first, email));
-    const cookies = [first, ...(await Promise.all(emails.slice(1).map((e) => signIn(server!.url, e))))];
+    const cookies = [first, ...(await Promise.all(emails.slice(1).map((e) => signIn(ctx.server!.url, e))))];
     // A fixed, reproducible schedule of 50 changes: admin i demotes or disables admin j (never itself).
     let seed = 7;
     const next = (n: number) => {
@@ -149,13 +140,13 @@ describe("admin invariants, redirects after sign-in and CSP", () => {
     const allowed = /^(200 ok|401 unauthorized:session|403 forbidden:role|409 conflict:last_admin)$/;
     expect(results.filter((r) => !allowed.test(r))).toEqual([]);
     // The database itself refuses, whoever asks.
-    await expect(prepared.sql.rows("UPDATE auth_users SET role = 'viewer'")).rejects.toThrow(
+    await expect(ctx.prepared.sql.rows("UPDATE auth_users SET role = 'viewer'")).rejects.toThrow(
       /last enabled admin/,
     );
-    await expect(prepared.sql.rows("UPDATE auth_users SET disabled = true")).rejects.toThrow(
+    await expect(ctx.prepared.sql.rows("UPDATE auth_users SET disabled = true")).rejects.toThrow(
       /last enabled admin/,
     );
-    await expect(prepared.sql.rows("DELETE FROM auth_users WHERE role = 'admin'")).rejects.toThrow(
+    await expect(ctx.prepared.sql.rows("DELETE FROM auth_users WHERE role = 'admin'")).rejects.toThrow(
       /last enabled admin/,
     );
     expect(await enabledAdmins()).toHaveLength(remaining);

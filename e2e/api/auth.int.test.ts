@@ -1,6 +1,6 @@
 import { authedFetch, authHeaders, emailOf, signIn, TEST_PASSWORD, type Who } from "../support/auth";
 import type { TestServer } from "../support/server";
-import { agentFor, createTicket, postRun, runOnce } from "./client";
+import { agentFor, createTicket, postRun, runBody, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
 
 /** Refunds above 400.00 need a supervisor here; the extra orders are 500.00 televisions. */
@@ -37,16 +37,6 @@ describe("sign-in, roles, four-eyes, intake keys and the audit trail", () => {
     return who ? authedFetch(url(path), init, who) : fetch(url(path), init);
   }
 
-  function runBody(threadId: string, resume?: unknown[], message?: string) {
-    return {
-      threadId,
-      runId: crypto.randomUUID(),
-      messages: message ? [{ id: crypto.randomUUID(), role: "user", content: message }] : [],
-      tools: [],
-      context: [],
-      ...(resume ? { resume } : {}),
-    };
-  }
   const approve = (interruptId: string) => ({
     interruptId,
     status: "resolved",

@@ -113,3 +113,15 @@ export async function postRun(
   if (res.headers.get("content-type")?.includes("application/json")) json = JSON.parse(text);
   return { status: res.status, json, text };
 }
+
+/** A RunAgentInput for `threadId`: a resume when `resume` is given, new input when `message` is. */
+export function runBody(threadId: string, resume?: unknown[], message?: string) {
+  return {
+    threadId,
+    runId: crypto.randomUUID(),
+    messages: message ? [{ id: crypto.randomUUID(), role: "user", content: message }] : [],
+    tools: [],
+    context: [],
+    ...(resume ? { resume } : {}),
+  };
+}

@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { authedFetch, emailOf, type Who } from "../support/auth";
-import type { TestServer } from "../support/server";
-import { agentFor, createTicket, postRun, runOnce } from "./client";
-import { cleanUp, prepareDatabase, startTestServer } from "./setup";
+import { agentFor, createTicket, postRun, runBody, runOnce } from "./client";
+import { useTestServer } from "./setup";
 import { readSse } from "./sse";
 
 /**
@@ -12,23 +11,14 @@ import { readSse } from "./sse";
  * needs a person (the policy's automatic limit is 50.00) and an operator may approve it (four-eyes limit 500.00).
  */
 describe("decisions only through the ledger", () => {
-  let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
-  let server: TestServer | undefined;
+  const ctx = useTestServer("integrity", { prefix: "ORD-7", count: 60 });
+  const url = ctx.url;
   let nextOrder = 0;
   const order = () => `ORD-7${String(nextOrder++).padStart(3, "0")}`;
-  const url = (path: string) => `${server!.url}${path}`;
-
-  beforeAll(async () => {
-    prepared = await prepareDatabase("integrity", { prefix: "ORD-7", count: 60 });
-    server = await startTestServer({ databaseUrl: prepared.url });
-  });
-  afterAll(async () => {
-    await cleanUp([server], prepared);
-  });
 
   /** Every row a refused request must leave alone, and the state of every decision. */
   async function snapshot() {
-    const [row] = await prepared.sql.rows(
+    const [row] = await ctx.prepared.sql.rows(
       `SELECT (SELECT count(*) FROM threads)::int AS threads, (SELECT count(*) FROM runs)::int AS runs,
         (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM refunds)::int AS refunds,
         (SELECT count(*) FROM outbox)::int AS outbox, (SELECT count(*) FROM checkpoints)::int AS checkpoints,
@@ -47,16 +37,9 @@ describe("decisions only through the ledger", () => {
     );
   }
 
-  function runBody(threadId: string, resume?: unknown[], message?: string) {
-    return {
-      threadId,
-      runId: crypto.randomUUID(),
-      messages: message ? [{ id: crypto.randomUUID(), role: "user", content: message }] : [],
-      tools: [],
-      context: [],
-      ...(resume ? { resume } : {}),
-    };
-  }
+  /** Resume the thread with `entries` as `who`. */
+  const resumeAs = (threadId: string, entries: unknown[], who: Who) =>
+    postRun(ctx.server!.url, threadId, runBody(threadId, entries), who);
 
   const view = async (threadId: string) =>
     (await authedFetch(url(`/api/threads/${threadId}`), {}, "viewer")).json();
@@ -64,8 +47,8 @@ describe("decisions only through the ledger", () => {
   /** A ticket filed by the intake key and run until it asks for its refund approval. */
   async function pausedAtApproval(orderId = order()) {
     const message = `Refund ${orderId} please, the screen broke.`;
-    const threadId = await createTicket(server!.url, message);
-    const run = await runOnce(agentFor(server!.url, threadId), { message, as: "intake" });
+    const threadId = await createTicket(ctx.server!.url, message);
+    const run = await runOnce(agentFor(ctx.server!.url, threadId), { message, as: "intake" });
     expect(run.interrupts[0]?.reason).toBe("refund_approval");
     return { threadId, orderId, interruptId: run.interrupts[0]!.id };
   }
@@ -188,7 +171,7 @@ describe("decisions only through the ledger", () => {
     expect(forked.status).toBe(202);
     const [pending] = await pendingOf(threadId);
     expect(pending?.action).toBe("refund_approval");
-    expect(await prepared.sql.count("refunds", "order_id = $1", [orderId])).toBe(0);
+    expect(await ctx.prepared.sql.count("refunds", "order_id = $1", [orderId])).toBe(0);
     const state = await view(threadId);
     expect(state.values.editedBy).toBeTruthy();
     expect(state.values.policy.findings.map((f: { code: string }) => f.code)).toContain("edited_request");
@@ -197,14 +180,14 @@ describe("decisions only through the ledger", () => {
     const approve = [
       { interruptId: pending!.interruptId, status: "resolved", payload: { decision: "approve" } },
     ];
-    const refused = await postRun(server!.url, threadId, runBody(threadId, approve), "supervisor");
+    const refused = await resumeAs(threadId, approve, "supervisor");
     expect(refused.status).toBe(403);
     expect(refused.json?.code).toBe("forbidden:four_eyes_own_thread");
     expect(await snapshot()).toEqual(before);
 
-    const ok = await postRun(server!.url, threadId, runBody(threadId, approve), "operator");
+    const ok = await resumeAs(threadId, approve, "operator");
     expect(ok.status).toBe(200);
-    const [refund] = await prepared.sql.rows<{ amount_cents: number; approved_by: string }>(
+    const [refund] = await ctx.prepared.sql.rows<{ amount_cents: number; approved_by: string }>(
       "SELECT amount_cents, approved_by FROM refunds WHERE order_id = $1",
       [orderId],
     );
@@ -213,7 +196,7 @@ describe("decisions only through the ledger", () => {
     const [mail] = await pendingOf(threadId);
     expect(mail?.action).toBe("confirm_email");
     const send = [{ interruptId: mail!.interruptId, status: "resolved", payload: { choice: "send" } }];
-    const noMail = await postRun(server!.url, threadId, runBody(threadId, send), "supervisor");
+    const noMail = await resumeAs(threadId, send, "supervisor");
     expect(noMail.json?.code).toBe("forbidden:four_eyes_edited");
     const audit = await (
       await authedFetch(url(`/api/audit?action=fork&threadId=${threadId}`), {}, "viewer")
@@ -258,20 +241,20 @@ describe("decisions only through the ledger", () => {
                     ? { optionId: "original_payment" }
                     : { text: orderId };
             const entry = [{ interruptId: p.interruptId, status: "resolved", payload }];
-            const mine = await postRun(server!.url, threadId, runBody(threadId, entry), "supervisor");
+            const mine = await resumeAs(threadId, entry, "supervisor");
             if (p.action === "refund_approval" || p.action === "confirm_email") {
               expect(mine.status).toBe(403);
-              const other = await postRun(server!.url, threadId, runBody(threadId, entry), "admin");
+              const other = await resumeAs(threadId, entry, "admin");
               expect(other.status).toBe(200);
             } else expect([200, 403]).toContain(mine.status);
           }
-          const refunds = await prepared.sql.rows<{ approved_by: string }>(
+          const refunds = await ctx.prepared.sql.rows<{ approved_by: string }>(
             "SELECT approved_by FROM refunds WHERE order_id = $1",
             [orderId],
           );
           for (const r of refunds) expect(r.approved_by).toBe("admin@test.local");
-          const mails = await prepared.sql.count("outbox", "thread_id = $1", [threadId]);
-          const sentBy = await prepared.sql.rows<{ resolved_by: string }>(
+          const mails = await ctx.prepared.sql.count("outbox", "thread_id = $1", [threadId]);
+          const sentBy = await ctx.prepared.sql.rows<{ resolved_by: string }>(
             "SELECT resolved_by FROM decisions WHERE thread_id = $1 AND action = 'confirm_email' AND answer->>'choice' <> 'dont_send'",
             [threadId],
           );
@@ -288,25 +271,16 @@ describe("decisions only through the ledger", () => {
     const approve = (id: string) => [
       { interruptId: id, status: "resolved", payload: { decision: "approve" } },
     ];
-    expect(
-      (await postRun(server!.url, threadId, runBody(threadId, approve(interruptId)), "operator")).status,
-    ).toBe(200);
+    expect((await resumeAs(threadId, approve(interruptId), "operator")).status).toBe(200);
     const approvalCheckpoint = (await view(threadId)).decisions.find(
       (d: { action: string }) => d.action === "refund_approval",
     ).checkpointId;
     expect((await fork(threadId, { checkpointId: approvalCheckpoint })).status).toBe(202);
     const [again] = await pendingOf(threadId);
     expect(again?.action).toBe("refund_approval");
-    const refused = await postRun(
-      server!.url,
-      threadId,
-      runBody(threadId, approve(again!.interruptId)),
-      "supervisor",
-    );
+    const refused = await resumeAs(threadId, approve(again!.interruptId), "supervisor");
     expect(refused.json?.code).toBe("forbidden:four_eyes_own_thread");
-    expect(
-      (await postRun(server!.url, threadId, runBody(threadId, approve(again!.interruptId)), "admin")).status,
-    ).toBe(200);
+    expect((await resumeAs(threadId, approve(again!.interruptId), "admin")).status).toBe(200);
   });
 
   it("new input on someone else's finished thread: its sender cannot approve what it raised; the run and message are audited", async () => {
@@ -314,27 +288,27 @@ describe("decisions only through the ledger", () => {
     const approve = (id: string) => [
       { interruptId: id, status: "resolved", payload: { decision: "approve" } },
     ];
-    await postRun(server!.url, threadId, runBody(threadId, approve(interruptId)), "supervisor");
+    await resumeAs(threadId, approve(interruptId), "supervisor");
     const [mail] = await pendingOf(threadId);
     const send = [{ interruptId: mail!.interruptId, status: "resolved", payload: { choice: "send" } }];
-    expect((await postRun(server!.url, threadId, runBody(threadId, send), "supervisor")).status).toBe(200);
+    expect((await resumeAs(threadId, send, "supervisor")).status).toBe(200);
     expect((await view(threadId)).status).toBe("completed");
 
     const other = order();
     const message = `Also refund ${other}, it broke as well.`;
-    const started = await postRun(server!.url, threadId, runBody(threadId, undefined, message), "operator");
+    const started = await postRun(
+      ctx.server!.url,
+      threadId,
+      runBody(threadId, undefined, message),
+      "operator",
+    );
     expect(started.status).toBe(200);
     const [pending] = await pendingOf(threadId);
     expect(pending?.action).toBe("refund_approval");
-    const refused = await postRun(
-      server!.url,
-      threadId,
-      runBody(threadId, approve(pending!.interruptId)),
-      "operator",
-    );
+    const refused = await resumeAs(threadId, approve(pending!.interruptId), "operator");
     expect(refused.json?.code).toBe("forbidden:four_eyes_own_thread");
     expect(refused.json?.message).toContain("sent input");
-    const [run] = await prepared.sql.rows<{ started_by_label: string }>(
+    const [run] = await ctx.prepared.sql.rows<{ started_by_label: string }>(
       "SELECT started_by_label FROM runs WHERE thread_id = $1 AND kind = 'input' ORDER BY created_at DESC LIMIT 1",
       [threadId],
     );
@@ -354,25 +328,25 @@ describe("decisions only through the ledger", () => {
 
   it("whoever names the order when the agent asks for it cannot approve that order's refund", async () => {
     const message = "My television arrived broken, I want my money back.";
-    const threadId = await createTicket(server!.url, message);
-    const first = await runOnce(agentFor(server!.url, threadId), { message, as: "intake" });
+    const threadId = await createTicket(ctx.server!.url, message);
+    const first = await runOnce(agentFor(ctx.server!.url, threadId), { message, as: "intake" });
     expect(first.interrupts[0]?.reason).toBe("input_text");
     const named = [{ interruptId: first.interrupts[0]!.id, status: "resolved", payload: { text: order() } }];
-    expect((await postRun(server!.url, threadId, runBody(threadId, named), "operator")).status).toBe(200);
+    expect((await resumeAs(threadId, named, "operator")).status).toBe(200);
     const [pending] = await pendingOf(threadId);
     const approve = [
       { interruptId: pending!.interruptId, status: "resolved", payload: { decision: "approve" } },
     ];
-    const refused = await postRun(server!.url, threadId, runBody(threadId, approve), "operator");
+    const refused = await resumeAs(threadId, approve, "operator");
     expect(refused.json?.code).toBe("forbidden:four_eyes_own_thread");
-    expect((await postRun(server!.url, threadId, runBody(threadId, approve), "supervisor")).status).toBe(200);
+    expect((await resumeAs(threadId, approve, "supervisor")).status).toBe(200);
   });
 
   it("an intake key starts only tickets it filed", async () => {
     const res = await post("/api/threads", { message: `Refund ${order()} please` }, "operator");
     const { threadId } = await res.json();
     const before = await snapshot();
-    const refused = await postRun(server!.url, threadId, runBody(threadId), "intake");
+    const refused = await postRun(ctx.server!.url, threadId, runBody(threadId), "intake");
     expect(refused.status).toBe(403);
     expect(refused.json?.code).toBe("forbidden:api_key_scope");
     expect(await snapshot()).toEqual(before);
@@ -386,12 +360,7 @@ describe("decisions only through the ledger", () => {
       JSON.parse('{"decision":"approve","__proto__":{"amountCents":1}}'),
       { decision: "reject", note: "no", amountCents: 5 },
     ]) {
-      const res = await postRun(
-        server!.url,
-        threadId,
-        runBody(threadId, [{ interruptId, status: "resolved", payload }]),
-        "operator",
-      );
+      const res = await resumeAs(threadId, [{ interruptId, status: "resolved", payload }], "operator");
       expect(res.status).toBe(422);
       expect(res.json?.code).toBe("unprocessable:answer");
     }
@@ -443,7 +412,7 @@ describe("decisions only through the ledger", () => {
     const nul = await post("/api/threads", { message: "refund\u0000 ORD-1002" }, "operator");
     expect((await nul.json()).code).toBe("bad_request:nul");
     const longRun = await postRun(
-      server!.url,
+      ctx.server!.url,
       threadId,
       { ...runBody(threadId), runId: "r".repeat(10_000) },
       "operator",

@@ -1,8 +1,7 @@
 import type { Interrupt } from "@ag-ui/core";
 import { authedFetch, emailOf, type Who } from "../support/auth";
-import type { TestServer } from "../support/server";
-import { agentFor, answer, createTicket, payloadOf, postRun, runOnce } from "./client";
-import { cleanUp, prepareDatabase, startTestServer } from "./setup";
+import { agentFor, answer, createTicket, payloadOf, postRun, runBody, runOnce } from "./client";
+import { useTestServer } from "./setup";
 import { readSse } from "./sse";
 
 /**
@@ -11,20 +10,11 @@ import { readSse } from "./sse";
  * once; one answer alone is not a resume; one person may not approve both.
  */
 describe("parallel approvals (account-change agent)", () => {
-  let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
-  let server: TestServer | undefined;
-  const url = (path: string) => `${server!.url}${path}`;
-
-  beforeAll(async () => {
-    prepared = await prepareDatabase("parallel");
-    server = await startTestServer({ databaseUrl: prepared.url });
-  });
-  afterAll(async () => {
-    await cleanUp([server], prepared);
-  });
+  const ctx = useTestServer("parallel");
+  const url = ctx.url;
 
   async function snapshot() {
-    const [row] = await prepared.sql.rows(
+    const [row] = await ctx.prepared.sql.rows(
       `SELECT (SELECT count(*) FROM runs)::int AS runs, (SELECT count(*) FROM outbox)::int AS outbox,
         (SELECT count(*) FROM checkpoints)::int AS checkpoints, (SELECT count(*) FROM audit_log)::int AS audit,
         (SELECT string_agg(interrupt_id || ':' || status, ',' ORDER BY interrupt_id) FROM decisions) AS decisions`,
@@ -35,8 +25,8 @@ describe("parallel approvals (account-change agent)", () => {
   /** A payout change for ORD-1001's customer, run until both reviews are pending. */
   async function twoReviews() {
     const message = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
-    const threadId = await createTicket(server!.url, message, "ORD-1001", "account_change");
-    const first = await runOnce(agentFor(server!.url, threadId), { message, as: "intake" });
+    const threadId = await createTicket(ctx.server!.url, message, "ORD-1001", "account_change");
+    const first = await runOnce(agentFor(ctx.server!.url, threadId), { message, as: "intake" });
     const byReview = (review: string) =>
       first.interrupts.find((i) => (payloadOf(i) as { review?: string }).review === review) as Interrupt;
     return { threadId, interrupts: first.interrupts, fraud: byReview("fraud"), data: byReview("data") };
@@ -74,7 +64,7 @@ describe("parallel approvals (account-change agent)", () => {
 
   it("takes both answers in one AG-UI resume; either review may reject", async () => {
     const { threadId, fraud, data } = await twoReviews();
-    const done = await runOnce(agentFor(server!.url, threadId), {
+    const done = await runOnce(agentFor(ctx.server!.url, threadId), {
       resume: [
         answer(fraud, { decision: "approve" }),
         answer(data, { decision: "reject", note: "IBAN mistyped" }),
@@ -86,22 +76,15 @@ describe("parallel approvals (account-change agent)", () => {
     const view = await (await authedFetch(url(`/api/threads/${threadId}`), {}, "viewer")).json();
     expect(view.status).toBe("completed");
     expect(view.values.outcome).toMatchObject({ status: "rejected", reasons: ["IBAN mistyped"] });
-    expect(await prepared.sql.count("outbox", "thread_id = $1", [threadId])).toBe(1);
+    expect(await ctx.prepared.sql.count("outbox", "thread_id = $1", [threadId])).toBe(1);
   });
 
   it("refuses one answer alone as a resume (422 naming the missing id), and one person approving both", async () => {
     const { threadId, fraud, data } = await twoReviews();
     const before = await snapshot();
-    const body = (resume: unknown[]) => ({
-      threadId,
-      runId: crypto.randomUUID(),
-      messages: [],
-      tools: [],
-      context: [],
-      resume,
-    });
+    const body = (resume: unknown[]) => runBody(threadId, resume);
     const one = await postRun(
-      server!.url,
+      ctx.server!.url,
       threadId,
       body([answer(fraud, { decision: "approve" })]),
       "supervisor",
@@ -112,7 +95,7 @@ describe("parallel approvals (account-change agent)", () => {
       { interruptId: data.id, action: "review_change" },
     ]);
     const both = await postRun(
-      server!.url,
+      ctx.server!.url,
       threadId,
       body([answer(fraud, { decision: "approve" }), answer(data, { decision: "approve" })]),
       "supervisor",
@@ -145,14 +128,14 @@ describe("parallel approvals (account-change agent)", () => {
       const view = await waitForEnd(threadId);
       expect(view.status).toBe("completed");
       expect(view.values.outcome).toMatchObject({ status: "applied" });
-      const ledger = await prepared.sql.rows<{ status: string; resolved_by: string }>(
+      const ledger = await ctx.prepared.sql.rows<{ status: string; resolved_by: string }>(
         "SELECT status, resolved_by FROM decisions WHERE thread_id = $1 ORDER BY interrupt_id",
         [threadId],
       );
       expect(ledger.map((d) => d.status)).toEqual(["resolved", "resolved"]);
       expect(ledger.map((d) => d.resolved_by)).toContain(emailOf("supervisor"));
-      expect(await prepared.sql.count("runs", "thread_id = $1 AND kind = 'resume'", [threadId])).toBe(1);
-      expect(await prepared.sql.count("outbox", "thread_id = $1", [threadId])).toBe(1);
+      expect(await ctx.prepared.sql.count("runs", "thread_id = $1 AND kind = 'resume'", [threadId])).toBe(1);
+      expect(await ctx.prepared.sql.count("outbox", "thread_id = $1", [threadId])).toBe(1);
     }
   });
 

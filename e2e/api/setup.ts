@@ -39,3 +39,23 @@ export async function cleanUp(
 }
 
 export { startTestServer };
+
+/**
+ * One fresh database and one `next start` for a describe block: started before its tests, stopped and dropped after.
+ * Read `prepared`, `server` and `url()` inside tests (they are set once `beforeAll` ran).
+ */
+export function useTestServer(prefix: string, extraOrders?: { prefix: string; count: number }) {
+  const context = {
+    prepared: undefined as unknown as Awaited<ReturnType<typeof prepareDatabase>>,
+    server: undefined as TestServer | undefined,
+    url: (path: string) => `${context.server?.url}${path}`,
+  };
+  beforeAll(async () => {
+    context.prepared = await prepareDatabase(prefix, extraOrders);
+    context.server = await startTestServer({ databaseUrl: context.prepared.url });
+  });
+  afterAll(async () => {
+    await cleanUp([context.server], context.prepared);
+  });
+  return context;
+}

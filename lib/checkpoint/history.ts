@@ -213,16 +213,18 @@ export async function listCheckpointLinks({
   return rows.map((r) => ({ checkpointId: r.checkpoint_id, parentCheckpointId: r.parent_checkpoint_id }));
 }
 
+/** One checkpoint of one thread (root namespace). */
+export interface CheckpointRef {
+  threadId: string;
+  checkpointId: string;
+}
+
 /** Whether a root-namespace checkpoint of this thread exists. */
 export async function checkpointExists({
   db,
   threadId,
   checkpointId,
-}: {
-  db: Queryable;
-  threadId: string;
-  checkpointId: string;
-}): Promise<boolean> {
+}: CheckpointRef & { db: Queryable }): Promise<boolean> {
   const [row] = await db
     .select({ id: checkpoints.checkpointId })
     .from(checkpoints)

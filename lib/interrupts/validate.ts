@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { DecisionSummary } from "@/lib/wire";
 import {
   type AnswerOf,
   confirmEmailAnswer,
@@ -97,14 +98,7 @@ export function answerJsonSchema(payload: InterruptPayload): Record<string, unkn
   return z.toJSONSchema(answerSchema(payload), { unrepresentable: "any" }) as Record<string, unknown>;
 }
 
-/** What the inbox shows and filters on for a pending decision, read from its payload. */
-export interface DecisionSummary {
-  title: string | null;
-  orderId: string | null;
-  customerName: string | null;
-  amountCents: number | null;
-  currency: string | null;
-}
+export type { DecisionSummary };
 
 /** Summarize an interrupt payload for the inbox (anything outside the contract summarizes to nulls). */
 export function summarizePayload(raw: unknown): DecisionSummary {

@@ -7,6 +7,7 @@ import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import type { InvolvedPrincipal } from "@/lib/db/queries/involved";
 import type { Queryable } from "@/lib/db/tx";
+import type { DecisionSummary } from "@/lib/wire";
 
 /*
  * What the runtime needs to know about an agent, and nothing more: an agent brings its graph and its rules through one
@@ -26,14 +27,7 @@ export type ParsedPayload<P> =
   | { ok: true; payload: P; action: string; title: string }
   | { ok: false; error: string };
 
-/** What the inbox shows for a decision (the ledger's summary columns). */
-export interface DecisionSummary {
-  title: string | null;
-  orderId: string | null;
-  customerName: string | null;
-  amountCents: number | null;
-  currency: string | null;
-}
+export type { DecisionSummary };
 
 /** A recorded side effect that a branch from some checkpoint would reach again. */
 export interface SideEffectWarning {

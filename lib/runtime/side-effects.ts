@@ -1,4 +1,5 @@
 import "server-only";
+import type { CheckpointRef } from "@/lib/checkpoint/history";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
 import type { SideEffectWarning } from "./agent";
@@ -14,11 +15,7 @@ export async function checkpointSideEffects({
   db,
   threadId,
   checkpointId,
-}: {
-  db: Queryable;
-  threadId: string;
-  checkpointId: string;
-}): Promise<SideEffectWarning[]> {
+}: CheckpointRef & { db: Queryable }): Promise<SideEffectWarning[]> {
   const { agent, graph } = await agentOfThread({ db, threadId });
   const state = await graph.getState({
     configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId },

@@ -4,18 +4,29 @@ import type { ResumeStatus } from "@/lib/wire";
 import { type Decision, decisions } from "../schema";
 import type { Queryable } from "../tx";
 
+/** One thread's rows, on a handle. */
+type ThreadScope = { db: Queryable; threadId: string };
+
 /** Pending decisions of a thread (the interrupts still waiting for an answer). */
-export async function listPendingDecisions({
+export async function listPendingDecisions({ db, threadId }: ThreadScope): Promise<Decision[]> {
+  return listDecisionsIn({ db, threadId, status: "pending" });
+}
+
+/** A thread's decisions in one ledger status, in the order they were answered (then raised). */
+async function listDecisionsIn({
   db,
   threadId,
+  status,
 }: {
   db: Queryable;
   threadId: string;
+  status: Decision["status"];
 }): Promise<Decision[]> {
   return db
     .select()
     .from(decisions)
-    .where(and(eq(decisions.threadId, threadId), eq(decisions.status, "pending")));
+    .where(and(eq(decisions.threadId, threadId), eq(decisions.status, status)))
+    .orderBy(decisions.resolvedAt, decisions.createdAt);
 }
 
 export async function getDecisions({
@@ -93,18 +104,8 @@ export async function supersedeOtherPending({
  * Answers already taken on a thread but not yet sent to the graph (`answered`): the other interrupts of the same
  * super-step were still pending when they came in (parallel approvals answered card by card).
  */
-export async function listStagedDecisions({
-  db,
-  threadId,
-}: {
-  db: Queryable;
-  threadId: string;
-}): Promise<Decision[]> {
-  return db
-    .select()
-    .from(decisions)
-    .where(and(eq(decisions.threadId, threadId), eq(decisions.status, "answered")))
-    .orderBy(decisions.resolvedAt);
+export async function listStagedDecisions({ db, threadId }: ThreadScope): Promise<Decision[]> {
+  return listDecisionsIn({ db, threadId, status: "answered" });
 }
 
 /** Staged answers of a thread become `resolved` by the resume run that carries them to the graph. */

@@ -27,33 +27,10 @@ export async function listInvolvedPrincipals({
   db: Queryable;
   thread: Pick<Thread, "id" | "createdBy" | "startedBy" | "lastEditedBy">;
 }): Promise<InvolvedPrincipal[]> {
-  const [previous] = await db
-    .select({ at: decisions.resolvedAt })
-    .from(decisions)
-    .where(
-      and(
-        eq(decisions.threadId, thread.id),
-        eq(decisions.status, "resolved"),
-        isNotNull(decisions.resolvedAt),
-      ),
-    )
-    .orderBy(desc(decisions.resolvedAt))
-    .limit(1);
-  const [lastApproval] = await db
-    .select({ at: decisions.resolvedAt })
-    .from(decisions)
-    .where(
-      and(
-        eq(decisions.threadId, thread.id),
-        eq(decisions.action, "refund_approval"),
-        eq(decisions.status, "resolved"),
-        isNotNull(decisions.resolvedAt),
-      ),
-    )
-    .orderBy(desc(decisions.resolvedAt))
-    .limit(1);
+  const previous = await latestResolved({ db, threadId: thread.id });
+  const lastApproval = await latestResolved({ db, threadId: thread.id, action: "refund_approval" });
   const sincePrevious: SQL[] = [ne(runs.kind, "resume")];
-  if (previous?.at) sincePrevious.push(gt(runs.createdAt, previous.at));
+  if (previous) sincePrevious.push(gt(runs.createdAt, previous));
   const starters = await db
     .select({ id: runs.startedBy, kind: runs.kind, edited: runs.editedState })
     .from(runs)
@@ -70,7 +47,7 @@ export async function listInvolvedPrincipals({
     eq(decisions.status, "resolved"),
     isNotNull(decisions.resolvedById),
   ];
-  if (lastApproval?.at) answerWhere.push(gt(decisions.resolvedAt, lastApproval.at));
+  if (lastApproval) answerWhere.push(gt(decisions.resolvedAt, lastApproval));
   const answerers = await db
     .select({ id: decisions.resolvedById })
     .from(decisions)
@@ -94,4 +71,29 @@ export async function listInvolvedPrincipals({
   // Threads from before runs recorded their starter: the first run's starter, as recorded on the thread.
   if (!previous) add(thread.startedBy, "starter", "started this thread");
   return involved;
+}
+
+/** When the thread's latest resolved decision (of `action`, if given) was taken, or null. */
+async function latestResolved({
+  db,
+  threadId,
+  action,
+}: {
+  db: Queryable;
+  threadId: string;
+  action?: string;
+}): Promise<Date | null> {
+  const where = [
+    eq(decisions.threadId, threadId),
+    eq(decisions.status, "resolved"),
+    isNotNull(decisions.resolvedAt),
+  ];
+  if (action) where.push(eq(decisions.action, action));
+  const [row] = await db
+    .select({ at: decisions.resolvedAt })
+    .from(decisions)
+    .where(and(...where))
+    .orderBy(desc(decisions.resolvedAt))
+    .limit(1);
+  return row?.at ?? null;
 }

@@ -2,29 +2,16 @@ import "server-only";
 import { z } from "zod";
 import { hasRole } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
+import { editableMessage, editableOrderRef } from "@/lib/graphs/channels";
 import { sharedContract } from "@/lib/graphs/contract";
 import { emailWarnings } from "@/lib/graphs/email-effects";
-import { ORDER_REF_PATTERN } from "@/lib/graphs/refund/classify-rules";
+import { refuseOwnInput } from "@/lib/graphs/four-eyes";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, DecisionAttempt } from "@/lib/runtime/agent";
 import { accountChangeInput, buildAccountChangeGraph } from "./graph";
 
 /** What a fork may change: the customer's own words (and the order naming them); never a review or the outcome. */
-const editable = z
-  .strictObject({
-    customerMessage: z
-      .string()
-      .trim()
-      .min(1, "must not be empty")
-      .max(5000, "must be at most 5000 characters"),
-    orderRef: z
-      .string()
-      .trim()
-      .regex(new RegExp(`^${ORDER_REF_PATTERN}$`), "must look like ORD-1234")
-      .transform((s) => s.toUpperCase())
-      .nullable(),
-  })
-  .partial();
+const editable = z.strictObject({ customerMessage: editableMessage, orderRef: editableOrderRef }).partial();
 
 const approves = (answer: unknown) => (answer as { decision?: unknown } | null)?.decision === "approve";
 
@@ -52,17 +39,7 @@ function reviewPolicy({
     );
   }
   if (!approves(answer)) return;
-  const own = involved.find((p) => p.id === principal.id);
-  if (own) {
-    throw new AppError(
-      "forbidden:four_eyes_own_thread",
-      `You ${own.why}: someone else must approve this change.`,
-      {
-        rule: "not_own_thread",
-        because: own.why,
-      },
-    );
-  }
+  refuseOwnInput({ principal, involved, what: "approve this change" });
   if (
     siblings.some(
       (s) => s.action === "review_change" && s.resolvedById === principal.id && approves(s.answer),

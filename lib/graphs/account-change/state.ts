@@ -2,6 +2,7 @@ import "server-only";
 import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, type Messages, messagesStateReducer } from "@langchain/langgraph";
 import type { ReviewChangeAnswer, ReviewChangePayload } from "@/lib/interrupts";
+import { lastValue } from "../channels";
 
 /** The change a customer asked for. */
 export type AccountChange = ReviewChangePayload["change"];
@@ -14,10 +15,6 @@ export interface ChangeOutcome {
   reasons: string[];
   /** The confirmation queued to the customer (outbox id), if they have an email on file. */
   emailId: string | null;
-}
-
-function lastValue<T>(initial: () => T) {
-  return Annotation<T>({ reducer: (_current, update) => update, default: initial });
 }
 
 /**

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
-import { AppError } from "@/lib/errors";
 import { sharedContract } from "@/lib/graphs/contract";
+import { refuseOwnInput } from "@/lib/graphs/four-eyes";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition } from "@/lib/runtime/agent";
 import { buildGoodwillGraph, goodwillInput } from "./graph";
@@ -26,10 +26,8 @@ export const goodwillAgent: AgentDefinition<InterruptPayload> = {
   // Whoever filed the complaint or started its run may not grant the voucher.
   policy({ payload, answer, principal, involved }) {
     const grants = (answer as { decision?: unknown } | null)?.decision === "grant";
-    const own = involved.find((p) => p.id === principal.id);
-    if (payload.action === "goodwill_voucher" && grants && own) {
-      throw new AppError("forbidden:four_eyes_own_thread", `You ${own.why}: someone else must grant it.`);
-    }
+    if (payload.action === "goodwill_voucher" && grants)
+      refuseOwnInput({ principal, involved, what: "grant it" });
   },
   actsOnIt: (payload, answer) =>
     payload.action === "goodwill_voucher" && (answer as { decision?: unknown } | null)?.decision === "grant",

@@ -4,6 +4,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { DecisionAttempt } from "@/lib/runtime/agent";
+import { refuseOwnInput } from "../four-eyes";
 
 /** Whether an answer makes something happen to the customer: approves money (in full or in part) or sends mail. */
 export function refundActsOnIt(payload: InterruptPayload, answer: unknown): boolean {
@@ -30,27 +31,13 @@ export function refundDecisionPolicy({
   involved,
 }: DecisionAttempt<InterruptPayload>): void {
   if (!refundActsOnIt(payload, answer)) return;
-  const own = involved.find((p) => p.id === principal.id);
   if (payload.action === "confirm_email") {
-    if (own?.kind === "editor") {
-      throw new AppError("forbidden:four_eyes_edited", `You ${own.why}: someone else must send its reply.`, {
-        rule: "not_own_edit",
-        because: own.why,
-      });
-    }
+    const what = "send its reply";
+    refuseOwnInput({ principal, involved, what, kinds: ["editor"], code: "forbidden:four_eyes_edited" });
     return;
   }
   if (payload.action !== "refund_approval") return;
-  if (own) {
-    throw new AppError(
-      "forbidden:four_eyes_own_thread",
-      `You ${own.why}: someone else must approve its refund.`,
-      {
-        rule: "not_own_thread",
-        because: own.why,
-      },
-    );
-  }
+  refuseOwnInput({ principal, involved, what: "approve its refund" });
   if (payload.requested.amountCents > env.FOUR_EYES_MIN_CENTS && !hasRole(principal.role, "supervisor")) {
     throw new AppError(
       "forbidden:four_eyes_supervisor",

@@ -1,7 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { PG_INT_MAX } from "@/lib/params";
-import { ORDER_REF_PATTERN } from "./classify-rules";
+import { editableCents, editableMessage, editableOrderRef } from "../channels";
 
 /**
  * What a fork (time travel) may change in the refund agent's state. Only the customer's request — the input a
@@ -13,24 +12,13 @@ import { ORDER_REF_PATTERN } from "./classify-rules";
  */
 export const refundEditableState = z
   .strictObject({
-    /** The customer's message as the agent reads it. */
-    customerMessage: z
-      .string()
-      .trim()
-      .min(1, "must not be empty")
-      .max(5000, "must be at most 5000 characters"),
-    /** `ORD-1234` (any letter case), or null to make the agent ask for it. */
-    orderRef: z
-      .string()
-      .trim()
-      .regex(new RegExp(`^${ORDER_REF_PATTERN}$`), "must look like ORD-1234")
-      .transform((s) => s.toUpperCase())
-      .nullable(),
+    customerMessage: editableMessage,
+    orderRef: editableOrderRef,
     intent: z.enum(["refund", "other"]),
     /** The customer's reason, as shown to the approver. */
     reason: z.string().trim().max(2000, "must be at most 2000 characters"),
     /** The amount asked for in cents, or null for the order total. */
-    requested: z.number().int("must be a whole number of cents").positive().max(PG_INT_MAX).nullable(),
+    requested: editableCents,
   })
   .partial();
 

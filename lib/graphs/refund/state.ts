@@ -3,6 +3,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, type Messages, messagesStateReducer } from "@langchain/langgraph";
 import type { z } from "zod";
 import type { policyFinding } from "@/lib/interrupts";
+import { lastValue } from "../channels";
 
 /** A policy finding, as shown to the operator (the interrupt contract's shape). */
 export type PolicyFinding = z.infer<typeof policyFinding>;
@@ -64,11 +65,6 @@ export interface ReplyDraft {
 export interface EmailResult {
   status: "sent" | "not_sent";
   outboxId?: string;
-}
-
-/** A plain last-value channel with a default, so every key is present in the state from the start. */
-function lastValue<T>(initial: () => T) {
-  return Annotation<T>({ reducer: (_current, update) => update, default: initial });
 }
 
 /**

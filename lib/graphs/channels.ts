@@ -1,0 +1,38 @@
+import "server-only";
+import { Annotation } from "@langchain/langgraph";
+import { z } from "zod";
+import { PG_INT_MAX } from "@/lib/params";
+import { ORDER_REF_PATTERN } from "./refund/classify-rules";
+
+/** A plain last-value channel with a default, so every key is present in the state from the start. */
+export function lastValue<T>(initial: () => T) {
+  return Annotation<T>({ reducer: (_current, update) => update, default: initial });
+}
+
+/*
+ * Editable fields shared by the agents' fork rules (`AgentDefinition.fork.editable`): typed and bounded, so a fork's
+ * edit is refused with the field named rather than failing the run later.
+ */
+
+/** The customer's message as the agent reads it. */
+export const editableMessage = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(5000, "must be at most 5000 characters");
+
+/** `ORD-1234` (any letter case), or null to make the agent ask for it. */
+export const editableOrderRef = z
+  .string()
+  .trim()
+  .regex(new RegExp(`^${ORDER_REF_PATTERN}$`), "must look like ORD-1234")
+  .transform((s) => s.toUpperCase())
+  .nullable();
+
+/** An amount in cents, or null for "the whole order". */
+export const editableCents = z
+  .number()
+  .int("must be a whole number of cents")
+  .positive()
+  .max(PG_INT_MAX)
+  .nullable();
