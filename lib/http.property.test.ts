@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { hostileJson, hostileString } from "@/e2e/support/hostile";
 import { AppError } from "./errors";
-import { containsNul, jsonTextDepth, MAX_JSON_DEPTH, readJson } from "./http";
+import { containsLoneSurrogate, containsNul, jsonTextDepth, MAX_JSON_DEPTH, readJson } from "./http";
 
 /*
  * Properties of the body guards (issue 9): for arbitrary text and JSON they answer, and `readJson` refuses only with
@@ -53,6 +53,19 @@ describe("containsNul", () => {
   });
 });
 
+describe("containsLoneSurrogate", () => {
+  it("flags exactly the values whose text Postgres jsonb would refuse (a lone surrogate escape)", () => {
+    fc.assert(
+      fc.property(anyJson, (value) => {
+        const text = JSON.stringify(value) ?? "";
+        // JSON.stringify writes a lone surrogate as an escape and leaves a pair as its character.
+        return containsLoneSurrogate(value) === /(^|[^\\])(\\\\)*\\ud[89a-f][0-9a-f]{2}/.test(text);
+      }),
+      runs,
+    );
+  });
+});
+
 describe("readJson", () => {
   const body = fc.oneof(
     anyJson.map((v) => JSON.stringify(v) ?? ""),
@@ -73,7 +86,7 @@ describe("readJson", () => {
         if (!contentType) request.headers.delete("content-type");
         try {
           const value = await readJson(request);
-          return !containsNul(value) && depthOf(value) <= MAX_JSON_DEPTH;
+          return !containsNul(value) && !containsLoneSurrogate(value) && depthOf(value) <= MAX_JSON_DEPTH;
         } catch (error) {
           return error instanceof AppError && error.status >= 400 && error.status < 500;
         }
