@@ -133,7 +133,7 @@ function raw(
       clearTimeout(timer);
       socket.destroy();
       const ms = performance.now() - started;
-      resolve({ ...outcome, ms, hang: outcome.hang || ms > HANG_MS });
+      resolve({ ...outcome, ms, hang: outcome.hang || (!outcome.stalled && ms > HANG_MS) });
     };
     const timer = setTimeout(
       () =>
