@@ -8,10 +8,12 @@ import { MAX_BODY_BYTES } from "@/lib/http";
  * dynamic segments before any route handler runs and answers a URIError there with a bare 500, so the route wrapper
  * never gets to refuse such an id itself.
  *
- * The matcher keeps every other request away from here: Next.js buffers the whole request body of a request that
- * passes through the proxy before the handler sees it, which would undo `readBodyText`'s refusal while streaming.
- * So only paths with a `%` that is not an ASCII escape (`%00`–`%7F`) come here; for those that do decode, a declared
- * body over the limit is refused here (413) rather than buffered.
+ * The matcher keeps every other request away from here: Next.js buffers the whole body of a request that passes
+ * through the proxy (up to 10 MB) and waits for its end before answering, even when the proxy refuses it, which
+ * would undo `readBodyText`'s refusal while streaming. So only paths with a `%` that is not an ASCII escape
+ * (`%00`–`%7F`) come here, and such a request that declares more body than it sends waits for it (the fuzz suite
+ * counts these as stalled uploads). For paths that do decode, a declared body over the limit is refused with 413
+ * here rather than handed on.
  */
 export function proxy(request: Request): Response {
   const path = new URL(request.url).pathname;
