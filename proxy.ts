@@ -1,12 +1,24 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { newNonce, pageContentSecurityPolicy } from "@/lib/csp";
+import { AppError, errorResponse } from "@/lib/errors";
+import { MAX_BODY_BYTES } from "@/lib/http";
 
 /**
- * Every page gets a Content-Security-Policy with a nonce of its own. The policy goes on the request too: Next reads
- * the nonce from it and puts it on the scripts it renders (pages are rendered per request: the root layout reads
- * the session). API routes and static files are not pages (next.config.ts sets their headers).
+ * Two jobs, kept apart by the matcher:
+ *
+ * - **Pages** get a Content-Security-Policy with a nonce of their own. The policy goes on the request too: Next reads
+ *   the nonce from it and puts it on the scripts it renders (pages are rendered per request: the root layout reads
+ *   the session). API routes and static files are not pages (next.config.ts sets their headers).
+ * - **API paths whose percent-encoding does not decode** (a lone `%`, `%zz`, `%FF`, an overlong `%C0%AF`, an encoded
+ *   surrogate `%ED%A0%80`) get 400 `bad_request:path`: Next.js decodes dynamic segments before any route handler runs
+ *   and answers a URIError there with a bare 500, so the route wrapper never gets to refuse such an id itself. Only
+ *   paths with a `%` that is not an ASCII escape come here: Next.js buffers the whole body of a request that passes
+ *   through the proxy and waits for its end, which would undo `readBodyText`'s refusal while streaming. For such paths
+ *   a declared body over the limit is refused with 413 here rather than handed on.
  */
-export function proxy(request: NextRequest) {
+export function proxy(request: NextRequest): Response {
+  const path = request.nextUrl.pathname;
+  if (path.startsWith("/api/")) return refuseUndecodable(request, path);
   // Build-time constant (inlined by the bundler), as in next.config.ts.
   const policy = pageContentSecurityPolicy({ nonce: newNonce(), dev: process.env.NODE_ENV !== "production" });
   const headers = new Headers(request.headers);
@@ -16,6 +28,27 @@ export function proxy(request: NextRequest) {
   return response;
 }
 
+function refuseUndecodable(request: NextRequest, path: string): Response {
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return errorResponse(
+      new AppError("bad_request:path", "The request path is not valid percent-encoded UTF-8.", {
+        path: path.slice(0, 200),
+      }),
+    );
+  }
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+    return errorResponse(
+      new AppError("payload_too_large:body", `The request body is larger than ${MAX_BODY_BYTES / 1024} KB.`, {
+        limitBytes: MAX_BODY_BYTES,
+      }),
+    );
+  }
+  return NextResponse.next();
+}
+
 export const config = {
-  matcher: ["/((?!api/|_next/static/|_next/image|favicon.ico).*)"],
+  matcher: ["/((?!api/|_next/static/|_next/image|favicon.ico).*)", "/api/:path(.*%(?![0-7][0-9a-fA-F]).*)"],
 };

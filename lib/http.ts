@@ -54,8 +54,9 @@ export function assertJsonContentType(request: Request): void {
 
 /**
  * Read a JSON body: JSON content type (415), size limit while reading (413), valid JSON (400 `bad_request:json`),
- * nesting at most MAX_JSON_DEPTH (400 `bad_request:json_depth`), and no NUL character in any key or string (400
- * `bad_request:nul`: Postgres text and jsonb cannot hold one).
+ * nesting at most MAX_JSON_DEPTH (400 `bad_request:json_depth`), no NUL character in any key or string (400
+ * `bad_request:nul`: Postgres text and jsonb cannot hold one), and no lone UTF-16 surrogate (`"\udfff"` is valid JSON,
+ * but jsonb refuses it and text stores it altered: 400 `bad_request:unicode`).
  */
 export async function readJson(request: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
   assertJsonContentType(request);
@@ -75,6 +76,12 @@ export async function readJson(request: Request, limit = MAX_BODY_BYTES): Promis
   }
   if (containsNul(value)) {
     throw new AppError("bad_request:nul", "The request body contains a NUL character.");
+  }
+  if (containsLoneSurrogate(value)) {
+    throw new AppError(
+      "bad_request:unicode",
+      "The request body contains a lone UTF-16 surrogate (an escape such as \\udfff that is no character).",
+    );
   }
   return value;
 }
@@ -104,6 +111,18 @@ export function containsNul(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(containsNul);
   if (value && typeof value === "object") {
     return Object.entries(value).some(([k, v]) => k.includes("\u0000") || containsNul(v));
+  }
+  return false;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether any string or key of a parsed JSON value holds a UTF-16 surrogate that is not half of a pair. */
+export function containsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === "string") return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(containsLoneSurrogate);
+  if (value && typeof value === "object") {
+    return Object.entries(value).some(([k, v]) => LONE_SURROGATE.test(k) || containsLoneSurrogate(v));
   }
   return false;
 }
