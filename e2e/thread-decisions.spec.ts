@@ -1,4 +1,4 @@
-import { emailOf, expect, openReady, pausedThread, test, threadState } from "./fixtures";
+import { emailOf, expect, openReady, pausedThread, storageStatePath, test, threadState } from "./fixtures";
 
 /*
  * The thread page's decision flows, one fresh thread per test. Tickets are created and their first run is started
@@ -104,11 +104,17 @@ test("approve a smaller amount: the amount is checked on the page, then refunded
   expect(decided.answer).toEqual({ decision: "approve_partial", amountCents: 10000 });
 });
 
-test("answers input_text, select_option and confirm_email (edited) on one thread", async ({ page }) => {
+test("answers input_text, select_option and confirm_email (edited) on one thread", async ({
+  page,
+  browser,
+}) => {
   const threadId = await pausedThread(page, "I would like a refund for my backpack, it tore on day two.");
-  await openReady(page, `/threads/${threadId}`, "thread-page");
+  // An operator names the order; four-eyes leaves its refund to someone else (the supervisor's page below).
+  const operator = await browser.newContext({ storageState: storageStatePath("operator") });
+  const asker = await operator.newPage();
+  await openReady(asker, `/threads/${threadId}`, "thread-page");
 
-  const ask = page.getByTestId("decision-input_text");
+  const ask = asker.getByTestId("decision-input_text");
   const text = ask.getByLabel(/order/i);
   // The payload's pattern reaches the input (the browser checks it too); any letter case is an order number.
   await expect(text).toHaveAttribute("pattern", /\[Oo\]\[Rr\]\[Dd\]/);
@@ -118,7 +124,10 @@ test("answers input_text, select_option and confirm_email (edited) on one thread
   await expect(text).toHaveAttribute("aria-invalid", "true");
   await text.fill("ord-1004");
   await ask.getByTestId("submit-text").click();
+  await expect(asker.getByTestId("decision-refund_approval")).toBeVisible({ timeout: 20_000 });
+  await operator.close();
 
+  await openReady(page, `/threads/${threadId}`, "thread-page");
   const approval = page.getByTestId("decision-refund_approval");
   await expect(approval).toContainText("ORD-1004", { timeout: 20_000 });
   await approval.getByTestId("approve").click();

@@ -51,19 +51,42 @@ export function formatMoney(amountCents: number, currency = "EUR"): string {
 
 /** The part of a zod error these helpers read (structural, so this module needs no zod import). */
 export interface IssueList {
-  issues: readonly { path: readonly PropertyKey[]; message: string }[];
+  issues: readonly {
+    path: readonly PropertyKey[];
+    message: string;
+    code?: string;
+    keys?: readonly string[];
+  }[];
 }
 
-const pathOf = (path: readonly PropertyKey[], root: string) => path.map(String).join(".") || root;
+/**
+ * Each issue as the field it is about and what is wrong. An unknown key is named as the field it is
+ * ("min_amount: is not a parameter of this request"), not as a problem of the whole value; `root` names an issue
+ * without a path. Fields are cut at 80 characters (a hostile key may be any length).
+ */
+function named(error: IssueList, root: string): { field: string; message: string }[] {
+  return error.issues
+    .flatMap((i) =>
+      i.code === "unrecognized_keys" && i.keys
+        ? i.keys.map((k) => ({
+            field: [...i.path, k].map(String).join("."),
+            message: "is not a parameter of this request",
+          }))
+        : [{ field: i.path.map(String).join(".") || root, message: i.message }],
+    )
+    .map((p) => ({ field: p.field.slice(0, 80), message: p.message }));
+}
 
 /** A failed parse as one line, "limit: Too big; status: Invalid option"; `root` names an issue without a path. */
 export function issuesMessage(error: IssueList, root = ""): string {
-  return error.issues.map((i) => `${pathOf(i.path, root)}: ${i.message}`).join("; ");
+  return named(error, root)
+    .map((p) => `${p.field}: ${p.message}`)
+    .join("; ");
 }
 
 /** The distinct fields a failed parse complains about (`root` for issues about the whole value). */
 export function issuePaths(error: IssueList, root = ""): string[] {
-  return [...new Set(error.issues.map((i) => pathOf(i.path, root)))];
+  return [...new Set(named(error, root).map((p) => p.field))];
 }
 
 /** What the inbox shows and filters on for a decision (the ledger's summary columns), read from its payload. */

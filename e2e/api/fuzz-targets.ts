@@ -110,22 +110,25 @@ const obj = <T extends Record<string, fc.Arbitrary<unknown>>>(fields: T, require
 
 const limit = fc.oneof(fc.constantFrom("1", "50", "200", "201", "0"), hostileNumberText);
 
+/** Answers that no contract accepts (out of range, unknown decisions, over-long notes). */
+const badAnswer = fc.oneof(
+  fc.constantFrom(
+    { decision: "approve_partial", amountCents: 99_999_999 },
+    { decision: "approve_partial", amountCents: 1e308 },
+    { decision: "approve_partial", amountCents: -5 },
+    { decision: "reject", note: "" },
+    { decision: "maybe" },
+    { decision: "approve", note: "x".repeat(2001) },
+  ),
+  fc.record({
+    decision: fc.constantFrom("approve_partial", "reject"),
+    amountCents: fc.double(),
+    note: hostileString,
+  }),
+);
+
 function runBody(ctx: FuzzContext, threadId: string): fc.Arbitrary<Record<string, unknown>> {
-  const answer = fc.oneof(
-    fc.constantFrom(
-      { decision: "approve_partial", amountCents: 99_999_999 },
-      { decision: "approve_partial", amountCents: 1e308 },
-      { decision: "approve_partial", amountCents: -5 },
-      { decision: "reject", note: "" },
-      { decision: "maybe" },
-      { decision: "approve", note: "x".repeat(2001) },
-    ),
-    fc.record({
-      decision: fc.constantFrom("approve_partial", "reject"),
-      amountCents: fc.double(),
-      note: hostileString,
-    }),
-  );
+  const answer = badAnswer;
   const resumeEntry = fc.record({
     interruptId: idFrom(ctx.interruptIds),
     status: fc.constantFrom("resolved", "cancelled", "pending"),
@@ -283,6 +286,20 @@ export const TARGETS: Target[] = [
           headers: fc.constantFrom<Record<string, string>>({ accept: "text/event-stream" }, {}),
         }),
       ),
+  },
+  {
+    name: "POST /api/threads/[threadId]/decisions/[interruptId]",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: fc
+          .tuple(idFrom(ctx.threadIds), idFrom(ctx.interruptIds))
+          .map(([t, i]) => `/api/threads/${t}/decisions/${i}`),
+        senders: sender(["intake", ...OPERATOR]),
+        body: hostileBody(
+          obj({ status: fc.constantFrom("resolved", "cancelled", "answered"), answer: badAnswer }, []),
+        ),
+      }),
   },
   {
     name: "POST /api/threads/[threadId]/fork",

@@ -1,5 +1,5 @@
 import type { PendingInterruptView } from "@/lib/runtime/thread-view";
-import { authedFetch } from "../support/auth";
+import { authedFetch, type Who } from "../support/auth";
 
 /** What the harness hears from streams, to time its kills (e.g. right after a step starts). */
 export type Observer = (event: { type: string; stepName?: string }) => void;
@@ -35,6 +35,7 @@ async function postAndWatch(
   threadId: string,
   body: object,
   observe: Observer,
+  who: Who = "resume" in body ? "supervisor" : "intake",
 ): Promise<number> {
   const res = await authedFetch(
     `${target.url}/api/threads/${threadId}/runs`,
@@ -50,7 +51,7 @@ async function postAndWatch(
         ...body,
       }),
     },
-    "resume" in body ? "supervisor" : "intake",
+    who,
   );
   if (res.status !== 200 || !res.body) {
     await res.text();
@@ -89,6 +90,7 @@ export async function driveThread(
   observe: Observer,
   deadline: number,
 ): Promise<"completed" | "failed"> {
+  let last = "nothing yet";
   while (Date.now() < deadline) {
     try {
       const res = await authedFetch(`${target.url}/api/threads/${ticket.threadId}`);
@@ -100,6 +102,7 @@ export async function driveThread(
         pendingInterrupts: PendingInterruptView[];
       };
       if (view.status === "completed" || view.status === "failed") return view.status;
+      last = `status ${view.status}, active run ${view.activeRunId}, pending ${view.pendingInterrupts.map((p) => p.action).join(",")}`;
       if (view.activeRunId) {
         await sleep(100);
         continue;
@@ -110,7 +113,10 @@ export async function driveThread(
           status: "resolved",
           payload: answerFor(p, ticket.orderId),
         }));
-        await postAndWatch(target, ticket.threadId, { resume }, observe);
+        // An operator names the order; the supervisor approves (four-eyes: who named it may not approve it).
+        const who = view.pendingInterrupts.some((p) => p.action === "input_text") ? "operator" : "supervisor";
+        const status = await postAndWatch(target, ticket.threadId, { resume }, observe, who);
+        last += `; resume answered ${status}`;
       } else if (view.lastSeq === 0) {
         const messages = [{ id: `m-${ticket.threadId}`, role: "user", content: ticket.message }];
         await postAndWatch(target, ticket.threadId, { messages }, observe);
@@ -122,5 +128,6 @@ export async function driveThread(
       await sleep(50);
     }
   }
-  throw new Error(`thread ${ticket.threadId} did not finish in time`);
+  // Say where it stood: a thread that never finishes is a runtime bug to find, not a timeout to raise.
+  throw new Error(`thread ${ticket.threadId} did not finish in time (last seen: ${last})`);
 }

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { garbageCursor, hostileJson, tamperedInboxCursor } from "@/e2e/support/hostile";
 import { AppError } from "@/lib/errors";
-import { decodeInboxCursor, encodeInboxCursor, INBOX_THREAD_STATUSES, type InboxStatus } from "./inbox";
+import { INBOX_THREAD_STATUSES, type InboxStatus } from "@/lib/wire";
+import { decodeInboxCursor, encodeInboxCursor } from "./inbox";
 
 /*
  * The inbox cursor decoder against tampered cursors (issue 9): it returns a key of the asked listing with a real
