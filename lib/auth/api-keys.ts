@@ -31,20 +31,26 @@ export async function issueApiKey({
   by: Principal;
 }): Promise<{ key: string; apiKey: ApiKeyView }> {
   const key = `${KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
-  const [row] = await db
-    .insert(apiKeys)
-    .values({
-      id: randomUUID(),
-      name,
-      prefix: key.slice(0, KEY_PREFIX.length + 6),
-      keyHash: hashKey(key),
-      scope: "intake",
-      createdBy: by.id,
-    })
-    .returning();
-  if (!row) throw new Error("api key insert returned nothing");
-  await recordAudit({ db, entries: [{ action: "key_issued", actor: by, detail: { keyId: row.id, name } }] });
-  return { key, apiKey: view(row) };
+  // The key and its audit entry in one transaction: no key is ever issued without its record.
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({
+        id: randomUUID(),
+        name,
+        prefix: key.slice(0, KEY_PREFIX.length + 6),
+        keyHash: hashKey(key),
+        scope: "intake",
+        createdBy: by.id,
+      })
+      .returning();
+    if (!row) throw new Error("api key insert returned nothing");
+    await recordAudit({
+      db: tx,
+      entries: [{ action: "key_issued", actor: by, detail: { keyId: row.id, name } }],
+    });
+    return { key, apiKey: view(row) };
+  });
 }
 
 /** Revoke a key; it is refused from the next request on. */
@@ -57,21 +63,23 @@ export async function revokeApiKey({
   keyId: string;
   by: Principal;
 }): Promise<ApiKeyView> {
-  const [row] = await db
-    .update(apiKeys)
-    .set({ revokedAt: new Date(), revokedBy: by.id })
-    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-    .returning();
-  if (!row) {
-    const [existing] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
-    if (!existing) throw new AppError("not_found:api_key", `API key ${keyId} does not exist.`);
-    return view(existing);
-  }
-  await recordAudit({
-    db,
-    entries: [{ action: "key_revoked", actor: by, detail: { keyId, name: row.name } }],
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date(), revokedBy: by.id })
+      .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+      .returning();
+    if (!row) {
+      const [existing] = await tx.select().from(apiKeys).where(eq(apiKeys.id, keyId));
+      if (!existing) throw new AppError("not_found:api_key", `API key ${keyId} does not exist.`);
+      return view(existing);
+    }
+    await recordAudit({
+      db: tx,
+      entries: [{ action: "key_revoked", actor: by, detail: { keyId, name: row.name } }],
+    });
+    return view(row);
   });
-  return view(row);
 }
 
 export async function listApiKeys({ db }: { db: Queryable }): Promise<ApiKeyView[]> {
