@@ -103,5 +103,5 @@ test("forks a finished thread at its approval, rejects on the branch, and shows 
   await expect(detail).toHaveAttribute("data-checkpoint-id", oldHead);
   await expect(page.getByTestId("checkpoint-decision")).toContainText("approve");
   await expect(page.getByTestId("checkpoint-refund")).toContainText("€59.00");
-  await expect(page.getByTestId("checkpoint-email")).toHaveText("sent");
+  await expect(page.getByTestId("checkpoint-email")).toHaveText("queued for delivery");
 });

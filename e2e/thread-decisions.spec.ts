@@ -41,7 +41,7 @@ test("approve, then send the drafted email: the thread finishes with its refund 
   expect(state.values.decision).toMatchObject({ decision: "approve", amountCents: 24900 });
   expect(state.values.refund).toMatchObject({ orderId: "ORD-1002" });
   await expect(page.getByTestId("refund-outcome")).toContainText(euros(state.values.refund.amountCents));
-  expect(state.values.email).toMatchObject({ status: "sent" });
+  expect(state.values.email).toMatchObject({ status: "queued" });
   expect(state.decisions.map((d: { resolvedBy: string }) => d.resolvedBy)).toEqual([me, me]);
   expect(state.values.decision).toMatchObject({ operatorId: me });
 });
@@ -159,7 +159,7 @@ test("answers input_text, select_option and confirm_email (edited) on one thread
     subject: "Your store credit for ORD-1004",
     body: "Hello Tom,\n\nYour store credit is on your account.\n\nBest,\nSupport",
   });
-  expect(state.values.email).toMatchObject({ status: "sent" });
+  expect(state.values.email).toMatchObject({ status: "queued" });
   expect(state.decisions.map((d: { action: string }) => d.action)).toEqual([
     "input_text",
     "refund_approval",

@@ -136,7 +136,7 @@ test("the server is killed during a run and restarted: the open page shows the r
 
   const state = await apiThread(page, threadId);
   expect(state.status).toBe("interrupted");
-  expect(state.values.refund).toMatchObject({ orderId: "ORD-1008", amountCents: 129900, duplicate: false });
+  expect(state.values.refund).toMatchObject({ orderId: "ORD-1008", amountCents: 129900, status: "queued" });
   expect(state.pendingInterrupts.map((p: { action: string }) => p.action)).toEqual(["confirm_email"]);
   expect(await shownMessages(page)).toEqual(textMessages(state));
   const seqs = await appliedSeqs(page);

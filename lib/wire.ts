@@ -27,6 +27,46 @@ export type DecisionStatus = (typeof DECISION_STATUSES)[number];
 export const RESUME_STATUSES = ["resolved", "cancelled"] as const;
 export type ResumeStatus = (typeof RESUME_STATUSES)[number];
 
+/**
+ * A side effect's delivery (`effects.status`): recorded `queued`, claimed by a dispatcher `sending`, confirmed by the
+ * provider `delivered`; out of attempts `failed` (an operator task), closed by an operator `handled`.
+ */
+export const EFFECT_STATUSES = ["queued", "sending", "delivered", "failed", "handled"] as const;
+export type EffectStatus = (typeof EFFECT_STATUSES)[number];
+
+/** What an operator may do about a failed effect: deliver it again, or close it (done by hand, or not needed). */
+export const EFFECT_TASK_ACTIONS = ["retry", "mark_handled", "refunded_manually"] as const;
+export type EffectTaskAction = (typeof EFFECT_TASK_ACTIONS)[number];
+
+/** A side effect of a thread as the API and the thread page show it: what it is, how its delivery stands. */
+export interface EffectView {
+  id: string;
+  /** `payment` | `email` (the connector that delivers it). */
+  kind: string;
+  /** Derived from the decision that authorized it; the provider's Idempotency-Key. */
+  idempotencyKey: string;
+  /** The business row it delivers (refund or outbox email id). */
+  recordId: string;
+  status: EffectStatus;
+  attempts: number;
+  lastError: string | null;
+  /** The provider's id once delivered (payment id, SMTP Message-ID). */
+  providerRef: string | null;
+  /** What it does, for people: "Refund €25.00 for ORD-1002", "Email “Your refund” to a@example.com". */
+  summary: string;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  /** A failed effect's operator task: open with what may be done, or what was done about it. */
+  task: {
+    open: boolean;
+    actions: EffectTaskAction[];
+    resolution: EffectTaskAction | null;
+    resolvedBy: string | null;
+    resolvedAt: string | null;
+  } | null;
+}
+
 /** Thread statuses the inbox lists threads by; "all" lists every thread. */
 export const INBOX_THREAD_STATUSES = [...THREAD_STATUSES, "all"] as const;
 export type InboxThreadStatus = (typeof INBOX_THREAD_STATUSES)[number];

@@ -15,7 +15,8 @@ function decisionText(values: Values): string {
 
 function refundText(values: Values): string {
   const r = record(values.refund);
-  if (!r) return "none";
+  const refused = record(values.refundRefused);
+  if (!r) return refused ? "refused (beyond what is left of the order total)" : "none";
   const amount =
     typeof r.amountCents === "number" ? formatMoney(r.amountCents, String(r.currency ?? "EUR")) : "?";
   return `${amount} recorded${r.duplicate ? " (already recorded before: not paid twice)" : ""}`;
@@ -24,7 +25,9 @@ function refundText(values: Values): string {
 function emailText(values: Values): string {
   const e = record(values.email);
   if (!e) return "not sent yet";
-  return e.status === "sent" ? "sent" : "not sent (operator chose not to)";
+  if (e.status === "not_sent") return "not sent (operator chose not to)";
+  // Checkpoints say what the graph knew: queued for delivery (older checkpoints said "sent").
+  return e.status === "sent" ? "sent" : "queued for delivery";
 }
 
 /**

@@ -7,7 +7,8 @@ const WHAT: Record<SideEffectWarning["code"], string> = {
 
 /**
  * Before a fork: the refunds and emails this thread recorded after the checkpoint, which a branch from it may reach
- * again. The ledgers make a repeat harmless (no second refund, no second email); the operator should know anyway.
+ * again. Effects belong to the thread: a re-run never repeats one, a branch cannot undo one, and a refund or reply
+ * approved again on the branch is a new one (refunds only within what is left of the order total).
  */
 export function SideEffectNotice({
   warnings,
@@ -19,8 +20,8 @@ export function SideEffectNotice({
   if (failed) {
     return (
       <p className="text-sm text-amber-900" data-testid="side-effects-unknown">
-        Could not check which side effects this branch may repeat. The refund ledger still prevents a second
-        refund.
+        Could not check which side effects this branch may reach again. The refund ledger still refuses
+        refunds beyond the order total.
       </p>
     );
   }
@@ -39,8 +40,8 @@ export function SideEffectNotice({
     >
       <p className="font-semibold">This point comes before side effects the thread already performed.</p>
       <p className="mt-1">
-        A branch from here may reach them again. The ledgers make that harmless: no second refund is paid and
-        no second email is sent.
+        A branch cannot undo them. A branch from here may reach the same steps again: what is approved there
+        again is a new refund (only within what is left of the order total) or a new email to the customer.
       </p>
       <ul className="mt-2 list-disc space-y-1 pl-5">
         {warnings.map((w) => (

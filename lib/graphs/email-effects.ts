@@ -4,8 +4,9 @@ import type { Queryable } from "@/lib/db/tx";
 import type { SideEffectWarning } from "@/lib/runtime/agent";
 
 /**
- * The thread's replies already in the outbox, as fork warnings: a branch may reach the sending step again, and the
- * outbox keeps one reply per thread, so no second email is sent. Shared by every agent that replies by email.
+ * The thread's replies already in the outbox, as fork warnings: a branch may reach the sending step again. An email
+ * is keyed by the decision that approved it, so a re-run never sends one twice, but a reply approved again on the
+ * branch is a new email. Shared by every agent that replies by email.
  */
 export async function emailWarnings({
   db,
@@ -18,8 +19,8 @@ export async function emailWarnings({
     code: "side_effect:email" as const,
     recordId: email.id,
     message:
-      `The reply "${email.subject}" to ${email.toAddress} is already sent (later on this branch or on another ` +
-      "one). A branch from here may reach the email step again; the outbox keeps one reply per thread, so no " +
-      "second email is sent.",
+      `The reply "${email.subject}" to ${email.toAddress} is already queued or sent (later on this branch or on ` +
+      "another one), and a branch cannot unsend it. A branch from here may reach the email step again: a reply " +
+      "approved there is a new email to the customer.",
   }));
 }

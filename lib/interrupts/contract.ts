@@ -38,13 +38,20 @@ export const refundApprovalPayload = z.object({
   customer: z.object({ name: z.string(), email: z.string() }),
   /** Amount the customer asked for. */
   requested: money,
+  /**
+   * What is left to refund on the order: its total minus the refunds other decisions already made (partial refunds
+   * add up to at most the total). No approval may exceed it. Absent in payloads raised before it existed (then the
+   * order total is the limit).
+   */
+  refundable: money.optional(),
   /** The customer's reason, as classified from their message. */
   reason: z.string(),
   findings: z.array(policyFinding),
 });
 
 /**
- * The operator's answer to a refund approval. A partial amount must be below the requested amount. Answers are
+ * The operator's answer to a refund approval. A partial amount must be below the requested amount, and no approval
+ * may exceed the refundable remainder. Answers are
  * strict everywhere: an unknown field is refused, never stored in the ledger.
  */
 export const refundApprovalAnswer = z.discriminatedUnion("decision", [

@@ -44,6 +44,22 @@ describe("refund approval answers", () => {
     expect(validateAnswer(tooMuch, { decision: "approve_partial", amountCents: 30000 }).ok).toBe(false);
     expect(validateAnswer(tooMuch, { decision: "approve_partial", amountCents: 24900 }).ok).toBe(true);
   });
+
+  it("never approves more than is left to refund after earlier (partial) refunds", () => {
+    // €249 order, €150 already refunded: €99 left.
+    const left = { ...approval(12000), refundable: { amountCents: 9900, currency: "EUR" } };
+    const full = validateAnswer(left, { decision: "approve" });
+    expect(full.ok).toBe(false);
+    expect(full.ok ? "" : full.error).toMatch(/more than the 99.00 EUR left to refund/);
+    const partial = validateAnswer(left, { decision: "approve_partial", amountCents: 10000 });
+    expect(partial.ok ? "" : partial.error).toMatch(/only 99.00 EUR of this order is left to refund/);
+    expect(validateAnswer(left, { decision: "approve_partial", amountCents: 9900 }).ok).toBe(true);
+    // Nothing left: only a rejection is possible.
+    const none = { ...approval(5000), refundable: { amountCents: 0, currency: "EUR" } };
+    expect(validateAnswer(none, { decision: "approve" }).ok).toBe(false);
+    expect(validateAnswer(none, { decision: "approve_partial", amountCents: 1 }).ok).toBe(false);
+    expect(validateAnswer(none, { decision: "reject", note: "fully refunded" }).ok).toBe(true);
+  });
 });
 
 describe("reading payloads", () => {

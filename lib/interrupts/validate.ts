@@ -41,19 +41,26 @@ export function answerSchemaFor<A extends InterruptAction>(payload: PayloadOf<A>
 function answerSchema(payload: InterruptPayload): z.ZodType {
   switch (payload.action) {
     case "refund_approval": {
-      // Never more money than the order was worth, whatever was asked for.
-      const orderTotal = payload.order.total.amountCents;
+      // Never more money than is left to refund on the order (its total minus earlier refunds), whatever was asked.
+      const left = refundableCents(payload);
+      const leftText = `${(left / 100).toFixed(2)} ${payload.requested.currency}`;
       return refundApprovalAnswer
         .refine((a) => a.decision !== "approve_partial" || a.amountCents < payload.requested.amountCents, {
           message: "a partial refund must be less than the requested amount",
           path: ["amountCents"],
         })
-        .refine((a) => a.decision !== "approve_partial" || a.amountCents <= orderTotal, {
-          message: "a refund cannot be more than the order total",
+        .refine((a) => a.decision !== "approve_partial" || a.amountCents <= left, {
+          message:
+            left < payload.order.total.amountCents
+              ? `only ${leftText} of this order is left to refund`
+              : "a refund cannot be more than the order total",
           path: ["amountCents"],
         })
-        .refine((a) => a.decision !== "approve" || payload.requested.amountCents <= orderTotal, {
-          message: "the requested amount is more than the order total: approve a smaller amount instead",
+        .refine((a) => a.decision !== "approve" || payload.requested.amountCents <= left, {
+          message:
+            left < payload.order.total.amountCents
+              ? `the requested amount is more than the ${leftText} left to refund: approve a smaller amount instead`
+              : "the requested amount is more than the order total: approve a smaller amount instead",
           path: ["decision"],
         });
     }
@@ -81,6 +88,14 @@ function answerSchema(payload: InterruptPayload): z.ZodType {
     case "goodwill_voucher":
       return goodwillVoucherAnswer;
   }
+}
+
+/** What is left to refund for an approval: the payload's refundable remainder, or (older payloads) the order total. */
+export function refundableCents(payload: PayloadOf<"refund_approval">): number {
+  return Math.min(
+    payload.refundable?.amountCents ?? Number.POSITIVE_INFINITY,
+    payload.order.total.amountCents,
+  );
 }
 
 export type AnswerCheck<T = unknown> = { ok: true; answer: T } | { ok: false; error: string };

@@ -96,7 +96,7 @@ describe("getCheckpointView on postgres", () => {
     const old = await view(leaf("branch-1"));
     expect(old.values.decision).toMatchObject({ decision: "approve", amountCents: 24900 });
     expect(old.values.refund).toMatchObject({ orderId: "ORD-1002", amountCents: 24900 });
-    expect(old.values.email).toMatchObject({ status: "sent" });
+    expect(old.values.email).toMatchObject({ status: "queued" });
     expect(old.next).toEqual([]);
     expect(old.interrupts).toEqual([]);
   });

@@ -5,10 +5,15 @@ import { getOrder } from "./orders";
 import { listEmailsForThread, queueEmail } from "./outbox";
 import { countRefundsForOrder, recordRefund, sumRefundsForOrder } from "./refunds";
 
-// Real Postgres: the race below needs concurrent sessions (PGlite serializes everything).
+// Real Postgres: the races below need concurrent sessions (PGlite serializes everything).
 describe("refund and outbox queries on postgres", () => {
   let backend: Awaited<ReturnType<typeof openBackend>>;
   let database: Database;
+  const effectsOf = async (threadId: string) =>
+    database.sql.query<{ kind: string; idempotency_key: string; status: string; record_id: string }>(
+      "SELECT kind, idempotency_key, status, record_id FROM effects WHERE thread_id = $1 ORDER BY created_at",
+      [threadId],
+    );
 
   beforeAll(async () => {
     backend = await openBackend("postgres");
@@ -28,45 +33,70 @@ describe("refund and outbox queries on postgres", () => {
     expect(await getOrder({ db: database.db, orderId: "ORD-0000" })).toBeUndefined();
   });
 
-  it("records one refund per order however many callers race for it", async () => {
-    const attempts = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        recordRefund({
-          db: database.db,
-          orderId: "ORD-1008",
-          threadId: `thread-${i}`,
-          amountCents: 1000 + i,
-          currency: "EUR",
-          method: "original_payment",
-          approvedBy: `operator-${i}`,
-        }),
-      ),
-    );
-    expect(attempts.filter((a) => !a.duplicate)).toHaveLength(1);
-    expect(new Set(attempts.map((a) => a.refund.id)).size).toBe(1);
+  const refund = (decisionRef: string, amountCents: number, orderId = "ORD-1008") =>
+    recordRefund({
+      db: database.db,
+      decisionRef,
+      orderId,
+      threadId: `thread-${orderId}`,
+      amountCents,
+      currency: "EUR",
+      method: "original_payment",
+      approvedBy: "operator",
+    });
+
+  it("records one refund and one payment intent per decision, however many re-runs race for it", async () => {
+    const attempts = await Promise.all(Array.from({ length: 8 }, () => refund("decision-a", 1000)));
+    expect(attempts.every((a) => a.ok)).toBe(true);
+    const ids = new Set(attempts.map((a) => (a.ok ? a.refund.id : "")));
+    expect(ids.size).toBe(1);
+    expect(new Set(attempts.map((a) => (a.ok ? a.effect.id : ""))).size).toBe(1);
     expect(await countRefundsForOrder({ db: database.db, orderId: "ORD-1008" })).toBe(1);
-    const winner = attempts.find((a) => !a.duplicate)!.refund;
-    expect(await sumRefundsForOrder({ db: database.db, orderId: "ORD-1008" })).toBe(winner.amountCents);
-    expect(await sumRefundsForOrder({ db: database.db, orderId: "ORD-1001" })).toBe(0);
+    const effects = await effectsOf("thread-ORD-1008");
+    expect(effects).toEqual([
+      { kind: "payment", idempotency_key: "refund:decision-a", status: "queued", record_id: [...ids][0] },
+    ]);
   });
 
-  it("queues one reply per thread and returns the queued one after", async () => {
-    const first = await queueEmail({
-      db: database.db,
-      threadId: "t-1",
-      to: "a@example.com",
-      subject: "S",
-      body: "B",
+  it("records each decision's partial refund, up to the order total, with the order row locked", async () => {
+    // ORD-1002 is €249.00. Eight different decisions race for €50 each: four fit (€200), a fifth would not.
+    const attempts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => refund(`partial-${i}`, 5000, "ORD-1002")),
+    );
+    expect(attempts.filter((a) => a.ok)).toHaveLength(4);
+    const refusals = attempts.filter((a) => !a.ok);
+    expect(refusals).toHaveLength(4);
+    for (const r of refusals) expect(r).toEqual({ ok: false, refundedCents: 20000, refundableCents: 4900 });
+    expect(await sumRefundsForOrder({ db: database.db, orderId: "ORD-1002" })).toBe(20000);
+    // The rest fits exactly; nothing more after it.
+    expect((await refund("partial-rest", 4900, "ORD-1002")).ok).toBe(true);
+    expect(await refund("partial-more", 1, "ORD-1002")).toEqual({
+      ok: false,
+      refundedCents: 24900,
+      refundableCents: 0,
     });
-    const again = await queueEmail({
-      db: database.db,
-      threadId: "t-1",
-      to: "a@example.com",
-      subject: "S2",
-      body: "B2",
-    });
-    expect(first.duplicate).toBe(false);
-    expect(again).toEqual({ email: first.email, duplicate: true });
-    expect(await listEmailsForThread({ db: database.db, threadId: "t-1" })).toEqual([first.email]);
+    // A re-run of an earlier decision still finds its own refund (it is not refused as "too much").
+    const again = await refund("partial-rest", 4900, "ORD-1002");
+    expect(again.ok && again.refund.amountCents).toBe(4900);
+    expect((await effectsOf("thread-ORD-1002")).filter((e) => e.kind === "payment")).toHaveLength(5);
+  });
+
+  it("queues one email per approving decision: a re-run finds its own, another decision is a new email", async () => {
+    const send = (decisionRef: string, subject: string) =>
+      queueEmail({ db: database.db, decisionRef, threadId: "t-1", to: "a@example.com", subject, body: "B" });
+    const first = await send("confirm-1", "S");
+    const again = await send("confirm-1", "S (re-run)");
+    expect(again).toEqual(first);
+    const edited = await send("confirm-2", "S2");
+    expect(edited.email.id).not.toBe(first.email.id);
+    expect(edited.effect.id).not.toBe(first.effect.id);
+    expect((await listEmailsForThread({ db: database.db, threadId: "t-1" })).map((e) => e.subject)).toEqual([
+      "S",
+      "S2",
+    ]);
+    expect((await effectsOf("t-1")).map((e) => [e.kind, e.idempotency_key])).toEqual([
+      ["email", "email:confirm-1"],
+      ["email", "email:confirm-2"],
+    ]);
   });
 });

@@ -1,21 +1,36 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { count, eq, sum } from "drizzle-orm";
-import { type Refund, refunds } from "../schema";
+import { count, eq, sql, sum } from "drizzle-orm";
+import { type Effect, orders, type Refund, refunds } from "../schema";
 import type { Queryable } from "../tx";
-
-/** The business key of a refund: at most one refund per order, whichever run, resume or fork records it. */
-export function refundIdempotencyKey(orderId: string): string {
-  return `refund:${orderId}`;
-}
+import { insertEffect } from "./effects";
 
 /**
- * Record the refund for an order, exactly once. In one transaction: insert under the order's idempotency key, or —
- * when a row with that key exists (a resumed, recovered or forked run got here before) — return that row with
- * `duplicate: true` instead of refunding again. Concurrent callers serialize on the unique key.
+ * The key of a refund: the decision that authorized it (an approval's interrupt, or the policy step that approved
+ * by itself). The same decision re-run (a resume, a crash recovery) finds its own refund; another decision on the
+ * same order — a second partial refund — is a refund of its own.
+ */
+export function refundIdempotencyKey(decisionRef: string): string {
+  return `refund:${decisionRef}`;
+}
+
+/** What recording a refund came to. */
+export type RecordRefundResult =
+  /** Recorded now, or found under its key (this decision's own refund, recorded by an earlier attempt). */
+  | { ok: true; refund: Refund; effect: Effect }
+  /** Refused: it would take the order's refunds above its total (another decision refunded it meanwhile). */
+  | { ok: false; refundedCents: number; refundableCents: number };
+
+/**
+ * Record an authorized refund and its payment intent, exactly once per decision. In one transaction with the order
+ * row locked (`FOR UPDATE`, so concurrent refunds of one order serialize): the refund already recorded under the key
+ * is returned as it is; otherwise the sum of the order's refunds plus this one must stay within the order total, and
+ * the refund row and its `payment` effect are inserted together. Nothing leaves the process here: the dispatcher
+ * pays it afterwards.
  */
 export async function recordRefund({
   db,
+  decisionRef,
   orderId,
   threadId,
   amountCents,
@@ -24,38 +39,67 @@ export async function recordRefund({
   approvedBy,
 }: {
   db: Queryable;
+  decisionRef: string;
   orderId: string;
   threadId: string;
   amountCents: number;
   currency: string;
   method: "original_payment" | "store_credit";
   approvedBy: string;
-}): Promise<{ refund: Refund; duplicate: boolean }> {
-  const idempotencyKey = refundIdempotencyKey(orderId);
+}): Promise<RecordRefundResult> {
+  const idempotencyKey = refundIdempotencyKey(decisionRef);
   return db.transaction(async (tx) => {
-    const [inserted] = await tx
-      .insert(refunds)
-      .values({
-        id: randomUUID(),
+    const [order] = await tx
+      .select({ amountCents: orders.amountCents })
+      .from(orders)
+      .where(eq(orders.id, orderId))
+      .for("update");
+    if (!order) throw new Error(`recordRefund: no order ${orderId}`);
+    const [own] = await tx.select().from(refunds).where(eq(refunds.idempotencyKey, idempotencyKey));
+    const refund = own ?? (await insertWithinTotal());
+    if ("ok" in refund) return refund;
+    const effect = await insertEffect({
+      db: tx,
+      intent: {
         idempotencyKey,
-        orderId,
         threadId,
-        amountCents,
-        currency,
-        method,
-        approvedBy,
-      })
-      .onConflictDoNothing({ target: refunds.idempotencyKey })
-      .returning();
-    if (inserted) return { refund: inserted, duplicate: false };
-    // Read committed: this statement sees the row whose insert made ours do nothing.
-    const [existing] = await tx.select().from(refunds).where(eq(refunds.idempotencyKey, idempotencyKey));
-    if (!existing) throw new Error(`recordRefund: no refund under ${idempotencyKey} after a conflict`);
-    return { refund: existing, duplicate: true };
+        kind: "payment",
+        recordId: refund.id,
+        payload: {
+          refundId: refund.id,
+          orderId,
+          amountCents: refund.amountCents,
+          currency: refund.currency,
+          method: refund.method,
+        },
+      },
+    });
+    return { ok: true as const, refund, effect };
+
+    async function insertWithinTotal(): Promise<Refund | RecordRefundResult> {
+      const refundedCents = await sumRefundsForOrder({ db: tx, orderId });
+      const refundableCents = Math.max(0, (order?.amountCents ?? 0) - refundedCents);
+      if (amountCents > refundableCents) return { ok: false, refundedCents, refundableCents };
+      const [inserted] = await tx
+        .insert(refunds)
+        .values({
+          id: randomUUID(),
+          idempotencyKey,
+          orderId,
+          threadId,
+          amountCents,
+          currency,
+          method,
+          approvedBy,
+        })
+        .returning();
+      if (!inserted) throw new Error(`recordRefund: nothing inserted under ${idempotencyKey}`);
+      return inserted;
+    }
   });
 }
 
-/** How many refunds exist for an order (0 or 1 while the idempotency key is per order). */
+/** How many refunds exist for an order. */
 export async function countRefundsForOrder({
   db,
   orderId,
@@ -82,7 +126,7 @@ export async function sumRefundsForOrder({
   return row?.total ?? 0;
 }
 
-/** The refunds recorded for an order (at most one while the idempotency key is per order). */
+/** The refunds recorded for an order, oldest first. */
 export async function listRefundsForOrder({
   db,
   orderId,
@@ -91,4 +135,19 @@ export async function listRefundsForOrder({
   orderId: string;
 }): Promise<Refund[]> {
   return db.select().from(refunds).where(eq(refunds.orderId, orderId)).orderBy(refunds.createdAt);
+}
+
+/** The refunds recorded on a thread, oldest first. */
+export async function listRefundsForThread({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<Refund[]> {
+  return db
+    .select()
+    .from(refunds)
+    .where(eq(refunds.threadId, threadId))
+    .orderBy(refunds.createdAt, sql`${refunds.id}`);
 }

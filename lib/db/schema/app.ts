@@ -11,7 +11,15 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { DECISION_STATUSES, RESUME_STATUSES, RUN_KINDS, RUN_STATUSES, THREAD_STATUSES } from "../../wire";
+import {
+  DECISION_STATUSES,
+  EFFECT_STATUSES,
+  EFFECT_TASK_ACTIONS,
+  RESUME_STATUSES,
+  RUN_KINDS,
+  RUN_STATUSES,
+  THREAD_STATUSES,
+} from "../../wire";
 import { byteText } from "./columns";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
@@ -175,26 +183,35 @@ export const events = pgTable(
 );
 
 /**
- * Refunds actually performed. `idempotency_key` is derived from the order (`refund:<orderId>`), so re-running the
- * refund node — after a resume, a crash or a fork — finds the recorded refund instead of paying twice.
+ * Refunds authorized. `idempotency_key` is derived from the decision that authorized the refund
+ * (`refund:<decision ref>`), so re-running the refund node after a resume or a crash finds its own refund, while a
+ * second approved (partial) refund of the same order is a refund of its own. The sum per order never exceeds the
+ * order total: it is checked with the order row locked. Paid out by the `effects` row of the same key.
  */
-export const refunds = pgTable("refunds", {
-  id: text("id").primaryKey(),
-  idempotencyKey: text("idempotency_key").notNull().unique(),
-  orderId: text("order_id")
-    .notNull()
-    .references(() => orders.id),
-  threadId: text("thread_id").notNull(),
-  amountCents: integer("amount_cents").notNull(),
-  currency: text("currency").notNull(),
-  /** original_payment | store_credit */
-  method: text("method").notNull(),
-  /** Who approved it: an operator, or "policy" for automatic approvals. */
-  approvedBy: text("approved_by").notNull(),
-  createdAt: createdAt(),
-});
+export const refunds = pgTable(
+  "refunds",
+  {
+    id: text("id").primaryKey(),
+    idempotencyKey: text("idempotency_key").notNull().unique(),
+    orderId: text("order_id")
+      .notNull()
+      .references(() => orders.id),
+    threadId: text("thread_id").notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    currency: text("currency").notNull(),
+    /** original_payment | store_credit */
+    method: text("method").notNull(),
+    /** Who approved it: an operator, or "policy" for automatic approvals. */
+    approvedBy: text("approved_by").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("refunds_order_idx").on(t.orderId)],
+);
 
-/** Outgoing email, written instead of sending. Idempotent by key (one customer reply per thread). */
+/**
+ * Outgoing email. Idempotent by key: one email per approved draft revision (`email:<decision ref>`), so a re-run finds
+ * its own email and an edited reply on a reopened ticket is a new one. Delivered by the `effects` row of the same key.
+ */
 export const outbox = pgTable("outbox", {
   id: text("id").primaryKey(),
   idempotencyKey: text("idempotency_key").notNull().unique(),
@@ -205,6 +222,52 @@ export const outbox = pgTable("outbox", {
   createdAt: createdAt(),
 });
 
+/**
+ * The effect outbox: every side effect that leaves the process (a payment, an email), recorded in the transaction
+ * that records its business row (same idempotency key), and delivered afterwards by a dispatcher (`lib/effects`)
+ * that claims due rows with `FOR UPDATE SKIP LOCKED`, retries with back-off, and survives restarts (a `sending` row
+ * whose lease ran out is claimed again and reconciled with the provider first). Never deleted: it is the audit trail.
+ */
+export const effects = pgTable(
+  "effects",
+  {
+    id: text("id").primaryKey(),
+    /** Derived from the authorizing decision; sent to the provider as its Idempotency-Key. */
+    idempotencyKey: text("idempotency_key").notNull().unique(),
+    threadId: text("thread_id").notNull(),
+    /** The connector that delivers it: `payment` | `email`. */
+    kind: text("kind").notNull(),
+    /** The business row it delivers (a `refunds` or `outbox` id). */
+    recordId: text("record_id").notNull(),
+    /** What the connector sends. */
+    payload: jsonb("payload").notNull(),
+    status: text("status", { enum: EFFECT_STATUSES }).notNull().default("queued"),
+    /** Delivery attempts started (a claim counts one, so a crash mid-send counts too). */
+    attempts: integer("attempts").notNull().default(0),
+    /** When a queued effect is due (back-off after a failed attempt). */
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The dispatcher sending it, and until when its claim holds. */
+    owner: text("owner"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
+    lastError: text("last_error"),
+    /** The provider's id for it (payment id, SMTP message id). */
+    providerRef: text("provider_ref"),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+    /** The operator task of a failed effect: what was done about it, by whom, when. */
+    resolution: text("resolution", { enum: EFFECT_TASK_ACTIONS }),
+    resolvedBy: text("resolved_by"),
+    resolvedAt: timestamp("resolved_at", { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // The dispatcher: due queued effects, and sending ones whose claim may have expired.
+    index("effects_due_idx").on(t.nextAttemptAt).where(sql`${t.status} in ('queued', 'sending')`),
+    // The thread page: a thread's effects in order.
+    index("effects_thread_idx").on(t.threadId, t.createdAt),
+  ],
+);
+
 export type Order = typeof orders.$inferSelect;
 export type NewOrder = typeof orders.$inferInsert;
 export type Thread = typeof threads.$inferSelect;
@@ -213,3 +276,4 @@ export type Decision = typeof decisions.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type Refund = typeof refunds.$inferSelect;
 export type OutboxEmail = typeof outbox.$inferSelect;
+export type Effect = typeof effects.$inferSelect;

@@ -5,7 +5,7 @@ import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/lan
 import type { AppDb } from "@/lib/db/open";
 import { getOrder } from "@/lib/db/queries/orders";
 import { queueEmail } from "@/lib/db/queries/outbox";
-import { askHuman } from "@/lib/graphs/ask-human";
+import { askHuman, decisionRef } from "@/lib/graphs/ask-human";
 import { normalizeOrderRef } from "@/lib/graphs/refund/classify-rules";
 import { parseAccountChange } from "./parse";
 import {
@@ -87,8 +87,18 @@ function applyNode(db: AppDb) {
       ? `Hello ${state.customer?.name ?? ""},\n\nYour ${what} has been updated as you asked.\n\nBest,\nSupport`
       : `Hello ${state.customer?.name ?? ""},\n\nWe could not change your ${what}. Please contact us so we can help.\n\nBest,\nSupport`;
     const to = state.customer?.email ?? "";
+    // The reviews' outcome decides the email: this step's reference keys it (a re-run finds its own email).
     const email = to
-      ? (await queueEmail({ db, threadId: threadIdOf(config), to, subject: `Your ${what}`, body })).email.id
+      ? (
+          await queueEmail({
+            db,
+            decisionRef: decisionRef(config),
+            threadId: threadIdOf(config),
+            to,
+            subject: `Your ${what}`,
+            body,
+          })
+        ).email.id
       : null;
     return {
       outcome: {

@@ -8,8 +8,9 @@ import type { RefundStateValue } from "./state";
 
 /**
  * What forking at a checkpoint with these values would reach again: a refund or an email already recorded for the
- * thread's order or thread, which the state at the checkpoint does not know about yet (it precedes them). The
- * ledgers (refunds by order, outbox by thread) make the repeat a no-op; the operator is told so beforehand.
+ * thread's order or thread, which the state at the checkpoint does not know about yet (it precedes them). Effects
+ * belong to the thread, not to a branch: a paid refund stays paid, and a refund approved again on the branch is a
+ * new one that the ledger allows only within what is left of the order total. The operator is told so beforehand.
  */
 export async function sideEffectWarnings({
   db,
@@ -30,8 +31,8 @@ export async function sideEffectWarnings({
         recordId: refund.id,
         message:
           `A refund of ${euros(refund.amountCents, refund.currency)} for ${orderId} is already recorded (later on ` +
-          "this branch or on another one). A branch from here may reach the refund step again; the refund ledger " +
-          "returns the recorded refund instead of paying a second time.",
+          "this branch or on another one), and a branch cannot undo it. A branch from here may reach the refund " +
+          "step again: a refund approved there is a new one, refused if it would exceed the order total.",
       });
     }
   }

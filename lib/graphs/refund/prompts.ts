@@ -71,11 +71,18 @@ export function parseClassification(text: string, customerMessage: string): Clas
 
 /** What the reply writer knows. Amounts are already formatted, so no model does currency arithmetic. */
 export interface ReplyFacts {
-  outcome: "refund_approved" | "refund_partial" | "refund_rejected" | "already_refunded" | "question";
+  outcome:
+    | "refund_approved"
+    | "refund_partial"
+    | "refund_rejected"
+    | "already_refunded"
+    | "refund_limited"
+    | "question";
   customerName: string | null;
   customerMessage: string;
   orderId: string | null;
-  /** The refunded amount, e.g. "€25.00". */
+  /** The refunded amount, e.g. "€25.00"; for already_refunded what earlier refunds paid, for refund_limited what is
+   * left to refund. */
   amount: string | null;
   requested: string | null;
   method: RefundMethod | null;
@@ -88,7 +95,9 @@ You write the email reply to a customer of an online shop, on behalf of its cust
 Use only the facts given. Be warm, clear and brief (at most 120 words). Write the body only: no subject line,
 no placeholders. Sign as "Customer Service".
 Outcomes: refund_approved (full refund), refund_partial (part of the requested amount), refund_rejected (say the
-refund request was rejected and why, from the note), already_refunded (the refund had been issued before),
+refund request was rejected and why, from the note), already_refunded (earlier refunds already paid the whole
+order back: nothing more can be refunded), refund_limited (earlier refunds leave only the amount to refund: the team
+will follow up),
 question (no refund involved: acknowledge the message and say the team will follow up).
 Method store_credit means the amount is added as store credit instead of going back to the original payment.`;
 

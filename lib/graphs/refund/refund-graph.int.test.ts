@@ -34,10 +34,12 @@ describe("refund graph on postgres: approvals", () => {
     const paused = await valuesOf(h.graph, config);
     expect(paused.intent).toBe("refund");
     expect(paused.reason).toBe("item arrived damaged");
-    expect(paused.policy).toEqual({ autoApprove: true, findings: [] });
+    expect(paused.policy).toEqual({ autoApprove: true, findings: [], refundedCents: 0 });
     expect(paused.decision).toMatchObject({ decision: "approve", amountCents: 1249, decidedBy: "policy" });
     expect(paused.refund).toMatchObject({ orderId: "ORD-1001", amountCents: 1249, approvedBy: "policy" });
-    expect(paused.refund?.duplicate).toBe(false);
+    // Recorded with its payment intent; nothing is paid until the dispatcher delivers it.
+    expect(paused.refund).toMatchObject({ status: "queued", effectId: expect.any(String) });
+    expect(paused.decision?.ref).toMatch(/\/check_policy:/);
     // The lookup is a tool call: an AI message with the call, then the tool's result.
     const [, call, result, reply] = paused.messages;
     expect(call?.getType()).toBe("ai");
@@ -46,7 +48,7 @@ describe("refund graph on postgres: approvals", () => {
 
     await answer(h.graph, config, { choice: "send" });
     const done = await valuesOf(h.graph, config);
-    expect(done.email).toMatchObject({ status: "sent" });
+    expect(done.email).toMatchObject({ status: "queued", effectId: expect.any(String) });
     expect(await openInterrupts(h.graph, config)).toHaveLength(0);
     expect(await countRows(h.database, "refunds", { orderId: "ORD-1001" })).toBe(1);
     expect(await countRows(h.database, "outbox", { threadId: config.configurable.thread_id })).toBe(1);
@@ -56,6 +58,7 @@ describe("refund graph on postgres: approvals", () => {
     const config = await startThread(h.graph, "My headphones (ORD-1002) stopped working. I want a refund.");
     const review = await expectWaitingFor(h.graph, config, "refund_approval");
     expect(review.requested).toEqual({ amountCents: 24900, currency: "EUR" });
+    expect(review.refundable).toEqual({ amountCents: 24900, currency: "EUR" });
     expect(review.customer).toEqual({ name: "Lars Jensen", email: "lars.jensen@example.com" });
     expect(review.findings.map((f) => [f.code, f.severity])).toEqual([["over_auto_limit", "block"]]);
     expect(await countRows(h.database, "refunds", { orderId: "ORD-1002" })).toBe(0);
@@ -103,7 +106,7 @@ describe("refund graph on postgres: approvals", () => {
     const email = await expectWaitingFor(h.graph, config, "confirm_email");
     expect(email.body).toContain("partial refund of €200.00");
     const values = await valuesOf(h.graph, config);
-    expect(values.refund).toMatchObject({ amountCents: 20000, duplicate: false });
+    expect(values.refund).toMatchObject({ amountCents: 20000, status: "queued" });
   });
 
   it("asks again when the answer does not fit the payload (a partial above the requested amount)", async () => {

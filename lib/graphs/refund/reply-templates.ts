@@ -36,9 +36,16 @@ export function renderReplyBody(facts: ReplyFacts): string {
       ];
       break;
     case "already_refunded":
+      // Only for refunds of other, earlier requests: a re-run of this request finds its own refund (refund_approved).
       paragraphs = [
-        `Thank you for getting in touch about ${order}. A refund of ${facts.amount} has already been issued for this order, so there is nothing more you need to do.`,
-        methodSentence(facts),
+        `Thank you for getting in touch about ${order}. Earlier refunds of ${facts.amount} already paid this order back in full, so there is nothing more we can refund.`,
+        "If something else went wrong with your order, just reply to this email and we will help.",
+      ];
+      break;
+    case "refund_limited":
+      paragraphs = [
+        `Thank you for getting in touch about ${order}. Earlier refunds leave ${facts.amount} of this order that can still be refunded, so we could not refund the amount we approved.`,
+        "A member of our team will get back to you about the rest.",
       ];
       break;
     case "question":
@@ -58,6 +65,7 @@ export function replySubject(facts: ReplyFacts): string {
     case "refund_approved":
     case "refund_partial":
     case "already_refunded":
+    case "refund_limited":
       return `Your refund${about}`;
     case "refund_rejected":
       return `Your refund request${about}`;

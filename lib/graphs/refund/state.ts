@@ -28,6 +28,8 @@ export interface OrderSnapshot {
 export interface PolicyResult {
   autoApprove: boolean;
   findings: PolicyFinding[];
+  /** Already refunded for the order (by other decisions) when the policy looked; absent in older checkpoints. */
+  refundedCents?: number;
 }
 
 /** Who decided what about the refund. `amountCents` is 0 for a rejection. */
@@ -38,12 +40,18 @@ export interface RefundDecision {
   decidedBy: "policy" | "operator";
   /** The operator's id when the runtime passed one (`configurable.operator_id`). */
   operatorId?: string;
+  /** The decision that authorized it (`decisionRef`): the approval's interrupt, or the policy step. The refund's
+   * idempotency key derives from it. Absent in checkpoints written before effects had keys of their own. */
+  ref?: string;
 }
 
 /** How the money goes back: to the order's payment method, or as store credit. */
 export type RefundMethod = "original_payment" | "store_credit";
 
-/** The refund as recorded in the `refunds` table; `duplicate` when an earlier run had recorded it already. */
+/**
+ * The refund as recorded in the `refunds` table, with its payment intent. `status` is what the graph knows: the
+ * payment is queued; the dispatcher delivers it afterwards (the thread view shows the effect's live status).
+ */
 export interface RefundSummary {
   id: string;
   orderId: string;
@@ -52,19 +60,34 @@ export interface RefundSummary {
   method: RefundMethod;
   approvedBy: string;
   createdAt: string;
-  duplicate: boolean;
+  /** The payment intent (`effects` row) that pays it. */
+  effectId: string;
+  status: "queued";
+}
+
+/** An approved refund that was not recorded: other refunds of the order left less than it to refund. */
+export interface RefundRefusal {
+  amountCents: number;
+  refundedCents: number;
+  refundableCents: number;
 }
 
 /** The customer reply: drafted by write_reply, replaced by the operator's edit when they send an edited version. */
 export interface ReplyDraft {
   subject: string;
   body: string;
+  /** The confirm_email decision that approved this revision for sending (`decisionRef`); unset on a draft. */
+  approvedBy?: string;
 }
 
-/** What became of the reply: queued in the outbox (`sent`, with its row id) or deliberately not sent. */
+/**
+ * What became of the reply: queued for delivery (the outbox row and its delivery intent; the thread view shows the
+ * effect's live status — never `sent` before the SMTP server took it) or deliberately not sent.
+ */
 export interface EmailResult {
-  status: "sent" | "not_sent";
+  status: "queued" | "not_sent";
   outboxId?: string;
+  effectId?: string;
 }
 
 /**
@@ -85,6 +108,7 @@ export const RefundState = Annotation.Root({
   decision: lastValue<RefundDecision | null>(() => null),
   refundMethod: lastValue<RefundMethod | null>(() => null),
   refund: lastValue<RefundSummary | null>(() => null),
+  refundRefused: lastValue<RefundRefusal | null>(() => null),
   reply: lastValue<ReplyDraft | null>(() => null),
   email: lastValue<EmailResult | null>(() => null),
   /** Who edited this branch's state by a fork (set by the runtime, not editable): the policy never auto-approves an

@@ -1,30 +1,41 @@
 import "server-only";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { recordRefund } from "@/lib/db/queries/refunds";
-import { askHuman } from "@/lib/graphs/ask-human";
+import { askHumanDecision, decisionRef } from "@/lib/graphs/ask-human";
 import type { RefundMethod } from "../state";
 import { type NodeContext, type RefundNode, threadIdOf } from "./context";
 
 /**
- * execute_refund: record the approved refund. Idempotent by the order (see `recordRefund`): a resumed, recovered or
- * forked run that gets here again finds the recorded refund (`duplicate: true`) and pays nothing twice.
+ * execute_refund: record the approved refund and its payment intent, keyed by the decision that approved it (see
+ * `recordRefund`). A resumed or recovered run that gets here again finds its own refund — the same one, not an
+ * earlier refund of the order; a refund that would take the order above its total is refused. Nothing is paid here:
+ * the dispatcher pays the intent afterwards, so the state says `queued`.
  */
 export function executeRefundNode({ db, refundNodeDelayMs = 0 }: NodeContext): RefundNode {
   return async (state, config) => {
     const { order, decision } = state;
-    if (!order || !decision || decision.decision === "reject") return { refund: null };
-    const { refund, duplicate } = await recordRefund({
+    if (!order || !decision || decision.decision === "reject") return { refund: null, refundRefused: null };
+    // Defence in depth: the answer was validated against the refundable amount, and the ledger checks it again.
+    const amountCents = Math.min(decision.amountCents, order.amountCents);
+    const recorded = await recordRefund({
       db,
+      // Checkpoints from before decisions carried a reference: this step's own task stands in for it.
+      decisionRef: decision.ref ?? decisionRef(config),
       orderId: order.id,
       threadId: threadIdOf(config),
-      // Defence in depth: the answer was validated against the order total, and the refund is capped by it again.
-      amountCents: Math.min(decision.amountCents, order.amountCents),
+      amountCents,
       currency: order.currency,
       method: state.refundMethod ?? "original_payment",
       approvedBy: decision.decidedBy === "policy" ? "policy" : (decision.operatorId ?? "operator"),
     });
     if (refundNodeDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, refundNodeDelayMs));
+    if (!recorded.ok) {
+      const { refundedCents, refundableCents } = recorded;
+      return { refund: null, refundRefused: { amountCents, refundedCents, refundableCents } };
+    }
+    const { refund, effect } = recorded;
     return {
+      refundRefused: null,
       refund: {
         id: refund.id,
         orderId: refund.orderId,
@@ -33,18 +44,22 @@ export function executeRefundNode({ db, refundNodeDelayMs = 0 }: NodeContext): R
         method: refund.method as RefundMethod,
         approvedBy: refund.approvedBy,
         createdAt: refund.createdAt.toISOString(),
-        duplicate,
+        effectId: effect.id,
+        status: "queued",
       },
     };
   };
 }
 
-/** confirm_email: an operator sends the drafted reply, sends an edited version, or sends nothing. */
+/**
+ * confirm_email: an operator sends the drafted reply, sends an edited version, or sends nothing. The decision's
+ * reference is kept with the reply: that approved revision is what send_email queues, once.
+ */
 export function confirmEmailNode(): RefundNode {
   return (state) => {
     const { order, reply } = state;
     if (!order || !reply) throw new Error("confirm_email: no recipient or no reply in the state");
-    const answer = askHuman<"confirm_email">({
+    const { answer, ref } = askHumanDecision<"confirm_email">({
       action: "confirm_email",
       title: `Reply to ${order.customerName}`,
       to: order.customerEmail,
@@ -53,28 +68,32 @@ export function confirmEmailNode(): RefundNode {
     });
     switch (answer.choice) {
       case "send":
-        return {};
+        return { reply: { ...reply, approvedBy: ref } };
       case "send_edited":
         // The drafted reply stays in `messages`; `reply` becomes what is actually sent.
-        return { reply: { subject: answer.subject, body: answer.body } };
+        return { reply: { subject: answer.subject, body: answer.body, approvedBy: ref } };
       case "dont_send":
         return { email: { status: "not_sent" } };
     }
   };
 }
 
-/** send_email: queue the reply in the outbox, once per thread (`queueEmail` is idempotent by the thread). */
+/**
+ * send_email: queue the approved reply revision for delivery, once per approving decision (`queueEmail`): a re-run
+ * finds its own email; a second reply on a reopened ticket was approved by another decision, so it is a new email.
+ */
 export function sendEmailNode({ db }: NodeContext): RefundNode {
   return async (state, config) => {
     const { order, reply } = state;
     if (!order || !reply) throw new Error("send_email: no recipient or no reply in the state");
-    const { email } = await queueEmail({
+    const { email, effect } = await queueEmail({
       db,
+      decisionRef: reply.approvedBy ?? decisionRef(config),
       threadId: threadIdOf(config),
       to: order.customerEmail,
       subject: reply.subject,
       body: reply.body,
     });
-    return { email: { status: "sent", outboxId: email.id } };
+    return { email: { status: "queued", outboxId: email.id, effectId: effect.id } };
   };
 }

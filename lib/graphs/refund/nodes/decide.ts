@@ -1,6 +1,6 @@
 import "server-only";
 import { sumRefundsForOrder } from "@/lib/db/queries/refunds";
-import { askHuman } from "@/lib/graphs/ask-human";
+import { askHuman, askHumanDecision, decisionRef } from "@/lib/graphs/ask-human";
 import { formatMoney } from "@/lib/wire";
 import { evaluatePolicy } from "../policy";
 import type { OrderSnapshot, RefundDecision, RefundMethod, RefundStateValue } from "../state";
@@ -13,7 +13,7 @@ function requireOrder(state: RefundStateValue, node: string): OrderSnapshot {
 
 /** check_policy: the deterministic rules; an auto-approval is the policy's decision. */
 export function checkPolicyNode({ db }: NodeContext): RefundNode {
-  return async (state) => {
+  return async (state, config) => {
     const order = requireOrder(state, "check_policy");
     const requestedCents = state.requested ?? order.amountCents;
     const refundedCents = await sumRefundsForOrder({ db, orderId: order.id });
@@ -24,10 +24,11 @@ export function checkPolicyNode({ db }: NodeContext): RefundNode {
       now: new Date(),
       editedBy: state.editedBy,
     });
+    // An automatic approval is this step's decision: the refund's key derives from this step.
     const decision: RefundDecision | null = policy.autoApprove
-      ? { decision: "approve", amountCents: requestedCents, decidedBy: "policy" }
+      ? { decision: "approve", amountCents: requestedCents, decidedBy: "policy", ref: decisionRef(config) }
       : null;
-    return { requested: requestedCents, policy, decision };
+    return { requested: requestedCents, policy: { ...policy, refundedCents }, decision };
   };
 }
 
@@ -36,7 +37,8 @@ export function humanReviewNode(): RefundNode {
   return (state, config) => {
     const order = requireOrder(state, "human_review");
     const requestedCents = state.requested ?? order.amountCents;
-    const answer = askHuman<"refund_approval">({
+    const refundedCents = state.policy?.refundedCents ?? 0;
+    const { answer, ref } = askHumanDecision<"refund_approval">({
       action: "refund_approval",
       title: `Refund of ${formatMoney(requestedCents, order.currency)} for ${order.id}`,
       order: {
@@ -49,6 +51,7 @@ export function humanReviewNode(): RefundNode {
       },
       customer: { name: order.customerName, email: order.customerEmail },
       requested: { amountCents: requestedCents, currency: order.currency },
+      refundable: { amountCents: Math.max(0, order.amountCents - refundedCents), currency: order.currency },
       reason: state.reason,
       findings: state.policy?.findings ?? [],
     });
@@ -57,13 +60,14 @@ export function humanReviewNode(): RefundNode {
     const operatorId = typeof operator === "string" && operator !== "" ? { operatorId: operator } : {};
     const decision: RefundDecision =
       answer.decision === "reject"
-        ? { decision: "reject", amountCents: 0, note: answer.note, decidedBy: "operator", ...operatorId }
+        ? { decision: "reject", amountCents: 0, note: answer.note, decidedBy: "operator", ...operatorId, ref }
         : {
             decision: answer.decision,
             amountCents: answer.decision === "approve_partial" ? answer.amountCents : requestedCents,
             ...(answer.note ? { note: answer.note } : {}),
             decidedBy: "operator",
             ...operatorId,
+            ref,
           };
     return { decision };
   };

@@ -42,6 +42,7 @@ export function classifyNode({ model }: NodeContext): RefundNode {
       decision: null,
       refundMethod: null,
       refund: null,
+      refundRefused: null,
       reply: null,
       email: null,
     };

@@ -8,21 +8,27 @@ import { type NodeContext, type RefundNode, streamToMessage } from "./context";
 
 /** What happened, as the reply writer needs it. */
 export function replyFactsOf(state: RefundStateValue): ReplyFacts {
-  const { order, decision, refund } = state;
+  const { order, decision, refund, refundRefused } = state;
   const currency = order?.currency ?? "EUR";
   const money = (cents: number | null | undefined) => (cents == null ? null : formatMoney(cents, currency));
   let outcome: ReplyFacts["outcome"] = "question";
+  let amountCents = refund?.amountCents;
   if (state.intent === "refund" && decision?.decision === "reject") outcome = "refund_rejected";
-  else if (state.intent === "refund" && refund?.duplicate) outcome = "already_refunded";
   else if (state.intent === "refund" && refund) {
+    // A refund found under this decision's own key (a re-run) is this refund: never "already refunded".
     outcome = decision?.decision === "approve_partial" ? "refund_partial" : "refund_approved";
+  } else if (state.intent === "refund" && refundRefused) {
+    // Other decisions' refunds left less than this one: what they paid, or what is left.
+    const none = refundRefused.refundableCents === 0;
+    outcome = none ? "already_refunded" : "refund_limited";
+    amountCents = none ? refundRefused.refundedCents : refundRefused.refundableCents;
   }
   return {
     outcome,
     customerName: order?.customerName ?? null,
     customerMessage: state.customerMessage,
     orderId: order?.id ?? state.orderRef,
-    amount: money(refund?.amountCents),
+    amount: money(amountCents),
     requested: money(state.requested),
     method: refund?.method ?? null,
     note: decision?.note ?? null,

@@ -1,0 +1,226 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { EffectTaskAction } from "@/lib/wire";
+import { type Effect, effects } from "../schema";
+import type { Queryable } from "../tx";
+
+/** An effect to record: what delivers it (`kind`), the business row it delivers, and what the connector sends. */
+export interface EffectIntent {
+  idempotencyKey: string;
+  threadId: string;
+  kind: string;
+  recordId: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Record an effect intent (call it inside the transaction that writes its business row). Idempotent by key: the
+ * effect already recorded under the key is returned instead of a second one.
+ */
+export async function insertEffect({ db, intent }: { db: Queryable; intent: EffectIntent }): Promise<Effect> {
+  const [inserted] = await db
+    .insert(effects)
+    .values({ id: randomUUID(), ...intent })
+    .onConflictDoNothing({ target: effects.idempotencyKey })
+    .returning();
+  if (inserted) return inserted;
+  const existing = await getEffectByKey({ db, idempotencyKey: intent.idempotencyKey });
+  if (!existing) throw new Error(`insertEffect: no effect under ${intent.idempotencyKey} after a conflict`);
+  return existing;
+}
+
+export async function getEffectByKey({
+  db,
+  idempotencyKey,
+}: {
+  db: Queryable;
+  idempotencyKey: string;
+}): Promise<Effect | undefined> {
+  const [row] = await db.select().from(effects).where(eq(effects.idempotencyKey, idempotencyKey));
+  return row;
+}
+
+export async function getEffect({ db, effectId }: { db: Queryable; effectId: string }) {
+  const [row] = await db.select().from(effects).where(eq(effects.id, effectId));
+  return row;
+}
+
+/** A thread's effects, oldest first. */
+export async function listThreadEffects({ db, threadId }: { db: Queryable; threadId: string }) {
+  return db
+    .select()
+    .from(effects)
+    .where(eq(effects.threadId, threadId))
+    .orderBy(asc(effects.createdAt), asc(effects.id));
+}
+
+/**
+ * Claim up to `limit` effects for delivery: queued ones that are due, and `sending` ones whose claim expired (their
+ * dispatcher died mid-send) or whose owner is known dead (`deadOwners`). `FOR UPDATE SKIP LOCKED`: dispatchers of
+ * several instances never claim the same row. Each claim counts as an attempt.
+ */
+export async function claimDueEffects({
+  db,
+  owner,
+  leaseMs,
+  limit,
+  deadOwners = [],
+}: {
+  db: Queryable;
+  owner: string;
+  leaseMs: number;
+  limit: number;
+  deadOwners?: string[];
+}): Promise<Effect[]> {
+  const dead =
+    deadOwners.length > 0 ? sql`or (status = 'sending' and ${inArray(effects.owner, deadOwners)})` : sql``;
+  const result = await db.execute<Record<string, unknown>>(sql`
+    update effects set status = 'sending', attempts = attempts + 1, owner = ${owner},
+      lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
+    where id in (
+      select id from effects
+      where (status = 'queued' and next_attempt_at <= now())
+         or (status = 'sending' and lease_expires_at < now())
+         ${dead}
+      order by next_attempt_at
+      limit ${limit}
+      for update skip locked
+    )
+    returning id`);
+  const ids = rowsOf(result).map((r) => String(r.id));
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(effects)
+    .where(and(inArray(effects.id, ids), eq(effects.owner, owner)));
+}
+
+/** `sending` effects owned by someone other than `except` on this host (`prefix`): candidates for dead owners. */
+export async function listSendingOwners({
+  db,
+  prefix,
+  except,
+}: {
+  db: Queryable;
+  prefix: string;
+  except: string;
+}): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ owner: effects.owner })
+    .from(effects)
+    .where(
+      and(
+        eq(effects.status, "sending"),
+        sql`${effects.owner} like ${`${prefix}%`}`,
+        sql`${effects.owner} <> ${except}`,
+      ),
+    );
+  return rows.map((r) => r.owner).filter((o): o is string => o !== null);
+}
+
+/** The provider confirmed the effect: delivered (only while this dispatcher still holds it). */
+export async function markEffectDelivered({
+  db,
+  effectId,
+  owner,
+  providerRef,
+}: {
+  db: Queryable;
+  effectId: string;
+  owner: string;
+  providerRef: string | null;
+}): Promise<boolean> {
+  const rows = await db
+    .update(effects)
+    .set({
+      status: "delivered",
+      providerRef,
+      lastError: null,
+      deliveredAt: sql`now()`,
+      leaseExpiresAt: null,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(effects.id, effectId), eq(effects.owner, owner), eq(effects.status, "sending")))
+    .returning({ id: effects.id });
+  return rows.length > 0;
+}
+
+/**
+ * An attempt failed: queue the effect again after `retryInMs`, or — out of attempts, or a permanent refusal
+ * (`retryInMs` null) — mark it failed, which opens its operator task.
+ */
+export async function markEffectAttemptFailed({
+  db,
+  effectId,
+  owner,
+  error,
+  retryInMs,
+}: {
+  db: Queryable;
+  effectId: string;
+  owner: string;
+  error: string;
+  retryInMs: number | null;
+}): Promise<"queued" | "failed" | "lost"> {
+  const status = retryInMs === null ? "failed" : "queued";
+  const rows = await db
+    .update(effects)
+    .set({
+      status,
+      lastError: error.slice(0, 2000),
+      nextAttemptAt:
+        retryInMs === null ? sql`now()` : sql`now() + make_interval(secs => ${retryInMs / 1000})`,
+      leaseExpiresAt: null,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(effects.id, effectId), eq(effects.owner, owner), eq(effects.status, "sending")))
+    .returning({ id: effects.id });
+  return rows.length > 0 ? status : "lost";
+}
+
+/**
+ * An operator's answer to a failed effect's task: `retry` queues it again with a fresh count of attempts; the others
+ * close it as handled. Compare-and-set on `failed`: two operators cannot both act on one task.
+ */
+export async function resolveEffectTask({
+  db,
+  effectId,
+  action,
+  resolvedBy,
+}: {
+  db: Queryable;
+  effectId: string;
+  action: EffectTaskAction;
+  resolvedBy: string;
+}): Promise<Effect | undefined> {
+  const [row] = await db
+    .update(effects)
+    .set(
+      action === "retry"
+        ? {
+            status: "queued",
+            attempts: 0,
+            nextAttemptAt: sql`now()`,
+            resolution: action,
+            resolvedBy,
+            resolvedAt: sql`now()`,
+            updatedAt: sql`now()`,
+          }
+        : {
+            status: "handled",
+            resolution: action,
+            resolvedBy,
+            resolvedAt: sql`now()`,
+            updatedAt: sql`now()`,
+          },
+    )
+    .where(and(eq(effects.id, effectId), eq(effects.status, "failed")))
+    .returning();
+  return row;
+}
+
+function rowsOf(result: unknown): Record<string, unknown>[] {
+  // `pg` returns a QueryResult, PGlite a Results object: both carry `rows`.
+  return ((result as { rows?: Record<string, unknown>[] }).rows ?? []) as Record<string, unknown>[];
+}
