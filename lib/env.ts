@@ -100,6 +100,42 @@ const schema = z.object({
   FOUR_EYES_MIN_CENTS: z.coerce.number().int().min(0).default(50_000),
   /** A run that crashed this many times is marked failed instead of being retried again. */
   MAX_RUN_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  /**
+   * The payment provider's HTTP API (refunds are POSTed to `<PAYMENT_URL>/refunds` with an Idempotency-Key and looked
+   * up by key at `<PAYMENT_URL>/refunds/by-key/<key>`). Unset: an in-process simulated provider.
+   */
+  PAYMENT_URL: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z
+      .string()
+      .trim()
+      .regex(/^https?:\/\//, "must start with http:// or https://")
+      .optional(),
+  ),
+  /** How long one payment request may take before its outcome counts as unknown (looked up before a retry). */
+  PAYMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Outgoing mail server, e.g. smtp://user:pass@mail.example.com:587. Unset: messages are written to MAIL_DIR. */
+  SMTP_URL: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z
+      .string()
+      .trim()
+      .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
+      .optional(),
+  ),
+  /** Where messages go without SMTP_URL: one .eml file per email. */
+  MAIL_DIR: z.string().trim().min(1).default(".data/mail"),
+  /** The sender of customer email. */
+  MAIL_FROM: z.string().trim().min(3).default("Customer Service <support@example.com>"),
+  /** Delivery attempts of a side effect (payment, email) before it fails and an operator task is opened. */
+  EFFECT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  /** Back-off after a failed attempt: base × 2^(attempt-1), at most the max, with full jitter. */
+  EFFECT_RETRY_BASE_MS: z.coerce.number().int().min(10).default(2_000),
+  EFFECT_RETRY_MAX_MS: z.coerce.number().int().min(10).default(600_000),
+  /** How often each instance's dispatcher looks for due effects (an effect queued here is picked up at once). */
+  EFFECT_POLL_MS: z.coerce.number().int().min(20).default(1_000),
+  /** How long a dispatcher's claim on an effect holds; a claim of a dead dispatcher is taken over after it. */
+  EFFECT_LEASE_MS: z.coerce.number().int().min(500).default(60_000),
 });
 
 export type Env = z.infer<typeof schema>;

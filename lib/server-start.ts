@@ -3,6 +3,7 @@ import "@/lib/agents";
 import { ensureFirstAdmin, seedDemoUsers } from "@/lib/auth/bootstrap";
 import { getDatabase } from "@/lib/db/client";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
+import { startDispatcher } from "@/lib/effects/dispatcher";
 import { env } from "@/lib/env";
 import { seedDemoThreads } from "@/lib/runtime/demo";
 import { startEventListener } from "@/lib/runtime/listener";
@@ -23,6 +24,8 @@ export async function startServer(): Promise<void> {
     await seedDemoUsers().catch((e) => console.error("[demo] demo operators not created:", e));
     if (database.kind === "postgres") await startEventListener();
     await startRecovery();
+    // Side effects recorded by runs (payments, email) leave the process here, on every instance.
+    await startDispatcher();
     if (env.DEMO_THREADS) void seedDemoThreads().catch((e) => console.error("[demo] seeding failed:", e));
   } catch (error) {
     console.error(

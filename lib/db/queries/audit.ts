@@ -19,6 +19,8 @@ export const AUDIT_ACTIONS = [
   "user_disabled",
   "key_issued",
   "key_revoked",
+  "effect_failed",
+  "effect_task",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

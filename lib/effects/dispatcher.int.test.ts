@@ -1,0 +1,216 @@
+import { hostname } from "node:os";
+import { openBackend } from "@/e2e/support/backends";
+import { type FakePaymentProvider, startFakePaymentProvider } from "@/e2e/support/fake-payment";
+import { startTestSmtpServer, type TestSmtpServer } from "@/e2e/support/smtp";
+import type { Database } from "@/lib/db/open";
+import { queueEmail } from "@/lib/db/queries/outbox";
+import { recordRefund } from "@/lib/db/queries/refunds";
+import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
+import { actOnEffectTask } from "@/lib/runtime/effects";
+import type { EffectConnector } from "./connector";
+import { backoffMs, dispatchDueEffects, type RetryPolicy } from "./dispatcher";
+import { emailConnector } from "./email";
+import { httpPaymentGateway, paymentConnector } from "./payment";
+
+/** A seeded generator, so a red run can be replayed. */
+function seeded(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FAST: RetryPolicy = { maxAttempts: 20, baseMs: 10, maxMs: 80 };
+
+describe("effect dispatcher against a fake payment provider and a real SMTP server", () => {
+  let backend: Awaited<ReturnType<typeof openBackend>>;
+  let database: Database;
+  let provider: FakePaymentProvider;
+  let smtp: TestSmtpServer;
+  let connectors: Map<string, EffectConnector>;
+
+  beforeAll(async () => {
+    backend = await openBackend("postgres");
+    database = backend.database;
+    await seedDemoOrders({ db: database.db });
+    provider = await startFakePaymentProvider({ random: seeded(11) });
+    smtp = await startTestSmtpServer({ random: seeded(12) });
+    connectors = new Map(
+      [
+        paymentConnector(httpPaymentGateway({ baseUrl: provider.url, timeoutMs: 300 })),
+        emailConnector({ from: "Shop <shop@example.com>", transport: { smtpUrl: smtp.url } }),
+      ].map((c) => [c.kind, c]),
+    );
+  });
+  afterAll(async () => {
+    await provider?.close();
+    await smtp?.close();
+    await backend?.close();
+  });
+
+  const effects = (where = "true") =>
+    database.sql.query<{
+      id: string;
+      kind: string;
+      idempotency_key: string;
+      status: string;
+      attempts: number;
+      provider_ref: string | null;
+      last_error: string | null;
+    }>(`SELECT * FROM effects WHERE ${where} ORDER BY created_at`);
+
+  /** Dispatch until nothing is queued or sending (or the deadline passes). */
+  async function drain(owner: string, retry = FAST, deadlineMs = 60_000) {
+    const deadline = Date.now() + deadlineMs;
+    for (;;) {
+      await dispatchDueEffects({ db: database.db, connectors, owner, retry });
+      const [open] = await database.sql.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM effects WHERE status IN ('queued', 'sending')",
+      );
+      if (open?.n === 0 || Date.now() > deadline) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it("backs off exponentially with jitter, capped", () => {
+    const policy = { maxAttempts: 5, baseMs: 1000, maxMs: 8000 };
+    expect(backoffMs(1, policy, () => 0)).toBe(500);
+    expect(backoffMs(1, policy, () => 1)).toBe(1000);
+    expect(backoffMs(3, policy, () => 1)).toBe(4000);
+    expect(backoffMs(10, policy, () => 1)).toBe(8000);
+  });
+
+  it("delivers 30 payments and 10 emails exactly once each through 20 % 500s, 10 % timeouts after applying, 5 % drops", async () => {
+    provider.setFaults({ error500: 0.2, timeoutAfterApply: 0.1, drop: 0.05 });
+    smtp.setFaults({ reject451: 0.2, refuseConnection: 0.05 });
+    for (let i = 0; i < 30; i++) {
+      const recorded = await recordRefund({
+        db: database.db,
+        decisionRef: `fault-decision-${i}`,
+        orderId: "ORD-1008",
+        threadId: "fault-thread",
+        amountCents: 1000,
+        currency: "EUR",
+        method: "original_payment",
+        approvedBy: "operator",
+      });
+      expect(recorded.ok).toBe(true);
+    }
+    for (let i = 0; i < 10; i++) {
+      await queueEmail({
+        db: database.db,
+        decisionRef: `fault-confirm-${i}`,
+        threadId: "fault-thread",
+        to: `customer${i}@example.com`,
+        subject: `Reply ${i}`,
+        body: "Hello",
+      });
+    }
+    await drain("dispatcher-a");
+
+    const rows = await effects("thread_id = 'fault-thread'");
+    expect(rows.filter((r) => r.status === "delivered")).toHaveLength(40);
+    // Provider side: every payment key created once; the provider's id is what the effect recorded.
+    const payments = rows.filter((r) => r.kind === "payment");
+    const createdKeys = provider.created.map((c) => c.key);
+    expect(createdKeys.sort()).toEqual(payments.map((p) => p.idempotency_key).sort());
+    for (const p of payments) {
+      expect(p.provider_ref).toBe(provider.created.find((c) => c.key === p.idempotency_key)?.id);
+    }
+    // SMTP side: every email received once.
+    const mails = rows.filter((r) => r.kind === "email");
+    expect(smtp.received.map((m) => m.effectKey).sort()).toEqual(mails.map((m) => m.idempotency_key).sort());
+    // The faults did happen, and the timeouts were reconciled by looking the key up.
+    expect(provider.outcomes.timeout ?? 0).toBeGreaterThan(0);
+    expect(provider.outcomes["500"] ?? 0).toBeGreaterThan(0);
+    expect(provider.outcomes.found ?? 0).toBeGreaterThan(0);
+    expect(rows.some((r) => r.attempts > 1)).toBe(true);
+    provider.setFaults({});
+    smtp.setFaults({});
+  });
+
+  it("takes over an effect a dead dispatcher left sending, and reconciles it instead of paying twice", async () => {
+    const recorded = await recordRefund({
+      db: database.db,
+      decisionRef: "crash-decision",
+      orderId: "ORD-1001",
+      threadId: "crash-thread",
+      amountCents: 500,
+      currency: "EUR",
+      method: "original_payment",
+      approvedBy: "policy",
+    });
+    if (!recorded.ok) throw new Error("not recorded");
+    // The dead dispatcher got as far as the provider, then died before recording the outcome.
+    const res = await fetch(`${provider.url}/refunds`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": recorded.effect.idempotencyKey },
+      body: JSON.stringify({ amount_cents: 500, order_id: "ORD-1001" }),
+    });
+    const applied = (await res.json()) as { id: string };
+    const before = provider.created.length;
+    await database.sql.query(
+      "UPDATE effects SET status = 'sending', attempts = 1, owner = $1, lease_expires_at = now() + interval '1 hour' WHERE id = $2",
+      [`${hostname()}:999999:dead00`, recorded.effect.id],
+    );
+    await drain("dispatcher-b");
+    const [row] = await effects(`id = '${recorded.effect.id}'`);
+    expect(row).toMatchObject({ status: "delivered", attempts: 2, provider_ref: applied.id });
+    expect(provider.created.length).toBe(before);
+  });
+
+  it("out of attempts: failed with its last error, an audit entry and an operator task; a retry delivers it", async () => {
+    provider.setFaults({ down: true });
+    const recorded = await recordRefund({
+      db: database.db,
+      decisionRef: "down-decision",
+      orderId: "ORD-1003",
+      threadId: "down-thread",
+      amountCents: 700,
+      currency: "EUR",
+      method: "original_payment",
+      approvedBy: "operator",
+    });
+    if (!recorded.ok) throw new Error("not recorded");
+    await drain("dispatcher-c", { maxAttempts: 3, baseMs: 10, maxMs: 20 });
+    const [failed] = await effects(`id = '${recorded.effect.id}'`);
+    expect(failed).toMatchObject({ status: "failed", attempts: 3 });
+    expect(failed?.last_error).toMatch(/HTTP 500: injected failure/);
+    const audit = await database.sql.query<{ action: string; actor_id: string }>(
+      "SELECT action, actor_id FROM audit_log WHERE thread_id = 'down-thread'",
+    );
+    expect(audit).toEqual([{ action: "effect_failed", actor_id: "system:dispatcher" }]);
+
+    provider.setFaults({});
+    const principal = { kind: "user", id: "u-1", label: "operator@example.com", role: "operator" } as const;
+    const view = await actOnEffectTask({
+      db: database.db,
+      threadId: "down-thread",
+      effectId: recorded.effect.id,
+      action: "retry",
+      principal,
+    });
+    expect(view).toMatchObject({ status: "queued", attempts: 0, task: { open: false, resolution: "retry" } });
+    // The task is no longer open: a second operator's answer is refused.
+    await expect(
+      actOnEffectTask({
+        db: database.db,
+        threadId: "down-thread",
+        effectId: recorded.effect.id,
+        action: "mark_handled",
+        principal,
+      }),
+    ).rejects.toMatchObject({ code: "conflict:effect_task" });
+    await drain("dispatcher-c");
+    const [delivered] = await effects(`id = '${recorded.effect.id}'`);
+    expect(delivered).toMatchObject({ status: "delivered", attempts: 1 });
+    expect(provider.created.filter((c) => c.key === recorded.effect.idempotencyKey)).toHaveLength(1);
+    const trail = await database.sql.query<{ action: string }>(
+      "SELECT action FROM audit_log WHERE thread_id = 'down-thread' ORDER BY id",
+    );
+    expect(trail.map((t) => t.action)).toEqual(["effect_failed", "effect_task"]);
+  });
+});

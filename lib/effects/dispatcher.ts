@@ -1,0 +1,168 @@
+import "server-only";
+import { getDatabase } from "@/lib/db/client";
+import { recordAudit } from "@/lib/db/queries/audit";
+import {
+  claimDueEffects,
+  listSendingOwners,
+  markEffectAttemptFailed,
+  markEffectDelivered,
+} from "@/lib/db/queries/effects";
+import type { Effect } from "@/lib/db/schema";
+import type { Queryable } from "@/lib/db/tx";
+import { env } from "@/lib/env";
+import { instanceId, isDeadLocalOwner, thisHostPrefix } from "@/lib/runtime/instance";
+import type { DeliveryResult, EffectConnector } from "./connector";
+import { emailConnector } from "./email";
+import { httpPaymentGateway, paymentConnector, simulatedPaymentGateway } from "./payment";
+
+/** Retry settings (from the environment unless a test passes its own). */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseMs: number;
+  maxMs: number;
+}
+
+/**
+ * Exponential back-off with jitter: the n-th failed attempt waits base × 2^(n-1), capped at `maxMs`, of which a random
+ * half is taken off (so instances that failed together do not retry together).
+ */
+export function backoffMs(attempt: number, { baseMs, maxMs }: RetryPolicy, random = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(attempt - 1, 30)));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/** The connectors this process delivers with, configured from the environment. */
+export function connectorsFromEnv(): Map<string, EffectConnector> {
+  const payment = paymentConnector(
+    env.PAYMENT_URL
+      ? httpPaymentGateway({ baseUrl: env.PAYMENT_URL, timeoutMs: env.PAYMENT_TIMEOUT_MS })
+      : simulatedPaymentGateway(),
+  );
+  const email = emailConnector({
+    from: env.MAIL_FROM,
+    transport: env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : { directory: env.MAIL_DIR },
+  });
+  return new Map([payment, email].map((c) => [c.kind, c]));
+}
+
+const DISPATCH_SYSTEM = { id: "system:dispatcher", label: "effect dispatcher", role: null } as const;
+
+/**
+ * Deliver what is due, once: claim due effects (and those a dead dispatcher held), deliver each through its
+ * connector, and record the outcome — delivered, queued again after a back-off, or failed (out of attempts, or
+ * refused for good), which opens the effect's operator task and is written to the audit trail. Returns how many
+ * effects it claimed.
+ */
+export async function dispatchDueEffects({
+  db,
+  connectors,
+  owner,
+  retry,
+  limit = 16,
+}: {
+  db: Queryable;
+  connectors: Map<string, EffectConnector>;
+  owner: string;
+  retry: RetryPolicy;
+  limit?: number;
+}): Promise<number> {
+  const deadOwners = (await listSendingOwners({ db, prefix: thisHostPrefix(), except: owner })).filter(
+    isDeadLocalOwner,
+  );
+  const claimed = await claimDueEffects({ db, owner, leaseMs: env.EFFECT_LEASE_MS, limit, deadOwners });
+  await Promise.all(claimed.map((effect) => deliverOne({ db, connectors, owner, retry, effect })));
+  return claimed.length;
+}
+
+async function deliverOne({
+  db,
+  connectors,
+  owner,
+  retry,
+  effect,
+}: {
+  db: Queryable;
+  connectors: Map<string, EffectConnector>;
+  owner: string;
+  retry: RetryPolicy;
+  effect: Effect;
+}): Promise<void> {
+  const connector = connectors.get(effect.kind);
+  let result: DeliveryResult;
+  try {
+    result = connector
+      ? await connector.deliver({
+          id: effect.id,
+          idempotencyKey: effect.idempotencyKey,
+          attempt: effect.attempts,
+          payload: effect.payload as Record<string, unknown>,
+        })
+      : { ok: false, retry: false, error: `no connector for ${effect.kind} effects` };
+  } catch (error) {
+    result = { ok: false, retry: true, error: error instanceof Error ? error.message : String(error) };
+  }
+  if (result.ok) {
+    await markEffectDelivered({ db, effectId: effect.id, owner, providerRef: result.providerRef });
+    return;
+  }
+  const outOfAttempts = effect.attempts >= retry.maxAttempts;
+  const status = await markEffectAttemptFailed({
+    db,
+    effectId: effect.id,
+    owner,
+    error: result.error,
+    retryInMs: result.retry && !outOfAttempts ? backoffMs(effect.attempts, retry) : null,
+  });
+  if (status === "failed") {
+    console.error(
+      `[effects] ${effect.kind} ${effect.id} failed after ${effect.attempts} attempts: ${result.error}`,
+    );
+    await recordAudit({
+      db,
+      entries: [
+        {
+          action: "effect_failed",
+          actor: DISPATCH_SYSTEM,
+          threadId: effect.threadId,
+          detail: { effectId: effect.id, kind: effect.kind, attempts: effect.attempts, error: result.error },
+        },
+      ],
+    });
+  }
+}
+
+const KEY = Symbol.for("hitl-console.effect-dispatcher");
+type G = typeof globalThis & { [KEY]?: { timer: NodeJS.Timeout; kick: () => void } };
+
+/**
+ * Start this process's dispatcher (idempotent): every EFFECT_POLL_MS it delivers what is due, on every instance
+ * alike (claims never overlap). Effects left `sending` by a crashed process are taken over and reconciled.
+ */
+export async function startDispatcher(): Promise<void> {
+  const g = globalThis as G;
+  if (g[KEY]) return;
+  const { db } = await getDatabase();
+  const connectors = connectorsFromEnv();
+  const retry: RetryPolicy = {
+    maxAttempts: env.EFFECT_MAX_ATTEMPTS,
+    baseMs: env.EFFECT_RETRY_BASE_MS,
+    maxMs: env.EFFECT_RETRY_MAX_MS,
+  };
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      // Keep going while full batches come back: a backlog drains without waiting for the next tick.
+      while ((await dispatchDueEffects({ db, connectors, owner: instanceId(), retry })) >= 16) {}
+    } catch (error) {
+      console.error("[effects] dispatch failed:", error instanceof Error ? error.message : error);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), env.EFFECT_POLL_MS);
+  timer.unref();
+  g[KEY] = { timer, kick: () => void tick() };
+  void tick();
+}

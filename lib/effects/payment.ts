@@ -1,0 +1,144 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { type EffectConnector, type EffectDelivery, refused, retryable } from "./connector";
+
+/** The refund the payment provider is asked to pay (the `payment` effect's payload). */
+export interface RefundOrder {
+  refundId: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  method: string;
+}
+
+/** A provider's answer to one request. `unknown`: it may or may not have applied it (a timeout, a cut connection). */
+export type GatewayAnswer =
+  | { kind: "applied"; providerRef: string }
+  | { kind: "not_found" }
+  | { kind: "transient"; error: string }
+  | { kind: "unknown"; error: string }
+  | { kind: "refused"; error: string };
+
+/** The payment provider's contract: create a refund under an idempotency key, look a key up. */
+export interface PaymentGateway {
+  createRefund(key: string, refund: RefundOrder): Promise<GatewayAnswer>;
+  findRefund(key: string): Promise<GatewayAnswer>;
+}
+
+/**
+ * Refunds through a payment provider. Every request carries the effect's idempotency key. A retry after an attempt
+ * whose outcome is unknown (a timeout after the request was sent, a dropped connection, a crash mid-send) looks the
+ * key up first and only sends again when the provider has no refund under it; a 409 duplicate is success too.
+ */
+export function paymentConnector(gateway: PaymentGateway): EffectConnector {
+  return {
+    kind: "payment",
+    async deliver(effect: EffectDelivery) {
+      if (effect.attempt > 1) {
+        const found = await gateway.findRefund(effect.idempotencyKey);
+        if (found.kind === "applied") return { ok: true, providerRef: found.providerRef };
+        if (found.kind !== "not_found") return retryable(`lookup before retrying: ${explain(found)}`);
+      }
+      const answer = await gateway.createRefund(
+        effect.idempotencyKey,
+        effect.payload as unknown as RefundOrder,
+      );
+      if (answer.kind === "applied") return { ok: true, providerRef: answer.providerRef };
+      if (answer.kind === "refused") return refused(answer.error);
+      return retryable(explain(answer));
+    },
+  };
+}
+
+function explain(answer: GatewayAnswer): string {
+  if (answer.kind === "applied") return `applied (${answer.providerRef})`;
+  if (answer.kind === "not_found") return "not found";
+  return answer.kind === "unknown" ? `outcome unknown: ${answer.error}` : answer.error;
+}
+
+/**
+ * The provider's HTTP API: `POST <base>/refunds` (JSON, `Idempotency-Key` header) answers 200/201 `{ id }` when it
+ * applied the refund and 409 `{ id }` when that key was applied before; `GET <base>/refunds/by-key/<key>` answers 200
+ * `{ id }` or 404. 5xx and 429 are transient; other 4xx are refusals.
+ */
+export function httpPaymentGateway({
+  baseUrl,
+  timeoutMs,
+}: {
+  baseUrl: string;
+  timeoutMs: number;
+}): PaymentGateway {
+  const base = baseUrl.replace(/\/+$/, "");
+  const call = async (path: string, init: RequestInit): Promise<GatewayAnswer> => {
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      // Sent or not, we cannot tell: the next attempt looks the key up before sending again.
+      return { kind: "unknown", error: networkError(error, timeoutMs) };
+    }
+    let body: { id?: unknown; message?: unknown } = {};
+    try {
+      body = (await res.json()) as typeof body;
+    } catch {
+      // An answer without JSON: judged by its status alone.
+    }
+    const id = typeof body.id === "string" && body.id ? body.id : null;
+    if ((res.ok || res.status === 409) && id) return { kind: "applied", providerRef: id };
+    if (res.status === 404 && init.method === "GET") return { kind: "not_found" };
+    if (res.ok || res.status === 409)
+      return { kind: "unknown", error: `${res.status} without the provider's id` };
+    const what = `HTTP ${res.status}${typeof body.message === "string" ? `: ${body.message.slice(0, 200)}` : ""}`;
+    if (res.status >= 500 || res.status === 429) return { kind: "transient", error: what };
+    return { kind: "refused", error: what };
+  };
+  return {
+    createRefund: (key, refund) =>
+      call("/refunds", {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify({
+          amount_cents: refund.amountCents,
+          currency: refund.currency,
+          order_id: refund.orderId,
+          method: refund.method,
+          reference: refund.refundId,
+        }),
+      }),
+    findRefund: (key) => call(`/refunds/by-key/${encodeURIComponent(key)}`, { method: "GET" }),
+  };
+}
+
+function networkError(error: unknown, timeoutMs: number): string {
+  if (error instanceof DOMException && error.name === "TimeoutError")
+    return `no answer within ${timeoutMs} ms`;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } })?.cause;
+  const detail = typeof cause?.code === "string" ? cause.code : (cause?.message ?? (error as Error)?.message);
+  return `connection failed (${String(detail ?? "unknown error")})`;
+}
+
+const SIMULATED = Symbol.for("hitl-console.simulated-payments");
+type G = typeof globalThis & { [SIMULATED]?: Map<string, string> };
+
+/**
+ * The embedded default: a provider simulated in this process (so `npm start` needs no payment account). It keeps the
+ * contract — one refund per key — in memory, and always answers.
+ */
+export function simulatedPaymentGateway(): PaymentGateway {
+  const g = globalThis as G;
+  g[SIMULATED] ??= new Map();
+  const applied = g[SIMULATED];
+  return {
+    async createRefund(key) {
+      const known = applied.get(key);
+      if (known) return { kind: "applied", providerRef: known };
+      const id = `sim_re_${createHash("sha256").update(key).digest("hex").slice(0, 20)}`;
+      applied.set(key, id);
+      return { kind: "applied", providerRef: id };
+    },
+    async findRefund(key) {
+      const known = applied.get(key);
+      return known ? { kind: "applied", providerRef: known } : { kind: "not_found" };
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/roles";
+import type { AppDb } from "@/lib/db/open";
+import { recordAudit } from "@/lib/db/queries/audit";
+import { getEffect, listThreadEffects, resolveEffectTask } from "@/lib/db/queries/effects";
+import type { Effect } from "@/lib/db/schema";
+import type { Queryable } from "@/lib/db/tx";
+import { AppError } from "@/lib/errors";
+import { type EffectTaskAction, type EffectView, formatMoney } from "@/lib/wire";
+
+/** What an operator may do about a failed effect of this kind. */
+export function taskActionsFor(kind: string): EffectTaskAction[] {
+  return kind === "payment" ? ["retry", "refunded_manually", "mark_handled"] : ["retry", "mark_handled"];
+}
+
+function summaryOf(effect: Effect): string {
+  const p = effect.payload as Record<string, unknown>;
+  if (effect.kind === "payment" && typeof p.amountCents === "number") {
+    return `Refund ${formatMoney(p.amountCents, String(p.currency ?? "EUR"))} for ${String(p.orderId ?? "the order")}`;
+  }
+  if (effect.kind === "email") return `Email “${String(p.subject ?? "")}” to ${String(p.to ?? "")}`;
+  return `${effect.kind} effect`;
+}
+
+/** An `effects` row as the API and the thread page show it. */
+export function toEffectView(effect: Effect): EffectView {
+  const hadTask = effect.status === "failed" || effect.resolution !== null;
+  return {
+    id: effect.id,
+    kind: effect.kind,
+    idempotencyKey: effect.idempotencyKey,
+    recordId: effect.recordId,
+    status: effect.status,
+    attempts: effect.attempts,
+    lastError: effect.lastError,
+    providerRef: effect.providerRef,
+    summary: summaryOf(effect),
+    createdAt: effect.createdAt.toISOString(),
+    nextAttemptAt: effect.status === "queued" ? effect.nextAttemptAt.toISOString() : null,
+    deliveredAt: effect.deliveredAt?.toISOString() ?? null,
+    task: hadTask
+      ? {
+          open: effect.status === "failed",
+          actions: effect.status === "failed" ? taskActionsFor(effect.kind) : [],
+          resolution: effect.resolution,
+          resolvedBy: effect.resolvedBy,
+          resolvedAt: effect.resolvedAt?.toISOString() ?? null,
+        }
+      : null,
+  };
+}
+
+/** A thread's side effects with their live delivery status, oldest first. */
+export async function listEffectViews({ db, threadId }: { db: Queryable; threadId: string }) {
+  return (await listThreadEffects({ db, threadId })).map(toEffectView);
+}
+
+/**
+ * An operator acts on a failed effect's task: deliver it again (`retry`, a fresh round of attempts), or close it —
+ * refunded by hand, or handled otherwise. One transaction with its audit entry; a task already acted on (or an effect
+ * that has not failed) is refused with `conflict:effect_task` naming its status.
+ */
+export async function actOnEffectTask({
+  db,
+  threadId,
+  effectId,
+  action,
+  note,
+  principal,
+}: {
+  db: AppDb;
+  threadId: string;
+  effectId: string;
+  action: EffectTaskAction;
+  note?: string;
+  principal: Principal;
+}): Promise<EffectView> {
+  return db.transaction(async (tx) => {
+    const effect = await getEffect({ db: tx, effectId });
+    if (!effect || effect.threadId !== threadId) {
+      throw new AppError("not_found:effect", `Thread ${threadId} has no effect ${effectId}.`);
+    }
+    if (!taskActionsFor(effect.kind).includes(action)) {
+      throw new AppError("bad_request:effect_task", `A ${effect.kind} effect cannot be marked ${action}.`, {
+        fields: ["action"],
+      });
+    }
+    const updated = await resolveEffectTask({ db: tx, effectId, action, resolvedBy: principal.label });
+    if (!updated) {
+      throw new AppError(
+        "conflict:effect_task",
+        `The effect is ${effect.status}: there is no open task on it.`,
+        {
+          status: effect.status,
+          resolvedBy: effect.resolvedBy,
+          resolvedAt: effect.resolvedAt?.toISOString() ?? null,
+        },
+      );
+    }
+    await recordAudit({
+      db: tx,
+      entries: [
+        {
+          action: "effect_task",
+          actor: principal,
+          threadId,
+          answer: { action, ...(note ? { note } : {}) },
+          detail: { effectId, kind: effect.kind, attempts: effect.attempts, lastError: effect.lastError },
+        },
+      ],
+    });
+    return toEffectView(updated);
+  });
+}
