@@ -64,12 +64,15 @@ export function ApproveRejectForm({
   rejectLabel = "Reject",
   approveTestId = "approve",
   rejectTestId = "reject",
+  approveDisabled = false,
   onApprove,
   onReject,
 }: {
   note: ReturnType<typeof useDecisionNote>;
   disabled: boolean;
   approveLabel: string;
+  /** Approving is not possible (e.g. more than is left to refund): the button stays, disabled. */
+  approveDisabled?: boolean;
   rejectLabel?: string;
   approveTestId?: string;
   rejectTestId?: string;
@@ -77,10 +80,16 @@ export function ApproveRejectForm({
   onReject: (note: string) => void;
 }) {
   return (
-    <form noValidate className="space-y-3 border-t border-slate-200 pt-4" onSubmit={submitTo(onApprove)}>
+    <form
+      noValidate
+      className="space-y-3 border-t border-slate-200 pt-4"
+      onSubmit={submitTo(() => {
+        if (!approveDisabled) onApprove();
+      })}
+    >
       {note.field}
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={disabled} data-testid={approveTestId}>
+        <Button type="submit" disabled={disabled || approveDisabled} data-testid={approveTestId}>
           {approveLabel}
         </Button>
         <Button

@@ -3,28 +3,40 @@
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
+import { refundableCents } from "@/lib/interrupts";
 import { formatMoney } from "@/lib/wire";
 import { parseAmountToCents } from "./amount";
 import { ApproveRejectForm, submitTo, useDecisionNote } from "./decision-note";
 import { RefundDetails } from "./refund-details";
 import type { DecisionFormProps } from "./types";
 
-/** Approve, reject (a note is required) or approve a smaller amount. */
+/**
+ * Approve, reject (a note is required) or approve a smaller amount — never more than is left to refund on the order
+ * (its total minus earlier refunds): the form says how much is left, and the server refuses more anyway.
+ */
 export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionFormProps<"refund_approval">) {
   const id = useId();
   const note = useDecisionNote({ disabled, rejectReason: "Say why the refund is rejected." });
   const [amount, setAmount] = useState("");
   const [amountError, setAmountError] = useState<string | null>(null);
   const { amountCents, currency } = payload.requested;
+  const left = refundableCents(payload);
+  const total = payload.order.total.amountCents;
+  const canApproveAll = amountCents <= left;
+  const most = Math.min(amountCents - 1, left);
 
   const approvePartial = () => {
     const cents = parseAmountToCents(amount);
     if (cents === null || cents <= 0) {
-      setAmountError(`Enter an amount such as ${(amountCents / 200).toFixed(2)}.`);
+      setAmountError(`Enter an amount such as ${(Math.max(most, 2) / 200).toFixed(2)}.`);
       return;
     }
     if (cents >= amountCents) {
       setAmountError(`A smaller amount must be less than ${formatMoney(amountCents, currency)}.`);
+      return;
+    }
+    if (cents > left) {
+      setAmountError(`Only ${formatMoney(left, currency)} of this order is left to refund.`);
       return;
     }
     setAmountError(null);
@@ -34,9 +46,24 @@ export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionForm
   return (
     <div className="space-y-5">
       <RefundDetails payload={payload} />
+      {left < total && (
+        <p
+          data-testid="refundable"
+          data-refundable-cents={left}
+          className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950"
+        >
+          {formatMoney(left, currency)} of the order's {formatMoney(total, currency)} is left to refund (
+          {formatMoney(total - left, currency)} refunded before).
+          {!canApproveAll &&
+            (left > 0
+              ? " The request is more than that: approve a smaller amount, or reject it."
+              : " Nothing more can be refunded: reject the request.")}
+        </p>
+      )}
       <ApproveRejectForm
         note={note}
         disabled={disabled}
+        approveDisabled={!canApproveAll}
         approveLabel={`Approve ${formatMoney(amountCents, currency)}`}
         onApprove={() => onAnswer({ decision: "approve", ...note.withNote })}
         onReject={(text) => onAnswer({ decision: "reject", note: text })}
@@ -48,7 +75,7 @@ export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionForm
       >
         <FieldLabel
           htmlFor={`${id}-amount`}
-          hint={`(${currency}, less than ${formatMoney(amountCents, currency)})`}
+          hint={`(${currency}, at most ${formatMoney(Math.max(most, 0), currency)})`}
         >
           Or approve a smaller amount
         </FieldLabel>
@@ -58,7 +85,7 @@ export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionForm
             data-testid="partial-amount"
             inputMode="decimal"
             autoComplete="off"
-            placeholder={(amountCents / 200).toFixed(2)}
+            placeholder={(Math.max(most, 2) / 200).toFixed(2)}
             value={amount}
             disabled={disabled}
             aria-invalid={amountError ? true : undefined}

@@ -24,6 +24,7 @@ function view(overrides: Partial<ThreadView> = {}): ThreadView {
     messages: [{ id: "u-1", role: "user", content: "Refund ORD-1002" }],
     pendingInterrupts: [{ ...approval, raisedAt: null }],
     decisions: [],
+    effects: [],
     lastSeq: 16,
     checkpointId: null,
     updatedAt: "2026-11-30T08:00:00.000Z",

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { humanize } from "@/components/interrupts/humanize";
 import { LocalTime } from "@/components/ui/local-time";
-import { formatMoney } from "@/lib/wire";
+import { type EffectView, formatMoney } from "@/lib/wire";
+import { effectStatusText } from "./effects-panel";
 
 /** The parts of the refund agent's state the outcome shows; anything else in `values` is ignored. */
 const outcomeValues = z.object({
@@ -16,22 +17,37 @@ const outcomeValues = z.object({
       method: z.string(),
       approvedBy: z.string(),
       createdAt: z.string(),
-      duplicate: z.boolean().optional(),
+      effectId: z.string().optional(),
     })
     .nullish(),
+  refundRefused: z.object({ refundedCents: z.number(), refundableCents: z.number() }).nullish(),
   reply: z.object({ subject: z.string(), body: z.string() }).nullish(),
-  email: z.object({ status: z.string() }).nullish(),
+  email: z.object({ status: z.string(), effectId: z.string().optional() }).nullish(),
   /** The account-change agent's result. */
   outcome: z.object({ status: z.enum(["applied", "rejected"]), reasons: z.array(z.string()) }).nullish(),
 });
 
-/** What the run did so far: the refund it recorded and what became of the customer email. */
-export function OutcomeCard({ values }: { values: Record<string, unknown> }) {
+/**
+ * What the run did so far: the refund it recorded and what became of the customer email. The state says an effect
+ * is queued; its live delivery status comes from `effects` (the dispatcher delivers it after the run).
+ */
+export function OutcomeCard({
+  values,
+  effects = [],
+}: {
+  values: Record<string, unknown>;
+  effects?: EffectView[];
+}) {
   const parsed = outcomeValues.safeParse(values);
   if (!parsed.success) return null;
-  const { decision, refund, reply, email, outcome } = parsed.data;
+  const { decision, refund, refundRefused, reply, email, outcome } = parsed.data;
   if (outcome) return <ChangeOutcome outcome={outcome} />;
-  if (!refund && !email && decision?.decision !== "reject") return null;
+  if (!refund && !email && !refundRefused && decision?.decision !== "reject") return null;
+  const order = values.order as { currency?: unknown } | null | undefined;
+  const currency = typeof order?.currency === "string" ? order.currency : "EUR";
+  const live = (id: string | undefined) => (id ? effects.find((e) => e.id === id) : undefined);
+  const payment = live(refund?.effectId);
+  const mail = live(email?.effectId);
   return (
     <section
       aria-labelledby="outcome-heading"
@@ -41,25 +57,32 @@ export function OutcomeCard({ values }: { values: Record<string, unknown> }) {
         Outcome
       </h2>
       <dl className="space-y-2 text-sm">
-        <div data-testid="refund-outcome">
+        <div
+          data-testid="refund-outcome"
+          data-payment-status={payment?.status ?? (refund ? "queued" : "none")}
+        >
           <dt className="font-medium text-slate-900">Refund</dt>
           <dd className="text-slate-800">
             {refund ? (
               <>
-                {refund.duplicate ? "Already refunded earlier for this order: " : ""}
                 {formatMoney(refund.amountCents, refund.currency)} to {humanize(refund.method).toLowerCase()},
                 approved by {refund.approvedBy}, <LocalTime iso={refund.createdAt} />
+                {payment ? ` — payment: ${effectStatusText(payment).toLowerCase()}` : ""}
               </>
+            ) : refundRefused ? (
+              `Not recorded: earlier refunds leave ${formatMoney(refundRefused.refundableCents, currency)} to refund.`
             ) : (
               "No refund was made."
             )}
           </dd>
         </div>
         {email && (
-          <div data-testid="email-outcome" data-email-status={email.status}>
+          <div data-testid="email-outcome" data-email-status={mail?.status ?? email.status}>
             <dt className="font-medium text-slate-900">Customer email</dt>
             <dd className="text-slate-800">
-              {email.status === "sent" ? `Sent${reply ? `: “${reply.subject}”` : ""}` : "Not sent"}
+              {email.status === "not_sent"
+                ? "Not sent"
+                : `${mail ? effectStatusText(mail) : email.status === "sent" ? "Sent" : "Queued"}${reply ? `: “${reply.subject}”` : ""}`}
             </dd>
           </div>
         )}

@@ -8,9 +8,11 @@ import { ConnectionBanner } from "./connection-banner";
 import { Conversation } from "./conversation";
 import { DecisionLedger } from "./decision-ledger";
 import { DecisionPanel } from "./decision-panel";
+import { EffectsPanel } from "./effects-panel";
 import { OutcomeCard } from "./outcome-card";
 import { ThreadHeader } from "./thread-header";
 import type { ThreadViewJson } from "./thread-state";
+import { useLiveEffects } from "./use-live-effects";
 import { useThread } from "./use-thread";
 
 /**
@@ -22,6 +24,7 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
   const { state, send, decide, dismissError } = useThread(view, runEvents);
   const user = useUser();
   const hydrated = useHydrated();
+  const effects = useLiveEffects(state.threadId, view.effects ?? [], state.lastSeq, state.status);
   const order = state.values.order as { currency?: unknown } | null | undefined;
   const currency = typeof order?.currency === "string" ? order.currency : undefined;
   return (
@@ -46,7 +49,13 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
       <div className="grid items-start gap-6 lg:grid-cols-12">
         <div className="space-y-6 lg:col-span-7">
           <DecisionPanel state={state} actor={user?.email ?? ""} send={send} decide={decide} />
-          <OutcomeCard values={state.values} />
+          <OutcomeCard values={state.values} effects={effects.effects} />
+          <EffectsPanel
+            threadId={state.threadId}
+            effects={effects.effects}
+            canAct={hasRole(user?.role, "operator")}
+            onActed={effects.replace}
+          />
           <DecisionLedger decisions={state.decisions} currency={currency} />
         </div>
         <div className="lg:col-span-5">

@@ -7,7 +7,9 @@ import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import { AppError } from "@/lib/errors";
+import type { EffectView } from "@/lib/wire";
 import { getAgent } from "./agent";
+import { listEffectViews } from "./effects";
 import { getAgentGraph } from "./graph";
 
 /** A pending interrupt as the console and API clients see it. */
@@ -52,6 +54,11 @@ export interface ThreadView {
   /** Read from `getState().tasks[].interrupts` (never from `next`), validated through the contract. */
   pendingInterrupts: PendingInterruptView[];
   decisions: DecisionView[];
+  /**
+   * The thread's side effects with their live delivery status (the graph state says `queued`; this says whether
+   * the provider has it), attempts, last error and, for a failed one, its operator task.
+   */
+  effects: EffectView[];
   lastSeq: number;
   checkpointId: string | null;
   updatedAt: string;
@@ -64,10 +71,11 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const agent = getAgent(thread.agentId);
   const graph = await getAgentGraph(agent.id);
-  const [state, decisions, active] = await Promise.all([
+  const [state, decisions, active, effects] = await Promise.all([
     graph.getState({ configurable: { thread_id: threadId } }),
     listThreadDecisions({ db, threadId }),
     getActiveRun({ db, threadId }),
+    listEffectViews({ db, threadId }),
   ]);
   const raised = new Map(decisions.map((d) => [d.interruptId, d]));
   const values = (state.values ?? {}) as Record<string, unknown>;
@@ -107,6 +115,7 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
       resolvedAt: d.resolvedAt?.toISOString() ?? null,
       checkpointId: d.checkpointId,
     })),
+    effects,
     lastSeq: thread.lastSeq,
     checkpointId: (state.config?.configurable?.checkpoint_id as string | undefined) ?? null,
     updatedAt: thread.updatedAt.toISOString(),

@@ -1,0 +1,17 @@
+import { getThread } from "@/lib/db/queries/threads";
+import { AppError } from "@/lib/errors";
+import { json, route } from "@/lib/route";
+import { listEffectViews } from "@/lib/runtime/effects";
+
+export const dynamic = "force-dynamic";
+
+/** The thread's side effects (payments, emails) with their live delivery status, attempts, last error and task. */
+export const GET = route<{ threadId: string }>(
+  { name: "GET /api/threads/[threadId]/effects", access: "viewer" },
+  async ({ params: { threadId }, database: { db } }) => {
+    if (!(await getThread({ db, threadId }))) {
+      throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
+    }
+    return json({ effects: await listEffectViews({ db, threadId }) });
+  },
+);
