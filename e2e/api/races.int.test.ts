@@ -1,4 +1,6 @@
+import { waitForEffectsToSettle } from "../chaos/effects";
 import { emailOf } from "../support/auth";
+import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";
 import type { TestServer } from "../support/server";
 import { agentFor, createTicket, postRun, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
@@ -63,32 +65,52 @@ function expectOneWinner(outcomes: Awaited<ReturnType<typeof raceAll>>) {
   }
 }
 
+/** Refunds the fake provider created per order in `orders` (provider-side, not our rows): order → count. */
+function providerRefunds(provider: FakePaymentProvider, orders: string[]) {
+  return orders.map((order) => [order, provider.created.filter((c) => c.orderId === order).length]);
+}
+
+const ordersFrom = (offset: number) =>
+  Array.from({ length: THREADS }, (_, i) => `ORD-7${String(offset + i).padStart(3, "0")}`);
+
 describe("one winner per decision", () => {
   let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
   let serverA: TestServer | undefined;
   let serverB: TestServer | undefined;
+  let provider: FakePaymentProvider;
 
   beforeAll(async () => {
     prepared = await prepareDatabase("race", { prefix: "ORD-7", count: THREADS * 2 });
+    // Both servers pay through one provider over HTTP: what it created is what was paid.
+    provider = await startFakePaymentProvider();
+    const env = { PAYMENT_URL: provider.url, EFFECT_POLL_MS: "100" };
     [serverA, serverB] = await Promise.all([
-      startTestServer({ databaseUrl: prepared.url }),
-      startTestServer({ databaseUrl: prepared.url }),
+      startTestServer({ databaseUrl: prepared.url, env }),
+      startTestServer({ databaseUrl: prepared.url, env }),
     ]);
   });
   afterAll(async () => {
     await cleanUp([serverA, serverB], prepared);
+    await provider?.close();
   });
 
   it(`resolves each of ${THREADS} interrupts once when two requests race within one server`, async () => {
     const threads = await pausedThreads(serverA!, 0, THREADS);
     expectOneWinner(await raceAll(threads, serverA!, serverA!));
     expect(await prepared.sql.count("refunds", "order_id BETWEEN 'ORD-7000' AND 'ORD-7049'")).toBe(THREADS);
+    await waitForEffectsToSettle(prepared.sql, 30_000);
+    // Counted at the provider: each approved refund paid exactly once (0 duplicates, 0 missing).
+    expect(providerRefunds(provider, ordersFrom(0))).toEqual(ordersFrom(0).map((o) => [o, 1]));
   });
 
   it(`resolves each of ${THREADS} interrupts once when the requests race across two server processes`, async () => {
     const threads = await pausedThreads(serverA!, THREADS, THREADS);
     expectOneWinner(await raceAll(threads, serverA!, serverB!));
     expect(await prepared.sql.count("refunds", "order_id BETWEEN 'ORD-7050' AND 'ORD-7099'")).toBe(THREADS);
+    // Two dispatchers (one per server) share the effects: neither pays one the other paid.
+    await waitForEffectsToSettle(prepared.sql, 30_000);
+    expect(providerRefunds(provider, ordersFrom(THREADS))).toEqual(ordersFrom(THREADS).map((o) => [o, 1]));
+    expect(provider.created).toHaveLength(2 * THREADS);
   });
 
   it("never records two refunds for one order, and every decision has one resolver", async () => {

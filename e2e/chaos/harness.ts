@@ -3,17 +3,30 @@ import type { BaseEvent } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { createTicket } from "../api/client";
 import { prepareDatabase } from "../api/setup";
+import { type PaymentFaults, startFakePaymentProvider } from "../support/fake-payment";
 import { freePort, startTestServer, type TestServer } from "../support/server";
+import { type SmtpFaults, startTestSmtpServer } from "../support/smtp";
 import { driveThread, type Observer, type Target } from "./driver";
+import { countProviderDeliveries, type EffectCounts, waitForEffectsToSettle } from "./effects";
 
 export interface ChaosOptions {
   kills: number;
   threads: number;
+  /** Faults the fake payment provider and the SMTP server inject into every delivery attempt (none by default). */
+  faults?: { payment: PaymentFaults; smtp: SmtpFaults };
   /** Progress lines (the chaos script prints them; tests stay quiet). */
   log?: (line: string) => void;
 }
 
-export interface ChaosSummary {
+/** The fault run's mix: per attempt, 20 % 500s, 10 % timeouts after the provider applied it, 5 % dropped connections. */
+export const FAULT_MIX: NonNullable<ChaosOptions["faults"]> = {
+  payment: { error500: 0.2, timeoutAfterApply: 0.1, drop: 0.05 },
+  // SMTP has no lookup by key, so its faults are the ones a sender can tell apart: a transient rejection, a refused
+  // connection (a timeout after the server took the message would be delivered twice by any SMTP client).
+  smtp: { reject451: 0.2, refuseConnection: 0.05 },
+};
+
+export interface ChaosSummary extends EffectCounts {
   kills: number;
   threads: number;
   runs: number;
@@ -47,11 +60,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   const prepared = await prepareDatabase("chaos", { prefix: "ORD-9", count: MAX_TICKETS });
   let kills = 0;
   const port = await freePort();
+  // The outside world lives in this process: it survives the server's kills and counts what reached it.
+  const provider = await startFakePaymentProvider({ faults: options.faults?.payment });
+  const smtp = await startTestSmtpServer({ faults: options.faults?.smtp });
   const env = {
     RUN_LEASE_MS: "1000",
     RUN_SWEEP_INTERVAL_MS: "200",
     OFFLINE_TOKEN_DELAY_MS: "15",
     CHAOS_REFUND_DELAY_MS: "150",
+    PAYMENT_URL: provider.url,
+    PAYMENT_TIMEOUT_MS: "1000",
+    SMTP_URL: smtp.url,
+    EFFECT_POLL_MS: "100",
+    EFFECT_RETRY_BASE_MS: "50",
+    EFFECT_RETRY_MAX_MS: "1000",
+    EFFECT_MAX_ATTEMPTS: "30",
+    EFFECT_LEASE_MS: "5000",
   };
   let server: TestServer | undefined = await startTestServer({ databaseUrl: prepared.url, port, env });
   let restarting: Promise<void> | null = null;
@@ -132,9 +156,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     }
     killsDone = true;
     await drivers;
-    return await verify(prepared, { ...options, kills, threads: issued }, outcomes, started);
+    // Delivery continues after the runs: wait until every effect is delivered or failed, then count at the provider.
+    await waitForEffectsToSettle(prepared.sql, 120_000);
+    const effects = await countProviderDeliveries(prepared.sql, provider, smtp);
+    return {
+      ...(await verify(prepared, { ...options, kills, threads: issued }, outcomes, started)),
+      ...effects,
+    };
   } finally {
     await server?.stop();
+    await provider.close();
+    await smtp.close();
     await prepared.sql.end();
     await prepared.drop();
   }
@@ -145,7 +177,7 @@ async function verify(
   options: ChaosOptions,
   outcomes: string[],
   started: number,
-): Promise<ChaosSummary> {
+): Promise<Omit<ChaosSummary, keyof EffectCounts>> {
   const { sql } = prepared;
   const one = async (text: string) => Number((await sql.rows<{ n: number }>(text))[0]?.n ?? 0);
   const logs = await sql.rows<{ thread_id: string; seqs: string[]; events: BaseEvent[] }>(

@@ -1,17 +1,22 @@
 /**
- * `npm run test:chaos [-- --kills N --threads M]`: the long kill test (default 50 kills). Prints progress, then one
- * JSON summary line last; exits 1 if any invariant broke.
+ * `npm run test:chaos [-- --kills N --threads M --faults]`: the long kill test (default 50 kills), and with
+ * `--faults` (`npm run test:faults`) the fault run: every payment attempt meets 20 % 500s, 10 % timeouts after the
+ * provider applied it and 5 % dropped connections. Prints progress, then one JSON summary line last; exits 1 if any
+ * invariant broke — including, counted at the fake payment provider and the SMTP server, an authorized effect
+ * delivered twice or never.
  */
-import { runChaos } from "./harness";
+import { FAULT_MIX, runChaos } from "./harness";
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
+const faults = args.includes("--faults");
 const summary = await runChaos({
-  kills: arg("--kills", 50),
+  kills: arg("--kills", faults ? 10 : 50),
   threads: arg("--threads", 30),
+  ...(faults ? { faults: FAULT_MIX } : {}),
   log: console.log,
 });
 const ok =
@@ -21,6 +26,11 @@ const ok =
   summary.missing_refunds === 0 &&
   summary.double_emails === 0 &&
   summary.lost_events === 0 &&
-  summary.invalid_event_logs === 0;
-console.log(JSON.stringify(summary));
+  summary.invalid_event_logs === 0 &&
+  summary.effects > 0 &&
+  summary.delivered === summary.effects &&
+  summary.duplicates_at_provider === 0 &&
+  summary.missing === 0 &&
+  summary.unauthorized_at_provider === 0;
+console.log(JSON.stringify({ ...(faults ? { faults: FAULT_MIX.payment } : {}), ...summary }));
 process.exit(ok ? 0 : 1);

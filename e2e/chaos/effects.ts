@@ -1,0 +1,84 @@
+import type { sqlFor } from "../api/client";
+import type { FakePaymentProvider } from "../support/fake-payment";
+import type { TestSmtpServer } from "../support/smtp";
+
+type Sql = ReturnType<typeof sqlFor>;
+
+/**
+ * Provider-side counts per authorized effect. "Authorized" comes from the decision ledger (approved refund approvals,
+ * sent email confirmations), and deliveries from what the fake provider and the SMTP server received — matched by
+ * what they are about (the order refunded, the customer written to), never by our idempotency keys, so an effect
+ * the runtime delivered twice under two keys counts as a duplicate.
+ */
+export interface EffectCounts {
+  /** Authorized effects: approved refunds and emails an operator sent. */
+  effects: number;
+  /** Authorized effects the provider / SMTP server received at least once. */
+  delivered: number;
+  /** Deliveries beyond the first of an authorized effect. */
+  duplicates_at_provider: number;
+  /** Authorized effects never received. */
+  missing: number;
+  /** Deliveries no decision authorized. */
+  unauthorized_at_provider: number;
+  /** Effects the dispatcher gave up on (failed) or still had open when the run ended. */
+  undelivered_effects: number;
+}
+
+/** Wait until no effect is queued or sending (the dispatcher keeps delivering after the runs finished). */
+export async function waitForEffectsToSettle(sql: Sql, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await sql.count("effects", "status IN ('queued', 'sending')");
+    if (open === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function countProviderDeliveries(
+  sql: Sql,
+  provider: FakePaymentProvider,
+  smtp: TestSmtpServer,
+): Promise<EffectCounts> {
+  // One approval authorizes one refund of its order; one confirmation one email to its recipient.
+  const refunds = await sql.rows<{ order_id: string }>(
+    `SELECT order_id FROM decisions WHERE action = 'refund_approval' AND status = 'resolved'
+       AND answer ->> 'decision' IN ('approve', 'approve_partial')`,
+  );
+  const emails = await sql.rows<{ to: string }>(
+    `SELECT payload ->> 'to' AS to FROM decisions WHERE action = 'confirm_email' AND status = 'resolved'
+       AND answer ->> 'choice' IN ('send', 'send_edited')`,
+  );
+  const authorized = [...refunds.map((r) => `refund ${r.order_id}`), ...emails.map((e) => `email ${e.to}`)];
+  const received = [
+    ...provider.created.map((c) => `refund ${c.orderId}`),
+    ...smtp.received.flatMap((m) => m.to.map((to) => `email ${to}`)),
+  ];
+  const wanted = tally(authorized);
+  const got = tally(received);
+  let delivered = 0;
+  let duplicates = 0;
+  let missing = 0;
+  let unauthorized = 0;
+  for (const [what, n] of wanted) {
+    const m = got.get(what) ?? 0;
+    delivered += Math.min(n, m);
+    missing += Math.max(0, n - m);
+    duplicates += Math.max(0, m - n);
+  }
+  for (const [what, m] of got) if (!wanted.has(what)) unauthorized += m;
+  return {
+    effects: authorized.length,
+    delivered,
+    duplicates_at_provider: duplicates,
+    missing,
+    unauthorized_at_provider: unauthorized,
+    undelivered_effects: await sql.count("effects", "status <> 'delivered'"),
+  };
+}
+
+function tally(items: string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const item of items) out.set(item, (out.get(item) ?? 0) + 1);
+  return out;
+}
