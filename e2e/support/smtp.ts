@@ -72,6 +72,8 @@ export async function startTestSmtpServer(
       });
     },
   });
+  // A client killed mid-session (the chaos test kills the server) resets its connection: not the server's error.
+  server.on("error", () => {});
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.server.address();
   if (!address || typeof address !== "object") throw new Error("test smtp server: no port");
