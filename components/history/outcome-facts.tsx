@@ -15,8 +15,8 @@ function decisionText(values: Values): string {
 
 function refundText(values: Values): string {
   const r = record(values.refund);
-  const refused = record(values.refundRefused);
-  if (!r) return refused ? "refused (beyond what is left of the order total)" : "none";
+  if (!r) return "none";
+  if (r.status === "refused") return "refused (beyond what is left of the order total)";
   const amount =
     typeof r.amountCents === "number" ? formatMoney(r.amountCents, String(r.currency ?? "EUR")) : "?";
   return `${amount} recorded${r.duplicate ? " (already recorded before: not paid twice)" : ""}`;

@@ -11,16 +11,22 @@ const outcomeValues = z.object({
     .nullish(),
   refund: z
     .object({
-      id: z.string(),
-      amountCents: z.number(),
-      currency: z.string(),
-      method: z.string(),
-      approvedBy: z.string(),
-      createdAt: z.string(),
-      effectId: z.string().optional(),
+      status: z.literal("refused"),
+      refundedCents: z.number(),
+      refundableCents: z.number(),
     })
+    .or(
+      z.object({
+        id: z.string(),
+        amountCents: z.number(),
+        currency: z.string(),
+        method: z.string(),
+        approvedBy: z.string(),
+        createdAt: z.string(),
+        effectId: z.string().optional(),
+      }),
+    )
     .nullish(),
-  refundRefused: z.object({ refundedCents: z.number(), refundableCents: z.number() }).nullish(),
   reply: z.object({ subject: z.string(), body: z.string() }).nullish(),
   email: z.object({ status: z.string(), effectId: z.string().optional() }).nullish(),
   /** The account-change agent's result. */
@@ -40,8 +46,11 @@ export function OutcomeCard({
 }) {
   const parsed = outcomeValues.safeParse(values);
   if (!parsed.success) return null;
-  const { decision, refund, refundRefused, reply, email, outcome } = parsed.data;
+  const { decision, reply, email, outcome } = parsed.data;
   if (outcome) return <ChangeOutcome outcome={outcome} />;
+  const refund = parsed.data.refund && !("refundableCents" in parsed.data.refund) ? parsed.data.refund : null;
+  const refundRefused =
+    parsed.data.refund && "refundableCents" in parsed.data.refund ? parsed.data.refund : null;
   if (!refund && !email && !refundRefused && decision?.decision !== "reject") return null;
   const order = values.order as { currency?: unknown } | null | undefined;
   const currency = typeof order?.currency === "string" ? order.currency : "EUR";

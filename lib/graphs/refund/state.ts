@@ -65,9 +65,16 @@ export interface RefundSummary {
   status: "queued";
 }
 
-/** An approved refund that was not recorded: other refunds of the order left less than it to refund. */
+/**
+ * An approved refund the ledger refused: other decisions' refunds of the order left less than it to refund (kept in
+ * the `refund` channel, so the graph's structure — its channels — stays that of version 1).
+ */
 export interface RefundRefusal {
+  status: "refused";
+  orderId: string;
+  /** The approved amount that was refused. */
   amountCents: number;
+  currency: string;
   refundedCents: number;
   refundableCents: number;
 }
@@ -107,8 +114,8 @@ export const RefundState = Annotation.Root({
   policy: lastValue<PolicyResult | null>(() => null),
   decision: lastValue<RefundDecision | null>(() => null),
   refundMethod: lastValue<RefundMethod | null>(() => null),
-  refund: lastValue<RefundSummary | null>(() => null),
-  refundRefused: lastValue<RefundRefusal | null>(() => null),
+  /** The refund recorded (queued for payment), or the ledger's refusal of an approved one. */
+  refund: lastValue<RefundSummary | RefundRefusal | null>(() => null),
   reply: lastValue<ReplyDraft | null>(() => null),
   email: lastValue<EmailResult | null>(() => null),
   /** Who edited this branch's state by a fork (set by the runtime, not editable): the policy never auto-approves an

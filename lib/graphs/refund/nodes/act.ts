@@ -14,7 +14,7 @@ import { type NodeContext, type RefundNode, threadIdOf } from "./context";
 export function executeRefundNode({ db, refundNodeDelayMs = 0 }: NodeContext): RefundNode {
   return async (state, config) => {
     const { order, decision } = state;
-    if (!order || !decision || decision.decision === "reject") return { refund: null, refundRefused: null };
+    if (!order || !decision || decision.decision === "reject") return { refund: null };
     // Defence in depth: the answer was validated against the refundable amount, and the ledger checks it again.
     const amountCents = Math.min(decision.amountCents, order.amountCents);
     const recorded = await recordRefund({
@@ -31,11 +31,19 @@ export function executeRefundNode({ db, refundNodeDelayMs = 0 }: NodeContext): R
     if (refundNodeDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, refundNodeDelayMs));
     if (!recorded.ok) {
       const { refundedCents, refundableCents } = recorded;
-      return { refund: null, refundRefused: { amountCents, refundedCents, refundableCents } };
+      return {
+        refund: {
+          status: "refused",
+          orderId: order.id,
+          amountCents,
+          currency: order.currency,
+          refundedCents,
+          refundableCents,
+        },
+      };
     }
     const { refund, effect } = recorded;
     return {
-      refundRefused: null,
       refund: {
         id: refund.id,
         orderId: refund.orderId,

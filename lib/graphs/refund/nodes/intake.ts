@@ -42,7 +42,6 @@ export function classifyNode({ model }: NodeContext): RefundNode {
       decision: null,
       refundMethod: null,
       refund: null,
-      refundRefused: null,
       reply: null,
       email: null,
     };

@@ -8,7 +8,9 @@ import { type NodeContext, type RefundNode, streamToMessage } from "./context";
 
 /** What happened, as the reply writer needs it. */
 export function replyFactsOf(state: RefundStateValue): ReplyFacts {
-  const { order, decision, refund, refundRefused } = state;
+  const { order, decision } = state;
+  const refund = state.refund?.status === "refused" ? null : state.refund;
+  const refused = state.refund?.status === "refused" ? state.refund : null;
   const currency = order?.currency ?? "EUR";
   const money = (cents: number | null | undefined) => (cents == null ? null : formatMoney(cents, currency));
   let outcome: ReplyFacts["outcome"] = "question";
@@ -17,11 +19,11 @@ export function replyFactsOf(state: RefundStateValue): ReplyFacts {
   else if (state.intent === "refund" && refund) {
     // A refund found under this decision's own key (a re-run) is this refund: never "already refunded".
     outcome = decision?.decision === "approve_partial" ? "refund_partial" : "refund_approved";
-  } else if (state.intent === "refund" && refundRefused) {
+  } else if (state.intent === "refund" && refused) {
     // Other decisions' refunds left less than this one: what they paid, or what is left.
-    const none = refundRefused.refundableCents === 0;
+    const none = refused.refundableCents === 0;
     outcome = none ? "already_refunded" : "refund_limited";
-    amountCents = none ? refundRefused.refundedCents : refundRefused.refundableCents;
+    amountCents = none ? refused.refundedCents : refused.refundableCents;
   }
   return {
     outcome,
