@@ -28,6 +28,10 @@ export class EventSink {
   emit(events: BaseEvent[]): void {
     if (events.length === 0) return;
     this.queue.push(...this.number(events));
+    // After a failed write nothing more is written (drain() reports the failure). Starting flushLoop here would be
+    // worse than useless: it would finish synchronously (its finally clearing `flushing` before `??=` stores the
+    // settled promise), and drain() would then await that promise forever in microtasks, starving the whole process.
+    if (this.failure) return;
     this.flushing ??= this.flushLoop();
   }
 
