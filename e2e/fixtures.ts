@@ -1,9 +1,45 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { test as base, expect, type Page, request } from "@playwright/test";
-import { type E2eRole, emailOf, passwordOf, readIntakeKey, signInOver, storageStatePath } from "./auth/users";
+import pg from "pg";
+import {
+  authDir,
+  type E2eRole,
+  emailOf,
+  passwordOf,
+  readIntakeKey,
+  signInOver,
+  storageStatePath,
+} from "./auth/users";
+
+/**
+ * The demo shop's orders are shared by every spec's threads, and refunds add up to at most an order's total: a spec
+ * that approves ORD-1002 in full would find nothing left to refund after an earlier spec did. Before each test on the
+ * suite's server, the demo orders' refunds are cleared (the server writes where its database is).
+ */
+async function freshDemoShop(): Promise<void> {
+  const file = join(authDir(), "database-url");
+  if (!existsSync(file)) return;
+  const client = new pg.Client({ connectionString: readFileSync(file, "utf8").trim() });
+  await client.connect();
+  try {
+    await client.query("DELETE FROM refunds WHERE order_id LIKE 'ORD-10%'");
+  } finally {
+    await client.end();
+  }
+}
 
 /** Every test saves a screenshot of its final page as an artifact (attached to the report, kept in test-results). */
-export const test = base.extend<{ finalScreenshot: undefined }>({
+export const test = base.extend<{ finalScreenshot: undefined; freshShop: undefined }>({
+  freshShop: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
+    async ({}, use) => {
+      await freshDemoShop();
+      await use(undefined);
+    },
+    { auto: true },
+  ],
   finalScreenshot: [
     async ({ page }, use, testInfo) => {
       await use(undefined);

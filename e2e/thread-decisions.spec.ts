@@ -32,7 +32,10 @@ test("approve, then send the drafted email: the thread finishes with its refund 
   await email.getByTestId("send-as-is").click();
 
   await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
-  await expect(page.getByTestId("email-outcome")).toContainText("Sent: “Your refund (ORD-1002)”");
+  // The state says queued; the page shows the delivery's live status (the dispatcher sends it after the run).
+  await expect(page.getByTestId("email-outcome")).toContainText("Delivered: “Your refund (ORD-1002)”", {
+    timeout: 20_000,
+  });
   await expect(page.getByTestId("ledger-entry")).toHaveCount(2);
   await expect(page.getByTestId("ledger")).toContainText(`Approved — by ${me}`);
 

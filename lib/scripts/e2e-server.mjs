@@ -9,6 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 
@@ -50,6 +51,11 @@ await dropStale().catch((e) => console.error("[e2e] could not drop stale databas
 await sql(`CREATE DATABASE "${name}"`);
 const url = new URL(admin);
 url.pathname = `/${name}`;
+// Where the suite's database is, for fixtures that reset the demo shop between tests (e2e/fixtures.ts).
+if (process.env.E2E_AUTH_DIR) {
+  mkdirSync(process.env.E2E_AUTH_DIR, { recursive: true });
+  writeFileSync(join(process.env.E2E_AUTH_DIR, "database-url"), url.toString(), { mode: 0o600 });
+}
 const server = spawn(
   join(process.cwd(), "node_modules", ".bin", "next"),
   ["start", "-p", port, "-H", "127.0.0.1"],
