@@ -146,3 +146,21 @@ export async function setThreadVersion({
 }): Promise<void> {
   await db.update(threads).set({ agentVersion, updatedAt: sql`now()` }).where(eq(threads.id, threadId));
 }
+
+/** Threads per agent version and status (to retire a version once no open thread uses it). */
+export async function countThreadsByVersion({
+  db,
+}: {
+  db: Queryable;
+}): Promise<{ agentId: string; agentVersion: string; status: string; threads: number }[]> {
+  return db
+    .select({
+      agentId: threads.agentId,
+      agentVersion: threads.agentVersion,
+      status: threads.status,
+      threads: sql<number>`count(*)::int`,
+    })
+    .from(threads)
+    .groupBy(threads.agentId, threads.agentVersion, threads.status)
+    .orderBy(threads.agentId, threads.agentVersion, threads.status);
+}
