@@ -41,7 +41,9 @@ test("a thread of a retired version needs a supervisor, who continues it on the 
   await expect(page.getByTestId("status-badge")).toHaveText("Needs a supervisor");
   await page.screenshot({ path: test.info().outputPath("needs-attention.png"), fullPage: true });
   await page.getByTestId("fork-onto-current").click();
-  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-status", "interrupted", { timeout: 20_000 });
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-status", "interrupted", {
+    timeout: 20_000,
+  });
   await expect(page.getByTestId("attention-panel")).toHaveCount(0);
   await expect(page.getByTestId("decision-refund_approval").getByTestId("approve")).toBeEnabled();
   const state = await threadState(page, threadId);
