@@ -19,7 +19,7 @@ import {
  * suite's server, the demo orders' refunds are cleared (the server writes where its database is).
  */
 async function freshDemoShop(): Promise<void> {
-  const file = join(authDir(), "database-url");
+  const file = join(authDir(), "database-url.txt");
   if (!existsSync(file)) return;
   const client = new pg.Client({ connectionString: readFileSync(file, "utf8").trim() });
   await client.connect();

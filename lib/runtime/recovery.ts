@@ -7,6 +7,7 @@ import { claimExpiredRun, claimRunFrom, extendLeases, listActiveRunsOwnedBy } fr
 import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { registeredAgentKeys } from "./agent";
 import { EventSink } from "./event-sink";
 import { activeRuns, failRun, startRunInBackground } from "./executor";
 import { instanceId, isDeadLocalOwner, thisHostPrefix } from "./instance";
@@ -54,10 +55,12 @@ async function sweep(everyActive: boolean): Promise<void> {
   sweeping = true;
   try {
     const { db } = await getDatabase();
+    // Rolling upgrades: this process takes only runs of agent versions it has; the others wait for an instance that does.
+    const keys = registeredAgentKeys();
     // Runs of a dead process on this host (a crash or a restart) need not wait for their lease to expire.
     const orphans = (
       await listActiveRunsOwnedBy({ db, prefix: thisHostPrefix(), except: instanceId() })
-    ).filter((r) => r.owner && isDeadLocalOwner(r.owner));
+    ).filter((r) => r.owner && isDeadLocalOwner(r.owner) && keys.includes(r.agentKey));
     const claimOrphan = async () => {
       for (let next = orphans.shift(); next; next = orphans.shift()) {
         const run = await claimRunFrom({
@@ -80,6 +83,7 @@ async function sweep(everyActive: boolean): Promise<void> {
           leaseMs: env.RUN_LEASE_MS,
           everyActive,
           executingHere: [...activeRuns().keys()],
+          agentKeys: keys,
         }));
       if (!run) break;
       if (run.attempts > env.MAX_RUN_ATTEMPTS) {

@@ -10,7 +10,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import pg from "pg";
 
 const admin = process.env.TEST_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -51,10 +51,10 @@ await dropStale().catch((e) => console.error("[e2e] could not drop stale databas
 await sql(`CREATE DATABASE "${name}"`);
 const url = new URL(admin);
 url.pathname = `/${name}`;
-// Where the suite's database is, for fixtures that reset the demo shop between tests (e2e/fixtures.ts).
+// Specs that must arrange what no API can (a thread pinned to a retired graph version) find the database here.
 if (process.env.E2E_AUTH_DIR) {
-  mkdirSync(process.env.E2E_AUTH_DIR, { recursive: true });
-  writeFileSync(join(process.env.E2E_AUTH_DIR, "database-url"), url.toString(), { mode: 0o600 });
+  mkdirSync(resolve(process.env.E2E_AUTH_DIR), { recursive: true });
+  writeFileSync(join(resolve(process.env.E2E_AUTH_DIR), "database-url.txt"), url.toString());
 }
 const server = spawn(
   join(process.cwd(), "node_modules", ".bin", "next"),
