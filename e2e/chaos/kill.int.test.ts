@@ -9,7 +9,7 @@ describe("kill test", () => {
     const summary = await runChaos({ kills: 6, threads: 6, faults: FAULT_MIX });
     expect(summary.kills).toBe(6);
     expect(summary.completed).toBe(summary.threads);
-    expect(summary).toMatchObject({
+    expect(summary, JSON.stringify(summary)).toMatchObject({
       failed_runs: 0,
       double_refunds: 0,
       missing_refunds: 0,

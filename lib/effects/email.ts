@@ -29,11 +29,13 @@ export function emailConnector({
 }): EffectConnector {
   const smtp =
     "smtpUrl" in transport
-      ? nodemailer.createTransport(transport.smtpUrl, {
+      ? // The URL gives host, port, credentials; these bound how long one attempt may hang.
+        nodemailer.createTransport({
+          url: transport.smtpUrl,
           connectionTimeout: 10_000,
           greetingTimeout: 10_000,
           socketTimeout: 20_000,
-        } as never)
+        })
       : null;
   const stream = smtp
     ? null
