@@ -23,6 +23,12 @@ export interface EffectCounts {
   unauthorized_at_provider: number;
   /** Effects the dispatcher gave up on (failed) or still had open when the run ended. */
   undelivered_effects: number;
+  /** Where duplicates were: refunds at the provider, emails at the SMTP server — and of those, how many carried a
+   * Message-ID received before (the same effect sent again after a crash between the server's acceptance and our
+   * record of it: SMTP has no key to look up). */
+  duplicate_refunds: number;
+  duplicate_emails: number;
+  duplicate_emails_same_message_id: number;
 }
 
 /** Wait until no effect is queued or sending (the dispatcher keeps delivering after the runs finished). */
@@ -67,6 +73,12 @@ export async function countProviderDeliveries(
     duplicates += Math.max(0, m - n);
   }
   for (const [what, m] of got) if (!wanted.has(what)) unauthorized += m;
+  const dup = (prefix: string) =>
+    [...wanted].reduce(
+      (n, [what, w]) => n + (what.startsWith(prefix) ? Math.max(0, (got.get(what) ?? 0) - w) : 0),
+      0,
+    );
+  const ids = smtp.received.map((m) => m.messageId ?? "");
   return {
     effects: authorized.length,
     delivered,
@@ -74,6 +86,9 @@ export async function countProviderDeliveries(
     missing,
     unauthorized_at_provider: unauthorized,
     undelivered_effects: await sql.count("effects", "status <> 'delivered'"),
+    duplicate_refunds: dup("refund "),
+    duplicate_emails: dup("email "),
+    duplicate_emails_same_message_id: ids.length - new Set(ids).size,
   };
 }
 

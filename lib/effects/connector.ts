@@ -7,6 +7,16 @@ export interface EffectDelivery {
   /** 1 on the first attempt. Above 1 an earlier attempt may have reached the provider: reconcile before resending. */
   attempt: number;
   payload: Record<string, unknown>;
+  /**
+   * An earlier attempt got as far as handing the effect over for good (`markHandedOver`) and its dispatcher stopped
+   * before recording the outcome. For a channel with nothing to look up (SMTP), that is the best knowledge there is.
+   */
+  handedOver: boolean;
+  /**
+   * Record, durably, that the effect is being handed over now (e.g. right before the SMTP DATA terminator): a crash
+   * after this point finds `handedOver` set. Throws when this dispatcher no longer holds the effect.
+   */
+  markHandedOver(ref: string): Promise<void>;
 }
 
 /** What one delivery attempt came to. */

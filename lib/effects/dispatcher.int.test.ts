@@ -162,6 +162,42 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
     expect(provider.created.length).toBe(before);
   });
 
+  it("an email whose dispatcher died after handing it to the SMTP server is not sent again; one that died before is", async () => {
+    const queue = (ref: string) =>
+      queueEmail({
+        db: database.db,
+        decisionRef: ref,
+        threadId: "handover-thread",
+        to: `${ref}@example.com`,
+        subject: ref,
+        body: "Hello",
+      });
+    const after = await queue("died-after");
+    const before = await queue("died-before");
+    const dead = `${hostname()}:999998:dead01`;
+    // "died-after" reached the DATA terminator (the mark is written right before it); "died-before" did not.
+    await database.sql.query(
+      "UPDATE effects SET status = 'sending', attempts = 1, owner = $1, provider_ref = $2 WHERE id = $3",
+      [dead, `handed-over:<${after.effect.id}@hitl-console.local>`, after.effect.id],
+    );
+    await database.sql.query(
+      "UPDATE effects SET status = 'sending', attempts = 1, owner = $1 WHERE id = $2",
+      [dead, before.effect.id],
+    );
+    await drain("dispatcher-d");
+    const rows = await effects("thread_id = 'handover-thread'");
+    expect(rows.map((r) => r.status)).toEqual(["delivered", "delivered"]);
+    expect(rows[0]?.provider_ref).toContain("handed over before a restart");
+    expect(smtp.received.filter((m) => m.to.includes("died-after@example.com"))).toHaveLength(0);
+    expect(smtp.received.filter((m) => m.to.includes("died-before@example.com"))).toHaveLength(1);
+    // A live send marks the hand-over on its way and ends with the server's acceptance recorded instead.
+    const fresh = await queue("live");
+    await drain("dispatcher-d");
+    const [live] = await effects(`id = '${fresh.effect.id}'`);
+    expect(live?.status).toBe("delivered");
+    expect(live?.provider_ref).not.toMatch(/^handed-over:/);
+  });
+
   it("out of attempts: failed with its last error, an audit entry and an operator task; a retry delivers it", async () => {
     provider.setFaults({ down: true });
     const recorded = await recordRefund({

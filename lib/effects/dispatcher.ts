@@ -3,9 +3,11 @@ import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import {
   claimDueEffects,
+  HANDED_OVER,
   listSendingOwners,
   markEffectAttemptFailed,
   markEffectDelivered,
+  markEffectHandedOver,
 } from "@/lib/db/queries/effects";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
@@ -96,6 +98,12 @@ async function deliverOne({
           idempotencyKey: effect.idempotencyKey,
           attempt: effect.attempts,
           payload: effect.payload as Record<string, unknown>,
+          handedOver: effect.providerRef?.startsWith(HANDED_OVER) ?? false,
+          async markHandedOver(ref) {
+            if (!(await markEffectHandedOver({ db, effectId: effect.id, owner, ref }))) {
+              throw new Error(`effect ${effect.id} is no longer held by ${owner}`);
+            }
+          },
         })
       : { ok: false, retry: false, error: `no connector for ${effect.kind} effects` };
   } catch (error) {

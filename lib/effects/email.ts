@@ -1,6 +1,7 @@
 import "server-only";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import nodemailer from "nodemailer";
 import { type EffectConnector, type EffectDelivery, refused, retryable } from "./connector";
 
@@ -16,9 +17,12 @@ export interface EmailMessage {
 export type MailTransportConfig = { smtpUrl: string } | { directory: string };
 
 /**
- * Email through nodemailer. The Message-ID derives from the effect, so a retry after an attempt whose outcome is
- * unknown (SMTP has no lookup) carries the same id and a receiving system can recognise it; the file transport
- * writes one file per effect, so a retry overwrites rather than duplicates.
+ * Email through nodemailer. SMTP has no idempotency key to look up, so the one moment that matters is recorded: right
+ * before the DATA terminator is written (the server accepts the message on it), the dispatcher durably marks the
+ * effect handed over. A crash before that point leaves no mark and the email is sent again (the server never took the
+ * unterminated message); a crash after it is presumed delivered rather than sent twice. The Message-ID derives from
+ * the effect, so a receiver can still recognise a repeat. The file transport writes one file per effect (a retry
+ * overwrites it).
  */
 export function emailConnector({
   from,
@@ -37,31 +41,34 @@ export function emailConnector({
           socketTimeout: 20_000,
         })
       : null;
-  const stream = smtp
-    ? null
-    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
   return {
     kind: "email",
     async deliver(effect: EffectDelivery) {
       const email = effect.payload as unknown as EmailMessage;
-      const message = {
-        from,
-        to: email.to,
-        subject: email.subject,
-        text: email.body,
-        messageId: `<${effect.id}@hitl-console.local>`,
-        headers: { "X-Effect-Key": effect.idempotencyKey },
-      };
+      const messageId = `<${effect.id}@hitl-console.local>`;
+      if (effect.handedOver) return { ok: true, providerRef: `${messageId} (handed over before a restart)` };
       try {
+        const composed = await composer.sendMail({
+          from,
+          to: email.to,
+          subject: email.subject,
+          text: email.body,
+          messageId,
+          headers: { "X-Effect-Key": effect.idempotencyKey },
+        });
+        const raw = composed.message as Buffer;
         if (smtp) {
-          const info = await smtp.sendMail(message);
-          return { ok: true, providerRef: info.messageId ?? null };
+          const info = await smtp.sendMail({
+            envelope: { from: composed.envelope.from, to: composed.envelope.to },
+            raw: handOverLast(raw, () => effect.markHandedOver(messageId)),
+          });
+          return { ok: true, providerRef: info.messageId ?? messageId };
         }
-        const info = await stream!.sendMail(message);
         const directory = (transport as { directory: string }).directory;
         await mkdir(directory, { recursive: true, mode: 0o700 });
         const file = join(directory, `${effect.id}.eml`);
-        await writeFile(`${file}.tmp`, info.message as Buffer, { mode: 0o600 });
+        await writeFile(`${file}.tmp`, raw, { mode: 0o600 });
         await rename(`${file}.tmp`, file);
         return { ok: true, providerRef: `file:${file}` };
       } catch (error) {
@@ -69,6 +76,22 @@ export function emailConnector({
       }
     },
   };
+}
+
+/** The message as a stream that ends (letting the SMTP client write the DATA terminator) only after `beforeEnd`. */
+function handOverLast(message: Buffer, beforeEnd: () => Promise<void>): Readable {
+  let started = false;
+  return new Readable({
+    read() {
+      if (started) return;
+      started = true;
+      this.push(message);
+      beforeEnd().then(
+        () => this.push(null),
+        (error: Error) => this.destroy(error),
+      );
+    },
+  });
 }
 
 /** SMTP 5xx replies are refusals (a bad address, a rejected message); anything else may pass on another try. */

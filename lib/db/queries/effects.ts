@@ -147,6 +147,32 @@ export async function markEffectDelivered({
 }
 
 /**
+ * The connector is handing the effect over for good (an email's DATA terminator is next): recorded before it does, so
+ * a crash from here on is known to have happened after the hand-over. False when this dispatcher lost the effect.
+ */
+export async function markEffectHandedOver({
+  db,
+  effectId,
+  owner,
+  ref,
+}: {
+  db: Queryable;
+  effectId: string;
+  owner: string;
+  ref: string;
+}): Promise<boolean> {
+  const rows = await db
+    .update(effects)
+    .set({ providerRef: `${HANDED_OVER}${ref}`, updatedAt: sql`now()` })
+    .where(and(eq(effects.id, effectId), eq(effects.owner, owner), eq(effects.status, "sending")))
+    .returning({ id: effects.id });
+  return rows.length > 0;
+}
+
+/** The prefix of `provider_ref` while an effect is being handed over (see `markEffectHandedOver`). */
+export const HANDED_OVER = "handed-over:";
+
+/**
  * An attempt failed: queue the effect again after `retryInMs`, or — out of attempts, or a permanent refusal
  * (`retryInMs` null) — mark it failed, which opens its operator task.
  */
@@ -169,6 +195,8 @@ export async function markEffectAttemptFailed({
     .set({
       status,
       lastError: error.slice(0, 2000),
+      // A hand-over the provider then refused did not happen.
+      providerRef: null,
       nextAttemptAt:
         retryInMs === null ? sql`now()` : sql`now() + make_interval(secs => ${retryInMs / 1000})`,
       leaseExpiresAt: null,
