@@ -9,16 +9,18 @@ import { seedDemoThreads } from "@/lib/runtime/demo";
 import { instanceId, instanceLabels } from "@/lib/runtime/instance";
 import { startEventListener } from "@/lib/runtime/listener";
 import { startRecovery } from "@/lib/runtime/recovery";
+import { installShutdownHandlers } from "@/lib/runtime/shutdown";
 import { backoff, reportReachable, reportUnreachable, setRuntimePhase } from "@/lib/runtime/status";
 
 /**
- * Server start-up: open and migrate the database, seed the demo
+ * Server start-up: take over SIGTERM/SIGINT (drain before exit), then open and migrate the database, seed the demo
  * shop's orders, record this instance and start LISTEN and recovery (sweeper + heartbeat). When the database is not
  * reachable the server still starts — /api/health answers 503 `degraded` — and the start is retried in the background
  * with back-off (logged once, not per attempt) until it succeeds, so an instance booted before its database recovers
  * orphaned runs as soon as the database is there.
  */
 export async function startServer(): Promise<void> {
+  installShutdownHandlers();
   if (await startRuntime()) return;
   // Retry no slower than the sweep interval: the database's return is noticed within one sweep.
   const delays = backoff({ initialMs: 250, maxMs: Math.min(5_000, env.RUN_SWEEP_INTERVAL_MS) });
