@@ -10,7 +10,13 @@ import { instanceId, instanceLabels } from "@/lib/runtime/instance";
 import { startEventListener } from "@/lib/runtime/listener";
 import { startRecovery } from "@/lib/runtime/recovery";
 import { installShutdownHandlers } from "@/lib/runtime/shutdown";
-import { backoff, reportReachable, reportUnreachable, setRuntimePhase } from "@/lib/runtime/status";
+import {
+  backoff,
+  reportReachable,
+  reportUnreachable,
+  runtimePhase,
+  setRuntimePhase,
+} from "@/lib/runtime/status";
 
 /**
  * Server start-up: take over SIGTERM/SIGINT (drain before exit), then open and migrate the database, seed the demo
@@ -42,7 +48,8 @@ async function startRuntime(): Promise<boolean> {
     await registerInstance({ db: database.db, instance: { id: instanceId(), ...instanceLabels() } });
     if (database.kind === "postgres") await startEventListener();
     await startRecovery();
-    setRuntimePhase("running");
+    // A SIGTERM may have come while the database was away: a drain is never undone.
+    if (runtimePhase() === "starting") setRuntimePhase("running");
     reportReachable("start");
     console.log(`[start] database ready (${database.kind}); instance ${instanceId()}`);
   } catch (error) {

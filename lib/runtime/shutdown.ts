@@ -15,6 +15,8 @@ type G = typeof globalThis & { [KEY]?: boolean };
 
 /** How long an aborted run may take to stop writing before its lease is released anyway. */
 const ABORT_WAIT_MS = 2_000;
+/** How long releasing may take (a database that does not answer must not keep the process alive). */
+const RELEASE_WAIT_MS = 5_000;
 /** How long the framework gets to close the HTTP server after the drain, before the process exits regardless. */
 const EXIT_WAIT_MS = 1_500;
 
@@ -67,11 +69,13 @@ export async function drain(signal: string): Promise<void> {
     await settle(() => left.filter(([id]) => activeRuns().has(id)).map(([, r]) => r.done), ABORT_WAIT_MS);
   }
   try {
-    const { db } = await getDatabase();
-    // Also runs claimed here that had not started executing: whatever this instance still owns.
-    const released = await releaseRuns({ db, owner: instanceId() });
-    if (released.length > 0) console.log(`[shutdown] released run(s) ${released.join(", ")}`);
-    await markInstanceStopped({ db, id: instanceId() });
+    await within(RELEASE_WAIT_MS, async () => {
+      const { db } = await getDatabase();
+      // Also runs claimed here that had not started executing: whatever this instance still owns.
+      const released = await releaseRuns({ db, owner: instanceId() });
+      if (released.length > 0) console.log(`[shutdown] released run(s) ${released.join(", ")}`);
+      await markInstanceStopped({ db, id: instanceId() });
+    });
   } catch (error) {
     // The database is unreachable: the runs' leases expire by themselves and another instance takes them then.
     console.error("[shutdown] could not release runs:", error instanceof Error ? error.message : error);
@@ -97,4 +101,12 @@ async function settle(current: () => Promise<unknown>[], ms: number): Promise<vo
     ]);
     clearTimeout(timer);
   }
+}
+
+function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+  });
+  return Promise.race([work(), timeout]).finally(() => clearTimeout(timer));
 }
