@@ -60,7 +60,11 @@ export function assertJsonContentType(request: Request): void {
  */
 export async function readJson(request: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
   assertJsonContentType(request);
-  const text = await readBodyText(request, limit);
+  return parseJsonText(await readBodyText(request, limit));
+}
+
+/** JSON text a request sent → its value, with the checks of {@link readJson} (depth, syntax, NUL, lone surrogates). */
+export function parseJsonText(text: string): unknown {
   // Depth is checked on the text first: JSON.parse of 100k nested arrays is itself a stack risk.
   if (jsonTextDepth(text) > MAX_JSON_DEPTH) {
     throw new AppError(

@@ -4,8 +4,20 @@
  * Drizzle schema, the runtime, the route handlers and client components all import the same words.
  */
 
-/** A thread's status: it mirrors the latest run for the console (the truth about the graph is in the checkpoints). */
-export const THREAD_STATUSES = ["running", "interrupted", "completed", "failed", "idle"] as const;
+/**
+ * A thread's status: it mirrors the latest run for the console (the truth about the graph is in the checkpoints).
+ * `needs_attention`: its graph version is gone (or a run ended with a decision still pending) and a supervisor must
+ * migrate, fork it onto the current version or close it; `closed`: a supervisor closed it with a note.
+ */
+export const THREAD_STATUSES = [
+  "running",
+  "interrupted",
+  "completed",
+  "failed",
+  "idle",
+  "needs_attention",
+  "closed",
+] as const;
 export type ThreadStatus = (typeof THREAD_STATUSES)[number];
 
 /** A run's status. `queued` and `running` are active: at most one active run per thread. */

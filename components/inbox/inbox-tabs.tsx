@@ -13,6 +13,8 @@ const STATUS_LABELS: Record<InboxThreadStatus, string> = {
   completed: "Completed",
   failed: "Failed",
   idle: "Idle",
+  needs_attention: "Needs a supervisor",
+  closed: "Closed",
 };
 
 function Tab({ href, current, children }: { href: string; current: boolean; children: string }) {

@@ -15,6 +15,8 @@ function view(overrides: Partial<ThreadView> = {}): ThreadView {
   return {
     threadId: "t-1",
     agentId: "refund",
+    agentVersion: "1",
+    attention: null,
     title: "Refund",
     customerMessage: "Refund ORD-1002",
     orderRef: null,

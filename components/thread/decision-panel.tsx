@@ -87,6 +87,7 @@ export function DecisionPanel({
               readOnly={!canDecide}
               disabled={
                 !canDecide ||
+                state.status === "needs_attention" ||
                 state.sending ||
                 queued ||
                 Boolean(item.answeredBy) ||

@@ -4,6 +4,7 @@ import { useUser } from "@/components/auth/user-context";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { hasRole } from "@/lib/auth/roles";
 import type { StreamEvent } from "./apply-event";
+import { AttentionPanel } from "./attention-panel";
 import { ConnectionBanner } from "./connection-banner";
 import { Conversation } from "./conversation";
 import { DecisionLedger } from "./decision-ledger";
@@ -45,6 +46,7 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
       <ConnectionBanner state={state} onDismiss={dismissError} />
       <div className="grid items-start gap-6 lg:grid-cols-12">
         <div className="space-y-6 lg:col-span-7">
+          {state.status === "needs_attention" && <AttentionPanel view={view} />}
           <DecisionPanel state={state} actor={user?.email ?? ""} send={send} decide={decide} />
           <OutcomeCard values={state.values} />
           <DecisionLedger decisions={state.decisions} currency={currency} />

@@ -1,6 +1,6 @@
 import { authedFetch } from "../support/auth";
 import type { TestServer } from "../support/server";
-import { agentFor, createTicket, postRun, runOnce } from "./client";
+import { pausedTicket, postRun } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
 
 /** Refusals before the stream starts: status, stable code, and nothing written. */
@@ -11,12 +11,7 @@ describe("bad input to the run endpoint", () => {
   let other: { threadId: string; interruptId: string };
   let resolved: { threadId: string; interruptId: string };
 
-  async function pause(order: string) {
-    const message = `Refund ${order} please, it broke.`;
-    const threadId = await createTicket(server!.url, message);
-    const run = await runOnce(agentFor(server!.url, threadId), { message });
-    return { threadId, interruptId: run.interrupts[0]!.id };
-  }
+  const pause = (order: string) => pausedTicket(server!.url, order);
 
   beforeAll(async () => {
     prepared = await prepareDatabase("bad", { prefix: "ORD-8", count: 3 });

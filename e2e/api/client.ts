@@ -125,3 +125,14 @@ export function runBody(threadId: string, resume?: unknown[], message?: string) 
     ...(resume ? { resume } : {}),
   };
 }
+
+/** A ticket about `order` filed with the intake key and run until it asks its first question: thread and interrupt. */
+export async function pausedTicket(
+  baseUrl: string,
+  order: string,
+): Promise<{ threadId: string; interruptId: string }> {
+  const message = `Refund ${order} please, it broke.`;
+  const threadId = await createTicket(baseUrl, message);
+  const run = await runOnce(agentFor(baseUrl, threadId), { message });
+  return { threadId, interruptId: run.interrupts[0]!.id };
+}

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { ADMIN_EMAIL, authedFetch, authHeaders, signIn, TEST_PASSWORD } from "../support/auth";
 import type { Sender } from "../support/hostile";
 import type { TestServer } from "../support/server";
-import { agentFor, createTicket, postRun, runOnce } from "./client";
+import { createTicket, pausedTicket, postRun } from "./client";
 import { describeRequest, HANG_MS, type Outcome, send } from "./fuzz-send";
 import { type FuzzContext, type HostileRequest, TARGETS } from "./fuzz-targets";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
@@ -40,12 +40,7 @@ describe("hostile requests to every route", () => {
   let victimCookie = "";
   const started = performance.now();
 
-  async function pause(order: string) {
-    const message = `Refund ${order} please, it broke.`;
-    const threadId = await createTicket(server!.url, message);
-    const run = await runOnce(agentFor(server!.url, threadId), { message });
-    return { threadId, interruptId: run.interrupts[0]!.id };
-  }
+  const pause = (order: string) => pausedTicket(server!.url, order);
 
   beforeAll(async () => {
     console.log(`fuzz: seed ${SEED} (FUZZ_SEED), ${RUNS} requests per route-method (FUZZ_RUNS)`);

@@ -44,7 +44,11 @@ export { startTestServer };
  * One fresh database and one `next start` for a describe block: started before its tests, stopped and dropped after.
  * Read `prepared`, `server` and `url()` inside tests (they are set once `beforeAll` ran).
  */
-export function useTestServer(prefix: string, extraOrders?: { prefix: string; count: number }) {
+export function useTestServer(
+  prefix: string,
+  extraOrders?: { prefix: string; count: number },
+  env?: Record<string, string>,
+) {
   const context = {
     prepared: undefined as unknown as Awaited<ReturnType<typeof prepareDatabase>>,
     server: undefined as TestServer | undefined,
@@ -52,7 +56,7 @@ export function useTestServer(prefix: string, extraOrders?: { prefix: string; co
   };
   beforeAll(async () => {
     context.prepared = await prepareDatabase(prefix, extraOrders);
-    context.server = await startTestServer({ databaseUrl: context.prepared.url });
+    context.server = await startTestServer({ databaseUrl: context.prepared.url, ...(env ? { env } : {}) });
   });
   afterAll(async () => {
     await cleanUp([context.server], context.prepared);

@@ -161,9 +161,9 @@ describe("sign-in hardening", () => {
       `[sign-in flood] 40 concurrent sign-ins in ${Math.round(floodMs)} ms, statuses ${JSON.stringify(tally)}; ` +
         `/api/health worst ${Math.round(worst)} ms over ${latencies.length} probes`,
     );
-    expect(answers.every((a) => a.status === 401 || a.status === 503)).toBe(true);
+    expect(answers.every((a) => a.status === 401 || a.status === 429)).toBe(true);
     // Beyond the hashing slots and their short queue, sign-ins are turned away at once, with a hint when to retry.
-    const busy = answers.filter((a) => a.status === 503);
+    const busy = answers.filter((a) => a.status === 429);
     expect(busy.length).toBeGreaterThan(0);
     expect(busy.every((a) => Number(a.retryAfter) >= 1)).toBe(true);
     expect(worst).toBeLessThan(1500);

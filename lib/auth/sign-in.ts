@@ -3,7 +3,7 @@ import { getDatabase } from "@/lib/db/client";
 import { recentSignInFailures, recordAudit } from "@/lib/db/queries/audit";
 import { env } from "@/lib/env";
 import { AppError, errorResponse } from "@/lib/errors";
-import { assertJsonContentType, readBodyText } from "@/lib/http";
+import { assertJsonContentType, parseJsonText, readBodyText } from "@/lib/http";
 import { getAuth } from "./auth";
 import { forBetterAuth, requestClientAddress } from "./client-ip";
 import { createGate, type Gate } from "./gate";
@@ -48,14 +48,16 @@ function emailOf(text: string): string | null {
 
 /**
  * `POST /api/auth/sign-in/email`, around better-auth's handler: the body is read within limits (415, 413) before
- * better-auth parses it; password checks run at most SIGN_IN_CONCURRENCY at a time with a short queue (503
- * `unavailable:sign_in_busy` beyond it); an account with too many recent failures is refused before any hash (429
+ * better-auth parses it; password checks run at most SIGN_IN_CONCURRENCY at a time with a short queue (429
+ * `rate_limited:sign_in_busy` beyond it, with Retry-After: overload is the client's to retry, never a 5xx); an account with too many recent failures is refused before any hash (429
  * `rate_limited:sign_in`); better-auth limits per client address (the derived one, never a client's header); every
  * refused credential gets the same 401 and an audit entry with the address; the session token never reaches the body.
  */
 export async function signInWithEmail(request: Request): Promise<Response> {
   assertJsonContentType(request);
   const text = await readBodyText(request, SIGN_IN_BODY_LIMIT);
+  // The same checks as every JSON body (a NUL or a lone surrogate in an email cannot be looked up, audited or stored).
+  parseJsonText(text);
   const email = emailOf(text);
   const address = requestClientAddress(request.headers);
   const outcome = await hashGate().run(async () => {
@@ -99,7 +101,7 @@ export async function signInWithEmail(request: Request): Promise<Response> {
   });
   if (outcome.busy) {
     return refusal(
-      new AppError("unavailable:sign_in_busy", "Too many sign-ins at once. Try again in a moment."),
+      new AppError("rate_limited:sign_in_busy", "Too many sign-ins at once. Try again in a moment."),
       1,
     );
   }

@@ -44,9 +44,15 @@ const decoder = new TextDecoder();
  * - no `setup()`: the tables come from the Drizzle migrations.
  */
 export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
+  /**
+   * `stamp` maps `configurable` keys to metadata keys written on every checkpoint put with that config (e.g. the
+   * agent version a run executes, or `source: "migration"` for a migration's checkpoint). Off by default (the
+   * conformance kit runs without it).
+   */
   constructor(
     private readonly sql: SqlClient,
     serde?: SerializerProtocol,
+    private readonly stamp: Readonly<Record<string, string>> = {},
   ) {
     super(serde);
   }
@@ -151,7 +157,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
         checkpoint.id,
         parentId ?? null,
         toJsonbText(rest),
-        await this.dumpMetadata(metadata),
+        await this.dumpMetadata(stamped(metadata, config, this.stamp)),
       ],
       "cp_put",
     );
@@ -290,4 +296,18 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     checkpoint.channel_versions[TASKS] =
       versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
+}
+
+/** The metadata with the stamped `configurable` values of `config` written over it (see the constructor). */
+function stamped(
+  metadata: CheckpointMetadata,
+  config: RunnableConfig,
+  stamp: Readonly<Record<string, string>>,
+): CheckpointMetadata {
+  const extra: Record<string, unknown> = {};
+  for (const [from, to] of Object.entries(stamp)) {
+    const value = config.configurable?.[from];
+    if (value !== undefined) extra[to] = value;
+  }
+  return Object.keys(extra).length > 0 ? ({ ...metadata, ...extra } as CheckpointMetadata) : metadata;
 }

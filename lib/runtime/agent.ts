@@ -56,8 +56,23 @@ export interface AgentDefinition<P = unknown> {
   /** For people: the new-ticket form and the thread page. */
   title: string;
   description: string;
-  /** Declared version of the graph (bump it when nodes, edges, interrupts or state change). */
+  /**
+   * Declared version of the graph: bump it when nodes, edges, interrupt points or state channels change, and keep
+   * the previous definition registered (a versions folder next to the graph) until no thread uses it.
+   */
   version: string;
+  /**
+   * Content hash of the graph's structure (`structureHash` in lib/runtime/graph-structure.ts): a test compares it
+   * with the built graph, so a structural change without a version bump fails before it is deployed.
+   */
+  structureHash: string;
+  /** Nodes that raise interrupts (part of the structure: moving a question is a new version). */
+  interruptNodes: readonly string[];
+  /**
+   * Declared moves of paused threads from older versions onto this one: the old state and pending interrupts in, the
+   * state update to apply (as `asNode`) out. Run once, recorded as a checkpoint with `source: "migration"`, audited.
+   */
+  migrations?: AgentMigration[];
   /** The compiled graph on this process's checkpointer and database (the agent picks its own model, if any). */
   build(deps: { checkpointer: BaseCheckpointSaver; db: AppDb }): AgentGraph;
   /** The state update a customer message starts (or continues) a thread with. */
@@ -95,6 +110,17 @@ export interface AgentDefinition<P = unknown> {
   configurable?: Record<string, unknown>;
 }
 
+/** A declared migration from an older version of the same agent. */
+export interface AgentMigration {
+  from: string;
+  /** Why, for the audit trail and the console ("human_review renamed to review_refund"). */
+  description: string;
+  migrate(old: { values: Record<string, unknown>; pendingNodes: string[] }): {
+    values: Record<string, unknown>;
+    asNode?: string;
+  };
+}
+
 const KEY = Symbol.for("hitl-console.agents");
 type G = typeof globalThis & { [KEY]?: Map<string, AgentDefinition> };
 
@@ -104,36 +130,67 @@ function registry(): Map<string, AgentDefinition> {
   return g[KEY];
 }
 
-/** Register an agent (idempotent for the same definition; a different one under a taken id is a programming error). */
-export function registerAgent<P>(definition: AgentDefinition<P>): void {
-  const agents = registry();
-  const known = agents.get(definition.id);
-  if (known && known.version !== definition.version) {
-    throw new Error(`agent ${definition.id}: version ${definition.version} registered over ${known.version}`);
-  }
-  // The runtime only hands an agent payloads its own contract parsed: erasing P here is safe.
-  agents.set(definition.id, definition as unknown as AgentDefinition);
+/** `agent@version`, the key runs carry (an instance claims only runs whose key it has). */
+export function agentKey(agent: Pick<AgentDefinition, "id" | "version">): string {
+  return `${agent.id}@${agent.version}`;
 }
 
-/** The registered agent with this id, or an error naming the ones there are. */
-export function getAgent(id: string): AgentDefinition {
-  const agent = registry().get(id);
+/**
+ * Register an agent version (idempotent). The highest registered version of an id is its current one: new threads
+ * start on it; older registered versions keep running the threads pinned to them.
+ */
+export function registerAgent<P>(definition: AgentDefinition<P>): void {
+  // The runtime only hands an agent payloads its own contract parsed: erasing P here is safe.
+  registry().set(agentKey(definition), definition as unknown as AgentDefinition);
+}
+
+function versionsOf(id: string): AgentDefinition[] {
+  return [...registry().values()]
+    .filter((a) => a.id === id)
+    .sort((a, b) => compareVersions(a.version, b.version));
+}
+
+/** Versions compare numerically part by part ("2" > "1.9", "10" > "9"). */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** The agent `id` at `version` (or its current version), or an error naming what is registered. */
+export function getAgent(id: string, version?: string): AgentDefinition {
+  const agent = version ? registry().get(`${id}@${version}`) : versionsOf(id).at(-1);
   if (!agent) {
     throw new Error(
-      `agent ${id} is not registered (registered: ${[...registry().keys()].join(", ") || "none"})`,
+      `agent ${id}${version ? `@${version}` : ""} is not registered (registered: ${[...registry().keys()].join(", ") || "none"})`,
     );
   }
   return agent;
 }
 
-/** Every registered agent, in registration order. */
+/** The agent at that version, or undefined when this process does not have it. */
+export function findAgent(id: string, version: string): AgentDefinition | undefined {
+  return registry().get(`${id}@${version}`);
+}
+
+/** The current version of every registered agent, in registration order of their ids. */
 export function listAgents(): AgentDefinition[] {
-  return [...registry().values()];
+  const ids = [...new Set([...registry().values()].map((a) => a.id))];
+  return ids.map((id) => getAgent(id));
+}
+
+/** Every registered `agent@version` key (the runs this process may claim). */
+export function registeredAgentKeys(): string[] {
+  return [...registry().keys()];
 }
 
 /** Whether an agent id is registered (validating input before it reaches `getAgent`). */
 export function hasAgent(id: string): boolean {
-  return registry().has(id);
+  return versionsOf(id).length > 0;
 }
 
 /** The agent's contract as the AG-UI mapper reads interrupts: kind, headline and answer schema. */

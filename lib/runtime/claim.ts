@@ -4,15 +4,23 @@ import type { RunAgentInput } from "@ag-ui/core";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { listPendingDecisions } from "@/lib/db/queries/decisions";
+import { listPendingDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun, insertRun } from "@/lib/db/queries/runs";
-import { lockThread, setThreadStarter, setThreadStatus } from "@/lib/db/queries/threads";
+import {
+  getThread,
+  lockThread,
+  markNeedsAttention,
+  setThreadStarter,
+  setThreadStatus,
+} from "@/lib/db/queries/threads";
 import type { Decision, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { compareVersions, findAgent, getAgent, hasAgent } from "./agent";
 import { startRunInBackground } from "./executor";
+import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
 import type { RunInput } from "./run-input";
 import { type AnswerEntry, knownDecisions, settle } from "./settle";
@@ -46,7 +54,13 @@ export interface ClaimRequest {
 export async function claimRun({ db, ...request }: ClaimRequest & { db: AppDb }): Promise<ClaimedRun> {
   const resume = request.input.resume ?? [];
   assertDistinct(resume);
-  return inClaimTransaction(db, async (tx) => {
+  if (resume.length > 0)
+    await preflight(
+      db,
+      request.threadId,
+      resume.map((r) => r.interruptId),
+    );
+  return inClaimTransaction(db, request.threadId, async (tx) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
     if (
@@ -112,7 +126,8 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
   if (request.principal.kind === "key") {
     throw new AppError("forbidden:api_key_scope", "An intake key cannot decide; decisions need an operator.");
   }
-  return inClaimTransaction(db, async (tx) => {
+  await preflight(db, request.threadId, [request.entry.interruptId]);
+  return inClaimTransaction(db, request.threadId, async (tx) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
     const known = await knownDecisions(tx, thread, [request.entry]);
@@ -157,6 +172,10 @@ async function startRun(
       runId: active.id,
     });
   }
+  // A thread runs on its pinned version. A version this process does not have yet (a newer instance made it, in a
+  // rolling upgrade) is left queued for an instance that has it; a retired one is refused (`threadAgent`).
+  const queued = !findAgent(thread.agentId, thread.agentVersion) && versionIsNewer(thread);
+  if (!queued) threadAgent(thread);
   const run = await insertRun({
     db: tx,
     run: {
@@ -165,10 +184,12 @@ async function startRun(
       kind: input.kind,
       input,
       fromCheckpointId: null,
-      owner: instanceId(),
+      owner: queued ? null : instanceId(),
       startedBy: principal.id,
       startedByLabel: principal.label,
+      agentKey: `${thread.agentId}@${thread.agentVersion}`,
       leaseMs,
+      queued,
     },
   });
   await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
@@ -233,11 +254,43 @@ function contentText(content: unknown): string {
 }
 
 /** Run a claim transaction; constraint violations raised by a concurrent request become the same 409s as the checks. */
-async function inClaimTransaction<T>(db: AppDb, work: (tx: Tx) => Promise<T>): Promise<T> {
+async function inClaimTransaction<T>(db: AppDb, threadId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
   try {
     return await db.transaction(work);
   } catch (error) {
+    // A thread whose version is gone (or whose graph no longer asks what is answered) waits for a supervisor; the
+    // refusal itself wrote nothing, this mark is made on its own.
+    if (error instanceof AppError && error.code === "conflict:graph_version" && !error.details?.newer) {
+      await markNeedsAttention({ db, threadId });
+    }
     throw mapConstraintError(error);
+  }
+}
+
+function versionIsNewer(thread: Thread): boolean {
+  return (
+    hasAgent(thread.agentId) && compareVersions(thread.agentVersion, getAgent(thread.agentId).version) > 0
+  );
+}
+
+/**
+ * Before a resume: the interrupts being answered must be pending in the state the run will continue from, under
+ * the thread's version. If the graph no longer has them (a renamed node, a version gone), the claim is refused — a
+ * resume that finds nothing to resume would complete silently, with no refund and no reply.
+ */
+async function assertAnswerable(thread: Thread, interruptIds: string[]): Promise<void> {
+  if (!findAgent(thread.agentId, thread.agentVersion) && versionIsNewer(thread)) return; // checked where it runs
+  const agent = threadAgent(thread);
+  const graph = await getAgentGraph(agent);
+  const state = await graph.getState({ configurable: { thread_id: thread.id } });
+  const pending = new Set(state.tasks.flatMap((t) => t.interrupts ?? []).map((i) => i.id));
+  const missing = interruptIds.filter((id) => !pending.has(id));
+  if (missing.length > 0) {
+    throw new AppError(
+      "conflict:graph_version",
+      `The graph of ${thread.agentId} version ${thread.agentVersion} no longer asks what is being answered; a supervisor must migrate or fork this thread.`,
+      { agent: thread.agentId, threadVersion: thread.agentVersion, missing, newer: false },
+    );
   }
 }
 
@@ -275,4 +328,23 @@ export async function decideAndResume(
     runId: result.run.id,
     events: `/api/threads/${encodeURIComponent(request.threadId)}/events?after=${result.startSeq}`,
   };
+}
+
+/**
+ * The version check of a resume, before its transaction (reading the graph's state inside it would wait on itself on
+ * the embedded database, which has one connection): the interrupts answered now and those staged earlier must be
+ * pending in the thread's state. A refusal marks the thread needs_attention.
+ */
+async function preflight(db: AppDb, threadId: string, interruptIds: string[]): Promise<void> {
+  const thread = await getThread({ db, threadId });
+  if (!thread) return; // the transaction says not_found
+  const staged = (await listStagedDecisions({ db, threadId })).map((d) => d.interruptId);
+  try {
+    await assertAnswerable(thread, [...interruptIds, ...staged]);
+  } catch (error) {
+    if (error instanceof AppError && error.code === "conflict:graph_version" && !error.details?.newer) {
+      await markNeedsAttention({ db, threadId });
+    }
+    throw error;
+  }
 }

@@ -10,14 +10,15 @@ import {
   runWasStarted,
 } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
+import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
-import { toAppError } from "@/lib/errors";
+import { AppError, toAppError } from "@/lib/errors";
 import { interruptDescriber } from "./agent";
 import { EventSink } from "./event-sink";
 import { finalizeRun } from "./finalize";
-import { agentOfThread } from "./graph";
+import { findAgentForKey, getAgentGraph } from "./graph";
 import { LostOwnershipError } from "./ownership";
 import { graphInputFor } from "./run-graph-input";
 
@@ -70,11 +71,12 @@ async function executeRun(
   const database = await getDatabase();
   const owner = run.owner ?? "";
   const sink = new EventSink(database.db, run.threadId, run.id, owner, startSeq);
-  const { agent, graph } = await agentOfThread({ db: database.db, threadId: run.threadId });
+  // Claims and the sweeper only hand this process runs of versions it has; if that ever fails, end the run loudly.
+  const agent = findAgentForKey(run.agentKey);
   const mapper = createAguiMapper({
     threadId: run.threadId,
     runId: run.id,
-    describeInterrupt: interruptDescriber(agent),
+    ...(agent ? { describeInterrupt: interruptDescriber(agent) } : {}),
   });
   const started = mapper.start();
   if (options.recovered) {
@@ -92,9 +94,17 @@ async function executeRun(
   }
   const config = { configurable: { thread_id: run.threadId } };
   try {
+    if (!agent) {
+      throw new AppError(
+        "conflict:graph_version",
+        `This server does not have ${run.agentKey}: the run cannot execute here.`,
+      );
+    }
+    const graph = await getAgentGraph(agent);
     const { input, configurable } = await graphInputFor(run, { agent, graph }, options.recovered ?? false);
     const stream = await graph.stream(input, {
-      configurable: { ...config.configurable, ...configurable },
+      // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).
+      configurable: { ...config.configurable, ...configurable, agent_version: agent.version },
       streamMode: [...STREAM_MODES],
       // A recovered run writes every checkpoint before moving on: it already crashed once.
       durability: options.recovered ? "sync" : "async",
@@ -121,6 +131,18 @@ async function executeRun(
         summary: agent.interrupts.summarize(i.value),
       };
     });
+    // A run that ends asking nothing while the ledger still waits for a decision did not do what was decided (its
+    // graph no longer has the question): that is an error for a supervisor, never a success.
+    if (interrupts.length === 0 && run.kind !== "fork") {
+      const open = await listPendingDecisions({ db: database.db, threadId: run.threadId });
+      if (open.length > 0) {
+        throw new AppError(
+          "conflict:decision_pending",
+          `The run ended while ${open.length === 1 ? "a decision was" : `${open.length} decisions were`} still pending in the ledger; a supervisor must look at this thread.`,
+          { pending: open.map((d) => d.interruptId) },
+        );
+      }
+    }
     await finalizeRun({
       db: database.db,
       runId: run.id,
@@ -136,7 +158,16 @@ async function executeRun(
   } catch (error) {
     if (error instanceof LostOwnershipError || signal.aborted) throw new LostOwnershipError(String(error));
     await sink.drain().catch(() => {});
-    await failRun({ db: database.db, run, owner, sink, fail: mapper.fail.bind(mapper), error });
+    const attention = error instanceof AppError && error.code.startsWith("conflict:");
+    await failRun({
+      db: database.db,
+      run,
+      owner,
+      sink,
+      fail: mapper.fail.bind(mapper),
+      error,
+      ...(attention ? { threadStatus: "needs_attention" as const } : {}),
+    });
   }
 }
 
@@ -148,6 +179,7 @@ export async function failRun({
   sink,
   fail,
   error,
+  threadStatus = "failed",
 }: {
   db: Awaited<ReturnType<typeof getDatabase>>["db"];
   run: Run;
@@ -156,6 +188,8 @@ export async function failRun({
   /** The RUN_ERROR (and whatever closes first) for this error. */
   fail: (e: { code: string; message: string }) => AguiEvent[];
   error: unknown;
+  /** `failed` (the default: "Try again" continues it) or `needs_attention` (a supervisor must act). */
+  threadStatus?: "failed" | "needs_attention";
 }): Promise<void> {
   const appError = toAppError(error, `run ${run.id}`);
   const code = appError.code === "internal:unexpected" ? "internal:run_failed" : appError.code;
@@ -165,7 +199,7 @@ export async function failRun({
     threadId: run.threadId,
     owner,
     status: "failed",
-    threadStatus: "failed",
+    threadStatus,
     interrupts: [],
     checkpointId: null,
     error: { code, message: appError.message },

@@ -7,14 +7,21 @@ import { checkpointExists } from "@/lib/checkpoint/history";
 import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getActiveRun, getRun, insertRun, setRunInput } from "@/lib/db/queries/runs";
-import { lockThread, setThreadEditor, setThreadStatus } from "@/lib/db/queries/threads";
+import {
+  getThread,
+  lockThread,
+  setThreadEditor,
+  setThreadStatus,
+  setThreadVersion,
+} from "@/lib/db/queries/threads";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { FORK_WARNING_EVENT } from "@/lib/wire";
 import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
+import { agentKey, getAgent } from "./agent";
 import { EventSink } from "./event-sink";
 import { failRun, startRunInBackground } from "./executor";
-import { agentOfThread } from "./graph";
+import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
 import type { RunInput } from "./run-input";
 
@@ -26,6 +33,8 @@ export interface ForkRequest {
   /** Raw edits: checked against the agent's editable fields before anything is written. */
   values?: unknown;
   asNode?: string;
+  /** Branch onto the agent's current version (a thread pinned to a version that is gone). */
+  onto?: "current";
 }
 
 export interface ForkResult {
@@ -46,7 +55,11 @@ export interface ForkResult {
  */
 export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   const { db } = await getDatabase();
-  const { agent, graph } = await agentOfThread({ db, threadId: raw.threadId });
+  const thread = await getThread({ db, threadId: raw.threadId });
+  if (!thread) throw new AppError("not_found:thread", `Thread ${raw.threadId} does not exist.`);
+  // Onto the current version (a thread whose version is gone), or on the thread's own pinned version.
+  const agent = raw.onto === "current" ? getAgent(thread.agentId) : threadAgent(thread);
+  const graph = await getAgentGraph(agent);
   const request = checkEdits(agent, raw);
   const runId = randomUUID();
   const { startSeq } = await db.transaction(async (tx) => {
@@ -81,10 +94,14 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
         startedBy: request.by.id,
         startedByLabel: request.by.label,
         editedState: Boolean(request.values && Object.keys(request.values).length > 0),
+        agentKey: agentKey(agent),
         leaseMs: env.RUN_LEASE_MS,
       },
     });
     await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
+    if (agent.version !== thread.agentVersion) {
+      await setThreadVersion({ db: tx, threadId: thread.id, agentVersion: agent.version });
+    }
     const edits = request.values && Object.keys(request.values).length > 0;
     if (edits) await setThreadEditor({ db: tx, threadId: thread.id, editedBy: request.by.id });
     await recordAudit({
@@ -95,7 +112,14 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
           actor: request.by,
           threadId: thread.id,
           checkpointId: request.checkpointId,
-          detail: { runId, ...(request.asNode ? { asNode: request.asNode } : {}), changes },
+          detail: {
+            runId,
+            ...(request.asNode ? { asNode: request.asNode } : {}),
+            changes,
+            ...(agent.version !== thread.agentVersion
+              ? { version: { from: thread.agentVersion, to: agent.version } }
+              : {}),
+          },
         },
       ],
     });
@@ -125,7 +149,14 @@ async function branch(
   startSeq: number,
 ): Promise<ForkResult> {
   const { db } = await getDatabase();
-  const source = { configurable: { thread_id: request.threadId, checkpoint_id: request.checkpointId } };
+  // The branch's first checkpoint records the version the branch runs under (stamped into its metadata).
+  const source = {
+    configurable: {
+      thread_id: request.threadId,
+      checkpoint_id: request.checkpointId,
+      agent_version: agent.version,
+    },
+  };
   const state = await graph.getState(source);
   const warnings = await agent.effects({
     db,

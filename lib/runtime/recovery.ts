@@ -8,6 +8,7 @@ import { claimExpiredRun, expireLeasesOf, extendLeases } from "@/lib/db/queries/
 import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { registeredAgentKeys } from "./agent";
 import { EventSink } from "./event-sink";
 import { activeRuns, failRun, startRunInBackground } from "./executor";
 import { instanceId, instanceLabels, isGoneHere } from "./instance";
@@ -87,6 +88,8 @@ async function sweep(everyActive: boolean): Promise<void> {
   sweeping = true;
   try {
     const { db } = await getDatabase();
+    // Rolling upgrades: this process takes only runs of agent versions it has; the others wait for an instance that does.
+    const keys = registeredAgentKeys();
     await expireLeasesOfGoneOwners(db);
     for (;;) {
       if (isDraining()) break;
@@ -96,6 +99,7 @@ async function sweep(everyActive: boolean): Promise<void> {
         leaseMs: env.RUN_LEASE_MS,
         everyActive,
         executingHere: [...activeRuns().keys()],
+        agentKeys: keys,
       });
       if (!run) break;
       if (run.attempts > env.MAX_RUN_ATTEMPTS) {

@@ -10,7 +10,6 @@ import type { AppDb } from "@/lib/db/open";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { lockThread } from "@/lib/db/queries/threads";
-import type { Queryable } from "@/lib/db/tx";
 
 /*
  * Checkpoint retention. The rules, per thread:

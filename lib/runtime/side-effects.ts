@@ -16,7 +16,7 @@ export async function checkpointSideEffects({
   threadId,
   checkpointId,
 }: CheckpointRef & { db: Queryable }): Promise<SideEffectWarning[]> {
-  const { agent, graph } = await agentOfThread({ db, threadId });
+  const { agent, graph } = await agentOfThread({ db, threadId, read: true });
   const state = await graph.getState({
     configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId },
   });

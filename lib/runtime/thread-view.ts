@@ -6,9 +6,10 @@ import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
+import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
-import { getAgent } from "./agent";
-import { getAgentGraph } from "./graph";
+import { findAgent, getAgent, hasAgent } from "./agent";
+import { getAgentGraph, readableAgent } from "./graph";
 
 /** A pending interrupt as the console and API clients see it. */
 export interface PendingInterruptView {
@@ -39,8 +40,11 @@ export interface DecisionView {
 
 export interface ThreadView {
   threadId: string;
-  /** The agent that handles the thread (`AgentDefinition.id`). */
+  /** The agent that handles the thread (`AgentDefinition.id`) and the version it is pinned to. */
   agentId: string;
+  agentVersion: string;
+  /** Why a supervisor must act (status `needs_attention`), with what they can do; null otherwise. */
+  attention: { reason: string; currentVersion: string | null; canMigrate: boolean } | null;
   title: string;
   customerMessage: string;
   orderRef: string | null;
@@ -62,8 +66,8 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   const { db } = await getDatabase();
   const thread = await getThread({ db, threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
-  const agent = getAgent(thread.agentId);
-  const graph = await getAgentGraph(agent.id);
+  const agent = readableAgent(thread);
+  const graph = await getAgentGraph(agent);
   const [state, decisions, active] = await Promise.all([
     graph.getState({ configurable: { thread_id: threadId } }),
     listThreadDecisions({ db, threadId }),
@@ -89,6 +93,8 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   return {
     threadId,
     agentId: thread.agentId,
+    agentVersion: thread.agentVersion,
+    attention: attentionOf(thread),
     title: thread.title,
     customerMessage: thread.customerMessage,
     orderRef: thread.orderRef,
@@ -121,5 +127,19 @@ function answeredBy(
   return {
     answeredBy: decision.resolvedBy ?? "someone",
     answeredAt: decision.resolvedAt?.toISOString() ?? "",
+  };
+}
+
+/** Why a thread needs a supervisor, read from its pinned version against what this process has. */
+function attentionOf(thread: Thread): ThreadView["attention"] {
+  if (thread.status !== "needs_attention") return null;
+  const current = hasAgent(thread.agentId) ? getAgent(thread.agentId) : null;
+  const known = findAgent(thread.agentId, thread.agentVersion);
+  return {
+    reason: known
+      ? "A run ended while a decision was still pending in the ledger: the graph no longer asks it."
+      : `It paused under version ${thread.agentVersion} of its agent, which is no longer deployed.`,
+    currentVersion: current?.version ?? null,
+    canMigrate: Boolean(current?.migrations?.some((m) => m.from === thread.agentVersion)),
   };
 }

@@ -2,10 +2,12 @@ import "server-only";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { createThread } from "@/lib/db/queries/threads";
+import { supersedeOtherPending } from "@/lib/db/queries/decisions";
+import { getActiveRun } from "@/lib/db/queries/runs";
+import { createThread, lockThread, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
-import { hasAgent, listAgents } from "./agent";
+import { getAgent, hasAgent, listAgents } from "./agent";
 
 /**
  * File a customer ticket: the thread and its audit entry in one transaction. Whoever files it (a user or an intake
@@ -37,6 +39,7 @@ export async function createTicket({
     const thread = await createThread({
       db: tx,
       agentId: agent,
+      agentVersion: getAgent(agent).version,
       title: title ?? message.slice(0, 80),
       customerMessage: message,
       orderRef: orderRef ?? null,
@@ -54,5 +57,36 @@ export async function createTicket({
       ],
     });
     return thread;
+  });
+}
+
+/**
+ * Close a thread with a note (a supervisor's way out for a thread no version can run any more): no run may be active;
+ * its open decisions become `superseded`; audited with the note. Nothing is deleted.
+ */
+export async function closeThread({
+  db,
+  threadId,
+  by,
+  note,
+}: {
+  db: AppDb;
+  threadId: string;
+  by: Principal;
+  note: string;
+}): Promise<{ threadId: string; status: "closed" }> {
+  return db.transaction(async (tx) => {
+    const thread = await lockThread({ tx, threadId });
+    if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
+    const active = await getActiveRun({ db: tx, threadId });
+    if (active)
+      throw new AppError("conflict:run_active", "A run is in progress on this thread.", { runId: active.id });
+    await supersedeOtherPending({ db: tx, threadId, keep: [] });
+    await setThreadStatus({ db: tx, threadId, status: "closed" });
+    await recordAudit({
+      db: tx,
+      entries: [{ action: "thread_closed", actor: by, threadId, detail: { note } }],
+    });
+    return { threadId, status: "closed" as const };
   });
 }

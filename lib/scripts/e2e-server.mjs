@@ -9,7 +9,8 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import pg from "pg";
 
 const admin = process.env.TEST_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -50,6 +51,11 @@ await dropStale().catch((e) => console.error("[e2e] could not drop stale databas
 await sql(`CREATE DATABASE "${name}"`);
 const url = new URL(admin);
 url.pathname = `/${name}`;
+// Specs that must arrange what no API can (a thread pinned to a retired graph version) find the database here.
+if (process.env.E2E_AUTH_DIR) {
+  mkdirSync(resolve(process.env.E2E_AUTH_DIR), { recursive: true });
+  writeFileSync(join(resolve(process.env.E2E_AUTH_DIR), "database-url.txt"), url.toString());
+}
 const server = spawn(
   join(process.cwd(), "node_modules", ".bin", "next"),
   ["start", "-p", port, "-H", "127.0.0.1"],

@@ -8,6 +8,7 @@ import type { Queryable } from "../tx";
 export const AUDIT_ACTIONS = [
   "ticket_created",
   "run_started",
+  "thread_closed",
   "decision",
   "fork",
   "prune",

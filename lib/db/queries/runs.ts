@@ -31,19 +31,36 @@ export async function insertRun({
   db: Queryable;
   run: Pick<
     Run,
-    "id" | "threadId" | "kind" | "input" | "fromCheckpointId" | "owner" | "startedBy" | "startedByLabel"
-  > & { leaseMs: number; editedState?: boolean };
+    | "id"
+    | "threadId"
+    | "kind"
+    | "input"
+    | "fromCheckpointId"
+    | "owner"
+    | "startedBy"
+    | "startedByLabel"
+    | "agentKey"
+  > & {
+    leaseMs: number;
+    editedState?: boolean;
+    /** Leave it `queued` for an instance that has its agent version (a rolling upgrade): nobody owns it yet. */
+    queued?: boolean;
+  };
 }): Promise<Run> {
-  const { leaseMs, ...values } = run;
+  const { leaseMs, queued = false, ...values } = run;
   const [row] = await db
     .insert(runs)
-    .values({
-      ...values,
-      status: "running",
-      attempts: 1,
-      startedAt: sql`now()`,
-      leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
-    })
+    .values(
+      queued
+        ? { ...values, owner: null, status: "queued", attempts: 0, leaseExpiresAt: sql`now()` }
+        : {
+            ...values,
+            status: "running",
+            attempts: 1,
+            startedAt: sql`now()`,
+            leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
+          },
+    )
     .returning();
   if (!row) throw new Error("insertRun: insert returned no row");
   return row;
@@ -106,6 +123,7 @@ export async function claimExpiredRun({
   leaseMs,
   everyActive = false,
   executingHere = [],
+  agentKeys,
 }: {
   db: Queryable;
   owner: string;
@@ -116,6 +134,8 @@ export async function claimExpiredRun({
    * without closing it), so it is taken over like anyone else's.
    */
   executingHere?: string[];
+  /** Only runs of these `agent@version` keys: an instance claims only runs whose version it has. */
+  agentKeys?: string[];
 }): Promise<(Run & { lastSeq: number }) | undefined> {
   const notMine =
     executingHere.length > 0
@@ -129,6 +149,7 @@ export async function claimExpiredRun({
     WHERE id = (
       SELECT id FROM runs
       WHERE status IN ('queued', 'running') AND (${everyActive} OR lease_expires_at < now()) AND ${notMine}
+        AND ${agentKeys ? sql`agent_key = ANY(${sql.param(agentKeys)}::text[])` : sql`true`}
       ORDER BY lease_expires_at NULLS FIRST LIMIT 1 FOR UPDATE SKIP LOCKED
     )
     RETURNING id`);

@@ -13,10 +13,13 @@ export async function createThread({
   orderRef,
   createdBy,
   agentId = "refund",
+  agentVersion = "1",
 }: {
   db: Queryable;
   /** The registered agent whose graph runs the thread. */
   agentId?: string;
+  /** The agent version it starts on (the agent's current one). */
+  agentVersion?: string;
   title: string;
   customerMessage: string;
   orderRef: string | null;
@@ -25,7 +28,15 @@ export async function createThread({
 }): Promise<Thread> {
   const [row] = await db
     .insert(threads)
-    .values({ id: randomUUID(), agentId, title, customerMessage, orderRef, createdBy: createdBy ?? null })
+    .values({
+      id: randomUUID(),
+      agentId,
+      agentVersion,
+      title,
+      customerMessage,
+      orderRef,
+      createdBy: createdBy ?? null,
+    })
     .returning();
   if (!row) throw new Error("createThread: insert returned no row");
   return row;
@@ -104,4 +115,52 @@ export async function setThreadEditor({
   editedBy: string;
 }): Promise<void> {
   await db.update(threads).set({ lastEditedBy: editedBy }).where(eq(threads.id, threadId));
+}
+
+/**
+ * A thread no one can run as it is (its version is gone, or a run ended with a decision still pending): a supervisor
+ * must migrate it, fork it onto the current version or close it. The inbox's pending items of it stay visible.
+ */
+export async function markNeedsAttention({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<void> {
+  await db
+    .update(threads)
+    .set({ status: "needs_attention", updatedAt: sql`now()` })
+    .where(eq(threads.id, threadId));
+}
+
+/** Move a thread to another version of its agent (a migration, or a fork onto the current version). */
+export async function setThreadVersion({
+  db,
+  threadId,
+  agentVersion,
+}: {
+  db: Queryable;
+  threadId: string;
+  agentVersion: string;
+}): Promise<void> {
+  await db.update(threads).set({ agentVersion, updatedAt: sql`now()` }).where(eq(threads.id, threadId));
+}
+
+/** Threads per agent version and status (to retire a version once no open thread uses it). */
+export async function countThreadsByVersion({
+  db,
+}: {
+  db: Queryable;
+}): Promise<{ agentId: string; agentVersion: string; status: string; threads: number }[]> {
+  return db
+    .select({
+      agentId: threads.agentId,
+      agentVersion: threads.agentVersion,
+      status: threads.status,
+      threads: sql<number>`count(*)::int`,
+    })
+    .from(threads)
+    .groupBy(threads.agentId, threads.agentVersion, threads.status)
+    .orderBy(threads.agentId, threads.agentVersion, threads.status);
 }

@@ -46,6 +46,8 @@ export const threads = pgTable(
     id: text("id").primaryKey(),
     /** The registered agent (`AgentDefinition.id`) whose graph runs this thread. */
     agentId: text("agent_id").notNull().default("refund"),
+    /** The agent version the thread runs under (pinned until it ends, unless a migration moves it). */
+    agentVersion: text("agent_version").notNull().default("1"),
     title: text("title").notNull(),
     customerMessage: text("customer_message").notNull(),
     orderRef: text("order_ref"),
@@ -87,6 +89,8 @@ export const runs = pgTable(
     startedByLabel: text("started_by_label"),
     /** A fork run that edited state before running: its starter is an editor of the thread for good. */
     editedState: boolean("edited_state").notNull().default(false),
+    /** `agent@version` the run executes: an instance claims only runs of versions it has (rolling upgrades). */
+    agentKey: text("agent_key").notNull().default("refund@1"),
     /** Checkpoint the run starts from (forks, time travel); null = the thread's head. */
     fromCheckpointId: byteText("from_checkpoint_id"),
     /** Process that executes the run, and until when its claim holds. */

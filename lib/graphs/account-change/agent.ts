@@ -60,6 +60,8 @@ export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
   description:
     "A customer asks to change their address, email or payout account: a fraud check and a data check.",
   version: "1",
+  structureHash: "sha256:fc1fe7a9f3896693",
+  interruptNodes: ["fraud_review", "data_review"],
   build: ({ checkpointer, db }) => buildAccountChangeGraph({ checkpointer, db }),
   input: (message) => accountChangeInput(message),
   interrupts: sharedContract,

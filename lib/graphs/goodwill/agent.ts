@@ -18,6 +18,8 @@ export const goodwillAgent: AgentDefinition<InterruptPayload> = {
   title: "Goodwill voucher",
   description: "An unhappy customer: the agent proposes a voucher and a person grants or declines it.",
   version: "1",
+  structureHash: "sha256:f9566b1adb78806f",
+  interruptNodes: ["ask"],
   build: (deps) => buildGoodwillGraph(deps),
   input: (message) => goodwillInput(message),
   interrupts: sharedContract,

@@ -15,6 +15,8 @@ export const refundAgent: AgentDefinition<InterruptPayload> = {
   title: "Refund request",
   description: "A customer asks for their money back for an order.",
   version: "1",
+  structureHash: "sha256:e64baf9ebfd8ff63",
+  interruptNodes: ["ask_order", "human_review", "choose_method", "confirm_email"],
   build: ({ checkpointer, db }) =>
     buildRefundGraph({
       checkpointer,

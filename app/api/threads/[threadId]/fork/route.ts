@@ -10,6 +10,8 @@ const forkBody = z.strictObject({
   values: z.unknown().optional(),
   /** Apply `values` as if this node wrote them (decides what runs next): one of the agent's fork nodes. */
   asNode: z.string().min(1).max(100).optional(),
+  /** `current`: branch onto the agent's current version (for a thread whose version is no longer deployed). */
+  onto: z.literal("current").optional(),
 });
 
 /**

@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 export const GET = route<{ threadId: string; checkpointId: string }>(
   { name: "GET /api/threads/[threadId]/checkpoints/[checkpointId]", access: "viewer" },
   async ({ params, database }) => {
-    const { agent, graph } = await agentOfThread({ db: database.db, threadId: params.threadId });
+    const { agent, graph } = await agentOfThread({ db: database.db, threadId: params.threadId, read: true });
     return json(await getCheckpointView({ ...database, graph, agent }, params));
   },
 );
