@@ -28,7 +28,7 @@ async function firstPause(server: TestServer, threadId: string, message: string)
       const outcome = e.event.outcome as { interrupts?: { id: string }[] } | undefined;
       if (e.event.type === "RUN_FINISHED") interruptId = outcome?.interrupts?.[0]?.id ?? "";
     },
-    { maxMs: 15_000 },
+    { maxMs: 8_000 },
   );
   return interruptId;
 }
@@ -117,7 +117,7 @@ describe.skipIf(!canUnshare)("instance identity", () => {
     expect(instances.map((i) => i.hostname)).toEqual([hostname(), hostname()]);
     expect(instances[0]!.pid).toBe(instances[1]!.pid);
     expect(instances[0]!.pid_namespace).not.toBe(instances[1]!.pid_namespace);
-  });
+  }, 240_000);
 });
 
 /** The fast path that stays: a process gone from this machine (a crash, a restart) does not hold its runs for a lease. */
