@@ -32,6 +32,8 @@ test("a thread of a retired version needs a supervisor, who continues it on the 
   const theirs = await operator.newPage();
   await openReady(theirs, `/threads/${threadId}`, "thread-page");
   await theirs.getByTestId("decision-refund_approval").getByTestId("approve").click();
+  await expect(theirs.getByRole("alert").filter({ hasText: "version 0" })).toBeVisible();
+  await expect.poll(async () => (await threadState(theirs, threadId)).status).toBe("needs_attention");
   await theirs.reload();
   await expect(theirs.getByTestId("attention-panel")).toContainText("version 0");
   await expect(theirs.getByTestId("attention-panel")).toContainText("Ask a supervisor");

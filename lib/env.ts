@@ -50,6 +50,11 @@ const schema = z.object({
   RUN_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
   /** How often each instance looks for runs whose lease expired. */
   RUN_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  /**
+   * On SIGTERM/SIGINT: how long runs executing here may take to finish before their leases are released to the other
+   * instances (then the process exits). Keep it below the orchestrator's kill timeout (Docker 10 s, Kubernetes 30 s).
+   */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(8_000),
   /** Chaos tests only: pause inside the refund node after recording the refund, so a kill can land there. */
   CHAOS_REFUND_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(0),
   /**

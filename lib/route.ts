@@ -7,6 +7,7 @@ import type { Principal, Role } from "@/lib/auth/roles";
 import { type Database, getDatabase } from "@/lib/db/client";
 import { AppError, type ErrorCode, errorResponse } from "@/lib/errors";
 import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
+import { isDraining } from "@/lib/runtime/status";
 
 /**
  * The one wrapper every API route handler goes through, so a handler is only parse → authorize → delegate →
@@ -33,6 +34,8 @@ export interface RouteSpec<B, Q> {
   access: Access;
   body?: Parsed<B>;
   query?: Parsed<Q>;
+  /** The handler may start a run here: refused with 503 while this instance drains (another one takes it). */
+  startsRun?: boolean;
 }
 
 export interface RouteContext<P, B, Q> {
@@ -60,6 +63,12 @@ export function route<P extends Params = Params, B = undefined, Q = undefined>(
 ) {
   return async (request: Request, context?: { params: Promise<P> }): Promise<Response> => {
     try {
+      if (spec.startsRun && isDraining()) {
+        throw new AppError(
+          "unavailable:draining",
+          "This server is shutting down and takes no new runs; send the request again (another instance takes it).",
+        );
+      }
       if (request.method !== "GET" && request.method !== "HEAD") assertSameOrigin(request);
       const principal = await authorize(request, spec.access);
       const params = checkParams((await context?.params) ?? ({} as P));

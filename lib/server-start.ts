@@ -2,35 +2,66 @@ import "server-only";
 import "@/lib/agents";
 import { ensureFirstAdmin, seedDemoUsers } from "@/lib/auth/bootstrap";
 import { getDatabase } from "@/lib/db/client";
+import { registerInstance } from "@/lib/db/queries/instances";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { startDispatcher } from "@/lib/effects/dispatcher";
 import { env } from "@/lib/env";
 import { seedDemoThreads } from "@/lib/runtime/demo";
+import { instanceId, instanceLabels } from "@/lib/runtime/instance";
 import { startEventListener } from "@/lib/runtime/listener";
 import { startRecovery } from "@/lib/runtime/recovery";
+import { installShutdownHandlers } from "@/lib/runtime/shutdown";
+import {
+  backoff,
+  reportReachable,
+  reportUnreachable,
+  runtimePhase,
+  setRuntimePhase,
+} from "@/lib/runtime/status";
 
 /**
- * Server start-up: open and migrate the database, and make sure the demo shop's orders exist (the refund agent
- * looks orders up there). If the database is down the server still starts (health answers 503 and every request
- * retries the connection) rather than refusing all traffic with a crashed start hook.
+ * Server start-up: take over SIGTERM/SIGINT (drain before exit), then open and migrate the database, seed the demo
+ * shop's orders, record this instance and start LISTEN and recovery (sweeper + heartbeat). When the database is not
+ * reachable the server still starts — /api/health answers 503 `degraded` — and the start is retried in the background
+ * with back-off (logged once, not per attempt) until it succeeds, so an instance booted before its database recovers
+ * orphaned runs as soon as the database is there.
  */
 export async function startServer(): Promise<void> {
+  installShutdownHandlers();
+  if (await startRuntime()) return;
+  // Retry no slower than the sweep interval: the database's return is noticed within one sweep.
+  const delays = backoff({ initialMs: 250, maxMs: Math.min(5_000, env.RUN_SWEEP_INTERVAL_MS) });
+  const retry = () => {
+    setTimeout(async () => {
+      if (!(await startRuntime())) retry();
+    }, delays.next()).unref();
+  };
+  retry();
+}
+
+/** One attempt; idempotent (each step is, so a retry after a partial start is safe). */
+async function startRuntime(): Promise<boolean> {
   try {
     const database = await getDatabase();
+    // Opening a pool does not connect (MIGRATE_ON_START=false): ask for proof.
+    await database.sql.query("SELECT 1");
     if (env.DEMO_ORDERS) await seedDemoOrders({ db: database.db });
-    console.log(`[start] database ready (${database.kind})`);
-    // Accounts are not the runtime: a failure here is reported and must not keep recovery from starting.
-    await ensureFirstAdmin().catch((e) => console.error("[auth] first admin not created:", e));
-    await seedDemoUsers().catch((e) => console.error("[demo] demo operators not created:", e));
+    await registerInstance({ db: database.db, instance: { id: instanceId(), ...instanceLabels() } });
     if (database.kind === "postgres") await startEventListener();
     await startRecovery();
     // Side effects recorded by runs (payments, email) leave the process here, on every instance.
     await startDispatcher();
-    if (env.DEMO_THREADS) void seedDemoThreads().catch((e) => console.error("[demo] seeding failed:", e));
+    // A SIGTERM may have come while the database was away: a drain is never undone.
+    if (runtimePhase() === "starting") setRuntimePhase("running");
+    reportReachable("start");
+    console.log(`[start] database ready (${database.kind}); instance ${instanceId()}`);
   } catch (error) {
-    console.error(
-      "[start] database unavailable, will retry on the next request:",
-      error instanceof Error ? error.message : error,
-    );
+    reportUnreachable("start", error);
+    return false;
   }
+  // Accounts and demo data are not the runtime: a failure here is reported and must not hold recovery back.
+  await ensureFirstAdmin().catch((e) => console.error("[auth] first admin not created:", e));
+  await seedDemoUsers().catch((e) => console.error("[demo] demo operators not created:", e));
+  if (env.DEMO_THREADS) void seedDemoThreads().catch((e) => console.error("[demo] seeding failed:", e));
+  return true;
 }

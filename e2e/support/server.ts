@@ -28,6 +28,10 @@ export interface TestServer {
   kill(): Promise<void>;
   /** SIGTERM and wait. */
   stop(): Promise<void>;
+  /** Send SIGTERM to the process group without waiting (a deploy's stop). */
+  terminate(): void;
+  /** Resolves with the time (Date.now()) the server process exited. */
+  exited: Promise<number>;
 }
 
 /**
@@ -40,48 +44,60 @@ export async function startTestServer(options: {
   env?: Record<string, string>;
   /** Create and sign in the test users (default). */
   signIn?: boolean;
+  /** Wait until /api/health answers 200 (default), or only until the server answers at all (e.g. 503). */
+  waitFor?: "healthy" | "listening";
+  /** A command the server runs under, e.g. `["unshare", "--pid", "--fork", …]` (its own pid namespace). */
+  wrap?: string[];
 }): Promise<TestServer> {
   if (!existsSync(join(process.cwd(), process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does it).");
   }
   const port = options.port ?? (await freePort());
   let output = "";
-  const child: ChildProcess = spawn(
+  const nextArgs = [
     join(process.cwd(), "node_modules", ".bin", "next"),
-    ["start", "-p", String(port), "-H", "127.0.0.1"],
-    {
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        // Not the test runner's flags: libraries that relax their checks under a test runner (better-auth does)
-        // must behave here as they do in production.
-        ...withoutTestFlags(process.env),
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        DATABASE_URL: options.databaseUrl,
-        OPENAI_API_KEY: "",
-        OFFLINE_TOKEN_DELAY_MS: "0",
-        DEMO_THREADS: "false",
-        ...authEnv(),
-        ...options.env,
-      },
+    "start",
+    "-p",
+    String(port),
+    "-H",
+    "127.0.0.1",
+  ];
+  const [command, ...args] = [...(options.wrap ?? []), ...nextArgs] as [string, ...string[]];
+  const child: ChildProcess = spawn(command, args, {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      // Not the test runner's flags: libraries that relax their checks under a test runner (better-auth does)
+      // must behave here as they do in production.
+      ...withoutTestFlags(process.env),
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: options.databaseUrl,
+      OPENAI_API_KEY: "",
+      OFFLINE_TOKEN_DELAY_MS: "0",
+      DEMO_THREADS: "false",
+      ...authEnv(),
+      ...options.env,
     },
-  );
+  });
   child.stdout?.on("data", (d) => {
     output += d;
   });
   child.stderr?.on("data", (d) => {
     output += d;
   });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<number>((resolve) => child.once("exit", () => resolve(Date.now())));
   const url = `http://127.0.0.1:${port}`;
-  const signal = async (sig: NodeJS.Signals) => {
+  const send = (sig: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     try {
       process.kill(-(child.pid as number), sig);
     } catch {
       // already gone
     }
+  };
+  const signal = async (sig: NodeJS.Signals) => {
+    send(sig);
     await exited;
   };
   const deadline = Date.now() + 60_000;
@@ -89,7 +105,7 @@ export async function startTestServer(options: {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
     try {
       const res = await fetch(`${url}/api/health`);
-      if (res.status === 200) break;
+      if (res.status === 200 || options.waitFor === "listening") break;
     } catch {
       // not listening yet
     }
@@ -105,6 +121,8 @@ export async function startTestServer(options: {
     log: () => output,
     kill: () => signal("SIGKILL"),
     stop: () => signal("SIGTERM"),
+    terminate: () => send("SIGTERM"),
+    exited,
   };
   if (options.signIn !== false) await registerServer(url, options.databaseUrl);
   return server;

@@ -18,7 +18,13 @@ export function getDatabase(): Promise<Database> {
     const database = env.DATABASE_URL
       ? openPostgres(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX })
       : await openPglite(env.PGLITE_DATA_DIR);
-    if (env.MIGRATE_ON_START) await migrateDatabase(database);
+    try {
+      if (env.MIGRATE_ON_START) await migrateDatabase(database);
+    } catch (error) {
+      // The next call opens a new one: close this one, or every retry during an outage leaves a pool behind.
+      await database.close().catch(() => {});
+      throw error;
+    }
     return database;
   })().catch((error) => {
     delete g[GLOBAL_KEY];

@@ -1,7 +1,7 @@
 import "server-only";
 import { getDatabase } from "./client";
 
-export interface HealthReport {
+export interface DatabaseHealth {
   ok: boolean;
   database: "postgres" | "pglite" | "unavailable";
   /** Round trip of `SELECT 1`, in milliseconds. */
@@ -10,19 +10,31 @@ export interface HealthReport {
   code?: "unavailable:database";
 }
 
-/** Open (and migrate) the database if needed, then run one trivial query. */
-export async function checkDatabase(timeoutMs = 5_000): Promise<HealthReport> {
+const KEY = Symbol.for("hitl-console.health-failing");
+type G = typeof globalThis & { [KEY]?: boolean };
+
+/**
+ * Open (and migrate) the database if needed, then run one trivial query. A failure is logged when the database
+ * stops answering, not at every probe of a load balancer; the next success says it is back.
+ */
+export async function checkDatabase(timeoutMs = 5_000): Promise<DatabaseHealth> {
+  const g = globalThis as G;
   const started = performance.now();
   try {
     const database = await withTimeout(getDatabase(), timeoutMs);
     await withTimeout(database.sql.query("SELECT 1"), timeoutMs);
+    if (g[KEY]) console.log("[health] database answers again");
+    g[KEY] = false;
     return {
       ok: true,
       database: database.kind,
       latencyMs: Math.round((performance.now() - started) * 10) / 10,
     };
   } catch (error) {
-    console.error("[health] database check failed:", error instanceof Error ? error.message : error);
+    if (!g[KEY]) {
+      console.error("[health] database check failed:", error instanceof Error ? error.message : error);
+    }
+    g[KEY] = true;
     return { ok: false, database: "unavailable", code: "unavailable:database" };
   }
 }

@@ -1,12 +1,14 @@
-import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
 import { openBackend } from "@/e2e/support/backends";
 import { type FakePaymentProvider, startFakePaymentProvider } from "@/e2e/support/fake-payment";
 import { startTestSmtpServer, type TestSmtpServer } from "@/e2e/support/smtp";
 import type { Database } from "@/lib/db/open";
+import { registerInstance } from "@/lib/db/queries/instances";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { recordRefund } from "@/lib/db/queries/refunds";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { actOnEffectTask } from "@/lib/runtime/effects";
+import { instanceLabels } from "@/lib/runtime/instance";
 import type { EffectConnector } from "./connector";
 import { backoffMs, dispatchDueEffects, type RetryPolicy } from "./dispatcher";
 import { emailConnector } from "./email";
@@ -61,6 +63,13 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
       provider_ref: string | null;
       last_error: string | null;
     }>(`SELECT * FROM effects WHERE ${where} ORDER BY created_at`);
+
+  /** An instance of this machine whose process is gone (a pid no process has): what a crashed server leaves. */
+  async function deadInstance(pid: number): Promise<string> {
+    const id = randomUUID();
+    await registerInstance({ db: database.db, instance: { ...instanceLabels(), id, pid } });
+    return id;
+  }
 
   /** Dispatch until nothing is queued or sending (or the deadline passes). */
   async function drain(owner: string, retry = FAST, deadlineMs = 60_000) {
@@ -154,7 +163,7 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
     const before = provider.created.length;
     await database.sql.query(
       "UPDATE effects SET status = 'sending', attempts = 1, owner = $1, lease_expires_at = now() + interval '1 hour' WHERE id = $2",
-      [`${hostname()}:999999:dead00`, recorded.effect.id],
+      [await deadInstance(999_999), recorded.effect.id],
     );
     await drain("dispatcher-b");
     const [row] = await effects(`id = '${recorded.effect.id}'`);
@@ -174,7 +183,7 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
       });
     const after = await queue("died-after");
     const before = await queue("died-before");
-    const dead = `${hostname()}:999998:dead01`;
+    const dead = await deadInstance(999_998);
     // "died-after" reached the DATA terminator (the mark is written right before it); "died-before" did not.
     await database.sql.query(
       "UPDATE effects SET status = 'sending', attempts = 1, owner = $1, provider_ref = $2 WHERE id = $3",

@@ -4,7 +4,7 @@ import { recordAudit } from "@/lib/db/queries/audit";
 import {
   claimDueEffects,
   HANDED_OVER,
-  listSendingOwners,
+  listLocalEffectOwners,
   markEffectAttemptFailed,
   markEffectDelivered,
   markEffectHandedOver,
@@ -12,7 +12,7 @@ import {
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
-import { instanceId, isDeadLocalOwner, thisHostPrefix } from "@/lib/runtime/instance";
+import { instanceId, instanceLabels, isGoneHere } from "@/lib/runtime/instance";
 import type { DeliveryResult, EffectConnector } from "./connector";
 import { emailConnector } from "./email";
 import { httpPaymentGateway, paymentConnector, simulatedPaymentGateway } from "./payment";
@@ -68,12 +68,18 @@ export async function dispatchDueEffects({
   retry: RetryPolicy;
   limit?: number;
 }): Promise<number> {
-  const deadOwners = (await listSendingOwners({ db, prefix: thisHostPrefix(), except: owner })).filter(
-    isDeadLocalOwner,
-  );
+  const deadOwners = await deadLocalOwners(db, owner);
   const claimed = await claimDueEffects({ db, owner, leaseMs: env.EFFECT_LEASE_MS, limit, deadOwners });
   await Promise.all(claimed.map((effect) => deliverOne({ db, connectors, owner, retry, effect })));
   return claimed.length;
+}
+
+/** Owners of sending effects that were processes of this boot and pid namespace and are gone (crashed). */
+async function deadLocalOwners(db: Queryable, owner: string): Promise<string[]> {
+  const { bootId, pidNamespace } = instanceLabels();
+  if (!bootId || !pidNamespace) return [];
+  const owners = await listLocalEffectOwners({ db, bootId, pidNamespace, except: owner });
+  return owners.filter((o) => isGoneHere(o.id, o.pid)).map((o) => o.id);
 }
 
 async function deliverOne({

@@ -4,7 +4,7 @@ import type { RunAgentInput } from "@ag-ui/core";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { listPendingDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
+import { getDecisions, listPendingDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun, insertRun } from "@/lib/db/queries/runs";
 import {
   getThread,
@@ -338,13 +338,25 @@ export async function decideAndResume(
 async function preflight(db: AppDb, threadId: string, interruptIds: string[]): Promise<void> {
   const thread = await getThread({ db, threadId });
   if (!thread) return; // the transaction says not_found
-  const staged = (await listStagedDecisions({ db, threadId })).map((d) => d.interruptId);
+  // Only decisions still open in the ledger, on a thread nothing runs on: anything else (an unknown id, one already
+  // decided, a race lost to another operator, a run in progress) gets its own answer from the transaction.
+  const open = async () => {
+    const staged = (await listStagedDecisions({ db, threadId })).map((d) => d.interruptId);
+    const pending = (await getDecisions({ db, interruptIds }))
+      .filter((d) => d.threadId === threadId && d.status === "pending")
+      .map((d) => d.interruptId);
+    return (await getActiveRun({ db, threadId })) ? [] : [...pending, ...(pending.length > 0 ? staged : [])];
+  };
+  const ids = await open();
+  if (ids.length === 0) return;
   try {
-    await assertAnswerable(thread, [...interruptIds, ...staged]);
+    await assertAnswerable(thread, ids);
   } catch (error) {
-    if (error instanceof AppError && error.code === "conflict:graph_version" && !error.details?.newer) {
-      await markNeedsAttention({ db, threadId });
-    }
+    if (!(error instanceof AppError && error.code === "conflict:graph_version")) throw error;
+    // The state may have moved on because someone else's answer just resumed the thread: ask the ledger again.
+    const still = await open();
+    if (!ids.every((id) => still.includes(id))) return;
+    if (!error.details?.newer) await markNeedsAttention({ db, threadId });
     throw error;
   }
 }

@@ -1,48 +1,89 @@
 import "server-only";
 import pg from "pg";
 import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
+import { RUNS_CHANNEL } from "@/lib/db/queries/runs";
 import { env } from "@/lib/env";
 import { wakeThread } from "./event-bus";
 import { instanceId } from "./instance";
+import { sweepSoon } from "./recovery";
+import { backoff, reportReachable, reportUnreachable } from "./status";
 
+interface Listener {
+  client: pg.Client | null;
+  stopped: boolean;
+  timer?: NodeJS.Timeout;
+}
 const KEY = Symbol.for("hitl-console.event-listener");
-type G = typeof globalThis & { [KEY]?: boolean };
+type G = typeof globalThis & { [KEY]?: Listener };
 
 /**
  * Hear appends made by other server instances (Postgres LISTEN/NOTIFY on a dedicated connection) and wake this
  * process's streams of those threads, so a run executing on instance A streams live to a client connected to B —
- * with Postgres only. Reconnects by itself; while disconnected, streams still see new events by polling the log.
+ * with Postgres only. Also hears runs released by a draining instance, and sweeps for them at once. Reconnects by
+ * itself with back-off; while disconnected, streams still see new events by polling the log.
  */
 export async function startEventListener(): Promise<void> {
   const g = globalThis as G;
   if (g[KEY] || !env.DATABASE_URL) return;
-  g[KEY] = true;
+  const state: Listener = { client: null, stopped: false };
+  g[KEY] = state;
   const me = instanceId();
+  const delays = backoff({ initialMs: 250, maxMs: 5_000 });
   const connect = async (): Promise<void> => {
+    if (state.stopped) return;
     const client = new pg.Client({ connectionString: env.DATABASE_URL });
     let retried = false;
-    const retry = () => {
+    const retry = (error: unknown) => {
       if (retried) return;
       retried = true;
       client.removeAllListeners();
+      client.on("error", () => {});
       client.end().catch(() => {});
-      setTimeout(() => void connect().catch(() => {}), 1_000).unref();
+      if (state.client === client) state.client = null;
+      if (state.stopped) return;
+      reportUnreachable("listener", error);
+      state.timer = setTimeout(() => void connect(), delays.next());
+      state.timer.unref();
     };
-    client.on("error", (error) => {
-      console.error("[listener] connection lost:", error.message);
-      retry();
-    });
+    client.on("error", retry);
+    client.on("end", () => retry(new Error("connection ended")));
     client.on("notification", (message) => {
+      if (message.channel === RUNS_CHANNEL) {
+        if (message.payload !== me) sweepSoon();
+        return;
+      }
       const [owner, threadId] = (message.payload ?? "").split("|");
       if (threadId && owner !== me) wakeThread(threadId);
     });
     try {
       await client.connect();
       await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      await client.query(`LISTEN ${RUNS_CHANNEL}`);
+      if (state.stopped) {
+        retry(new Error("stopped"));
+        return;
+      }
+      state.client = client;
+      delays.reset();
+      reportReachable("listener");
     } catch (error) {
-      console.error("[listener] could not listen:", error instanceof Error ? error.message : error);
-      retry();
+      retry(error);
     }
   };
   await connect();
+}
+
+/** Stop listening (the process is exiting). */
+export async function stopEventListener(): Promise<void> {
+  const state = (globalThis as G)[KEY];
+  if (!state) return;
+  state.stopped = true;
+  clearTimeout(state.timer);
+  const client = state.client;
+  state.client = null;
+  if (client) {
+    client.removeAllListeners();
+    client.on("error", () => {});
+    await client.end().catch(() => {});
+  }
 }

@@ -3,22 +3,29 @@ import { EventType } from "@ag-ui/core";
 import { type AguiEvent, closeOpenEvents } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
-import { claimExpiredRun, claimRunFrom, extendLeases, listActiveRunsOwnedBy } from "@/lib/db/queries/runs";
+import { listLocalRunOwners, touchInstance } from "@/lib/db/queries/instances";
+import { claimExpiredRun, expireLeasesOf, extendLeases } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { registeredAgentKeys } from "./agent";
 import { EventSink } from "./event-sink";
 import { activeRuns, failRun, startRunInBackground } from "./executor";
-import { instanceId, isDeadLocalOwner, thisHostPrefix } from "./instance";
+import { instanceId, instanceLabels, isGoneHere } from "./instance";
+import { isDraining, reportReachable, reportUnreachable } from "./status";
 
+interface Recovery {
+  heartbeat: NodeJS.Timeout;
+  sweeper: NodeJS.Timeout;
+}
 const KEY = Symbol.for("hitl-console.recovery-timers");
-type G = typeof globalThis & { [KEY]?: NodeJS.Timeout[] };
+type G = typeof globalThis & { [KEY]?: Recovery };
 
 /**
  * Keep this process's runs claimed and finish other processes' abandoned runs. A heartbeat extends the leases of the
- * runs executing here (and stops any that another instance took over); a sweeper, at start and then periodically,
- * takes over runs whose lease expired and continues them from their last checkpoint. Idempotent per process.
+ * runs executing here (and stops any that another instance took over) and says this instance is alive; a sweeper, at
+ * start and then periodically, takes over runs whose lease expired and continues them from their last checkpoint.
+ * Both keep running while the database is unreachable and work again when it is back. Idempotent per process.
  */
 export async function startRecovery(): Promise<void> {
   const g = globalThis as G;
@@ -28,63 +35,72 @@ export async function startRecovery(): Promise<void> {
   const sweeper = setInterval(() => void sweep(false), env.RUN_SWEEP_INTERVAL_MS);
   heartbeat.unref();
   sweeper.unref();
-  g[KEY] = [heartbeat, sweeper];
+  g[KEY] = { heartbeat, sweeper };
   // The embedded database belongs to this one process: whatever was active when it last stopped is orphaned now.
   await sweep(database.kind === "pglite");
 }
 
+/** Draining: take no more runs. The heartbeat goes on: the runs still executing here keep their leases. */
+export function stopSweeping(): void {
+  const timers = (globalThis as G)[KEY];
+  if (timers) clearInterval(timers.sweeper);
+}
+
+/** The process is about to exit: its runs were finished or released. */
+export function stopHeartbeat(): void {
+  const timers = (globalThis as G)[KEY];
+  if (timers) clearInterval(timers.heartbeat);
+}
+
+/** Sweep now rather than at the next tick (another instance released runs). */
+export function sweepSoon(): void {
+  if ((globalThis as G)[KEY]) void sweep(false);
+}
+
 async function beat(): Promise<void> {
   const runs = activeRuns();
-  if (runs.size === 0) return;
   // Only runs registered before the update can be judged by it: a run claimed while the update was in flight is
   // not in its snapshot, and stopping it for that would strand it (it is ours, so no sweeper would take it).
   const judged = new Set(runs.keys());
   try {
     const { db } = await getDatabase();
-    const owned = new Set(await extendLeases({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS }));
-    for (const [id, run] of runs) if (judged.has(id) && !owned.has(id)) run.abort.abort();
+    await touchInstance({ db, id: instanceId() });
+    if (runs.size > 0) {
+      const owned = new Set(await extendLeases({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS }));
+      for (const [id, run] of runs) if (judged.has(id) && !owned.has(id)) run.abort.abort();
+    }
+    reportReachable("heartbeat");
   } catch (error) {
-    console.error("[recovery] heartbeat failed:", error instanceof Error ? error.message : error);
+    reportUnreachable("heartbeat", error);
   }
 }
 
 let sweeping = false;
+let sweepAgain = false;
 
 async function sweep(everyActive: boolean): Promise<void> {
-  if (sweeping) return;
+  if (sweeping) {
+    // A request while a sweep runs (a release announced mid-sweep) must not be lost: sweep once more after it.
+    sweepAgain = true;
+    return;
+  }
+  if (isDraining()) return;
   sweeping = true;
   try {
     const { db } = await getDatabase();
     // Rolling upgrades: this process takes only runs of agent versions it has; the others wait for an instance that does.
     const keys = registeredAgentKeys();
-    // Runs of a dead process on this host (a crash or a restart) need not wait for their lease to expire.
-    const orphans = (
-      await listActiveRunsOwnedBy({ db, prefix: thisHostPrefix(), except: instanceId() })
-    ).filter((r) => r.owner && isDeadLocalOwner(r.owner) && keys.includes(r.agentKey));
-    const claimOrphan = async () => {
-      for (let next = orphans.shift(); next; next = orphans.shift()) {
-        const run = await claimRunFrom({
-          db,
-          runId: next.id,
-          from: next.owner ?? "",
-          owner: instanceId(),
-          leaseMs: env.RUN_LEASE_MS,
-        });
-        if (run) return run;
-      }
-      return undefined;
-    };
+    await expireLeasesOfGoneOwners(db);
     for (;;) {
-      const run =
-        (await claimOrphan()) ??
-        (await claimExpiredRun({
-          db,
-          owner: instanceId(),
-          leaseMs: env.RUN_LEASE_MS,
-          everyActive,
-          executingHere: [...activeRuns().keys()],
-          agentKeys: keys,
-        }));
+      if (isDraining()) break;
+      const run = await claimExpiredRun({
+        db,
+        owner: instanceId(),
+        leaseMs: env.RUN_LEASE_MS,
+        everyActive,
+        executingHere: [...activeRuns().keys()],
+        agentKeys: keys,
+      });
       if (!run) break;
       if (run.attempts > env.MAX_RUN_ATTEMPTS) {
         console.error(`[recovery] run ${run.id} crashed ${run.attempts - 1} times; marking it failed`);
@@ -94,10 +110,30 @@ async function sweep(everyActive: boolean): Promise<void> {
       console.log(`[recovery] continuing run ${run.id} of thread ${run.threadId} (attempt ${run.attempts})`);
       startRunInBackground(run, run.lastSeq, { recovered: true });
     }
+    reportReachable("sweeper");
   } catch (error) {
-    console.error("[recovery] sweep failed:", error instanceof Error ? error.message : error);
+    reportUnreachable("sweeper", error);
   } finally {
     sweeping = false;
+  }
+  if (sweepAgain) {
+    sweepAgain = false;
+    await sweep(false);
+  }
+}
+
+/**
+ * The fast path for a crash or restart on this machine: the runs of an instance of our own boot and pid namespace
+ * whose pid is gone need not wait for their leases. Nothing is inferred from hostnames, and an owner we cannot check
+ * (another machine, another container, an id with no `instances` row) keeps its lease.
+ */
+async function expireLeasesOfGoneOwners(db: Awaited<ReturnType<typeof getDatabase>>["db"]): Promise<void> {
+  const { bootId, pidNamespace } = instanceLabels();
+  if (!bootId || !pidNamespace) return;
+  const owners = await listLocalRunOwners({ db, bootId, pidNamespace, except: instanceId() });
+  const gone = owners.filter((o) => isGoneHere(o.id, o.pid)).map((o) => o.id);
+  if (gone.length > 0 && (await expireLeasesOf({ db, owners: gone })) > 0) {
+    console.log(`[recovery] instance(s) ${gone.join(", ")} gone from this machine: taking over their runs`);
   }
 }
 

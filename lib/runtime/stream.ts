@@ -85,6 +85,26 @@ export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEv
 
 const encoder = new TextEncoder();
 
+/** Open SSE bodies of this process, each with a function that ends it normally (on `globalThis`: see status.ts). */
+const STREAMS = Symbol.for("hitl-console.open-streams");
+type G = typeof globalThis & { [STREAMS]?: Set<() => void> };
+function openStreams(): Set<() => void> {
+  const g = globalThis as G;
+  g[STREAMS] ??= new Set();
+  return g[STREAMS];
+}
+
+/**
+ * End every open event stream of this process with a normal close (the process is about to exit). Clients reconnect
+ * with their last seq — to another instance — and miss nothing: the log is the source of truth. Without this, an open
+ * stream keeps `next start` from exiting until it ends by itself.
+ */
+export function endOpenStreams(): number {
+  const ends = [...openStreams()];
+  for (const end of ends) end();
+  return ends.length;
+}
+
 /** An SSE body of AG-UI events from {@link tailEvents}, with a keep-alive comment every 15 s. */
 export function sseBody(
   options: Omit<TailOptions, "signal">,
@@ -93,8 +113,14 @@ export function sseBody(
   const abort = new AbortController();
   requestSignal.addEventListener("abort", () => abort.abort(), { once: true });
   let keepAlive: NodeJS.Timeout | undefined;
+  let endedByServer = false;
+  const end = () => {
+    endedByServer = true;
+    abort.abort();
+  };
   return new ReadableStream<Uint8Array>({
     async start(controller) {
+      openStreams().add(end);
       // A comment first, so the response head goes out at once: the client knows the stream is open before the
       // first event exists (and a reconnecting client is not left waiting on headers).
       controller.enqueue(encoder.encode(": stream open\n\n"));
@@ -112,11 +138,19 @@ export function sseBody(
         };
         controller.enqueue(encoder.encode(`data: ${JSON.stringify(failure)}\n\n`));
       } finally {
+        openStreams().delete(end);
         clearInterval(keepAlive);
-        if (!abort.signal.aborted) controller.close();
+        if (!abort.signal.aborted || endedByServer) {
+          try {
+            controller.close();
+          } catch {
+            // the client went away at the same moment: nothing left to close
+          }
+        }
       }
     },
     cancel() {
+      openStreams().delete(end);
       clearInterval(keepAlive);
       abort.abort();
     },

@@ -1,10 +1,13 @@
-import { checkDatabase } from "@/lib/db/health";
+import { checkHealth } from "@/lib/runtime/health";
 
 export const dynamic = "force-dynamic";
 
-/** 200 when the database answers, 503 otherwise (for load balancers and the e2e web server wait). */
+/**
+ * 200 when the database answers and the runtime's background work runs; 503 with `status` (degraded, draining) and a
+ * `reason` otherwise (for load balancers and the e2e web server wait).
+ */
 export async function GET() {
-  const result = await checkDatabase();
+  const result = await checkHealth();
   return Response.json(result, {
     status: result.ok ? 200 : 503,
     headers: { "cache-control": "no-store" },

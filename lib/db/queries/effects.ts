@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
 import type { EffectTaskAction } from "@/lib/wire";
-import { type Effect, effects } from "../schema";
+import { type Effect, effects, instances } from "../schema";
 import type { Queryable } from "../tx";
 
 /** An effect to record: what delivers it (`kind`), the business row it delivers, and what the connector sends. */
@@ -96,27 +96,33 @@ export async function claimDueEffects({
     .where(and(inArray(effects.id, ids), eq(effects.owner, owner)));
 }
 
-/** `sending` effects owned by someone other than `except` on this host (`prefix`): candidates for dead owners. */
-export async function listSendingOwners({
+/**
+ * Other instances of this machine's boot and pid namespace holding effects in `sending`, with their pids: the owners
+ * whose death this process can check (see `isGoneHere`); their claims are taken over without waiting for the lease.
+ */
+export async function listLocalEffectOwners({
   db,
-  prefix,
+  bootId,
+  pidNamespace,
   except,
 }: {
   db: Queryable;
-  prefix: string;
+  bootId: string;
+  pidNamespace: string;
   except: string;
-}): Promise<string[]> {
-  const rows = await db
-    .selectDistinct({ owner: effects.owner })
-    .from(effects)
+}): Promise<{ id: string; pid: number }[]> {
+  return db
+    .selectDistinct({ id: instances.id, pid: instances.pid })
+    .from(instances)
+    .innerJoin(effects, eq(effects.owner, instances.id))
     .where(
       and(
+        eq(instances.bootId, bootId),
+        eq(instances.pidNamespace, pidNamespace),
+        ne(instances.id, except),
         eq(effects.status, "sending"),
-        sql`${effects.owner} like ${`${prefix}%`}`,
-        sql`${effects.owner} <> ${except}`,
       ),
     );
-  return rows.map((r) => r.owner).filter((o): o is string => o !== null);
 }
 
 /** The provider confirmed the effect: delivered (only while this dispatcher still holds it). */

@@ -164,58 +164,44 @@ export async function claimExpiredRun({
   return row ? { ...row.run, lastSeq: Number(row.lastSeq) } : undefined;
 }
 
-/** Active runs owned by someone else whose owner id starts with `prefix` (this host's processes). */
-export async function listActiveRunsOwnedBy({
-  db,
-  prefix,
-  except,
-}: {
-  db: Queryable;
-  prefix: string;
-  except: string;
-}): Promise<{ id: string; owner: string | null; agentKey: string }[]> {
-  return db
-    .select({ id: runs.id, owner: runs.owner, agentKey: runs.agentKey })
-    .from(runs)
-    .where(
-      and(
-        inArray(runs.status, [...ACTIVE_RUN_STATUSES]),
-        sql`${runs.owner} LIKE ${`${prefix.replace(/[%_\\]/g, "\\$&")}%`}`,
-        sql`${runs.owner} <> ${except}`,
-      ),
-    );
+/** Channel on which released runs are announced, so other instances sweep at once instead of at their next tick. */
+export const RUNS_CHANNEL = "hitl_runs";
+
+/**
+ * Hand the active runs of `owner` over to whoever sweeps next: no owner (its late writes are refused), lease already
+ * expired, announced on {@link RUNS_CHANNEL} at commit. A draining instance calls it for its own runs. Returns the ids.
+ */
+export async function releaseRuns({ db, owner }: { db: Queryable; owner: string }): Promise<string[]> {
+  const result = await db.execute(sql`WITH released AS (
+    UPDATE runs SET owner = NULL, lease_expires_at = now() - interval '1 millisecond'
+    WHERE owner = ${owner} AND status IN ('queued', 'running')
+    RETURNING id
+  ), announced AS (
+    SELECT pg_notify(${RUNS_CHANNEL}, ${owner}) WHERE EXISTS (SELECT 1 FROM released)
+  )
+  SELECT id, (SELECT count(*) FROM announced)::int AS announced FROM released`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { id: string }[];
+  return rows.map((r) => r.id);
 }
 
-/** Take over a run from an owner known to be dead, by compare-and-set on that owner. */
-export async function claimRunFrom({
-  db,
-  runId,
-  from,
-  owner,
-  leaseMs,
-}: {
-  db: Queryable;
-  runId: string;
-  from: string;
-  owner: string;
-  leaseMs: number;
-}): Promise<(Run & { lastSeq: number }) | undefined> {
-  const [claimed] = await db
+/**
+ * Let the sweepers take over the active runs of owners known to be dead (a process gone on this machine) without
+ * waiting for their leases: the leases end now. The takeover itself is the ordinary expired-lease claim.
+ */
+export async function expireLeasesOf({ db, owners }: { db: Queryable; owners: string[] }): Promise<number> {
+  if (owners.length === 0) return 0;
+  const rows = await db
     .update(runs)
-    .set({
-      owner,
-      status: "running",
-      attempts: sql`${runs.attempts} + 1`,
-      leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
-    })
-    .where(and(eq(runs.id, runId), eq(runs.owner, from), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
-    .returning();
-  if (!claimed) return undefined;
-  const [thread] = await db
-    .select({ lastSeq: threads.lastSeq })
-    .from(threads)
-    .where(eq(threads.id, claimed.threadId));
-  return { ...claimed, lastSeq: Number(thread?.lastSeq ?? 0) };
+    .set({ leaseExpiresAt: sql`now() - interval '1 millisecond'` })
+    .where(
+      and(
+        inArray(runs.owner, owners),
+        inArray(runs.status, [...ACTIVE_RUN_STATUSES]),
+        sql`(${runs.leaseExpiresAt} IS NULL OR ${runs.leaseExpiresAt} >= now())`,
+      ),
+    )
+    .returning({ id: runs.id });
+  return rows.length;
 }
 
 /** A recovered run made progress (finished a step): it is not crash-looping, so its attempt count starts over. */

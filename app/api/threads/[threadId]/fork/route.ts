@@ -22,6 +22,7 @@ const forkBody = z.strictObject({
 export const POST = route<{ threadId: string }, z.infer<typeof forkBody>>(
   {
     name: "POST /api/threads/[threadId]/fork",
+    startsRun: true,
     access: "supervisor",
     body: { schema: forkBody, code: "bad_request:fork", what: "The fork request" },
   },

@@ -17,6 +17,7 @@ export const dynamic = "force-dynamic";
 export const POST = route<{ threadId: string }, z.infer<typeof runBody>>(
   {
     name: "POST /api/threads/[threadId]/runs",
+    startsRun: true,
     access: { intakeOr: "operator" },
     body: { schema: runBody, code: "bad_request:run_input", what: "The RunAgentInput" },
   },

@@ -19,6 +19,7 @@ const decideBody = z.strictObject({
 export const POST = route<{ threadId: string; interruptId: string }, z.infer<typeof decideBody>>(
   {
     name: "POST /api/threads/[threadId]/decisions/[interruptId]",
+    startsRun: true,
     access: "operator",
     body: { schema: decideBody, code: "bad_request:decision", what: "The decision" },
   },

@@ -1,0 +1,58 @@
+import "server-only";
+import { checkDatabase, type DatabaseHealth } from "@/lib/db/health";
+import { failingTasks, runtimePhase } from "./status";
+
+export interface HealthReport extends Omit<DatabaseHealth, "code"> {
+  /** ok: serving and recovering; degraded: serving, but the database or the runtime's background work is not up;
+   * draining: shutting down, send new work elsewhere. Anything but ok answers 503. */
+  status: "ok" | "degraded" | "draining";
+  code?: "unavailable:database" | "unavailable:runtime" | "unavailable:draining";
+  /** Why it is not ok, for people (no database details: those are in the server log). */
+  reason?: string;
+}
+
+/**
+ * This instance's health: the database answers, and recovery, heartbeat and LISTEN run (they start as soon as the
+ * database is reachable and resume when it comes back). While either is not the case, or while draining, it says
+ * why.
+ */
+export async function checkHealth(): Promise<HealthReport> {
+  if (runtimePhase() === "draining") {
+    return {
+      ok: false,
+      status: "draining",
+      database: "unavailable",
+      code: "unavailable:draining",
+      reason: "This instance is shutting down: it takes no new runs and hands its runs over.",
+    };
+  }
+  const db = await checkDatabase();
+  if (!db.ok) {
+    return {
+      ...db,
+      status: "degraded",
+      code: "unavailable:database",
+      reason: "The database is unreachable; recovery, heartbeat and LISTEN resume when it is back.",
+    };
+  }
+  if (runtimePhase() === "starting") {
+    return {
+      ...db,
+      ok: false,
+      status: "degraded",
+      code: "unavailable:runtime",
+      reason: "Recovery, heartbeat and LISTEN have not started yet (waiting for the database).",
+    };
+  }
+  const failing = failingTasks();
+  if (failing.length > 0) {
+    return {
+      ...db,
+      ok: false,
+      status: "degraded",
+      code: "unavailable:runtime",
+      reason: `Not reaching the database yet: ${failing.join(", ")}.`,
+    };
+  }
+  return { ...db, status: "ok" };
+}

@@ -1,0 +1,77 @@
+import "server-only";
+
+/**
+ * The runtime's state in this process, for /api/health and the route wrapper: whether its background work
+ * (recovery, heartbeat, LISTEN) has started, which of it cannot reach the database, and whether the process is
+ * draining. On `globalThis`: `instrumentation.ts` (which starts the work) and the routes (which read it) are
+ * bundled apart.
+ */
+export type Phase = "starting" | "running" | "draining";
+
+interface State {
+  phase: Phase;
+  /** Background tasks that cannot reach the database, by name, since when. */
+  failing: Map<string, number>;
+}
+
+const KEY = Symbol.for("hitl-console.runtime-status");
+type G = typeof globalThis & { [KEY]?: State };
+
+function state(): State {
+  const g = globalThis as G;
+  g[KEY] ??= { phase: "starting", failing: new Map() };
+  return g[KEY];
+}
+
+export function runtimePhase(): Phase {
+  return state().phase;
+}
+
+export function setRuntimePhase(phase: Phase): void {
+  state().phase = phase;
+}
+
+export function isDraining(): boolean {
+  return state().phase === "draining";
+}
+
+/** Names of the background tasks currently unable to reach the database. */
+export function failingTasks(): string[] {
+  return [...state().failing.keys()];
+}
+
+/**
+ * A background task could not reach the database. Logged once per outage of that task, not once per attempt (a
+ * retry loop would otherwise fill the log): the next line about it says it is back.
+ */
+export function reportUnreachable(task: string, error: unknown): void {
+  const { failing } = state();
+  if (failing.has(task)) return;
+  failing.set(task, Date.now());
+  const reason = error instanceof Error ? error.message || error.name : String(error);
+  console.error(`[${task}] database unreachable (${reason}); retrying with back-off`);
+}
+
+/** A background task reached the database: logged only if it could not before. */
+export function reportReachable(task: string): void {
+  const { failing } = state();
+  const since = failing.get(task);
+  if (since === undefined) return;
+  failing.delete(task);
+  console.log(`[${task}] database reachable again after ${((Date.now() - since) / 1000).toFixed(1)} s`);
+}
+
+/** Delays for retrying: doubling from `initialMs` up to `maxMs`, with jitter so replicas do not retry in step. */
+export function backoff({ initialMs, maxMs }: { initialMs: number; maxMs: number }) {
+  let attempt = 0;
+  return {
+    next(): number {
+      const ms = Math.min(maxMs, initialMs * 2 ** attempt);
+      attempt += 1;
+      return Math.round(ms * (0.8 + Math.random() * 0.2));
+    },
+    reset(): void {
+      attempt = 0;
+    },
+  };
+}
