@@ -29,6 +29,8 @@ export interface EffectCounts {
   duplicate_refunds: number;
   duplicate_emails: number;
   duplicate_emails_same_message_id: number;
+  missing_refunds_at_provider: number;
+  missing_emails: number;
 }
 
 /** Wait until no effect is queued or sending (the dispatcher keeps delivering after the runs finished). */
@@ -78,6 +80,11 @@ export async function countProviderDeliveries(
       (n, [what, w]) => n + (what.startsWith(prefix) ? Math.max(0, (got.get(what) ?? 0) - w) : 0),
       0,
     );
+  const lost = (prefix: string) =>
+    [...wanted].reduce(
+      (n, [what, w]) => n + (what.startsWith(prefix) ? Math.max(0, w - (got.get(what) ?? 0)) : 0),
+      0,
+    );
   const ids = smtp.received.map((m) => m.messageId ?? "");
   return {
     effects: authorized.length,
@@ -89,6 +96,8 @@ export async function countProviderDeliveries(
     duplicate_refunds: dup("refund "),
     duplicate_emails: dup("email "),
     duplicate_emails_same_message_id: ids.length - new Set(ids).size,
+    missing_refunds_at_provider: lost("refund "),
+    missing_emails: lost("email "),
   };
 }
 

@@ -10,8 +10,12 @@ export interface ReceivedMail {
   raw: string;
 }
 
-/** Chances per message (0…1): a transient 451 rejection, a connection refused with 421. */
+/**
+ * Chances per message (0…1): a transient 451 at RCPT TO (greylisting: before the message is sent), a transient 451
+ * after the whole message (a content check), a connection refused with 421.
+ */
 export interface SmtpFaults {
+  rejectRcpt451?: number;
   reject451?: number;
   refuseConnection?: number;
   /** Reject every message with 451 until cleared. */
@@ -50,6 +54,12 @@ export async function startTestSmtpServer(
     onConnect(_session, callback) {
       if (random() < (faults.refuseConnection ?? 0)) {
         return callback(transient("injected: try again later", 421));
+      }
+      callback();
+    },
+    onRcptTo(_address, _session, callback) {
+      if (random() < (faults.rejectRcpt451 ?? 0)) {
+        return callback(transient("injected: greylisted, try again later", 451));
       }
       callback();
     },

@@ -94,7 +94,7 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
 
   it("delivers 30 payments and 10 emails exactly once each through 20 % 500s, 10 % timeouts after applying, 5 % drops", async () => {
     provider.setFaults({ error500: 0.2, timeoutAfterApply: 0.1, drop: 0.05 });
-    smtp.setFaults({ reject451: 0.2, refuseConnection: 0.05 });
+    smtp.setFaults({ rejectRcpt451: 0.1, reject451: 0.1, refuseConnection: 0.05 });
     for (let i = 0; i < 30; i++) {
       const recorded = await recordRefund({
         db: database.db,

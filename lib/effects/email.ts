@@ -94,11 +94,13 @@ function handOverLast(message: Buffer, beforeEnd: () => Promise<void>): Readable
   });
 }
 
-/** SMTP 5xx replies are refusals (a bad address, a rejected message); anything else may pass on another try. */
+/** SMTP 5xx replies are refusals (a bad address, a rejected message); 4xx and network errors may pass later. */
 function classify(error: unknown) {
   const e = error as { responseCode?: unknown; code?: unknown; message?: unknown };
   const what = `${typeof e.code === "string" ? `${e.code}: ` : ""}${String(e.message ?? error).slice(0, 300)}`;
-  if (typeof e.responseCode === "number" && e.responseCode >= 500) return refused(what);
+  // The server's reply code decides (a 451 at RCPT TO is greylisting: try later); without one, a refused envelope is
+  // our own fault (no valid recipient) and other errors (connection, timeout) are worth another try.
+  if (typeof e.responseCode === "number") return e.responseCode >= 500 ? refused(what) : retryable(what);
   if (e.code === "EENVELOPE") return refused(what);
   return retryable(what);
 }
