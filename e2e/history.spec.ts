@@ -56,7 +56,7 @@ test("forks a finished thread at its approval, rejects on the branch, and shows 
   const warnings = page.getByTestId("side-effect-warnings");
   await expect(warnings.locator('[data-code="side_effect:refund"]')).toContainText("€59.00");
   await expect(warnings.locator('[data-code="side_effect:email"]')).toBeVisible();
-  await expect(warnings).toContainText("no second refund is paid");
+  await expect(warnings).toContainText("A branch cannot undo them");
 
   // State edits are checked in the browser before anything is sent.
   await page.getByLabel("Edit the state before forking").check();

@@ -158,9 +158,11 @@ test("answers input_text, select_option and confirm_email (edited) on one thread
 
   const state = await threadState(page, threadId);
   expect(state.values.refundMethod).toBe("store_credit");
+  // The sent revision carries the decision that approved it (its email's key derives from it).
   expect(state.values.reply).toEqual({
     subject: "Your store credit for ORD-1004",
     body: "Hello Tom,\n\nYour store credit is on your account.\n\nBest,\nSupport",
+    approvedBy: expect.stringContaining("/confirm_email:"),
   });
   expect(state.values.email).toMatchObject({ status: "queued" });
   expect(state.decisions.map((d: { action: string }) => d.action)).toEqual([
