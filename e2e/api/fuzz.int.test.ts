@@ -162,10 +162,19 @@ describe("hostile requests to every route", () => {
   /** Non-GET requests answered 2xx/3xx may write; anything else must not. */
   const accepted = (r: HostileRequest, o: Outcome) => r.method !== "GET" && o.status > 0 && o.status < 400;
 
-  /** After an accepted fork, wait for its background run to end (its events stream closes then). */
+  /**
+   * After an accepted request that started a background run (a fork, or the decision that completed its step: both
+   * answer with the run's `events`), wait for the run to end (its events stream closes then): its writes are not the
+   * next request's.
+   */
   async function settle(r: HostileRequest, o: Outcome) {
-    if (!accepted(r, o) || !r.path.includes("/fork")) return;
-    const events = (JSON.parse(o.text) as { events?: string }).events;
+    if (!accepted(r, o)) return;
+    let events: string | undefined;
+    try {
+      events = (JSON.parse(o.text) as { events?: string }).events;
+    } catch {
+      return; // not JSON (an SSE stream, read to its end already)
+    }
     if (events)
       await (
         await authedFetch(`${server!.url}${events}`, { signal: AbortSignal.timeout(20_000) }, "viewer")
