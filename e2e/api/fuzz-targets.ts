@@ -41,6 +41,8 @@ export interface FuzzContext {
   /** [threadId, checkpointId] of real checkpoints. */
   checkpoints: [string, string][];
   interruptIds: string[];
+  /** Real effect ids (the done thread's refund and email). */
+  effectIds: string[];
   victimUserIds: string[];
   victimKeyIds: string[];
   victimEmail: string;
@@ -298,6 +300,35 @@ export const TARGETS: Target[] = [
         senders: sender(["intake", ...OPERATOR]),
         body: hostileBody(
           obj({ status: fc.constantFrom("resolved", "cancelled", "answered"), answer: badAnswer }, []),
+        ),
+      }),
+  },
+  {
+    name: "GET /api/threads/[threadId]/effects",
+    build: (ctx) =>
+      request({
+        method: "GET",
+        path: idFrom(ctx.threadIds).map((t) => `/api/threads/${t}/effects`),
+        senders: sender(VIEWER),
+      }),
+  },
+  {
+    name: "POST /api/threads/[threadId]/effects/[effectId]",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: fc
+          .tuple(idFrom(ctx.threadIds), idFrom(ctx.effectIds.length > 0 ? ctx.effectIds : ["none"]))
+          .map(([t, e]) => `/api/threads/${t}/effects/${e}`),
+        senders: sender(["intake", ...OPERATOR]),
+        body: hostileBody(
+          obj(
+            {
+              action: fc.constantFrom("retry", "refunded_manually", "mark_handled", "delete"),
+              note: hostileString,
+            },
+            ["action"],
+          ),
         ),
       }),
   },

@@ -96,6 +96,7 @@ describe("hostile requests to every route", () => {
         )
       ).map((r) => [r.t, r.c] as [string, string]),
       interruptIds: await ids("SELECT interrupt_id AS v FROM decisions"),
+      effectIds: await ids("SELECT id AS v FROM effects"),
       victimUserIds: await ids("SELECT id AS v FROM auth_users WHERE email LIKE 'fuzz-victim-%'"),
       victimKeyIds: await ids("SELECT id AS v FROM api_keys WHERE name LIKE 'fuzz-victim-%'"),
       victimEmail: "fuzz-victim-1@test.local",

@@ -17,8 +17,10 @@ describe("the OpenAI-compatible model path", () => {
     fake = await startFakeOpenAI();
     fake.setReply((request) => {
       const system = request.messages.find((m) => m.role === "system");
+      // The order the customer named (each test refunds its own order: a fully refunded one has nothing left).
+      const asked = JSON.stringify(request.messages.filter((m) => m.role === "user")).match(/ORD-\d{4}/)?.[0];
       return String(system?.content ?? "").includes("classify")
-        ? '{"intent":"refund","reason":"headphones stopped working","orderRef":"ORD-1002","requestedAmount":null}'
+        ? `{"intent":"refund","reason":"headphones stopped working","orderRef":"${asked ?? "ORD-1002"}","requestedAmount":null}`
         : REPLY_TOKENS;
     });
     prepared = await prepareDatabase("openai");
