@@ -1,9 +1,10 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { EffectTaskAction } from "@/lib/wire";
-import { type Effect, effects, instances } from "../schema";
+import { type Effect, effects } from "../schema";
 import type { Queryable } from "../tx";
+import { type LocalScope, listLocalOwners } from "./instances";
 
 /** An effect to record: what delivers it (`kind`), the business row it delivers, and what the connector sends. */
 export interface EffectIntent {
@@ -100,29 +101,13 @@ export async function claimDueEffects({
  * Other instances of this machine's boot and pid namespace holding effects in `sending`, with their pids: the owners
  * whose death this process can check (see `isGoneHere`); their claims are taken over without waiting for the lease.
  */
-export async function listLocalEffectOwners({
-  db,
-  bootId,
-  pidNamespace,
-  except,
-}: {
-  db: Queryable;
-  bootId: string;
-  pidNamespace: string;
-  except: string;
-}): Promise<{ id: string; pid: number }[]> {
-  return db
-    .selectDistinct({ id: instances.id, pid: instances.pid })
-    .from(instances)
-    .innerJoin(effects, eq(effects.owner, instances.id))
-    .where(
-      and(
-        eq(instances.bootId, bootId),
-        eq(instances.pidNamespace, pidNamespace),
-        ne(instances.id, except),
-        eq(effects.status, "sending"),
-      ),
-    );
+export function listLocalEffectOwners(scope: LocalScope): Promise<{ id: string; pid: number }[]> {
+  return listLocalOwners({
+    ...scope,
+    table: effects,
+    owner: effects.owner,
+    holding: eq(effects.status, "sending"),
+  });
 }
 
 /** The provider confirmed the effect: delivered (only while this dispatcher still holds it). */

@@ -1,5 +1,6 @@
 import "server-only";
-import { and, eq, inArray, lt, ne, notExists, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, inArray, lt, ne, notExists, type SQL, sql } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { ACTIVE_RUN_STATUSES } from "@/lib/wire";
 import { instances, runs } from "../schema";
 import type { Queryable } from "../tx";
@@ -41,31 +42,48 @@ export async function markInstanceStopped({ db, id }: { db: Queryable; id: strin
   await db.update(instances).set({ stoppedAt: sql`now()` }).where(eq(instances.id, id));
 }
 
-/**
- * Other instances of this machine's boot and pid namespace that own active runs, with their pids: the only owners
- * whose death this process can check (`kill(pid, 0)` means something only inside the same pid namespace).
- */
-export async function listLocalRunOwners({
-  db,
-  bootId,
-  pidNamespace,
-  except,
-}: {
+/** Where to look for another instance of this machine: its boot and pid namespace, and this process's own id. */
+export interface LocalScope {
   db: Queryable;
   bootId: string;
   pidNamespace: string;
   except: string;
-}): Promise<{ id: string; pid: number }[]> {
+}
+
+/**
+ * Other instances of this machine's boot and pid namespace that hold a claim, with their pids: the only owners whose
+ * death this process can check (`kill(pid, 0)` means something only inside the same pid namespace). `owner` is the
+ * claiming table's owner column and `holding` says which of its rows count as claims.
+ */
+export async function listLocalOwners({
+  db,
+  bootId,
+  pidNamespace,
+  except,
+  table,
+  owner,
+  holding,
+}: LocalScope & { table: PgTable; owner: AnyColumn; holding: SQL }): Promise<{ id: string; pid: number }[]> {
   return db
     .selectDistinct({ id: instances.id, pid: instances.pid })
     .from(instances)
-    .innerJoin(runs, eq(runs.owner, instances.id))
+    .innerJoin(table, eq(owner, instances.id))
     .where(
       and(
         eq(instances.bootId, bootId),
         eq(instances.pidNamespace, pidNamespace),
         ne(instances.id, except),
-        inArray(runs.status, [...ACTIVE_RUN_STATUSES]),
+        holding,
       ),
     );
+}
+
+/** Other instances of this machine (see {@link listLocalOwners}) that own active runs. */
+export function listLocalRunOwners(scope: LocalScope): Promise<{ id: string; pid: number }[]> {
+  return listLocalOwners({
+    ...scope,
+    table: runs,
+    owner: runs.owner,
+    holding: inArray(runs.status, [...ACTIVE_RUN_STATUSES]) as SQL,
+  });
 }
