@@ -333,6 +333,26 @@ export const TARGETS: Target[] = [
       }),
   },
   {
+    name: "POST /api/threads/[threadId]/close",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: idFrom(ctx.threadIds).map((t) => `/api/threads/${t}/close`),
+        senders: sender(["operator", "supervisor"]),
+        body: hostileBody(obj({ note: hostileString }, ["note"])),
+      }),
+  },
+  {
+    name: "POST /api/threads/[threadId]/migrate",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: idFrom(ctx.threadIds).map((t) => `/api/threads/${t}/migrate`),
+        senders: sender(["operator", "supervisor"]),
+        body: hostileBody(obj({ version: fc.constantFrom("1", "2") }, [])),
+      }),
+  },
+  {
     name: "POST /api/threads/[threadId]/fork",
     build: (ctx) =>
       request({

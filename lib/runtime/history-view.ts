@@ -22,7 +22,9 @@ export type WrittenBy =
   /** `updateState` (an operator's edit, or the first step of a time-travel fork). */
   | { kind: "update" }
   /** A copy of another checkpoint (`updateState(config, null, "__copy__")`). */
-  | { kind: "fork" };
+  | { kind: "fork" }
+  /** A paused thread moved onto a newer version of its agent by a declared migration (`source` "migration"). */
+  | { kind: "migration" };
 
 /** One checkpoint of the tree. */
 export interface HistoryCheckpoint {
@@ -143,7 +145,8 @@ export function labelBranches(links: readonly CheckpointLink[]): BranchLabels {
 }
 
 function writtenBy(source: string | null, nodes: string[]): WrittenBy {
-  if (source === "input" || source === "update" || source === "fork") return { kind: source };
+  if (source === "input" || source === "update" || source === "fork" || source === "migration")
+    return { kind: source };
   return { kind: "nodes", nodes };
 }
 

@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   "thread_closed",
   "decision",
   "fork",
+  "thread_migrated",
   "prune",
   "sign_in",
   "sign_in_failed",
