@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
  * developer makes it — copy the current refund definition into `lib/graphs/refund/versions/v1/`, then change the
  * graph: rename a node (human_review → review_refund), add a node after the approval (note_approval), add a state
  * field with a default (priority), change a prompt, bump the version and declare a migration; retire goodwill 1
- * (renamed node, no migration, not kept). The changes are edits of the current files (each must still apply — a
+ * (renamed node, no migration, not kept); account change 2 declares a migration that fails. The changes are edits of the current files (each must still apply — a
  * refactor that moves them fails here, loudly) plus the new files under e2e/upgrade/v2/. Then `next build` there.
  */
 
@@ -78,6 +78,18 @@ const EDITS: Edit[] = [
     file: "lib/graphs/refund/agent.ts",
     find: 'import { getChatModel } from "./chat-model";',
     replace: 'import { getChatModel } from "./chat-model";\nimport { refundMigrations } from "./migrations";',
+  },
+  // Account change 2: a declared migration that fails (version 1 not kept).
+  {
+    file: "lib/graphs/account-change/agent.ts",
+    find: 'version: "1",',
+    replace: 'version: "2",\n  migrations: accountChangeMigrations,',
+  },
+  {
+    file: "lib/graphs/account-change/agent.ts",
+    find: 'import { accountChangeInput, buildAccountChangeGraph } from "./graph";',
+    replace:
+      'import { accountChangeInput, buildAccountChangeGraph } from "./graph";\nimport { accountChangeMigrations } from "./migrations";',
   },
   // Goodwill 2: its question node renamed, version 1 retired with no migration.
   { file: "lib/graphs/goodwill/graph.ts", find: '"ask"', replace: '"ask_person"', all: true },

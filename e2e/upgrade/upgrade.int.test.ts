@@ -99,7 +99,7 @@ function useWorld(prefix: string) {
     },
   };
   beforeAll(async () => {
-    world.prepared = await prepareDatabase(prefix, { prefix: "ORD-7", count: PER_KIND * 4 + GOODWILL });
+    world.prepared = await prepareDatabase(prefix, { prefix: "ORD-7", count: PER_KIND * 4 + GOODWILL * 2 });
     // The choose_method threads need orders paid by bank transfer (version 1 asks how to refund those).
     await world.sql().rows(
       `UPDATE orders SET payment_method = 'bank_transfer' WHERE id LIKE 'ORD-7%'
@@ -278,8 +278,21 @@ describe("upgrade: v1 stopped, v2 started on threads paused at every kind of que
     const v1 = await world.start(1);
     const sql = world.sql();
     cases = await pauseUnderV1(v1.server.url, sql, KINDS, GOODWILL);
+    // Account changes (two parallel reviews each), whose version 2 declares a migration that fails.
+    const accountChanges = await inBatches(
+      Array.from({ length: GOODWILL }, (_, i) => order(PER_KIND * 4 + GOODWILL + i)),
+      8,
+      async (orderId) => {
+        const message = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
+        const threadId = await createTicket(v1.server.url, message, orderId, "account_change");
+        const run = await runOnce(agentFor(v1.server.url, threadId), { message, as: "intake" });
+        expect(run.interrupts).toHaveLength(2);
+        return threadId;
+      },
+    );
     console.log(
-      `[upgrade] ${cases.length} threads paused under v1 (${PER_KIND} per kind, ${GOODWILL} goodwill)`,
+      `[upgrade] ${cases.length + accountChanges.length} threads paused under v1 (${PER_KIND} per refund kind, ` +
+        `${GOODWILL} goodwill, ${GOODWILL} account changes)`,
     );
     await v1.server.stop();
 
@@ -343,6 +356,37 @@ describe("upgrade: v1 stopped, v2 started on threads paused at every kind of que
       expect(view.attention.reason).toContain("version 1");
       expect(await sql.count("runs", "thread_id = $1 AND agent_key = 'goodwill@2'", [c.threadId])).toBe(0);
     }
+
+    // Account change 2's migration fails: each thread waits for a supervisor, the audit trail says why, nothing ran.
+    await until(
+      "the failed migrations",
+      () => sql.count("threads", "id = ANY($1) AND status = 'needs_attention'", [accountChanges]),
+      (n) => n === accountChanges.length,
+    );
+    expect(
+      await sql.count("audit_log", "thread_id = ANY($1) AND action = 'migration_failed'", [accountChanges]),
+    ).toBe(accountChanges.length);
+    expect(await sql.count("runs", "thread_id = ANY($1) AND kind = 'migration'", [accountChanges])).toBe(0);
+    const failed = accountChanges[0]!;
+    const failedView = (await (await authedFetch(`${base}/api/threads/${failed}`)).json()) as {
+      attention: { reason: string; canMigrate: boolean };
+    };
+    expect(failedView.attention.canMigrate).toBe(true);
+    expect(failedView.attention.reason).toContain("migration to version 2 failed");
+    const [review] = await pendingOf(sql, failed);
+    expect(
+      await decide(base, failed, review!.interrupt_id, { decision: "approve" }, "supervisor"),
+    ).toMatchObject({
+      status: 409,
+      code: "conflict:graph_version",
+    });
+    const retry = await authedFetch(`${base}/api/threads/${failed}/migrate`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(retry.status).toBe(409);
+    expect(((await retry.json()) as { code: string }).code).toBe("conflict:graph_version");
 
     // History pages of v1 threads still render (pinned, migrated and retired alike).
     for (const c of [of("confirm_email")[0]!, of("human_review")[0]!, of("goodwill")[0]!]) {
@@ -408,14 +452,11 @@ describe("upgrade: v1 stopped, v2 started on threads paused at every kind of que
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     });
     try {
-      const context = await browser.newContext({ baseURL: base });
-      const cookie = (await authHeaders(base, "supervisor")).cookie ?? "";
-      await context.addCookies(
-        cookie.split("; ").map((pair) => {
-          const at = pair.indexOf("=");
-          return { name: pair.slice(0, at), value: pair.slice(at + 1), url: base };
-        }),
-      );
+      // Signed in as a supervisor: the session cookie the API helpers use, sent with every request of the page.
+      const context = await browser.newContext({
+        baseURL: base,
+        extraHTTPHeaders: await authHeaders(base, "supervisor"),
+      });
       const page = await context.newPage();
       await page.goto(`/threads/${of("goodwill")[0]!.threadId}`);
       const panel = page.getByTestId("attention-panel");

@@ -22,7 +22,7 @@ import { compareVersions, findAgent, getAgent, hasAgent } from "./agent";
 import { startRunInBackground } from "./executor";
 import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
-import { declaredMigration, migrateThread } from "./migrate";
+import { declaredMigration, migrateThread, migrationFailed } from "./migrate";
 import type { RunInput } from "./run-input";
 import { type AnswerEntry, knownDecisions, settle } from "./settle";
 
@@ -341,12 +341,16 @@ async function preflight(db: AppDb, threadId: string, interruptIds: string[]): P
   if (!thread) return; // the transaction says not_found
   // A newer version declares how to move this thread: move it (once), and ask for the answer to the new question.
   if (declaredMigration(thread)) {
-    const outcome = await migrateThread(threadId).catch((error: unknown) => {
+    const outcome = await migrateThread(threadId).catch(async (error: unknown) => {
       // Another instance (or its sweeper) migrated it a moment ago: the same answer as if this one had.
       const movedTo =
         error instanceof AppError && error.code === "conflict:thread_moved" && error.details?.movedTo;
-      if (typeof movedTo !== "string") throw error;
-      return { status: "started" as const, runId: null, from: thread.agentVersion, to: movedTo };
+      if (typeof movedTo === "string") {
+        return { status: "started" as const, runId: null, from: thread.agentVersion, to: movedTo };
+      }
+      if (error instanceof AppError && error.code === "conflict:graph_version")
+        await migrationFailed(threadId, error);
+      throw error;
     });
     if (outcome.status === "started") {
       throw new AppError(

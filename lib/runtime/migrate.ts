@@ -3,6 +3,7 @@ import type { Checkpoint } from "@langchain/langgraph-checkpoint";
 import type { Principal } from "@/lib/auth/roles";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { getDatabase } from "@/lib/db/client";
+import { recordAudit } from "@/lib/db/queries/audit";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
@@ -167,6 +168,26 @@ export async function migrateThread(threadId: string): Promise<MigrationOutcome>
 /** Not-applicable verdicts, by thread, for the head they were given at (a thread that moves on is looked at again). */
 const skipped = new Map<string, string>();
 
+/** A migration that threw: the thread waits for a supervisor, and the audit trail says why. */
+export async function migrationFailed(threadId: string, error: AppError): Promise<void> {
+  const { db } = await getDatabase();
+  console.error(`[migration] thread ${threadId}: ${error.message}`);
+  await db.transaction(async (tx) => {
+    await markNeedsAttention({ db: tx, threadId });
+    await recordAudit({
+      db: tx,
+      entries: [
+        {
+          action: "migration_failed",
+          actor: MIGRATION,
+          threadId,
+          detail: { message: error.message, ...error.details },
+        },
+      ],
+    });
+  });
+}
+
 function remember(threadId: string, checkpointId: string): void {
   if (skipped.size > 10_000) skipped.clear();
   skipped.set(threadId, checkpointId);
@@ -192,8 +213,7 @@ export async function migratePausedThreads(limit = 50): Promise<number> {
         if (error instanceof AppError && error.code === "conflict:graph_version") {
           // The migration itself failed: the thread waits for a supervisor, and is not retried on every pass.
           remember(threadId, checkpointId);
-          console.error(`[migration] thread ${threadId}: ${error.message}`);
-          await markNeedsAttention({ db, threadId });
+          await migrationFailed(threadId, error);
         } else if (!(error instanceof AppError && error.code.startsWith("conflict:"))) {
           throw error;
         }

@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = [
   "decision",
   "fork",
   "thread_migrated",
+  "migration_failed",
   "prune",
   "sign_in",
   "sign_in_failed",
