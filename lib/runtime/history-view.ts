@@ -44,6 +44,8 @@ export interface HistoryCheckpoint {
   interruptCount: number;
   /** More than one: branches start here. */
   childCount: number;
+  /** Retention pruned the steps before it: the history starts here ("earlier steps pruned"). */
+  truncated: boolean;
 }
 
 /** One chain of the tree, for a legend. */
@@ -190,6 +192,7 @@ export async function getThreadHistory(
       pausedForHuman: e.pendingInterrupts,
       interruptCount: e.interruptCount,
       childCount: e.childCount,
+      truncated: e.truncated,
     })),
     nextCursor: page.nextCursor,
   };
