@@ -16,62 +16,62 @@ import { readSse, type SseEvent } from "./sse";
  * trail still verifies, their thread still renders), and archiving (decisions and audit rows stay).
  */
 
-const KEEP = 3;
-const ctx = useTestServer("retention", undefined, {
-  RETENTION_KEEP_CHECKPOINTS: String(KEEP),
-  RETENTION_TRUNCATE_AFTER_HOURS: "0",
-  RETENTION_COMPACT_AFTER_MINUTES: "0",
-  RETENTION_ARCHIVE_AFTER_DAYS: "0",
-});
-const { url } = ctx;
-let templates: { finished: string[]; pending: string[] };
-let database: ReturnType<typeof openPostgres>;
-const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
-  ctx.prepared.sql.rows<T>(text, params);
-
-/** Every row of a thread in every table it has rows in, as text: equal before and after means untouched. */
-async function threadPrint(threadId: string): Promise<string> {
-  const tables = [
-    ["threads", "id"],
-    ["runs", "thread_id"],
-    ["events", "thread_id"],
-    ["decisions", "thread_id"],
-    ["checkpoints", "thread_id"],
-    ["checkpoint_blobs", "thread_id"],
-    ["checkpoint_writes", "thread_id"],
-    ["effects", "thread_id"],
-  ];
-  const parts: string[] = [];
-  for (const [table, column] of tables) {
-    const [r] = await rows<{ p: string | null }>(
-      `SELECT string_agg(x::text, '|' ORDER BY x::text) AS p FROM ${table} x WHERE ${column} = $1`,
-      [threadId],
-    );
-    parts.push(`${table}:${r?.p ?? ""}`);
-  }
-  return parts.join("\n");
-}
-
-async function applyOverHttp(body: unknown) {
-  const res = await authedFetch(
-    url("/api/retention/apply"),
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
-    "admin",
-  );
-  expect(res.status).toBe(200);
-  return (await res.json()) as { steps: { step: string; threadsChanged: number; eventsDeleted: number }[] };
-}
-
-beforeAll(async () => {
-  templates = await makeTemplates(url(""));
-  database = openPostgres(ctx.prepared.url, { max: 2 });
-  await waitForEffects(database.sql);
-}, 180_000);
-afterAll(async () => {
-  await database?.close();
-});
-
 describe("retention and erasure", () => {
+  const KEEP = 3;
+  const ctx = useTestServer("retention", undefined, {
+    RETENTION_KEEP_CHECKPOINTS: String(KEEP),
+    RETENTION_TRUNCATE_AFTER_HOURS: "0",
+    RETENTION_COMPACT_AFTER_MINUTES: "0",
+    RETENTION_ARCHIVE_AFTER_DAYS: "0",
+  });
+  const { url } = ctx;
+  let templates: { finished: string[]; pending: string[] };
+  let database: ReturnType<typeof openPostgres>;
+  const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+    ctx.prepared.sql.rows<T>(text, params);
+
+  /** Every row of a thread in every table it has rows in, as text: equal before and after means untouched. */
+  async function threadPrint(threadId: string): Promise<string> {
+    const tables = [
+      ["threads", "id"],
+      ["runs", "thread_id"],
+      ["events", "thread_id"],
+      ["decisions", "thread_id"],
+      ["checkpoints", "thread_id"],
+      ["checkpoint_blobs", "thread_id"],
+      ["checkpoint_writes", "thread_id"],
+      ["effects", "thread_id"],
+    ];
+    const parts: string[] = [];
+    for (const [table, column] of tables) {
+      const [r] = await rows<{ p: string | null }>(
+        `SELECT string_agg(x::text, '|' ORDER BY x::text) AS p FROM ${table} x WHERE ${column} = $1`,
+        [threadId],
+      );
+      parts.push(`${table}:${r?.p ?? ""}`);
+    }
+    return parts.join("\n");
+  }
+
+  async function applyOverHttp(body: unknown) {
+    const res = await authedFetch(
+      url("/api/retention/apply"),
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+      "admin",
+    );
+    expect(res.status).toBe(200);
+    return (await res.json()) as { steps: { step: string; threadsChanged: number; eventsDeleted: number }[] };
+  }
+
+  beforeAll(async () => {
+    templates = await makeTemplates(url(""));
+    database = openPostgres(ctx.prepared.url, { max: 2 });
+    await waitForEffects(database.sql);
+  }, 180_000);
+  afterAll(async () => {
+    await database?.close();
+  });
+
   it("storage bench (small): the default policy keeps ≤ 25 % of a finished thread's bytes and no pending thread changes", async () => {
     const result = await runStorageBench({
       database,
@@ -193,7 +193,7 @@ describe("retention and erasure", () => {
     const live = seen.slice(4);
     expect(live[0]?.event.type).toBe("RUN_STARTED");
     expect(live[0]?.seq).toBe(horizon + 1);
-    live.forEach((e, i) => expect(e.seq).toBe(horizon + 1 + i));
+    expect(live.map((e) => e.seq)).toEqual(live.map((_, i) => horizon + 1 + i));
     expect(["RUN_FINISHED", "RUN_ERROR"]).toContain(live.at(-1)?.event.type);
     expect(live.some((e) => e.event.type === "TEXT_MESSAGE_CONTENT" || e.event.type === "STEP_STARTED")).toBe(
       true,
