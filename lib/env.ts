@@ -142,7 +142,7 @@ const schema = z.object({
   /** How long a dispatcher's claim on an effect holds; a claim of a dead dispatcher is taken over after it. */
   EFFECT_LEASE_MS: z.coerce.number().int().min(500).default(60_000),
   /** Retention policy (lib/runtime/retention-policy.ts): checkpoints a finished thread keeps of its head chain… */
-  RETENTION_KEEP_CHECKPOINTS: z.coerce.number().int().min(1).max(10_000).default(4),
+  RETENTION_KEEP_CHECKPOINTS: z.coerce.number().int().min(1).max(10_000).default(3),
   /** …once it has been finished this many hours. */
   RETENTION_TRUNCATE_AFTER_HOURS: z.coerce.number().min(0).max(87_600).default(24),
   /** The event log of a run is compacted this many minutes after the run ended. */

@@ -89,16 +89,17 @@ export async function waitForEffects(sql: Database["sql"], timeoutMs = 30_000): 
 
 /** Tables and the column naming their thread. */
 const THREAD_TABLES: Record<string, { thread: string; category: Category }> = {
-  checkpoints: { thread: "thread_id", category: "checkpoints" },
-  checkpoint_blobs: { thread: "thread_id", category: "checkpoints" },
-  checkpoint_writes: { thread: "thread_id", category: "checkpoints" },
-  events: { thread: "thread_id", category: "events" },
+  // Threads first: runs and events refer to them.
   threads: { thread: "id", category: "ledgers" },
   runs: { thread: "thread_id", category: "ledgers" },
   decisions: { thread: "thread_id", category: "ledgers" },
   effects: { thread: "thread_id", category: "ledgers" },
   refunds: { thread: "thread_id", category: "ledgers" },
   outbox: { thread: "thread_id", category: "ledgers" },
+  checkpoints: { thread: "thread_id", category: "checkpoints" },
+  checkpoint_blobs: { thread: "thread_id", category: "checkpoints" },
+  checkpoint_writes: { thread: "thread_id", category: "checkpoints" },
+  events: { thread: "thread_id", category: "events" },
   audit_log: { thread: "thread_id", category: "audit" },
 };
 export const CATEGORIES = ["checkpoints", "events", "ledgers", "audit"] as const;
@@ -178,6 +179,15 @@ export async function measure(sql: Sql, which: "finished" | "pending"): Promise<
       [which === "pending"],
     );
     bytes[category] += Number(row?.bytes ?? 0);
+  }
+  if (which === "finished") {
+    // Retention's own audit entries (the prune reports, the archive batches with their thread ids) are the finished
+    // threads' cost too.
+    const [own] = await sql.query<{ bytes: string }>(
+      `SELECT coalesce(sum(pg_column_size(x.*) + ${BENCH_ROW_OVERHEAD}), 0)::text AS bytes FROM audit_log x
+       WHERE x.action IN ('prune', 'archive') AND x.thread_id IS NULL`,
+    );
+    bytes.audit += Number(own?.bytes ?? 0);
   }
   return bytes;
 }

@@ -2,7 +2,7 @@
  * `npm run bench:storage [-- --threads N]`: what the retention policy saves. On a fresh Postgres database (created and
  * dropped here) real refund threads are made over HTTP by `next start` (finished ones of four shapes, and one paused
  * at the approval), then cloned in SQL into 10,000 threads (every 20th pending) spread over a simulated 90 days. The
- * default policy (RETENTION_* defaults: keep 4 checkpoints after 24 h, compact events after 10 min, archive after 30
+ * default policy (RETENTION_* defaults: keep 3 checkpoints after 24 h, compact events after 10 min, archive after 30
  * days) then runs step by step; after each step it prints the bytes per finished thread — checkpoints, events,
  * ledgers (threads, runs, decisions, effects, refunds, outbox) and audit. It checks that no pending thread changed and
  * that every kept history page of a sample still loads. The last line is one JSON object.

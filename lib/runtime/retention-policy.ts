@@ -25,7 +25,8 @@ import { ensurePrivateDir } from "@/lib/private-files";
  *   1. history — a thread finished for `truncateAfterMs` keeps the last `keepCheckpoints` checkpoints of its head
  *      chain; the oldest kept becomes a root marked `truncated`; a branch younger than the cutoff is kept whole.
  *   2. events — the event log of runs ended `compactAfterMs` ago is compacted: each message's token chunks become
- *      one event (seq order kept); a reconnect from before the compacted seq gets a snapshot instead.
+ *      one event, superseded snapshots go (seq order kept); a reconnect from before the compacted seq gets the last
+ *      snapshot instead.
  *   3. archive — threads idle for `archiveAfterMs` (with every side effect settled) are written as JSON lines to
  *      `archiveDir` and deleted; their decisions, effects, refunds, outbox and audit rows stay.
  * Every step is safe to interrupt and to run again. The ledgers and the audit trail are never deleted.

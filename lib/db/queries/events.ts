@@ -111,8 +111,9 @@ function resultRows<T>(result: unknown): T[] {
 /**
  * Compact the event log of a thread's finished runs (every run not queued/running), in one statement: each text
  * message's START, CONTENT… and END become one `TEXT_MESSAGE_CHUNK` (AG-UI's one-event form of a message) at the
- * START's seq, each tool call's START, ARGS… and END one `TOOL_CALL_CHUNK`; the other events stay as they are. Seqs
- * keep their order (the merged ones leave gaps); `threads.events_compacted_seq` moves to the last seq of those runs,
+ * START's seq, each tool call's START, ARGS… and END one `TOOL_CALL_CHUNK`; of the runs' `MESSAGES_SNAPSHOT` and
+ * `STATE_SNAPSHOT` events only the last of each stays (it holds what the earlier ones held); the other events stay as
+ * they are. Seqs keep their order (what goes leaves gaps); `threads.events_compacted_seq` moves to the last seq of those runs,
  * and readers asked for anything before it answer with a snapshot (see {@link readCompactionSnapshot}). Idempotent.
  * Returns the events deleted and the new compacted seq.
  */
@@ -153,6 +154,17 @@ export async function compactThreadEvents({
       DELETE FROM events e USING parts p JOIN groups g ON g.run_id = p.run_id AND g.k = p.k
       WHERE e.thread_id = ${threadId} AND e.seq = p.seq AND p.seq > g.keep
       RETURNING 1
+    ), superseded AS (
+      -- Earlier runs' MESSAGES_SNAPSHOT / STATE_SNAPSHOT: the last one of each holds everything they held, and a
+      -- reader of the compacted range is answered with that last one.
+      DELETE FROM events e USING (
+        SELECT type, max(seq) AS last FROM events
+        WHERE thread_id = ${threadId} AND run_id IN (SELECT id FROM done)
+          AND type IN ('MESSAGES_SNAPSHOT', 'STATE_SNAPSHOT')
+        GROUP BY type
+      ) l
+      WHERE e.thread_id = ${threadId} AND e.run_id IN (SELECT id FROM done) AND e.type = l.type AND e.seq < l.last
+      RETURNING 1
     ), horizon AS (
       SELECT max(seq) AS seq FROM events WHERE thread_id = ${threadId} AND run_id IN (SELECT id FROM done)
     ), moved AS (
@@ -160,7 +172,8 @@ export async function compactThreadEvents({
       WHERE id = ${threadId} AND (SELECT seq FROM horizon) IS NOT NULL
       RETURNING events_compacted_seq
     )
-    SELECT (SELECT count(*) FROM deleted)::int + 0 * (SELECT count(*) FROM merged) AS deleted,
+    SELECT ((SELECT count(*) FROM deleted) + (SELECT count(*) FROM superseded))::int AS deleted,
+      (SELECT count(*) FROM merged)::int AS merged,
       (SELECT events_compacted_seq FROM moved)::text AS compacted`),
   );
   return { eventsDeleted: row?.deleted ?? 0, compactedSeq: Number(row?.compacted ?? 0) };
