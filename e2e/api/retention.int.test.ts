@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPostgres } from "@/lib/db/open";
+import { eraseCustomer } from "@/lib/runtime/erasure";
 import { applyRetention, defaultRetentionPolicy } from "@/lib/runtime/retention-policy";
 import { makeTemplates, runStorageBench, waitForEffects } from "../bench/storage-core";
 import { authedFetch } from "../support/auth";
@@ -297,8 +298,9 @@ describe("retention and erasure", () => {
       expect(line.thread.id).toBe(archivedId);
       expect(line.checkpoints.length).toBeGreaterThan(0);
       expect(line.events.length).toBeGreaterThan(0);
-      const blob = line.checkpointBlobs.find((b: { blob: string | null }) => b.blob !== null);
-      expect(Buffer.from(blob.blob, "base64").length).toBeGreaterThan(0);
+      // Saver values in JSON are kept as text (readable, and reachable by erasure), others as base64.
+      const blob = line.checkpointBlobs.find((b: { type: string }) => b.type === "json");
+      expect(JSON.parse(blob.blobText)).toBeDefined();
 
       for (const table of [
         "threads",
@@ -329,6 +331,30 @@ describe("retention and erasure", () => {
       expect(audited!.n).toBe(1);
       // The archived thread is gone from the console, not an error.
       expect((await authedFetch(url(`/api/threads/${archivedId}`), {}, "viewer")).status).toBe(404);
+
+      // Erasing its customer reaches the archive file too.
+      const [customer] = await rows<{ name: string; email: string }>(
+        "SELECT customer_name AS name, customer_email AS email FROM orders WHERE id = 'ORD-1006'",
+      );
+      expect(readFileSync(step.archiveFile!, "utf8")).toContain(customer!.name);
+      const erased = await eraseCustomer({
+        db: database.db,
+        email: customer!.email,
+        actor: { id: "system:test", label: "retention test", role: null },
+        archiveDir: dir,
+      });
+      expect(erased.archiveLines).toBeGreaterThan(0);
+      const text = readFileSync(step.archiveFile!, "utf8");
+      expect(text.toLowerCase()).not.toContain(customer!.name.toLowerCase());
+      expect(text.toLowerCase()).not.toContain(customer!.email.toLowerCase());
+      expect(text).toContain("[erased customer]");
+      expect(
+        text
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l).threadId),
+      ).toContain(archivedId);
+      expect(await rows("SELECT * FROM audit_log_verify()")).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
+import { readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { eraseFromAuditTrail } from "@/lib/db/queries/audit";
@@ -11,6 +13,7 @@ import {
 } from "@/lib/db/queries/erasure";
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
 /*
@@ -22,8 +25,9 @@ import { AppError } from "@/lib/errors";
  * first; the trail's hash chain still verifies afterwards. The placeholders keep every thread readable.
  *
  * A streamed reply holds the name split across token chunks: the event logs of the customer's finished runs are
- * compacted first (one event per message), so the name is whole where it is matched. Not reached: staff accounts
- * (auth_*), archive files already written, mail files under MAIL_DIR, and the tokens of a run still streaming.
+ * compacted first (one event per message), so the name is whole where it is matched. The archive's JSON lines files
+ * (RETENTION_ARCHIVE_DIR) are rewritten too, after the database commits. Not reached: staff accounts (auth_*), mail
+ * files under MAIL_DIR, and the tokens of a run still streaming.
  */
 
 export const ERASED_NAME = "[erased customer]";
@@ -39,6 +43,43 @@ export interface ErasureReport {
   /** Rows changed per `table.column`. */
   rows: Record<string, number>;
   auditRows: number;
+  /** Archive lines rewritten (in the archive folder of this instance). */
+  archiveLines: number;
+}
+
+/**
+ * Rewrite the patterns in every `.jsonl` file of the archive folder (JSON text: the JSON patterns), each through a
+ * temporary file and a rename. Returns the lines changed; a missing folder has none.
+ */
+async function eraseArchiveFiles(
+  dir: string,
+  jsonPatterns: string[],
+  replacements: string[],
+): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const regexes = jsonPatterns.map((p) => new RegExp(p, "gi"));
+  let changed = 0;
+  for (const name of names.filter((n) => n.endsWith(".jsonl"))) {
+    const path = join(dir, name);
+    const lines = (await readFile(path, "utf8")).split("\n");
+    let touched = false;
+    const out = lines.map((line) => {
+      let next = line;
+      regexes.forEach((re, i) => {
+        next = next.replace(re, () => replacements[i]!);
+      });
+      if (next !== line) {
+        changed += 1;
+        touched = true;
+      }
+      return next;
+    });
+    if (!touched) continue;
+    const temporary = `${path}.erasure-${process.pid}`;
+    await writeFile(temporary, out.join("\n"), { mode: 0o600 });
+    await rename(temporary, path);
+  }
+  return changed;
 }
 
 /** A case-insensitive regular expression (Postgres ARE) matching `text` literally. */
@@ -57,12 +98,15 @@ export async function eraseCustomer({
   email,
   names = [],
   actor,
+  archiveDir = env.RETENTION_ARCHIVE_DIR,
 }: {
   db: AppDb;
   email: string;
   /** Spellings of the customer's name besides those on their orders. */
   names?: string[];
   actor: Pick<Principal, "id" | "label" | "role">;
+  /** The archive folder whose files are rewritten too. */
+  archiveDir?: string;
 }): Promise<ErasureReport> {
   const address = email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) || address.length > 254) {
@@ -84,7 +128,7 @@ export async function eraseCustomer({
       if (await lockThread({ tx, threadId })) await compactThreadEvents({ db: tx, threadId });
     });
   }
-  return db.transaction(async (tx) => {
+  const report = await db.transaction(async (tx) => {
     const rows: Record<string, number> = {};
     for (const column of await listErasableColumns({ db: tx })) {
       const changed = await redactColumn({ db: tx, column, patterns, jsonPatterns, replacements });
@@ -107,4 +151,5 @@ export async function eraseCustomer({
       auditRows,
     };
   });
+  return { ...report, archiveLines: await eraseArchiveFiles(archiveDir, jsonPatterns, replacements) };
 }

@@ -67,7 +67,17 @@ export async function isThreadSettled({
   return row?.settled === true;
 }
 
-/** Every row of a thread as it goes to the archive: JSON-safe (bytes as base64), one object. */
+/**
+ * A saver value for the archive: `json` values (the serializer's JSON bytes) as text in `blobText` — readable, and
+ * reachable by a later erasure of the archive files — anything else as base64 in `blob`.
+ */
+function blobFields(alias: string) {
+  const t = sql.raw(alias);
+  return sql`'blobText', CASE WHEN ${t}.type = 'json' THEN convert_from(${t}.blob, 'UTF8') END,
+    'blob', CASE WHEN ${t}.type IS DISTINCT FROM 'json' THEN encode(${t}.blob, 'base64') END`;
+}
+
+/** Every row of a thread as it goes to the archive: JSON-safe, one object (saver values: see {@link blobFields}). */
 export async function readThreadArchive({
   db,
   threadId,
@@ -89,12 +99,12 @@ export async function readThreadArchive({
       'checkpoints', (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.checkpoint_ns, c.checkpoint_id), '[]')
         FROM checkpoints c WHERE c.thread_id = ${threadId}),
       'checkpointBlobs', (SELECT coalesce(jsonb_agg(jsonb_build_object('checkpoint_ns', b.checkpoint_ns,
-          'channel', b.channel, 'version', b.version, 'type', b.type, 'blob', encode(b.blob, 'base64'))
+          'channel', b.channel, 'version', b.version, 'type', b.type, ${blobFields("b")})
           ORDER BY b.checkpoint_ns, b.channel, b.version), '[]')
         FROM checkpoint_blobs b WHERE b.thread_id = ${threadId}),
       'checkpointWrites', (SELECT coalesce(jsonb_agg(jsonb_build_object('checkpoint_ns', w.checkpoint_ns,
           'checkpoint_id', w.checkpoint_id, 'task_id', w.task_id, 'idx', w.idx, 'channel', w.channel, 'type', w.type,
-          'task_path', w.task_path, 'blob', encode(w.blob, 'base64'))
+          'task_path', w.task_path, ${blobFields("w")})
           ORDER BY w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx), '[]')
         FROM checkpoint_writes w WHERE w.thread_id = ${threadId})
     ) AS archive`),
