@@ -141,6 +141,16 @@ const schema = z.object({
   EFFECT_POLL_MS: z.coerce.number().int().min(20).default(1_000),
   /** How long a dispatcher's claim on an effect holds; a claim of a dead dispatcher is taken over after it. */
   EFFECT_LEASE_MS: z.coerce.number().int().min(500).default(60_000),
+  /** Retention policy (lib/runtime/retention-policy.ts): checkpoints a finished thread keeps of its head chain… */
+  RETENTION_KEEP_CHECKPOINTS: z.coerce.number().int().min(1).max(10_000).default(3),
+  /** …once it has been finished this many hours. */
+  RETENTION_TRUNCATE_AFTER_HOURS: z.coerce.number().min(0).max(87_600).default(24),
+  /** The event log of a run is compacted this many minutes after the run ended. */
+  RETENTION_COMPACT_AFTER_MINUTES: z.coerce.number().min(0).max(525_600).default(10),
+  /** Finished threads idle this many days are archived to RETENTION_ARCHIVE_DIR and deleted (0 = never). */
+  RETENTION_ARCHIVE_AFTER_DAYS: z.coerce.number().min(0).max(36_500).default(30),
+  /** Folder the archive's JSON lines files are written to. */
+  RETENTION_ARCHIVE_DIR: z.string().trim().min(1).default(".data/archive"),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -410,6 +410,41 @@ export const TARGETS: Target[] = [
       }),
   },
   {
+    name: "POST /api/retention/apply",
+    build: () =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/retention/apply"),
+        senders: sender(["admin"]),
+        // Valid-looking requests are dry runs: the prepared threads stay.
+        body: hostileBody(
+          obj({
+            dryRun: fc.constant(true),
+            steps: fc.constantFrom(["history"], ["events"], ["archive"], ["history", "events", "archive"]),
+          }),
+        ),
+      }),
+  },
+  {
+    name: "POST /api/admin/erasure",
+    build: () =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/admin/erasure"),
+        senders: sender(["admin"]),
+        // Valid-looking erasures name nobody the other targets use.
+        body: hostileBody(
+          obj({
+            email: fc.oneof(
+              fc.integer({ min: 0, max: 1e6 }).map((n) => `nobody-${n}@fuzz.invalid`),
+              fc.constant("not-an-email"),
+            ),
+            name: fc.constantFrom("Nobody Fuzzed", "x"),
+          }),
+        ),
+      }),
+  },
+  {
     name: "GET /api/admin/users",
     build: () =>
       request({ method: "GET", path: fc.constant("/api/admin/users"), senders: sender(["admin"]) }),
@@ -550,6 +585,8 @@ function unsupported(): Target[] {
         `/api/threads/${t}/runs`,
         `/api/threads/${t}/fork`,
         "/api/retention/prune",
+        "/api/retention/apply",
+        "/api/admin/erasure",
         `/api/admin/keys/${ctx.victimKeyIds[0]}/revoke`,
       ],
       patch: [`/api/admin/users/${ctx.victimUserIds[0]}`],

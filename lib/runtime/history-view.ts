@@ -46,6 +46,8 @@ export interface HistoryCheckpoint {
   interruptCount: number;
   /** More than one: branches start here. */
   childCount: number;
+  /** Retention pruned the steps before it: the history starts here ("earlier steps pruned"). */
+  truncated: boolean;
 }
 
 /** One chain of the tree, for a legend. */
@@ -193,6 +195,7 @@ export async function getThreadHistory(
       pausedForHuman: e.pendingInterrupts,
       interruptCount: e.interruptCount,
       childCount: e.childCount,
+      truncated: e.truncated,
     })),
     nextCursor: page.nextCursor,
   };
