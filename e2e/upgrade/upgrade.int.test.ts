@@ -311,6 +311,7 @@ describe("upgrade: v1 stopped, v2 started on threads paused at every kind of que
           [ids("human_review")],
         ),
       (rows) => rows.length === PER_KIND,
+      60_000 + PER_KIND * 2_000,
     );
     expect(migrated).toHaveLength(PER_KIND);
     expect(await sql.count("runs", "thread_id = ANY($1) AND kind = 'migration'", [ids("human_review")])).toBe(
@@ -483,6 +484,7 @@ describe("rolling: v1 and v2 serve one database at once", () => {
       () =>
         sql.count("threads", "id = ANY($1) AND agent_version = '2' AND status = 'interrupted'", [migrating]),
       (n) => n === migrating.length,
+      60_000 + PER_KIND * 2_000,
     );
 
     // Answers go to either server, alternating: a v1 instance given a version 2 thread queues its run for v2.

@@ -10,6 +10,7 @@ import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { AgentDefinition, AgentMigration } from "./agent";
 import { getAgent, hasAgent, listAgents } from "./agent";
+import { activeRuns } from "./executor";
 import { startBranch } from "./fork";
 import { getAgentGraph } from "./graph";
 
@@ -193,31 +194,49 @@ function remember(threadId: string, checkpointId: string): void {
   skipped.set(threadId, checkpointId);
 }
 
+/** Migration runs this process started that may still execute (a deploy onto 10,000 paused threads moves them a few at a time). */
+const inFlight = new Set<string>();
+const MAX_IN_FLIGHT = 8;
+
 /**
  * Start the migrations due: every paused thread whose agent's current version declares a migration from the
- * thread's version (at most `limit` per call; the sweeper calls it on each pass). Returns the runs started.
+ * thread's version, at most {@link MAX_IN_FLIGHT} executing at once on this process (the sweeper calls this on every
+ * pass, so the rest follow). Threads the migration does not apply to are remembered at their head and skipped.
+ * Returns the runs started.
  */
-export async function migratePausedThreads(limit = 50): Promise<number> {
+export async function migratePausedThreads(page = 200): Promise<number> {
   const { db } = await getDatabase();
+  const running = activeRuns();
+  for (const id of inFlight) if (!running.has(id)) inFlight.delete(id);
   let started = 0;
   for (const agent of listAgents()) {
     const versions = (agent.migrations ?? []).map((m) => m.from);
-    const due = await listThreadsToMigrate({ db, agentId: agent.id, versions, limit });
-    for (const { threadId, checkpointId } of due) {
-      if (skipped.get(threadId) === checkpointId) continue;
-      try {
-        const outcome = await migrateThread(threadId);
-        if (outcome.status === "started") started += 1;
-        else remember(threadId, checkpointId);
-      } catch (error) {
-        if (error instanceof AppError && error.code === "conflict:graph_version") {
-          // The migration itself failed: the thread waits for a supervisor, and is not retried on every pass.
-          remember(threadId, checkpointId);
-          await migrationFailed(threadId, error);
-        } else if (!(error instanceof AppError && error.code.startsWith("conflict:"))) {
-          throw error;
+    let after: string | undefined;
+    for (;;) {
+      if (inFlight.size >= MAX_IN_FLIGHT) return started;
+      const due = await listThreadsToMigrate({ db, agentId: agent.id, versions, after, limit: page });
+      if (due.length === 0) break;
+      after = due.at(-1)?.threadId;
+      for (const { threadId, checkpointId } of due) {
+        if (inFlight.size >= MAX_IN_FLIGHT) return started;
+        if (skipped.get(threadId) === checkpointId) continue;
+        try {
+          const outcome = await migrateThread(threadId);
+          if (outcome.status === "started") {
+            started += 1;
+            inFlight.add(outcome.runId);
+          } else remember(threadId, checkpointId);
+        } catch (error) {
+          if (error instanceof AppError && error.code === "conflict:graph_version") {
+            // The migration itself failed: the thread waits for a supervisor, and is not retried on every pass.
+            remember(threadId, checkpointId);
+            await migrationFailed(threadId, error);
+          } else if (!(error instanceof AppError && error.code.startsWith("conflict:"))) {
+            throw error;
+          }
         }
       }
+      if (due.length < page) break;
     }
   }
   return started;

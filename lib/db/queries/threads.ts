@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { isPlausibleId } from "@/lib/params";
 import { decisions, type Thread, threads } from "../schema";
 import type { Queryable } from "../tx";
@@ -173,11 +173,14 @@ export async function listThreadsToMigrate({
   db,
   agentId,
   versions,
+  after,
   limit,
 }: {
   db: Queryable;
   agentId: string;
   versions: string[];
+  /** Keyset paging: thread ids after this one. */
+  after?: string;
   limit: number;
 }): Promise<{ threadId: string; agentVersion: string; checkpointId: string }[]> {
   if (versions.length === 0) return [];
@@ -194,6 +197,7 @@ export async function listThreadsToMigrate({
         eq(threads.agentId, agentId),
         inArray(threads.agentVersion, versions),
         inArray(threads.status, ["interrupted", "needs_attention"]),
+        after === undefined ? undefined : gt(threads.id, after),
       ),
     )
     .orderBy(threads.id)
