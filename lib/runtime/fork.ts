@@ -16,6 +16,7 @@ import {
 } from "@/lib/db/queries/threads";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { parkRunSpan, runTraceOf, startRunSpan, takeRunSpan } from "@/lib/observability/tracing";
 import { FORK_WARNING_EVENT } from "@/lib/wire";
 import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
 import { agentKey, getAgent } from "./agent";
@@ -62,6 +63,8 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   const graph = await getAgentGraph(agent);
   const request = checkEdits(agent, raw);
   const runId = randomUUID();
+  // The fork run's trace starts here; the executor continues it.
+  const runSpan = startRunSpan("run", { "run.id": runId, "thread.id": request.threadId, "run.kind": "fork" });
   const { startSeq } = await db.transaction(async (tx) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
@@ -96,6 +99,7 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
         editedState: Boolean(request.values && Object.keys(request.values).length > 0),
         agentKey: agentKey(agent),
         leaseMs: env.RUN_LEASE_MS,
+        ...runTraceOf(runSpan),
       },
     });
     await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
@@ -125,10 +129,11 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
     });
     return { startSeq: thread.lastSeq };
   });
-
+  parkRunSpan(runId, runSpan);
   try {
     return await branch({ agent, graph }, request, runId, startSeq);
   } catch (error) {
+    takeRunSpan(runId)?.end();
     // The run was claimed but the branch could not be made: end it visibly rather than leave it to the sweeper.
     const run = await getRun({ db, runId });
     if (run) {
