@@ -104,6 +104,7 @@ async function sweep(everyActive: boolean): Promise<void> {
         agentKeys: keys,
       });
       if (!run) break;
+      metrics().leaseTakeovers.inc({ reason: "lease_expired" });
       if (run.attempts > env.MAX_RUN_ATTEMPTS) {
         logger().error(
           { ...runFields(run), attempts: run.attempts - 1 },
@@ -112,7 +113,6 @@ async function sweep(everyActive: boolean): Promise<void> {
         await abandon(run, run.lastSeq);
         continue;
       }
-      metrics().leaseTakeovers.inc({ reason: "lease_expired" });
       logger().info(
         { ...runFields(run), attempt: run.attempts },
         "recovery: continuing run from its last checkpoint",
