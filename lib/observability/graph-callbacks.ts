@@ -35,15 +35,17 @@ export class RunTraceHandler extends BaseCallbackHandler {
     return (parentRunId && this.open.get(parentRunId)?.nearest) || this.runSpan;
   }
 
+  // The callback manager calls this as (chain, inputs, runId, parentRunId, tags, metadata, runType, runName):
+  // the declared parameter names disagree with that order, so the positions are what counts here.
   override handleChainStart(
     _chain: Serialized,
     _inputs: unknown,
     runId: string,
-    _runType?: string,
+    parentRunId?: string,
     _tags?: string[],
     metadata?: Record<string, unknown>,
+    _runType?: string,
     runName?: string,
-    parentRunId?: string,
   ): void {
     const parent = this.parentOf(parentRunId);
     const node = metadata?.langgraph_node;
