@@ -26,9 +26,10 @@ const REDACT = [
   "message",
 ];
 
-function create(): Logger {
-  return pino({
-    level: env.LOG_LEVEL,
+/** A logger with the server's settings, writing to `destination` (default stdout; tests pass their own). */
+export function createLogger(destination?: pino.DestinationStream, level: string = env.LOG_LEVEL): Logger {
+  const options: pino.LoggerOptions = {
+    level,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
@@ -40,7 +41,8 @@ function create(): Logger {
       const context = span.spanContext();
       return isSpanContextValid(context) ? { traceId: context.traceId, spanId: context.spanId } : {};
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 const KEY = Symbol.for("hitl-console.logger");
@@ -49,7 +51,7 @@ type G = typeof globalThis & { [KEY]?: Logger };
 /** The process's logger (one per process, shared by instrumentation.ts and the route bundles). */
 export function logger(): Logger {
   const g = globalThis as G;
-  g[KEY] ??= create();
+  g[KEY] ??= createLogger();
   return g[KEY];
 }
 
@@ -58,18 +60,18 @@ export function runFields(run: { id: string; threadId: string; traceId?: string 
   return { runId: run.id, threadId: run.threadId, ...(run.traceId ? { traceId: run.traceId } : {}) };
 }
 
-/** An error for a log line: its name, code and message, never a request or a payload it may carry. */
+/** An error for a log line: its name, code, message and stack, never a request or a payload it may carry. */
 export function errorFields(error: unknown) {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     return {
-      err: {
-        type: error.name,
+      error: {
+        name: error.name,
         message: error.message,
         ...(code ? { code: String(code) } : {}),
         stack: error.stack,
       },
     };
   }
-  return { err: { message: String(error) } };
+  return { error: { message: String(error) } };
 }

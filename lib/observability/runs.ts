@@ -1,7 +1,7 @@
 import "server-only";
 import type { Span } from "@opentelemetry/api";
 import type { Decision, Run } from "@/lib/db/schema";
-import { logger, runFields } from "./logger";
+import { errorFields, logger, runFields } from "./logger";
 import { boundedLabel, metrics } from "./metrics";
 import { failSpan, inSpan, parkRunSpan, startRunSpan, withRunSpan } from "./tracing";
 
@@ -121,12 +121,6 @@ export function observeRunStopped(run: Run, lost: boolean, error?: unknown): voi
     metrics().leaseTakeovers.inc({ reason: "lost" });
     logger().warn(runFields(run), "run taken over by another instance; stopped here");
   } else {
-    logger().error(
-      {
-        ...runFields(run),
-        err: error instanceof Error ? { type: error.name, message: error.message } : String(error),
-      },
-      "run could not be finalized",
-    );
+    logger().error({ ...runFields(run), ...errorFields(error) }, "run could not be finalized");
   }
 }
