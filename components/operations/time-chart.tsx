@@ -39,12 +39,17 @@ export function TimeChart({
     const drawn = stacked ? cumulative(series) : series;
     const order = stacked ? [...drawn].reverse() : drawn;
     const bars = uPlot.paths.bars?.({ size: [0.7, 48] });
+    const step = times.length > 1 ? (times[1] as number) - (times[0] as number) : 3600;
     const options: uPlot.Options = {
       width: Math.max(280, el.clientWidth),
       height: 220,
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true }, left: { auto: true, range: (_u, _min, max) => [0, Math.max(1, max)] } },
+      scales: {
+        // Bars are centred on their time: pad the x range by half a step so the first and last are whole.
+        x: { time: true, ...(stacked ? { range: (_u, min, max) => [min - step / 2, max + step / 2] } : {}) },
+        left: { auto: true, range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
       axes: [
         { stroke: "#334155" },
         { scale: "left", label: leftUnit, stroke: "#334155" },
