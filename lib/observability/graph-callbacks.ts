@@ -27,8 +27,12 @@ export class RunTraceHandler extends BaseCallbackHandler {
   override awaitHandlers = true;
   private readonly open = new Map<string, Open>();
 
+  /** Spans are made only for a recorded run span (tracing exported); the model metrics are kept either way. */
+  private readonly recording: boolean;
+
   constructor(private readonly runSpan: Span) {
     super();
+    this.recording = runSpan.isRecording();
   }
 
   private parentOf(parentRunId: string | undefined): Span {
@@ -47,6 +51,7 @@ export class RunTraceHandler extends BaseCallbackHandler {
     _runType?: string,
     runName?: string,
   ): void {
+    if (!this.recording) return;
     const parent = this.parentOf(parentRunId);
     const node = metadata?.langgraph_node;
     // A graph node is the chain LangGraph names after it; nested chains of the same node are not nodes again.
@@ -100,13 +105,14 @@ export class RunTraceHandler extends BaseCallbackHandler {
       | undefined;
     const raw = metadata?.ls_model_name ?? invocation?.model ?? invocation?.model_name ?? llm.id?.at(-1);
     const model = boundedLabel(typeof raw === "string" ? raw.toLowerCase() : raw, "unknown");
-    const parent = this.parentOf(parentRunId);
-    const span = tracer().startSpan(
-      `llm ${model}`,
-      { attributes: { "gen_ai.request.model": model } },
-      trace.setSpan(ROOT_CONTEXT, parent),
-    );
-    this.open.set(runId, { span, nearest: span, llm: { model, started: performance.now() } });
+    const span = this.recording
+      ? tracer().startSpan(
+          `llm ${model}`,
+          { attributes: { "gen_ai.request.model": model } },
+          trace.setSpan(ROOT_CONTEXT, this.parentOf(parentRunId)),
+        )
+      : undefined;
+    this.open.set(runId, { span, nearest: span ?? this.runSpan, llm: { model, started: performance.now() } });
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {

@@ -1,7 +1,7 @@
 import "server-only";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { NodeSDK } from "@opentelemetry/sdk-node";
-import { BatchSpanProcessor, NoopSpanProcessor } from "@opentelemetry/sdk-trace";
+import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor } from "@opentelemetry/sdk-trace";
 import { env } from "@/lib/env";
 
 const KEY = Symbol.for("hitl-console.otel-sdk");
@@ -10,7 +10,7 @@ type G = typeof globalThis & { [KEY]?: NodeSDK };
 /**
  * Start OpenTelemetry for this process (from instrumentation.ts, once): a tracer provider with async-local context,
  * so spans nest across awaits. With OTEL_EXPORTER_OTLP_ENDPOINT finished spans are batched to `<endpoint>/v1/traces`
- * (OTLP/HTTP JSON); without it they are dropped as they end — ids still exist for log lines and run rows. Nothing else
+ * (OTLP/HTTP JSON); without it spans are not recorded (sampled off) — ids still exist for log lines and run rows. Nothing else
  * from the environment switches on: no metric or log exporters (metrics are Prometheus, at /api/metrics), no
  * auto-instrumentation.
  */
@@ -28,6 +28,9 @@ export function startTelemetry(): void {
           }),
         ]
       : [new NoopSpanProcessor()],
+    // Without an exporter nothing is recorded: spans still get ids (log lines and run rows carry them) but no
+    // attributes, events or timings are kept — the run path pays next to nothing for tracing that goes nowhere.
+    ...(endpoint ? {} : { sampler: new AlwaysOffSampler() }),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [],
