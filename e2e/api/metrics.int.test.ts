@@ -96,6 +96,11 @@ describe("metrics", () => {
       { status: "interrupted" },
     ]);
 
+    // Every run the server claimed has a trace id on its row, though no exporter is configured here.
+    expect(await sql.count("runs", "trace_id IS NULL AND NOT (id = ANY($1))", [[failing, recovered]])).toBe(
+      0,
+    );
+
     const samples = await scrape();
     expect(metricTable(samples, "hitl_tickets_created_total")).toEqual({ "agent=refund": 5 });
     expect(metricTable(samples, "hitl_decisions_total")).toEqual({
