@@ -150,7 +150,7 @@ const schema = z.object({
   METRICS_TOKEN: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(24).max(512).optional()),
   /**
    * OpenTelemetry collector (OTLP over HTTP, e.g. http://otel-collector:4318): traces are exported to
-   * `<endpoint>/v1/traces`. Unset: spans are still made (log lines and run rows carry their ids) but not exported.
+   * `<endpoint>/v1/traces`. Unset: spans get ids (log lines and run rows carry them) but are not recorded.
    */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
     (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
