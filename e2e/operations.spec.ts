@@ -1,6 +1,14 @@
 import { sqlFor } from "./api/client";
 import { createUsersAndKey } from "./auth/users";
-import { expect, pausedThread, registerIntakeKey, runOverApi, signInOver, test } from "./fixtures";
+import {
+  expect,
+  pausedThread,
+  registerIntakeKey,
+  runOverApi,
+  seriousViolations,
+  signInOver,
+  test,
+} from "./fixtures";
 import { type FakePaymentProvider, startFakePaymentProvider } from "./support/fake-payment";
 import { createTestDatabase } from "./support/pg";
 import { metricValue, parsePrometheus } from "./support/prometheus";
@@ -100,6 +108,8 @@ test("a supervisor sees the queue, decisions by outcome and failures, with the n
     await expect(page.getByTestId(chart).locator("canvas")).toBeVisible();
   }
   await page.screenshot({ path: test.info().outputPath("operations.png"), fullPage: true });
+  // The charts are canvases hidden from screen readers (the numbers are in the tiles and tables): nothing serious.
+  expect(await seriousViolations(page)).toEqual([]);
 
   // Operators do not see it.
   await signInOver(page.request, server.url, "operator");

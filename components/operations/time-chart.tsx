@@ -13,8 +13,8 @@ export interface ChartSeries {
 }
 
 /**
- * A time-series chart (uPlot, canvas): x in unix seconds, one line per series, or stacked bars. The numbers are also
- * in the table the page shows beside it; the canvas is decoration for screen readers.
+ * A time-series chart (uPlot, canvas): x in unix seconds, one line per series, or stacked bars. The page gives the
+ * current numbers as text (tiles, tables); the canvas is hidden from screen readers.
  */
 export function TimeChart({
   times,
