@@ -172,6 +172,16 @@ const schema = z.object({
     .min(1)
     .max(24 * 90)
     .default(24 * 7),
+  /** Retention policy (lib/runtime/retention-policy.ts): checkpoints a finished thread keeps of its head chain… */
+  RETENTION_KEEP_CHECKPOINTS: z.coerce.number().int().min(1).max(10_000).default(3),
+  /** …once it has been finished this many hours. */
+  RETENTION_TRUNCATE_AFTER_HOURS: z.coerce.number().min(0).max(87_600).default(24),
+  /** The event log of a run is compacted this many minutes after the run ended. */
+  RETENTION_COMPACT_AFTER_MINUTES: z.coerce.number().min(0).max(525_600).default(10),
+  /** Finished threads idle this many days are archived to RETENTION_ARCHIVE_DIR and deleted (0 = never). */
+  RETENTION_ARCHIVE_AFTER_DAYS: z.coerce.number().min(0).max(36_500).default(30),
+  /** Folder the archive's JSON lines files are written to. */
+  RETENTION_ARCHIVE_DIR: z.string().trim().min(1).default(".data/archive"),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -24,6 +24,7 @@ import { compareVersions, findAgent, getAgent, hasAgent } from "./agent";
 import { startRunInBackground } from "./executor";
 import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
+import { declaredMigration, migrateThread, migrationFailed } from "./migrate";
 import type { RunInput } from "./run-input";
 import { type AnswerEntry, knownDecisions, settle } from "./settle";
 
@@ -356,6 +357,34 @@ export async function decideAndResume(
 async function preflight(db: AppDb, threadId: string, interruptIds: string[]): Promise<void> {
   const thread = await getThread({ db, threadId });
   if (!thread) return; // the transaction says not_found
+  // A newer version declares how to move this thread: move it (once), and ask for the answer to the new question.
+  if (declaredMigration(thread)) {
+    const outcome = await migrateThread(threadId).catch(async (error: unknown) => {
+      // Another instance (or its sweeper) migrated it a moment ago: the same answer as if this one had.
+      const movedTo =
+        error instanceof AppError && error.code === "conflict:thread_moved" && error.details?.movedTo;
+      if (typeof movedTo === "string") {
+        return { status: "started" as const, runId: null, from: thread.agentVersion, to: movedTo };
+      }
+      if (error instanceof AppError && error.code === "conflict:graph_version")
+        await migrationFailed(threadId, error);
+      throw error;
+    });
+    if (outcome.status === "started") {
+      throw new AppError(
+        "conflict:graph_version",
+        `This thread is moving from version ${outcome.from} to version ${outcome.to} of its agent, which asks its question again: answer the new one.`,
+        {
+          agent: thread.agentId,
+          threadVersion: outcome.from,
+          currentVersion: outcome.to,
+          newer: false,
+          migrating: true,
+          runId: outcome.runId,
+        },
+      );
+    }
+  }
   // Only decisions still open in the ledger, on a thread nothing runs on: anything else (an unknown id, one already
   // decided, a race lost to another operator, a run in progress) gets its own answer from the transaction.
   const open = async () => {

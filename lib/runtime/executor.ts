@@ -150,7 +150,7 @@ async function executeRun(
     });
     // A run that ends asking nothing while the ledger still waits for a decision did not do what was decided (its
     // graph no longer has the question): that is an error for a supervisor, never a success.
-    if (interrupts.length === 0 && run.kind !== "fork") {
+    if (interrupts.length === 0 && run.kind !== "fork" && run.kind !== "migration") {
       const open = await listPendingDecisions({ db: database.db, threadId: run.threadId });
       if (open.length > 0) {
         throw new AppError(

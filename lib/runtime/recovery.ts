@@ -14,6 +14,7 @@ import { registeredAgentKeys } from "./agent";
 import { EventSink } from "./event-sink";
 import { activeRuns, failRun, startRunInBackground } from "./executor";
 import { instanceId, instanceLabels, isGoneHere } from "./instance";
+import { migratePausedThreads } from "./migrate";
 import { isDraining, reportReachable, reportUnreachable } from "./status";
 
 interface Recovery {
@@ -118,6 +119,11 @@ async function sweep(everyActive: boolean): Promise<void> {
         "recovery: continuing run from its last checkpoint",
       );
       startRunInBackground(run, run.lastSeq, { recovered: true });
+    }
+    // Paused threads a newer version declares a migration for move onto it (once, whichever instance gets there).
+    if (!isDraining()) {
+      const migrated = await migratePausedThreads();
+      if (migrated > 0) console.log(`[migration] moving ${migrated} paused thread(s) onto a newer version`);
     }
     reportReachable("sweeper");
   } catch (error) {

@@ -107,9 +107,12 @@ export function endOpenStreams(): number {
   return ends.length;
 }
 
-/** An SSE body of AG-UI events from {@link tailEvents}, with a keep-alive comment every 15 s. */
+/**
+ * An SSE body of AG-UI events from {@link tailEvents} (after `prelude`, sent first: a compaction snapshot), with a
+ * keep-alive comment every 15 s.
+ */
 export function sseBody(
-  options: Omit<TailOptions, "signal">,
+  options: Omit<TailOptions, "signal"> & { prelude?: LoggedEvent[] },
   requestSignal: AbortSignal,
 ): ReadableStream<Uint8Array> {
   const abort = new AbortController();
@@ -129,6 +132,9 @@ export function sseBody(
       controller.enqueue(encoder.encode(": stream open\n\n"));
       keepAlive = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), 15_000);
       try {
+        for (const e of options.prelude ?? []) {
+          controller.enqueue(encoder.encode(encodeSse(e.event as unknown as BaseEvent, e.seq)));
+        }
         for await (const e of tailEvents({ ...options, signal: abort.signal })) {
           controller.enqueue(encoder.encode(encodeSse(e.event as unknown as BaseEvent, e.seq)));
         }
@@ -162,14 +168,22 @@ export function sseBody(
 
 /**
  * The SSE response for a thread's events after `afterSeq`: until `runId`'s RUN_FINISHED / RUN_ERROR when a run is
- * given (ending early if that run turns out to be no longer active), or just what is logged when none is.
+ * given (ending early if that run turns out to be no longer active), or just what is logged when none is. `prelude`
+ * goes out first (a compaction snapshot, when `afterSeq` is before the thread's compacted seq).
  */
 export function eventStreamResponse(
-  { db, threadId, afterSeq, runId }: { db: AppDb; threadId: string; afterSeq: number; runId?: string },
+  {
+    db,
+    threadId,
+    afterSeq,
+    runId,
+    prelude,
+  }: { db: AppDb; threadId: string; afterSeq: number; runId?: string; prelude?: LoggedEvent[] },
   signal: AbortSignal,
 ): Response {
   const body = sseBody(
     {
+      prelude,
       db,
       threadId,
       afterSeq,

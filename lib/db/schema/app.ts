@@ -61,6 +61,9 @@ export const threads = pgTable(
     orderRef: text("order_ref"),
     status: text("status", { enum: THREAD_STATUSES }).notNull().default("idle"),
     lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
+    /** Retention compacted the event log up to this seq (finished runs only): a reconnect from before it gets a
+     * snapshot instead of the events (see lib/runtime/compaction.ts). 0 = nothing compacted. */
+    eventsCompactedSeq: bigint("events_compacted_seq", { mode: "number" }).notNull().default(0),
     /** Principals (user id or `key:<id>`) who filed the ticket, started its first run, and last edited its state
      * (a fork with edits). Four-eyes: none of them may approve its refund. */
     createdBy: text("created_by"),
@@ -128,16 +131,15 @@ export const runs = pgTable(
 /**
  * The decision ledger: one row per interrupt LangGraph raised. A decision moves `pending → resolved` by
  * compare-and-set in the transaction that creates the resume run, so two operators can never both decide.
- * Never deleted: it is the audit trail.
+ * Never deleted: it is the audit trail (it stays when retention archives the thread).
  */
 export const decisions = pgTable(
   "decisions",
   {
     /** LangGraph's interrupt id, also the AG-UI interrupt id. */
     interruptId: text("interrupt_id").primaryKey(),
-    threadId: text("thread_id")
-      .notNull()
-      .references(() => threads.id, { onDelete: "cascade" }),
+    /** No foreign key: the ledger outlives its thread when retention archives and deletes the thread. */
+    threadId: text("thread_id").notNull(),
     /** Run that raised the interrupt. */
     runId: text("run_id").notNull(),
     /** Checkpoint the graph paused at. */
