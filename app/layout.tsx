@@ -38,6 +38,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 </NavLink>
                 {hasRole(user.role, "operator") && <NavLink href="/threads/new">New ticket</NavLink>}
                 <NavLink href="/audit">Audit trail</NavLink>
+                {hasRole(user.role, "supervisor") && <NavLink href="/operations">Operations</NavLink>}
                 {hasRole(user.role, "admin") && <NavLink href="/admin">Admin</NavLink>}
               </nav>
             )}

@@ -4,6 +4,7 @@ import {
   contentType,
   crossSiteHeaders,
   forgedBearer,
+  forgedMetricsToken,
   garbageCursor,
   hostileBody,
   hostileDate,
@@ -182,6 +183,19 @@ export const TARGETS: Target[] = [
   {
     name: "GET /api/health",
     build: () => request({ method: "GET", path: fc.constant("/api/health"), senders: sender(VIEWER) }),
+  },
+  {
+    name: "GET /api/metrics",
+    build: () =>
+      request({
+        method: "GET",
+        path: fc.constant("/api/metrics"),
+        senders: sender(["admin"]),
+        headers: fc.oneof(
+          { weight: 3, arbitrary: fc.constant({}) },
+          { weight: 1, arbitrary: forgedMetricsToken.map((v) => ({ authorization: v })) },
+        ),
+      }),
   },
   {
     name: "GET /api/threads",

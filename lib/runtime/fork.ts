@@ -18,6 +18,7 @@ import type { Thread } from "@/lib/db/schema";
 import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { parkRunSpan, runTraceOf, startRunSpan, takeRunSpan } from "@/lib/observability/tracing";
 import { FORK_WARNING_EVENT } from "@/lib/wire";
 import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
 import { agentKey, getAgent } from "./agent";
@@ -116,6 +117,8 @@ export async function startBranch(request: BranchRequest): Promise<ForkResult> {
   const { db } = await getDatabase();
   const { agent } = request;
   const runId = randomUUID();
+  // The fork run's trace starts here; the executor continues it.
+  const runSpan = startRunSpan("run", { "run.id": runId, "thread.id": request.threadId, "run.kind": "fork" });
   const { startSeq } = await db.transaction(async (tx) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
@@ -151,6 +154,7 @@ export async function startBranch(request: BranchRequest): Promise<ForkResult> {
         editedState: request.editedBy !== null,
         agentKey: agentKey(agent),
         leaseMs: env.RUN_LEASE_MS,
+        ...runTraceOf(runSpan),
       },
     });
     await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
@@ -172,10 +176,11 @@ export async function startBranch(request: BranchRequest): Promise<ForkResult> {
     });
     return { startSeq: thread.lastSeq };
   });
-
+  parkRunSpan(runId, runSpan);
   try {
     return await branch(request, runId, startSeq);
   } catch (error) {
+    takeRunSpan(runId)?.end();
     // The run was claimed but the branch could not be made: end it visibly rather than leave it to the sweeper.
     const run = await getRun({ db, runId });
     if (run) {

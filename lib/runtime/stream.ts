@@ -4,6 +4,8 @@ import { encodeSse } from "@/lib/agui";
 import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
 import { getRun } from "@/lib/db/queries/runs";
+import { errorFields, logger } from "@/lib/observability/logger";
+import { metrics } from "@/lib/observability/metrics";
 import { ACTIVE_RUN_STATUSES } from "@/lib/wire";
 import { subscribeEvents } from "./event-bus";
 
@@ -124,6 +126,7 @@ export function sseBody(
   return new ReadableStream<Uint8Array>({
     async start(controller) {
       openStreams().add(end);
+      sseOpened();
       // A comment first, so the response head goes out at once: the client knows the stream is open before the
       // first event exists (and a reconnecting client is not left waiting on headers).
       controller.enqueue(encoder.encode(": stream open\n\n"));
@@ -136,7 +139,7 @@ export function sseBody(
           controller.enqueue(encoder.encode(encodeSse(e.event as unknown as BaseEvent, e.seq)));
         }
       } catch (error) {
-        console.error("[stream] tail failed:", error);
+        logger().error({ threadId: options.threadId, ...errorFields(error) }, "event stream: tail failed");
         const failure = {
           type: "RUN_ERROR",
           message: "The event stream failed on the server.",
@@ -144,7 +147,7 @@ export function sseBody(
         };
         controller.enqueue(encoder.encode(`data: ${JSON.stringify(failure)}\n\n`));
       } finally {
-        openStreams().delete(end);
+        if (openStreams().delete(end)) sseClosed();
         clearInterval(keepAlive);
         if (!abort.signal.aborted || endedByServer) {
           try {
@@ -156,7 +159,7 @@ export function sseBody(
       }
     },
     cancel() {
-      openStreams().delete(end);
+      if (openStreams().delete(end)) sseClosed();
       clearInterval(keepAlive);
       abort.abort();
     },
@@ -201,4 +204,14 @@ export function eventStreamResponse(
       "x-accel-buffering": "no",
     },
   });
+}
+
+function sseOpened(): void {
+  const m = metrics();
+  m.sseOpen.inc();
+  m.sseTotal.inc();
+}
+
+function sseClosed(): void {
+  metrics().sseOpen.dec();
 }

@@ -113,6 +113,9 @@ export const runs = pgTable(
     createdAt: createdAt(),
     startedAt: timestamp("started_at", { withTimezone: true }),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /** OpenTelemetry trace of the run (32 hex) and its root span (16 hex): log lines and exported spans carry them. */
+    traceId: text("trace_id"),
+    traceSpanId: text("trace_span_id"),
   },
   (t) => [
     uniqueIndex("runs_one_active_per_thread").on(t.threadId).where(sql`${t.status} in ('queued', 'running')`),
@@ -120,6 +123,8 @@ export const runs = pgTable(
     index("runs_thread_idx").on(t.threadId, t.createdAt),
     // The recovery sweeper (`claimExpiredRun`): active runs by lease expiry.
     index("runs_active_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} in ('queued', 'running')`),
+    // The operations page: the latest failed runs.
+    index("runs_failed_idx").on(t.finishedAt).where(sql`${t.status} = 'failed'`),
   ],
 );
 
@@ -169,6 +174,8 @@ export const decisions = pgTable(
     index("decisions_pending_action_idx")
       .on(t.action, t.createdAt, t.interruptId)
       .where(sql`${t.status} = 'pending'`),
+    // The operations page: decisions per hour of the last day.
+    index("decisions_resolved_at_idx").on(t.resolvedAt).where(sql`${t.resolvedAt} is not null`),
   ],
 );
 
