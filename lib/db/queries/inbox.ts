@@ -2,7 +2,7 @@ import "server-only";
 import { type AnyColumn, and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/errors";
 import type { InboxStatus, InboxThreadStatus } from "@/lib/wire";
-import { decisions, threads } from "../schema";
+import { decisionClaims, decisions, threads } from "../schema";
 import type { Queryable } from "../tx";
 
 /*
@@ -41,6 +41,18 @@ export interface InboxFilter {
   maxAmountCents?: number;
   /** Only decisions at least this old. */
   olderThanSeconds?: number;
+  /** Only decisions claimed (live) by this user id ("My queue"), or, when null, claimed by nobody ("Unassigned"). */
+  claimedBy?: string | null;
+  /** Only overdue decisions that were escalated (the supervisors' view). */
+  escalated?: boolean;
+}
+
+/** Who is handling a pending decision (a live claim). */
+export interface InboxClaim {
+  userId: string;
+  userLabel: string;
+  /** ISO 8601. */
+  claimedAt: string;
 }
 
 /** A pending decision as the inbox shows it (the ledger's summary columns, no payload). */
@@ -56,6 +68,13 @@ export interface InboxDecision {
   createdAt: string;
   /** Seconds since it was raised, by the database clock. */
   ageSeconds: number;
+  /** When it is due (ISO 8601, microseconds), and the seconds left until then (negative: overdue). */
+  dueAt: string;
+  secondsLeft: number;
+  /** When it was escalated for being overdue (ISO 8601), or null. */
+  escalatedAt: string | null;
+  /** Who is handling it, or null. */
+  claim: InboxClaim | null;
 }
 
 /** The thread a decision belongs to, or a listed thread. */
@@ -165,7 +184,21 @@ const decisionColumns = {
   currency: decisions.currency,
   createdAt: isoMicros(decisions.createdAt),
   ageSeconds: sql<number>`floor(extract(epoch from now() - ${decisions.createdAt}))::int`,
+  dueAt: isoMicros(decisions.dueAt),
+  secondsLeft: sql<number>`floor(extract(epoch from ${decisions.dueAt} - now()))::int`,
+  escalatedAt: sql<
+    string | null
+  >`to_char(${decisions.escalatedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+  claim: sql<InboxClaim | null>`CASE WHEN ${decisionClaims.userId} IS NULL THEN NULL ELSE json_build_object(
+    'userId', ${decisionClaims.userId}, 'userLabel', ${decisionClaims.userLabel},
+    'claimedAt', to_char(${decisionClaims.claimedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) END`,
 };
+
+/** The live claim of a decision row (an expired claim is nobody's). */
+const liveClaim = and(
+  eq(decisionClaims.interruptId, decisions.interruptId),
+  sql`${decisionClaims.expiresAt} > now()`,
+);
 
 const threadColumns = {
   threadId: threads.id,
@@ -191,10 +224,13 @@ export function buildPendingInboxQuery({
 }: {
   db: Queryable;
   filter?: InboxFilter;
-  after?: { createdAt: string; interruptId: string };
+  after?: { dueAt: string; interruptId: string };
   limit: number;
 }) {
   const where: (SQL | undefined)[] = [isPending];
+  if (filter.claimedBy === null) where.push(sql`${decisionClaims.userId} IS NULL`);
+  else if (filter.claimedBy !== undefined) where.push(eq(decisionClaims.userId, filter.claimedBy));
+  if (filter.escalated) where.push(sql`${decisions.escalatedAt} IS NOT NULL`);
   if (filter.action !== undefined) where.push(eq(decisions.action, filter.action));
   if (filter.minAmountCents !== undefined) where.push(gte(decisions.amountCents, filter.minAmountCents));
   if (filter.maxAmountCents !== undefined) where.push(lte(decisions.amountCents, filter.maxAmountCents));
@@ -203,19 +239,20 @@ export function buildPendingInboxQuery({
   }
   if (after) {
     where.push(
-      sql`(${decisions.createdAt}, ${decisions.interruptId}) > (${after.createdAt}::timestamptz, ${after.interruptId})`,
+      sql`(${decisions.dueAt}, ${decisions.interruptId}) > (${after.dueAt}::timestamptz, ${after.interruptId})`,
     );
   }
   return db
     .select({ decision: decisionColumns, thread: threadColumns })
     .from(decisions)
     .innerJoin(threads, eq(threads.id, decisions.threadId))
+    .leftJoin(decisionClaims, liveClaim)
     .where(and(...where))
-    .orderBy(asc(decisions.createdAt), asc(decisions.interruptId))
+    .orderBy(asc(decisions.dueAt), asc(decisions.interruptId))
     .limit(limit + 1);
 }
 
-/** Pending decisions, oldest first, keyset-paged on (created_at, interrupt_id). */
+/** Pending decisions, soonest due first, keyset-paged on (due_at, interrupt_id). */
 export async function listPendingInbox({
   db,
   filter,
@@ -232,7 +269,7 @@ export async function listPendingInbox({
   const rows = await buildPendingInboxQuery({
     db,
     filter,
-    after: key && { createdAt: key.t, interruptId: key.i },
+    after: key && { dueAt: key.t, interruptId: key.i },
     limit: size,
   });
   const page = rows.slice(0, size);
@@ -241,7 +278,7 @@ export async function listPendingInbox({
     items: page.map((row) => ({ kind: "decision", decision: row.decision, thread: row.thread })),
     nextCursor:
       rows.length > size && last
-        ? encodeInboxCursor({ m: "pending", t: last.decision.createdAt, i: last.decision.interruptId })
+        ? encodeInboxCursor({ m: "pending", t: last.decision.dueAt, i: last.decision.interruptId })
         : null,
   };
 }
@@ -298,6 +335,7 @@ export async function listThreadInbox({
     ? await db
         .select({ threadId: decisions.threadId, decision: decisionColumns })
         .from(decisions)
+        .leftJoin(decisionClaims, liveClaim)
         .where(
           and(
             inArray(
@@ -307,7 +345,7 @@ export async function listThreadInbox({
             isPending,
           ),
         )
-        .orderBy(asc(decisions.createdAt), asc(decisions.interruptId))
+        .orderBy(asc(decisions.dueAt), asc(decisions.interruptId))
     : [];
   const byThread = new Map<string, InboxDecision[]>();
   for (const row of pending) {
