@@ -24,7 +24,7 @@ export default async function InboxPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  await requirePageUser("/");
+  const user = await requirePageUser("/");
   let params: InboxParams = { limit: DEFAULT_PAGE_SIZE, ...pickInboxParams(await searchParams) };
   let parsed = inboxQuery.safeParse(params);
   let problem: string | undefined;
@@ -37,7 +37,7 @@ export default async function InboxPage({
   const query = parsed.data;
   const { db } = await getDatabase();
   // The first page is always rendered without a cursor; the client pages on from there.
-  const page = await listInbox({ db, ...inboxListArgs(query), cursor: undefined });
+  const page = await listInbox({ db, ...inboxListArgs(query, user.id), cursor: undefined });
 
   return (
     <InboxView

@@ -15,7 +15,8 @@ export const GET = route(
     access: "viewer",
     query: { schema: inboxQuery, code: "bad_request:inbox", what: "The inbox query" },
   },
-  async ({ query, database }) => json(await listInbox({ db: database.db, ...inboxListArgs(query) })),
+  async ({ query, principal, database }) =>
+    json(await listInbox({ db: database.db, ...inboxListArgs(query, principal.id) })),
 );
 
 /** Create a thread for a customer ticket (audited). Starting its run is a separate request (`POST …/runs`). */

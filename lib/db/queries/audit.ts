@@ -22,6 +22,9 @@ export const AUDIT_ACTIONS = [
   "key_revoked",
   "effect_failed",
   "effect_task",
+  "claim_assigned",
+  "decision_escalated",
+  "queue_settings",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

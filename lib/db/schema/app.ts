@@ -159,9 +159,7 @@ export const decisions = pgTable(
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
     resumeRunId: text("resume_run_id"),
     /** When the decision is due: set from `sla_policies` when recorded, by a trigger (default policy `*`: 1 day). */
-    dueAt: timestamp("due_at", { withTimezone: true })
-      .notNull()
-      .default(sql`now() + interval '1 day'`),
+    dueAt: timestamp("due_at", { withTimezone: true }).notNull().default(sql`now() + interval '1 day'`),
     /** When it was escalated for being overdue (set once, by compare-and-set: an item escalates exactly once). */
     escalatedAt: timestamp("escalated_at", { withTimezone: true }),
     /** What the runtime answers on its own once overdue (`system:expiry`), copied from the policy; null = none. */
