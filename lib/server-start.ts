@@ -6,6 +6,7 @@ import { registerInstance } from "@/lib/db/queries/instances";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { startDispatcher } from "@/lib/effects/dispatcher";
 import { env } from "@/lib/env";
+import { startDeadlines } from "@/lib/queue/deadlines";
 import { seedDemoThreads } from "@/lib/runtime/demo";
 import { instanceId, instanceLabels } from "@/lib/runtime/instance";
 import { startEventListener } from "@/lib/runtime/listener";
@@ -51,6 +52,8 @@ async function startRuntime(): Promise<boolean> {
     await startRecovery();
     // Side effects recorded by runs (payments, email) leave the process here, on every instance.
     await startDispatcher();
+    // Deadlines (escalation, expiry answers), notifications and expired claims: every instance ticks, one works.
+    startDeadlines();
     // A SIGTERM may have come while the database was away: a drain is never undone.
     if (runtimePhase() === "starting") setRuntimePhase("running");
     reportReachable("start");

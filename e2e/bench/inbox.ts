@@ -211,7 +211,7 @@ try {
       name: `inbox, deep page (after ${DEEP_ROWS} rows)`,
       run: () => listInbox({ db, cursor: deepCursor, limit: 50 }),
       statement: drizzleStatement(
-        buildPendingInboxQuery({ db, after: { createdAt: deepKey.t, interruptId: deepKey.i }, limit: 50 }),
+        buildPendingInboxQuery({ db, after: { dueAt: deepKey.t, interruptId: deepKey.i }, limit: 50 }),
       ),
       index: "decisions_pending_idx",
       target: TARGET_INBOX_MS,

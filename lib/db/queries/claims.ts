@@ -58,8 +58,8 @@ export async function claimDecision({
         .select({
           interruptId: decisions.interruptId,
           threadId: decisions.threadId,
-          userId: sql`${user.id}`.as("user_id"),
-          userLabel: sql`${user.label}`.as("user_label"),
+          userId: sql`${user.id}::text`.as("user_id"),
+          userLabel: sql`${user.label}::text`.as("user_label"),
           assignedBy: sql`${assignedBy}::text`.as("assigned_by"),
           claimedAt: sql`now()`.as("claimed_at"),
           expiresAt: sql`${expires}`.as("expires_at"),
