@@ -67,7 +67,7 @@ export function BulkBar({
     <div className="space-y-3">
       {selected.length > 0 && (
         <div
-          className="flex flex-wrap items-center gap-3 rounded-lg border border-indigo-200 bg-indigo-50 p-3 text-sm dark:border-indigo-800 dark:bg-indigo-950"
+          className="flex flex-wrap items-center gap-3 rounded-lg border border-indigo-200 bg-indigo-50 p-3 text-sm"
           data-testid="bulk-bar"
         >
           <span data-testid="bulk-count">{selected.length} selected</span>
@@ -82,13 +82,13 @@ export function BulkBar({
           >
             Reject…
           </Button>
-          {problem && <span className="text-amber-900 dark:text-amber-300">{problem}</span>}
+          {problem && <span className="text-amber-900">{problem}</span>}
         </div>
       )}
       {confirming && (
         <section
           aria-label={`Confirm: ${confirming} ${selected.length} item(s)`}
-          className="space-y-2 rounded-lg border border-slate-300 bg-white p-4 dark:border-slate-600 dark:bg-slate-900"
+          className="space-y-2 rounded-lg border border-slate-300 bg-white p-4"
           data-testid="bulk-confirm"
           onKeyDown={(e) => {
             if (e.key === "Escape") setConfirming(null);
@@ -97,7 +97,7 @@ export function BulkBar({
           <h2 className="font-semibold">
             {confirming === "approve" ? "Approve" : "Reject"} {selected.length} item(s)?
           </h2>
-          <ul className="max-h-32 list-disc overflow-y-auto pl-5 text-xs text-slate-700 dark:text-slate-300">
+          <ul className="max-h-32 list-disc overflow-y-auto pl-5 text-xs text-slate-700">
             {selected.map((id) => (
               <li key={id}>{titleOf(id)}</li>
             ))}
@@ -112,7 +112,7 @@ export function BulkBar({
             onChange={(e) => setNote(e.target.value)}
             rows={2}
             maxLength={2000}
-            className="w-full rounded border border-slate-300 p-2 text-sm dark:border-slate-600 dark:bg-slate-950"
+            className="w-full rounded border border-slate-300 p-2 text-sm"
             data-testid="bulk-note"
           />
           <div className="flex gap-2">
@@ -135,7 +135,7 @@ export function BulkBar({
             </Button>
           </div>
           {error && (
-            <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+            <p role="alert" className="text-sm text-red-700">
               {error}
             </p>
           )}
@@ -145,7 +145,7 @@ export function BulkBar({
         <section
           aria-label="Bulk decision result"
           role="status"
-          className="space-y-1 rounded-lg border border-slate-200 bg-white p-4 text-sm dark:border-slate-700 dark:bg-slate-900"
+          className="space-y-1 rounded-lg border border-slate-200 bg-white p-4 text-sm"
           data-testid="bulk-result"
         >
           <p className="font-semibold">
@@ -161,11 +161,7 @@ export function BulkBar({
               ))}
             </ul>
           )}
-          <button
-            type="button"
-            className="text-xs text-indigo-800 underline dark:text-indigo-300"
-            onClick={() => setResult(null)}
-          >
+          <button type="button" className="text-xs text-indigo-800 underline" onClick={() => setResult(null)}>
             Dismiss
           </button>
         </section>

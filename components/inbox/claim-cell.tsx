@@ -11,7 +11,7 @@ function timeOf(iso: string): string {
 }
 
 const buttonStyle =
-  "rounded px-2 py-1 text-xs font-semibold ring-1 ring-inset ring-slate-300 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:ring-slate-600 dark:hover:bg-slate-800";
+  "rounded px-2 py-1 text-xs font-semibold ring-1 ring-inset ring-slate-300 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600";
 
 /**
  * Who is handling a pending decision, and the claim buttons: claim it, release one's own, take it over from someone
@@ -54,12 +54,12 @@ export function ClaimCell({
   return (
     <div className="space-y-1" data-testid="claim-cell" data-claimed-by={claim?.userLabel ?? ""}>
       {claim ? (
-        <p className="text-xs text-slate-700 dark:text-slate-300" data-testid="claim-status">
+        <p className="text-xs text-slate-700" data-testid="claim-status">
           {mine ? "You are handling this" : `Being handled by ${claim.userLabel}`} since{" "}
           <time dateTime={claim.claimedAt}>{timeOf(claim.claimedAt)}</time>
         </p>
       ) : (
-        <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="claim-status">
+        <p className="text-xs text-slate-600" data-testid="claim-status">
           Unassigned
         </p>
       )}
@@ -128,7 +128,7 @@ export function ClaimCell({
             value={email}
             onChange={(e) => setEmail(e.target.value)}
             placeholder="operator@…"
-            className="w-36 rounded border border-slate-300 px-1 text-xs dark:border-slate-600 dark:bg-slate-900"
+            className="w-36 rounded border border-slate-300 px-1 text-xs"
             data-testid="assign-email"
           />
           <button type="submit" className={buttonStyle} disabled={busy} data-testid="assign-submit">
@@ -137,7 +137,7 @@ export function ClaimCell({
         </form>
       )}
       {error && (
-        <p role="alert" className="text-xs text-red-700 dark:text-red-400" data-testid="claim-error">
+        <p role="alert" className="text-xs text-red-700" data-testid="claim-error">
           {error}
         </p>
       )}

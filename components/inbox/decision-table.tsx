@@ -46,14 +46,11 @@ export function DecisionTable({
     ? [{ key: "select", label: <span className="sr-only">Select</span> }, ...COLUMNS]
     : COLUMNS;
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm max-sm:overflow-visible max-sm:border-0 max-sm:bg-transparent max-sm:shadow-none dark:border-slate-700 dark:bg-slate-900">
-      <table
-        className="min-w-full divide-y divide-slate-200 text-sm max-sm:block dark:divide-slate-700"
-        data-testid="inbox-table"
-      >
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm max-sm:overflow-visible max-sm:border-0 max-sm:bg-transparent max-sm:shadow-none">
+      <table className="min-w-full divide-y divide-slate-200 text-sm max-sm:block" data-testid="inbox-table">
         <caption className="sr-only">Pending decisions, soonest due first</caption>
         <TableHead columns={columns} />
-        <tbody className="divide-y divide-slate-100 max-sm:block max-sm:space-y-3 max-sm:divide-y-0 dark:divide-slate-800">
+        <tbody className="divide-y divide-slate-100 max-sm:block max-sm:space-y-3 max-sm:divide-y-0">
           {items.map((item) => {
             const { decision: d, thread: t } = item;
             const isActive = active === d.interruptId;
@@ -67,10 +64,8 @@ export function DecisionTable({
                 data-action={d.action}
                 data-active={isActive ? "true" : undefined}
                 data-selected={selected ? "true" : undefined}
-                className={`transition-colors duration-1000 max-sm:flex max-sm:flex-wrap max-sm:gap-x-3 max-sm:gap-y-1 max-sm:rounded-lg max-sm:border max-sm:border-slate-200 max-sm:bg-white max-sm:p-3 dark:max-sm:border-slate-700 dark:max-sm:bg-slate-900 ${
-                  fresh.has(d.interruptId)
-                    ? "bg-amber-50 dark:bg-amber-950"
-                    : "hover:bg-slate-50 dark:hover:bg-slate-800"
+                className={`transition-colors duration-1000 max-sm:flex max-sm:flex-wrap max-sm:gap-x-3 max-sm:gap-y-1 max-sm:rounded-lg max-sm:border max-sm:border-slate-200 max-sm:bg-white max-sm:p-3 ${
+                  fresh.has(d.interruptId) ? "bg-amber-50" : "hover:bg-slate-50"
                 } ${isActive ? "outline-2 -outline-offset-2 outline-indigo-600" : ""}`}
               >
                 {selection && (
@@ -95,28 +90,18 @@ export function DecisionTable({
                   <Link
                     href={`/threads/${t.threadId}`}
                     data-testid="inbox-row-link"
-                    className="font-medium text-indigo-800 underline-offset-2 hover:underline dark:text-indigo-300"
+                    className="font-medium text-indigo-800 underline-offset-2 hover:underline"
                   >
                     {d.title ?? t.title}
                   </Link>
-                  {d.title && (
-                    <p className="mt-0.5 line-clamp-1 text-xs text-slate-600 dark:text-slate-400">
-                      {t.title}
-                    </p>
-                  )}
+                  {d.title && <p className="mt-0.5 line-clamp-1 text-xs text-slate-600">{t.title}</p>}
                 </td>
-                <td className={`${cell} whitespace-nowrap text-slate-800 dark:text-slate-200`}>
-                  {actionLabel(d.action)}
-                </td>
-                <td className={`${cell} text-slate-800 dark:text-slate-200`}>{d.customerName ?? "—"}</td>
-                <td
-                  className={`${cell} whitespace-nowrap font-mono text-xs text-slate-800 dark:text-slate-200`}
-                >
+                <td className={`${cell} whitespace-nowrap text-slate-800`}>{actionLabel(d.action)}</td>
+                <td className={`${cell} text-slate-800`}>{d.customerName ?? "—"}</td>
+                <td className={`${cell} whitespace-nowrap font-mono text-xs text-slate-800`}>
                   {d.orderId ?? t.orderRef ?? "—"}
                 </td>
-                <td
-                  className={`${cell} whitespace-nowrap text-right tabular-nums text-slate-900 dark:text-slate-100`}
-                >
+                <td className={`${cell} whitespace-nowrap text-right tabular-nums text-slate-900`}>
                   {d.amountCents === null ? "—" : formatMoney(d.amountCents, d.currency ?? "EUR")}
                 </td>
                 <td className={`${cell} max-sm:w-full`}>

@@ -65,7 +65,7 @@ export function InboxFilters({ params }: { params: InboxParams }) {
       aria-label="Filter pending decisions"
       onSubmit={apply}
       data-testid="inbox-filters"
-      className="grid grid-cols-2 items-end gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm md:grid-cols-6 dark:border-slate-700 dark:bg-slate-900"
+      className="grid grid-cols-2 items-end gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm md:grid-cols-6"
     >
       <div className="col-span-2 md:col-span-1">
         <label htmlFor="filter-action" className={label}>

@@ -29,7 +29,7 @@ const chip = (current: boolean) =>
   `rounded-full px-3 py-1 text-xs font-medium ring-1 ring-inset ${
     current
       ? "bg-indigo-700 text-white ring-indigo-700"
-      : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800"
+      : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50"
   }`;
 
 function Tab({ href, current, children }: { href: string; current: boolean; children: string }) {
@@ -39,8 +39,8 @@ function Tab({ href, current, children }: { href: string; current: boolean; chil
       aria-current={current ? "page" : undefined}
       className={`border-b-2 px-3 py-2 text-sm font-medium ${
         current
-          ? "border-indigo-700 text-indigo-800 dark:text-indigo-300"
-          : "border-transparent text-slate-700 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
+          ? "border-indigo-700 text-indigo-800"
+          : "border-transparent text-slate-700 hover:text-slate-900"
       }`}
     >
       {children}

@@ -104,7 +104,7 @@ export function InboxView({
       <div className="flex flex-wrap items-baseline justify-between gap-3">
         <h1 className="text-2xl font-semibold">Inbox</h1>
         <p
-          className="flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400"
+          className="flex items-center gap-2 text-xs text-slate-600"
           data-testid="live-status"
           data-mode={live.mode}
         >
@@ -123,10 +123,7 @@ export function InboxView({
       </div>
       <InboxTabs params={params} />
       {problem && (
-        <p
-          role="alert"
-          className="rounded-md bg-red-50 p-3 text-sm text-red-800 dark:bg-red-950 dark:text-red-300"
-        >
+        <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-800">
           These filters were ignored: {problem}
         </p>
       )}
@@ -135,13 +132,13 @@ export function InboxView({
         {live.announcement}
       </div>
       {live.error && (
-        <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+        <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900">
           Could not refresh the inbox ({live.error}). Showing the last known list; retrying.
         </p>
       )}
       {pending && canDecide && (
         <>
-          <p className="text-xs text-slate-600 max-sm:hidden dark:text-slate-400">
+          <p className="text-xs text-slate-600 max-sm:hidden">
             Keyboard: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>x</kbd> select, <kbd>a</kbd> approve, <kbd>r</kbd>{" "}
             reject, <kbd>Enter</kbd> open.
           </p>
