@@ -4,8 +4,9 @@ import type { AppDb } from "@/lib/db/open";
 import { claimDecision, releaseClaim } from "@/lib/db/queries/claims";
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { env } from "@/lib/env";
-import { AppError, toAppError } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import { decideAndResume } from "@/lib/runtime/claim";
+import { asAppError } from "./app-error";
 import { type BulkVerb, bulkAnswer, isBulkAction } from "./bulk-answers";
 
 export interface BulkOutcome {
@@ -87,7 +88,7 @@ export async function decideInBulk({
       await decideAndResume({ db, threadId, entry: { interruptId, status: "resolved", payload }, principal });
       outcome.done.push({ interruptId, threadId });
     } catch (error) {
-      const e = toAppError(error, "bulk decision");
+      const e = asAppError(error, "bulk decision");
       outcome.refused.push({ interruptId, threadId, code: e.code, message: e.message });
       // The claim was only taken for this attempt.
       await releaseClaim({ db, interruptId, userId: principal.id }).catch(() => {});

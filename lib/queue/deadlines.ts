@@ -13,9 +13,9 @@ import {
   listRecentlyRaised,
 } from "@/lib/db/queries/notifications";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { decideAndResume } from "@/lib/runtime/claim";
 import { isDraining } from "@/lib/runtime/status";
+import { asAppError } from "./app-error";
 import { deliverNotifications } from "./notify";
 
 /** Who applies expiry answers: recorded in the ledger and the audit trail like any decider. No more than an operator. */
@@ -85,14 +85,10 @@ export async function sweepDeadlines({ db }: { db: AppDb }): Promise<{ escalated
       });
       expired += 1;
     } catch (error) {
-      const e = error instanceof AppError ? error : null;
+      const e = asAppError(error, "expiry");
       // Decided meanwhile, or a run in progress: nothing to mark (the next pass looks again if still pending).
-      if (e?.type === "conflict" || e?.type === "unavailable") continue;
-      await markExpiryFailed({
-        db,
-        interruptId: item.interruptId,
-        error: e ? `${e.code}: ${e.message}` : String(error),
-      });
+      if (e.type === "conflict" || e.type === "unavailable" || e.type === "internal") continue;
+      await markExpiryFailed({ db, interruptId: item.interruptId, error: `${e.code}: ${e.message}` });
     }
   }
   return { escalated, expired };
