@@ -33,6 +33,14 @@ test("bulk approve of 20 items where 3 are refused by four-eyes: 17 done / 3 ref
   }
   await openLiveInbox(page, "action=refund_approval&minAmount=4217&maxAmount=4217&limit=50");
   await expect(page.getByTestId("inbox-row")).toHaveCount(20);
+  // The inbox marks, before any click, the three this supervisor may not approve (they started them).
+  await expect(page.getByTestId("not-yours")).toHaveCount(3);
+  for (const threadId of threads.slice(0, 3)) {
+    await expect(inboxRow(page, threadId).getByTestId("not-yours")).toHaveAttribute(
+      "data-code",
+      /^forbidden:four_eyes/,
+    );
+  }
   for (const threadId of threads) await inboxRow(page, threadId).getByTestId("row-select").check();
   await expect(page.getByTestId("bulk-count")).toHaveText("20 selected");
   await page.getByTestId("bulk-approve").click();

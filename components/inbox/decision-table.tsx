@@ -95,6 +95,15 @@ export function DecisionTable({
                     {d.title ?? t.title}
                   </Link>
                   {d.title && <p className="mt-0.5 line-clamp-1 text-xs text-slate-600">{t.title}</p>}
+                  {item.refusal && (
+                    <p
+                      className="mt-1 w-fit rounded bg-amber-50 px-1.5 text-xs text-amber-900"
+                      data-testid="not-yours"
+                      data-code={item.refusal.code}
+                    >
+                      Not for you to approve: {item.refusal.reason}
+                    </p>
+                  )}
                 </td>
                 <td className={`${cell} whitespace-nowrap text-slate-800`}>{actionLabel(d.action)}</td>
                 <td className={`${cell} text-slate-800`}>{d.customerName ?? "—"}</td>

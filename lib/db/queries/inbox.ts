@@ -88,11 +88,13 @@ export interface InboxThread {
   updatedAt: string;
 }
 
-/** status "pending": one item per pending decision, oldest first. */
+/** status "pending": one item per pending decision, soonest due first. */
 export interface InboxDecisionItem {
   kind: "decision";
   decision: InboxDecision;
   thread: InboxThread;
+  /** Set when the caller may not take its acting answer (four-eyes, role): the code and the reason. */
+  refusal?: { code: string; reason: string };
 }
 
 /** Other statuses: one item per thread, newest-updated first, with its pending decisions (oldest first). */
