@@ -3,6 +3,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { SignOutButton } from "@/components/auth/sign-out-button";
 import { UserProvider } from "@/components/auth/user-context";
+import { SearchBox } from "@/components/queue/search-box";
 import { NavLink } from "@/components/ui/nav-link";
 // Registers the app's agents with the runtime before a page reads a thread.
 import "@/lib/agents";
@@ -41,6 +42,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 {hasRole(user.role, "admin") && <NavLink href="/admin">Admin</NavLink>}
               </nav>
             )}
+            {user && <SearchBox />}
             {user && (
               <div
                 className="ml-auto flex items-center gap-3 text-sm text-slate-700"
