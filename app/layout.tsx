@@ -3,6 +3,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { SignOutButton } from "@/components/auth/sign-out-button";
 import { UserProvider } from "@/components/auth/user-context";
+import { ClaimKeeper } from "@/components/queue/claim-keeper";
 import { SearchBox } from "@/components/queue/search-box";
 import { NavLink } from "@/components/ui/nav-link";
 // Registers the app's agents with the runtime before a page reads a thread.
@@ -57,7 +58,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           </div>
         </header>
         <main id="main" tabIndex={-1} className="mx-auto max-w-6xl px-6 py-8 focus:outline-none">
-          <UserProvider user={user}>{children}</UserProvider>
+          <UserProvider user={user}>
+            <ClaimKeeper />
+            {children}
+          </UserProvider>
         </main>
       </body>
     </html>
