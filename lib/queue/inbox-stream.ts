@@ -34,7 +34,10 @@ const wire = (changes: InboxChangeView[]) =>
  * `changes` as they happen (an empty list is a wake-up: something may have changed). Every frame carries the cursor
  * as its SSE id, so the browser's EventSource reconnects from where it was. A keep-alive comment every 15 s.
  */
-export function inboxStreamResponse({ db, after }: { db: AppDb; after?: number }, signal: AbortSignal) {
+export function inboxStreamResponse(
+  { db, after, once = false }: { db: AppDb; after?: number; once?: boolean },
+  signal: AbortSignal,
+) {
   let unsubscribe: (() => void) | undefined;
   let keepAlive: NodeJS.Timeout | undefined;
   let end: (() => void) | undefined;
@@ -91,6 +94,10 @@ export function inboxStreamResponse({ db, after }: { db: AppDb; after?: number }
         } else {
           cursor = Math.max(head, after ?? 0);
           send(frame("ready", { cursor }, cursor));
+        }
+        if (once) {
+          close();
+          return;
         }
         live = true;
         for (const changes of early) {

@@ -8,6 +8,8 @@ export const dynamic = "force-dynamic";
 const streamQuery = z.strictObject({
   /** The last change id seen (EventSource sends it as Last-Event-ID on its own reconnects). */
   after: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
+  /** `1`: end after the first frame (ready, or what was missed): a one-shot catch-up. */
+  once: z.enum(["1"]).optional(),
 });
 
 /**
@@ -29,6 +31,6 @@ export const GET = route<Record<string, never>, undefined, z.infer<typeof stream
       }
       after = Number(header);
     }
-    return inboxStreamResponse({ db, after }, request.signal);
+    return inboxStreamResponse({ db, after, once: query.once === "1" }, request.signal);
   },
 );
