@@ -12,7 +12,7 @@ import { cleanUp, prepareDatabase, startTestServer } from "./setup";
  */
 const SYNTHETIC = 480;
 const REAL = 20;
-const CHAOS_MS = 20_000;
+const KILLS = 8;
 const ENV = { DEADLINE_SWEEP_MS: "150", SHUTDOWN_GRACE_MS: "500" };
 
 describe("deadlines with two instances killed at random", () => {
@@ -43,11 +43,11 @@ describe("deadlines with two instances killed at random", () => {
     await sql.rows(
       `INSERT INTO sla_policies (id, action, min_amount_cents, due_seconds, expiry_answer) VALUES
         ('refund_approval:0', 'refund_approval', 0, 8, '{"status":"resolved","payload":{"decision":"reject","note":"Expired: no decision in time."}}'),
-        ('input_text:0', 'input_text', 0, 10, NULL)`,
+        ('input_text:0', 'input_text', 0, 45, NULL)`,
     );
-    // The real ones are due 2–12 s from now (their deadline is re-read from the policy as if raised now).
+    // The real ones are due 2–42 s from now (their deadline is re-read from the policy as if raised now).
     await sql.rows(
-      `UPDATE decisions SET due_at = now() + (random() * 10 + 2) * interval '1 second',
+      `UPDATE decisions SET due_at = now() + (random() * 40 + 2) * interval '1 second',
          expiry_answer = '{"status":"resolved","payload":{"decision":"reject","note":"Expired: no decision in time."}}'
        WHERE interrupt_id = ANY($1::text[])`,
       [real.map((r) => r.interruptId)],
@@ -57,18 +57,17 @@ describe("deadlines with two instances killed at random", () => {
          SELECT 'syn-' || g, 'Synthetic ' || g, 'Question ' || g, 'interrupted' FROM generate_series(1, $1) g`,
       [SYNTHETIC],
     );
-    // Raised 0–8 s ago with a 10 s policy: due 2–10 s from now, spread over the chaos.
+    // Raised 0–43 s ago with a 45 s policy: due 2–45 s from now, spread over the chaos.
     await sql.rows(
       `INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload, created_at)
-         SELECT 'syn-i-' || g, 'syn-' || g, 'r', 'c', 'input_text', '{}', now() - random() * interval '8 seconds'
+         SELECT 'syn-i-' || g, 'syn-' || g, 'r', 'c', 'input_text', '{}', now() - random() * interval '43 seconds'
          FROM generate_series(1, $1) g`,
       [SYNTHETIC],
     );
 
-    // Chaos: SIGKILL a random instance every 1.5–3.5 s and start a new one in its place.
-    const until = Date.now() + CHAOS_MS;
-    while (Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 1_500 + Math.random() * 2_000));
+    // Chaos: SIGKILL a random instance every 1–2 s (after its restart) and start a new one in its place.
+    while (kills < KILLS) {
+      await new Promise((r) => setTimeout(r, 1_000 + Math.random() * 1_000));
       const victim = Math.random() < 0.5 ? 0 : 1;
       await servers[victim]?.kill();
       kills++;
@@ -88,7 +87,7 @@ describe("deadlines with two instances killed at random", () => {
     const escalations = await sql.rows<{ interrupt_id: string; n: number }>(
       `SELECT d.interrupt_id, count(a.id)::int AS n FROM decisions d
          LEFT JOIN audit_log a ON a.interrupt_id = d.interrupt_id AND a.action = 'decision_escalated'
-       GROUP BY d.interrupt_id`,
+       WHERE d.due_at <= now() GROUP BY d.interrupt_id`,
     );
     const expiries = await sql.rows<{
       interrupt_id: string;
@@ -125,6 +124,5 @@ describe("deadlines with two instances killed at random", () => {
       expiredOnce: REAL,
       expiryErrors: 0,
     });
-    expect(kills).toBeGreaterThanOrEqual(5);
-  }, 240_000);
+  }, 300_000);
 });
