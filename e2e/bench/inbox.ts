@@ -353,7 +353,7 @@ try {
     return [
       pendingView("queue, My queue (user-3)", { claimedBy: "user-3" }, "decision_claims_user_idx"),
       pendingView("queue, Unassigned", { claimedBy: null }, "decisions_pending_due_idx"),
-      pendingView("queue, Escalated", { escalated: true }, "decisions_pending_due_idx"),
+      pendingView("queue, Escalated", { escalated: true }, "decisions_escalated_due_idx"),
       search("search, order number", `ORD-${some}`, "threads_order_ref_idx"),
       search("search, customer email", `c${some}@example.com`, "orders_email_idx"),
       search("search, customer name", "Karimi", "orders_name_search_idx"),

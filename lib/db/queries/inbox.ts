@@ -230,8 +230,13 @@ export function buildPendingInboxQuery({
   limit: number;
 }) {
   const where: (SQL | undefined)[] = [isPending];
-  if (filter.claimedBy === null) where.push(sql`${decisionClaims.userId} IS NULL`);
-  else if (filter.claimedBy !== undefined) where.push(eq(decisionClaims.userId, filter.claimedBy));
+  // NOT EXISTS rather than "the left join found nothing": the planner estimates an anti-join well and walks the
+  // due-date index, where a filter on the joined row is guessed at one row and sorts the whole pending set.
+  if (filter.claimedBy === null) {
+    where.push(
+      sql`NOT EXISTS (SELECT 1 FROM ${decisionClaims} c WHERE c.interrupt_id = ${decisions.interruptId} AND c.expires_at > now())`,
+    );
+  } else if (filter.claimedBy !== undefined) where.push(eq(decisionClaims.userId, filter.claimedBy));
   if (filter.escalated) where.push(sql`${decisions.escalatedAt} IS NOT NULL`);
   if (filter.action !== undefined) where.push(eq(decisions.action, filter.action));
   if (filter.minAmountCents !== undefined) where.push(gte(decisions.amountCents, filter.minAmountCents));

@@ -50,7 +50,9 @@ export function buildSearchQuery({ q, limit }: { q: string; limit: number }) {
     branches.push(sql`SELECT t.id, 'email', 0 FROM orders o JOIN threads t ON t.order_ref = o.id
       WHERE lower(o.customer_email) = lower(${text})`);
   }
-  if (words) {
+  // An order number or an email is looked up exactly; words search names and text (no per-branch LIMIT there: with
+  // one the planner prefers a sequential scan that stops early, which never comes for a rare word).
+  if (words && !ORDER.test(text) && !EMAIL.test(text)) {
     branches.push(sql`SELECT t.id, 'name', 1 FROM orders o JOIN threads t ON t.order_ref = o.id
       WHERE to_tsvector('simple', o.customer_name) @@ to_tsquery('simple', ${words})`);
     branches.push(sql`SELECT thread_id, 'name', 1 FROM decisions
@@ -59,7 +61,7 @@ export function buildSearchQuery({ q, limit }: { q: string; limit: number }) {
       WHERE to_tsvector('simple', title || ' ' || customer_message) @@ to_tsquery('simple', ${words})`);
   }
   const union = sql.join(
-    branches.map((b) => sql`(${b} LIMIT ${limit * 4})`),
+    branches.map((b) => sql`(${b})`),
     sql` UNION ALL `,
   );
   return sql`

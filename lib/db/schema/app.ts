@@ -171,6 +171,10 @@ export const decisions = pgTable(
   (t) => [
     // The inbox sorted by time left: pending decisions with a deadline, soonest first.
     index("decisions_pending_due_idx").on(t.dueAt, t.interruptId).where(sql`${t.status} = 'pending'`),
+    // The supervisors' view: escalated pending decisions by time left.
+    index("decisions_escalated_due_idx")
+      .on(t.dueAt, t.interruptId)
+      .where(sql`${t.status} = 'pending' AND ${t.escalatedAt} IS NOT NULL`),
     // Search by order number.
     index("decisions_order_idx").on(t.orderId),
     // Resume validation and the thread page: a thread's decisions by status.

@@ -1,0 +1,1 @@
+CREATE INDEX "decisions_escalated_due_idx" ON "decisions" USING btree ("due_at","interrupt_id") WHERE "decisions"."status" = 'pending' AND "decisions"."escalated_at" IS NOT NULL;
