@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Queryable } from "../tx";
 
 /** A thread found by search. */
@@ -17,6 +17,8 @@ export interface SearchHit {
 }
 
 const ORDER = /^ord-\d{1,10}$/i;
+/** How many word matches a search reads at most before picking the newest. */
+const MAX_MATCHES = 1000;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** Words of a free-text query as a prefix tsquery (`refund:* & broke:*`), or null when it has no words. */
@@ -29,52 +31,76 @@ export function prefixQuery(q: string): string | null {
   return words.length ? words.map((w) => `${w}:*`).join(" & ") : null;
 }
 
+/** One way a search can match, as its own statement (merged by {@link searchThreads}). */
+export interface SearchBranch {
+  matched: "thread" | "order" | "email" | "name" | "text";
+  query: SQL;
+}
+
+const hitColumns = sql`t.id AS "threadId", t.title, t.status, t.order_ref AS "orderRef",
+  o.customer_name AS "customerName", o.customer_email AS "customerEmail",
+  to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
+
 /**
- * Find threads by order number (exact), customer email (exact, case-insensitive), thread id (exact), customer name
- * or the text of the ticket (full text, word prefixes, the 'simple' configuration). Every branch is answered from an
- * index: `threads_order_ref_idx`, `decisions_order_idx`, `orders_email_idx`, `threads_pkey`, the GIN indexes
- * `orders_name_search_idx`, `decisions_customer_search_idx` and `threads_search_idx`. Newest-updated first.
+ * The statements of a search, best kind of match first: thread id, order number, customer email (exact), customer
+ * name, words of the ticket (full text, word prefixes, the 'simple' configuration). Each is its own statement with
+ * its own plan; an order number or an email is only looked up exactly.
  */
-export function buildSearchQuery({ q, limit }: { q: string; limit: number }) {
+export function buildSearchQueries({ q, limit }: { q: string; limit: number }): SearchBranch[] {
   const text = q.trim();
   const words = prefixQuery(text);
-  const branches = [
-    sql`SELECT id AS thread_id, 'thread' AS matched, 0 AS rank FROM threads WHERE id = ${text}`,
+  const from = sql`FROM threads t LEFT JOIN orders o ON o.id = t.order_ref`;
+  const branches: SearchBranch[] = [
+    { matched: "thread", query: sql`SELECT ${hitColumns} ${from} WHERE t.id = ${text}` },
   ];
   if (ORDER.test(text)) {
     const order = text.toUpperCase();
-    branches.push(sql`SELECT id, 'order', 0 FROM threads WHERE order_ref = ${order}`);
-    branches.push(sql`SELECT thread_id, 'order', 0 FROM decisions WHERE order_id = ${order}`);
+    branches.push({
+      matched: "order",
+      query: sql`SELECT ${hitColumns} ${from} WHERE t.order_ref = ${order} ORDER BY t.updated_at DESC LIMIT ${limit}`,
+    });
+    branches.push({
+      matched: "order",
+      query: sql`SELECT ${hitColumns} ${from}
+        WHERE t.id IN (SELECT thread_id FROM decisions WHERE order_id = ${order} LIMIT ${limit})`,
+    });
+  } else if (EMAIL.test(text)) {
+    branches.push({
+      matched: "email",
+      query: sql`SELECT ${hitColumns} FROM orders o JOIN threads t ON t.order_ref = o.id
+        WHERE lower(o.customer_email) = lower(${text}) ORDER BY t.updated_at DESC LIMIT ${limit}`,
+    });
+  } else if (words) {
+    // Matches are read through the GIN index, at most MAX_MATCHES of them (a word in every tenth ticket must not
+    // sort ten thousand rows), and the newest of those are shown. A materialized CTE keeps the planner from walking
+    // the recency index instead, which it prefers for prefix queries it cannot estimate — and which reads the whole
+    // table for a rare word.
+    branches.push({
+      matched: "name",
+      query: sql`WITH m AS MATERIALIZED (
+          SELECT id FROM orders WHERE to_tsvector('simple', customer_name) @@ to_tsquery('simple', ${words})
+          LIMIT ${MAX_MATCHES})
+        SELECT ${hitColumns} FROM m JOIN orders o ON o.id = m.id JOIN threads t ON t.order_ref = o.id
+        ORDER BY t.updated_at DESC LIMIT ${limit}`,
+    });
+    branches.push({
+      matched: "text",
+      query: sql`WITH m AS MATERIALIZED (
+          SELECT id FROM threads
+          WHERE to_tsvector('simple', title || ' ' || customer_message) @@ to_tsquery('simple', ${words})
+          LIMIT ${MAX_MATCHES})
+        SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.order_ref
+        ORDER BY t.updated_at DESC LIMIT ${limit}`,
+    });
   }
-  if (EMAIL.test(text)) {
-    branches.push(sql`SELECT t.id, 'email', 0 FROM orders o JOIN threads t ON t.order_ref = o.id
-      WHERE lower(o.customer_email) = lower(${text})`);
-  }
-  // An order number or an email is looked up exactly; words search names and text (no per-branch LIMIT there: with
-  // one the planner prefers a sequential scan that stops early, which never comes for a rare word).
-  if (words && !ORDER.test(text) && !EMAIL.test(text)) {
-    branches.push(sql`SELECT t.id, 'name', 1 FROM orders o JOIN threads t ON t.order_ref = o.id
-      WHERE to_tsvector('simple', o.customer_name) @@ to_tsquery('simple', ${words})`);
-    branches.push(sql`SELECT thread_id, 'name', 1 FROM decisions
-      WHERE to_tsvector('simple', coalesce(customer_name, '')) @@ to_tsquery('simple', ${words})`);
-    branches.push(sql`SELECT id, 'text', 2 FROM threads
-      WHERE to_tsvector('simple', title || ' ' || customer_message) @@ to_tsquery('simple', ${words})`);
-  }
-  const union = sql.join(
-    branches.map((b) => sql`(${b})`),
-    sql` UNION ALL `,
-  );
-  return sql`
-    WITH hits AS (${union}),
-    best AS (SELECT DISTINCT ON (thread_id) thread_id, matched, rank FROM hits ORDER BY thread_id, rank)
-    SELECT t.id AS "threadId", t.title, t.status, t.order_ref AS "orderRef",
-      o.customer_name AS "customerName", o.customer_email AS "customerEmail",
-      to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", b.matched
-    FROM best b JOIN threads t ON t.id = b.thread_id LEFT JOIN orders o ON o.id = t.order_ref
-    ORDER BY b.rank, t.updated_at DESC, t.id
-    LIMIT ${limit}`;
+  return branches;
 }
 
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
+}
+
+/** Threads matching `q`, best kind of match first, then newest-updated; each thread once. */
 export async function searchThreads({
   db,
   q,
@@ -84,6 +110,12 @@ export async function searchThreads({
   q: string;
   limit?: number;
 }): Promise<SearchHit[]> {
-  const result: unknown = await db.execute(buildSearchQuery({ q, limit }));
-  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as SearchHit[];
+  const hits = new Map<string, SearchHit>();
+  for (const branch of buildSearchQueries({ q, limit })) {
+    for (const row of rowsOf<Omit<SearchHit, "matched">>(await db.execute(branch.query))) {
+      if (!hits.has(row.threadId)) hits.set(row.threadId, { ...row, matched: branch.matched });
+    }
+    if (hits.size >= limit) break;
+  }
+  return [...hits.values()].slice(0, limit);
 }
