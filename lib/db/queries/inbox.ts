@@ -8,9 +8,11 @@ import type { Queryable } from "../tx";
 /*
  * The operator's inbox, answered from the app tables and their indexes only (never from checkpoints).
  *
- * Pending decisions (status "pending") walk the partial index `decisions_pending_idx` (created_at, interrupt_id), or
- * `decisions_pending_action_idx` (action, created_at, interrupt_id) with an action filter, in index order from the
- * cursor's key, and join each row to its thread by primary key. EXPLAIN ANALYZE on 100k threads, 140k decisions of
+ * Pending decisions (status "pending"), soonest due first, walk the partial index `decisions_pending_due_idx`
+ * (due_at, interrupt_id), or `decisions_pending_action_idx` (action, due_at, interrupt_id) with an action filter, or
+ * `decisions_escalated_due_idx` for the escalated view, in index order from the cursor's key, and join each row to its
+ * thread by primary key and to its live claim (`decision_claims`, by primary key). The figures below are from before
+ * deadlines (sorted by created_at then); `npm run bench:inbox` prints today's plans. EXPLAIN ANALYZE on 100k threads, 140k decisions of
  * which 6.7k pending (`npm run bench:inbox`, PostgreSQL 15):
  *   Limit → Nested Loop → Index Scan using decisions_pending_idx on decisions
  *                         (Index Cond: ROW(created_at, interrupt_id) > ROW($ts, $id))
