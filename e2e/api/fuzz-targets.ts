@@ -612,6 +612,35 @@ export const TARGETS: Target[] = [
         ),
       }),
   },
+  {
+    name: "GET /api/admin/notifications",
+    build: () =>
+      request({ method: "GET", path: fc.constant("/api/admin/notifications"), senders: sender(VIEWER) }),
+  },
+  {
+    name: "POST /api/admin/notifications",
+    build: () =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/admin/notifications"),
+        senders: sender(VIEWER),
+        // Never a target that saves: a webhook that is no URL, a role that is none, an unknown event or id.
+        body: hostileBody(
+          fc.oneof(
+            obj(
+              {
+                op: fc.constant("add"),
+                kind: fc.constantFrom("webhook", "email", "sms"),
+                target: fc.constantFrom("not a url", "javascript:alert(1)", "emperor", ""),
+                events: fc.constantFrom(["overdue"], ["nope"], []),
+              },
+              ["op", "kind", "target", "events"],
+            ),
+            obj({ op: fc.constantFrom("remove", "drop"), id: hostileId }, ["op", "id"]),
+          ),
+        ),
+      }),
+  },
   ...unsupported(),
 ];
 
