@@ -74,6 +74,8 @@ export default defineConfig({
       E2E_PORT: String(port),
       ...authEnv,
       SIGN_IN_RATE_LIMIT: "10000",
+      // Deadlines are tested with policies of a few seconds: look for overdue items often.
+      DEADLINE_SWEEP_MS: "300",
     },
     // SIGTERM and a moment to drop the run's database (the default is an immediate kill).
     gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },

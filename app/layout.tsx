@@ -3,6 +3,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { SignOutButton } from "@/components/auth/sign-out-button";
 import { UserProvider } from "@/components/auth/user-context";
+import { ClaimKeeper } from "@/components/queue/claim-keeper";
+import { SearchBox } from "@/components/queue/search-box";
 import { NavLink } from "@/components/ui/nav-link";
 // Registers the app's agents with the runtime before a page reads a thread.
 import "@/lib/agents";
@@ -42,6 +44,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 {hasRole(user.role, "admin") && <NavLink href="/admin">Admin</NavLink>}
               </nav>
             )}
+            {user && <SearchBox />}
             {user && (
               <div
                 className="ml-auto flex items-center gap-3 text-sm text-slate-700"
@@ -56,7 +59,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           </div>
         </header>
         <main id="main" tabIndex={-1} className="mx-auto max-w-6xl px-6 py-8 focus:outline-none">
-          <UserProvider user={user}>{children}</UserProvider>
+          <UserProvider user={user}>
+            <ClaimKeeper />
+            {children}
+          </UserProvider>
         </main>
       </body>
     </html>

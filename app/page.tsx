@@ -10,6 +10,7 @@ import { InboxView } from "@/components/inbox/inbox-view";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listInbox } from "@/lib/db/queries/inbox";
+import { markDecidable } from "@/lib/queue/inbox-marks";
 import { issuesMessage } from "@/lib/wire";
 
 export const dynamic = "force-dynamic";
@@ -24,7 +25,7 @@ export default async function InboxPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  await requirePageUser("/");
+  const user = await requirePageUser("/");
   let params: InboxParams = { limit: DEFAULT_PAGE_SIZE, ...pickInboxParams(await searchParams) };
   let parsed = inboxQuery.safeParse(params);
   let problem: string | undefined;
@@ -37,7 +38,9 @@ export default async function InboxPage({
   const query = parsed.data;
   const { db } = await getDatabase();
   // The first page is always rendered without a cursor; the client pages on from there.
-  const page = await listInbox({ db, ...inboxListArgs(query), cursor: undefined });
+  const listed = await listInbox({ db, ...inboxListArgs(query, user.id), cursor: undefined });
+  const principal = { kind: "user" as const, id: user.id, label: user.email, role: user.role };
+  const page = await markDecidable({ db, page: listed, principal });
 
   return (
     <InboxView

@@ -182,6 +182,14 @@ const schema = z.object({
   RETENTION_ARCHIVE_AFTER_DAYS: z.coerce.number().min(0).max(36_500).default(30),
   /** Folder the archive's JSON lines files are written to. */
   RETENTION_ARCHIVE_DIR: z.string().trim().min(1).default(".data/archive"),
+  /** How long an operator's claim on a pending decision holds without a heartbeat from an open tab. */
+  CLAIM_TTL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  /** How often each instance looks for overdue decisions (escalation, expiry answers) and due notifications. */
+  DEADLINE_SWEEP_MS: z.coerce.number().int().min(50).default(5_000),
+  /** How often a live inbox stream checks the change feed when no NOTIFY woke it (embedded database: no NOTIFY). */
+  INBOX_FEED_POLL_MS: z.coerce.number().int().min(50).default(2_000),
+  /** Attempts per notification (webhook, email) before it is marked failed. */
+  NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
 });
 
 export type Env = z.infer<typeof schema>;

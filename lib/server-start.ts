@@ -8,6 +8,7 @@ import { startDispatcher } from "@/lib/effects/dispatcher";
 import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { startQueueSampler } from "@/lib/observability/sampler";
+import { startDeadlines } from "@/lib/queue/deadlines";
 import { seedDemoThreads } from "@/lib/runtime/demo";
 import { instanceId, instanceLabels } from "@/lib/runtime/instance";
 import { startEventListener } from "@/lib/runtime/listener";
@@ -53,6 +54,8 @@ async function startRuntime(): Promise<boolean> {
     await startRecovery();
     // Side effects recorded by runs (payments, email) leave the process here, on every instance.
     await startDispatcher();
+    // Deadlines (escalation, expiry answers), notifications and expired claims: every instance ticks, one works.
+    startDeadlines();
     // A SIGTERM may have come while the database was away: a drain is never undone.
     if (runtimePhase() === "starting") setRuntimePhase("running");
     reportReachable("start");

@@ -2,10 +2,13 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AdminConsole } from "@/components/admin/admin-console";
 import { RetentionPanel } from "@/components/admin/retention-panel";
+import { QueueSettings } from "@/components/queue/queue-settings";
 import { listApiKeys } from "@/lib/auth/api-keys";
 import { requirePageUser } from "@/lib/auth/page";
 import { listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
+import { listSlaPolicies } from "@/lib/db/queries/deadlines";
+import { listTargets } from "@/lib/db/queries/notifications";
 import { defaultRetentionPolicy } from "@/lib/runtime/retention-policy";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +18,12 @@ export const metadata: Metadata = { title: "Admin" };
 export default async function AdminPage() {
   const me = await requirePageUser("/admin", "admin");
   const { db } = await getDatabase();
-  const [users, keys] = await Promise.all([listUsers(), listApiKeys({ db })]);
+  const [users, keys, policies, targets] = await Promise.all([
+    listUsers(),
+    listApiKeys({ db }),
+    listSlaPolicies({ db }),
+    listTargets({ db }),
+  ]);
   const policy = defaultRetentionPolicy();
   return (
     <div className="space-y-5">
@@ -50,6 +58,7 @@ export default async function AdminPage() {
           archiveDir: policy.archiveDir,
         }}
       />
+      <QueueSettings policies={policies} targets={targets} />
     </div>
   );
 }

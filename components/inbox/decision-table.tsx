@@ -3,38 +3,58 @@ import { actionLabel } from "@/components/ui/action-label";
 import type { InboxDecisionItem } from "@/lib/db/queries/inbox";
 import { formatMoney } from "@/lib/wire";
 import { ageText } from "./age";
+import { ClaimCell } from "./claim-cell";
 import { TableHead } from "./table-head";
+import { TimeLeft } from "./time-left";
 
 const COLUMNS = [
-  { key: "waiting", label: "Waiting" },
+  { key: "due", label: "Time left" },
   { key: "decision", label: "Decision" },
   { key: "action", label: "Action" },
   { key: "customer", label: "Customer" },
   { key: "order", label: "Order" },
   { key: "amount", label: "Amount", align: "right" as const },
+  { key: "handler", label: "Handled by" },
 ];
 
+/* Below the `sm` breakpoint (a phone, 360 px) the table becomes a list: each row a card, the header hidden. */
+const cell = "px-4 py-3 max-sm:p-0";
+
 /**
- * Pending decisions, oldest first. Each row's link (the decision's title) opens the thread, where it is taken.
- * `ageOf` gives a row's current age in ms (ages tick locally between refreshes).
+ * Pending decisions, soonest due first. Each row's link (the decision's title) opens the thread, where it is taken;
+ * its claim cell says who handles it. With `selection`, each row has a checkbox for bulk decisions; `active` is the
+ * row the keyboard is on (j/k).
  */
 export function DecisionTable({
   items,
   fresh,
   ageOf,
+  leftOf,
+  selection,
+  active,
+  onChange,
 }: {
   items: InboxDecisionItem[];
   fresh: ReadonlySet<string>;
   ageOf: (item: InboxDecisionItem) => number;
+  leftOf: (item: InboxDecisionItem) => number;
+  selection?: { selected: ReadonlySet<string>; toggle: (id: string) => void };
+  active?: string | null;
+  onChange: () => void;
 }) {
+  const columns = selection
+    ? [{ key: "select", label: <span className="sr-only">Select</span> }, ...COLUMNS]
+    : COLUMNS;
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-      <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="inbox-table">
-        <caption className="sr-only">Pending decisions, oldest first</caption>
-        <TableHead columns={COLUMNS} />
-        <tbody className="divide-y divide-slate-100">
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm max-sm:overflow-visible max-sm:border-0 max-sm:bg-transparent max-sm:shadow-none">
+      <table className="min-w-full divide-y divide-slate-200 text-sm max-sm:block" data-testid="inbox-table">
+        <caption className="sr-only">Pending decisions, soonest due first</caption>
+        <TableHead columns={columns} />
+        <tbody className="divide-y divide-slate-100 max-sm:block max-sm:space-y-3 max-sm:divide-y-0">
           {items.map((item) => {
             const { decision: d, thread: t } = item;
+            const isActive = active === d.interruptId;
+            const selected = selection?.selected.has(d.interruptId) ?? false;
             return (
               <tr
                 key={d.interruptId}
@@ -42,12 +62,31 @@ export function DecisionTable({
                 data-thread-id={t.threadId}
                 data-interrupt-id={d.interruptId}
                 data-action={d.action}
-                className={`transition-colors duration-1000 ${fresh.has(d.interruptId) ? "bg-amber-50" : "hover:bg-slate-50"}`}
+                data-active={isActive ? "true" : undefined}
+                data-selected={selected ? "true" : undefined}
+                className={`transition-colors duration-1000 max-sm:flex max-sm:flex-wrap max-sm:gap-x-3 max-sm:gap-y-1 max-sm:rounded-lg max-sm:border max-sm:border-slate-200 max-sm:bg-white max-sm:p-3 ${
+                  fresh.has(d.interruptId) ? "bg-amber-50" : "hover:bg-slate-50"
+                } ${isActive ? "outline-2 -outline-offset-2 outline-indigo-600" : ""}`}
               >
-                <td className="whitespace-nowrap px-4 py-3 tabular-nums text-slate-700">
-                  {ageText(ageOf(item))}
+                {selection && (
+                  <td className={`${cell} w-8`}>
+                    <input
+                      type="checkbox"
+                      checked={selected}
+                      onChange={() => selection.toggle(d.interruptId)}
+                      aria-label={`Select ${d.title ?? t.title}`}
+                      data-testid="row-select"
+                      className="size-4"
+                    />
+                  </td>
+                )}
+                <td
+                  className={`${cell} whitespace-nowrap tabular-nums`}
+                  title={`Waiting ${ageText(ageOf(item))}`}
+                >
+                  <TimeLeft ms={leftOf(item)} escalated={d.escalatedAt !== null} />
                 </td>
-                <td className="px-4 py-3">
+                <td className={`${cell} max-sm:w-full`}>
                   <Link
                     href={`/threads/${t.threadId}`}
                     data-testid="inbox-row-link"
@@ -56,14 +95,26 @@ export function DecisionTable({
                     {d.title ?? t.title}
                   </Link>
                   {d.title && <p className="mt-0.5 line-clamp-1 text-xs text-slate-600">{t.title}</p>}
+                  {item.refusal && (
+                    <p
+                      className="mt-1 w-fit rounded bg-amber-50 px-1.5 text-xs text-amber-900"
+                      data-testid="not-yours"
+                      data-code={item.refusal.code}
+                    >
+                      Not for you to approve: {item.refusal.reason}
+                    </p>
+                  )}
                 </td>
-                <td className="whitespace-nowrap px-4 py-3 text-slate-800">{actionLabel(d.action)}</td>
-                <td className="px-4 py-3 text-slate-800">{d.customerName ?? "—"}</td>
-                <td className="whitespace-nowrap px-4 py-3 font-mono text-xs text-slate-800">
+                <td className={`${cell} whitespace-nowrap text-slate-800`}>{actionLabel(d.action)}</td>
+                <td className={`${cell} text-slate-800`}>{d.customerName ?? "—"}</td>
+                <td className={`${cell} whitespace-nowrap font-mono text-xs text-slate-800`}>
                   {d.orderId ?? t.orderRef ?? "—"}
                 </td>
-                <td className="whitespace-nowrap px-4 py-3 text-right tabular-nums text-slate-900">
+                <td className={`${cell} whitespace-nowrap text-right tabular-nums text-slate-900`}>
                   {d.amountCents === null ? "—" : formatMoney(d.amountCents, d.currency ?? "EUR")}
+                </td>
+                <td className={`${cell} max-sm:w-full`}>
+                  <ClaimCell interruptId={d.interruptId} claim={d.claim} onChange={onChange} />
                 </td>
               </tr>
             );

@@ -49,7 +49,15 @@ export function InboxFilters({ params }: { params: InboxParams }) {
       return setProblem("The minimum amount is above the maximum.");
     }
     setProblem(null);
-    navigate({ action: action || undefined, minAmount, maxAmount, olderThan: olderThan || undefined, limit });
+    navigate({
+      action: action || undefined,
+      minAmount,
+      maxAmount,
+      olderThan: olderThan || undefined,
+      assigned: params.assigned,
+      escalated: params.escalated,
+      limit,
+    });
   };
 
   return (

@@ -9,6 +9,8 @@ export const INBOX_PARAM_NAMES = [
   "minAmount",
   "maxAmount",
   "olderThan",
+  "assigned",
+  "escalated",
   "limit",
 ] as const;
 export type InboxParamName = (typeof INBOX_PARAM_NAMES)[number];
@@ -44,7 +46,14 @@ export function isPendingView(params: InboxParams): boolean {
 
 /** Whether any decision filter is set (for the empty state). */
 export function hasFilters(params: InboxParams): boolean {
-  return Boolean(params.action || params.minAmount || params.maxAmount || params.olderThan);
+  return Boolean(
+    params.action ||
+      params.minAmount ||
+      params.maxAmount ||
+      params.olderThan ||
+      params.assigned ||
+      params.escalated,
+  );
 }
 
 /** A query string (no `?`) for the page URL, or for the API when `cursor` is given. */

@@ -17,6 +17,21 @@ const STATUS_LABELS: Record<InboxThreadStatus, string> = {
   closed: "Closed",
 };
 
+/** The pending views: everything, what I handle, what nobody handles, what is overdue and escalated. */
+const QUEUE_VIEWS: { label: string; assigned?: string; escalated?: string }[] = [
+  { label: "All pending" },
+  { label: "My queue", assigned: "me" },
+  { label: "Unassigned", assigned: "none" },
+  { label: "Escalated", escalated: "true" },
+];
+
+const chip = (current: boolean) =>
+  `rounded-full px-3 py-1 text-xs font-medium ring-1 ring-inset ${
+    current
+      ? "bg-indigo-700 text-white ring-indigo-700"
+      : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50"
+  }`;
+
 function Tab({ href, current, children }: { href: string; current: boolean; children: string }) {
   return (
     <Link
@@ -47,6 +62,23 @@ export function InboxTabs({ params }: { params: InboxParams }) {
           All threads
         </Tab>
       </nav>
+      {pending && (
+        <nav aria-label="Queue" className="flex flex-wrap gap-2" data-testid="queue-views">
+          {QUEUE_VIEWS.map((view) => {
+            const current = params.assigned === view.assigned && params.escalated === view.escalated;
+            return (
+              <Link
+                key={view.label}
+                href={`/?${inboxSearch({ ...keep, assigned: view.assigned, escalated: view.escalated })}`}
+                aria-current={current ? "page" : undefined}
+                className={chip(current)}
+              >
+                {view.label}
+              </Link>
+            );
+          })}
+        </nav>
+      )}
       {!pending && (
         <nav aria-label="Thread status" className="flex flex-wrap gap-2">
           {STATUS_TABS.map((s) => (
@@ -54,11 +86,7 @@ export function InboxTabs({ params }: { params: InboxParams }) {
               key={s}
               href={`/?${inboxSearch({ ...keep, status: s })}`}
               aria-current={params.status === s ? "page" : undefined}
-              className={`rounded-full px-3 py-1 text-xs font-medium ring-1 ring-inset ${
-                params.status === s
-                  ? "bg-indigo-700 text-white ring-indigo-700"
-                  : "bg-white text-slate-700 ring-slate-300 hover:bg-slate-50"
-              }`}
+              className={chip(params.status === s)}
             >
               {STATUS_LABELS[s]}
             </Link>

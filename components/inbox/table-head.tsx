@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 /** The header row of an inbox table: one `<th scope="col">` per column, in the inbox's table style. */
 export function TableHead({ columns }: { columns: { key: string; label: ReactNode; align?: "right" }[] }) {
   return (
-    <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
+    <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600 max-sm:sr-only">
       <tr>
         {columns.map((column) => (
           <th

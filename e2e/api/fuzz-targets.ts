@@ -573,6 +573,143 @@ export const TARGETS: Target[] = [
         }),
       }),
   },
+  {
+    name: "GET /api/inbox/stream",
+    build: () =>
+      request({
+        method: "GET",
+        path: fc.constant("/api/inbox/stream"),
+        senders: sender(VIEWER),
+        // Always one-shot: the live stream itself never ends, which the suite would count as a hang.
+        query: fc
+          .oneof(
+            fc.constantFrom("", "after=0", "after=99999999", "after=-1", "after=x"),
+            hostileNumberText.map((v) => `after=${encodeURIComponent(v)}`),
+          )
+          .map((q) => (q ? `once=1&${q}` : "once=1")),
+        headers: fc.oneof(
+          { weight: 3, arbitrary: fc.constant({}) },
+          { weight: 1, arbitrary: hostileNumberText.map((v) => ({ "last-event-id": v })) },
+        ),
+      }),
+  },
+  {
+    name: "POST /api/inbox/claims",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/inbox/claims"),
+        senders: sender(VIEWER),
+        body: hostileBody(
+          obj(
+            {
+              interruptId: idFrom(ctx.interruptIds),
+              mode: fc.constantFrom("claim", "take_over", "steal"),
+              assignTo: fc.constantFrom("nobody@test.local", "not-an-email", ctx.victimEmail),
+            },
+            ["interruptId"],
+          ),
+        ),
+      }),
+  },
+  {
+    name: "DELETE /api/inbox/claims/[interruptId]",
+    build: (ctx) =>
+      request({
+        method: "DELETE",
+        path: idFrom(ctx.interruptIds).map((i) => `/api/inbox/claims/${i}`),
+        senders: sender(VIEWER),
+      }),
+  },
+  {
+    name: "POST /api/inbox/claims/renew",
+    build: () =>
+      request({ method: "POST", path: fc.constant("/api/inbox/claims/renew"), senders: sender(VIEWER) }),
+  },
+  {
+    name: "POST /api/inbox/bulk",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/inbox/bulk"),
+        senders: sender(VIEWER),
+        // Never a bulk decision any contract accepts: a reject without its reason, or an unknown verb.
+        body: hostileBody(
+          obj(
+            {
+              interruptIds: fc.array(idFrom(ctx.interruptIds), { maxLength: 3 }),
+              verb: fc.constantFrom("reject", "maybe"),
+              note: fc.constantFrom("", "   "),
+            },
+            ["interruptIds", "verb"],
+          ),
+        ),
+      }),
+  },
+  {
+    name: "GET /api/search",
+    build: () =>
+      request({
+        method: "GET",
+        path: fc.constant("/api/search"),
+        senders: sender(VIEWER),
+        query: hostileQuery({ q: hostileString, limit }),
+      }),
+  },
+  {
+    name: "GET /api/admin/sla",
+    build: () => request({ method: "GET", path: fc.constant("/api/admin/sla"), senders: sender(VIEWER) }),
+  },
+  {
+    name: "POST /api/admin/sla",
+    build: () =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/admin/sla"),
+        senders: sender(VIEWER),
+        // Never a policy that saves: a deadline out of range, or an expiry answer no contract takes.
+        body: hostileBody(
+          obj(
+            {
+              action: fc.constantFrom("refund_approval", "*", "nope"),
+              minAmountCents: fc.constantFrom(0, -1, 1e12),
+              dueSeconds: fc.constantFrom(0, -5, 1e12),
+              expiryAnswer: fc.constantFrom(null, { status: "resolved", payload: { decision: "maybe" } }),
+            },
+            ["action", "dueSeconds"],
+          ),
+        ),
+      }),
+  },
+  {
+    name: "GET /api/admin/notifications",
+    build: () =>
+      request({ method: "GET", path: fc.constant("/api/admin/notifications"), senders: sender(VIEWER) }),
+  },
+  {
+    name: "POST /api/admin/notifications",
+    build: () =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/admin/notifications"),
+        senders: sender(VIEWER),
+        // Never a target that saves: a webhook that is no URL, a role that is none, an unknown event or id.
+        body: hostileBody(
+          fc.oneof(
+            obj(
+              {
+                op: fc.constant("add"),
+                kind: fc.constantFrom("webhook", "email", "sms"),
+                target: fc.constantFrom("not a url", "javascript:alert(1)", "emperor", ""),
+                events: fc.constantFrom(["overdue"], ["nope"], []),
+              },
+              ["op", "kind", "target", "events"],
+            ),
+            obj({ op: fc.constantFrom("remove", "drop"), id: hostileId }, ["op", "id"]),
+          ),
+        ),
+      }),
+  },
   ...unsupported(),
 ];
 

@@ -1,4 +1,5 @@
 import { listInbox } from "@/lib/db/queries/inbox";
+import { markDecidable } from "@/lib/queue/inbox-marks";
 import { json, route } from "@/lib/route";
 import { createTicket } from "@/lib/runtime/tickets";
 import { createThreadBody, inboxListArgs, inboxQuery } from "./schema";
@@ -15,7 +16,10 @@ export const GET = route(
     access: "viewer",
     query: { schema: inboxQuery, code: "bad_request:inbox", what: "The inbox query" },
   },
-  async ({ query, database }) => json(await listInbox({ db: database.db, ...inboxListArgs(query) })),
+  async ({ query, principal, database: { db } }) => {
+    const page = await listInbox({ db, ...inboxListArgs(query, principal.id) });
+    return json(await markDecidable({ db, page, principal }));
+  },
 );
 
 /** Create a thread for a customer ticket (audited). Starting its run is a separate request (`POST …/runs`). */

@@ -43,6 +43,10 @@ export const inboxQuery = z
     maxAmount: centsParam.optional(),
     /** Minimum age: a number and a unit, `90s`, `15m`, `2h`, `3d`. */
     olderThan: durationParam.optional(),
+    /** `me`: decisions the caller is handling ("My queue"); `none`: decisions nobody is handling ("Unassigned"). */
+    assigned: z.enum(["me", "none"]).optional(),
+    /** `true`: only overdue decisions that were escalated. */
+    escalated: z.enum(["true"]).optional(),
     /** `nextCursor` of the previous page. */
     cursor: z.string().min(1).max(1000).optional(),
     limit: limitParam(200, 50),
@@ -57,18 +61,23 @@ export const inboxQuery = z
       (q.action === undefined &&
         q.minAmount === undefined &&
         q.maxAmount === undefined &&
-        q.olderThan === undefined),
+        q.olderThan === undefined &&
+        q.assigned === undefined &&
+        q.escalated === undefined),
     {
       message:
-        "action, minAmount, maxAmount and olderThan filter pending decisions: use them with status=pending",
+        "action, minAmount, maxAmount, olderThan, assigned and escalated filter pending decisions: use them with status=pending",
       path: ["status"],
     },
   );
 
 export type InboxQuery = z.infer<typeof inboxQuery>;
 
-/** The `listInbox` arguments for a parsed inbox query (shared by the API route and the inbox page). */
-export function inboxListArgs(query: InboxQuery) {
+/**
+ * The `listInbox` arguments for a parsed inbox query (shared by the API route and the inbox page); `userId` is the
+ * caller, for `assigned=me`.
+ */
+export function inboxListArgs(query: InboxQuery, userId: string) {
   return {
     status: query.status,
     filter: {
@@ -76,6 +85,8 @@ export function inboxListArgs(query: InboxQuery) {
       minAmountCents: query.minAmount,
       maxAmountCents: query.maxAmount,
       olderThanSeconds: query.olderThan,
+      claimedBy: query.assigned === "me" ? userId : query.assigned === "none" ? null : undefined,
+      escalated: query.escalated === "true" ? true : undefined,
     },
     cursor: query.cursor,
     limit: query.limit,

@@ -26,6 +26,9 @@ export const AUDIT_ACTIONS = [
   "effect_task",
   "erasure",
   "archive",
+  "claim_assigned",
+  "decision_escalated",
+  "queue_settings",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

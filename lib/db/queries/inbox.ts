@@ -2,15 +2,17 @@ import "server-only";
 import { type AnyColumn, and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/errors";
 import type { InboxStatus, InboxThreadStatus } from "@/lib/wire";
-import { decisions, threads } from "../schema";
+import { decisionClaims, decisions, threads } from "../schema";
 import type { Queryable } from "../tx";
 
 /*
  * The operator's inbox, answered from the app tables and their indexes only (never from checkpoints).
  *
- * Pending decisions (status "pending") walk the partial index `decisions_pending_idx` (created_at, interrupt_id), or
- * `decisions_pending_action_idx` (action, created_at, interrupt_id) with an action filter, in index order from the
- * cursor's key, and join each row to its thread by primary key. EXPLAIN ANALYZE on 100k threads, 140k decisions of
+ * Pending decisions (status "pending"), soonest due first, walk the partial index `decisions_pending_due_idx`
+ * (due_at, interrupt_id), or `decisions_pending_action_idx` (action, due_at, interrupt_id) with an action filter, or
+ * `decisions_escalated_due_idx` for the escalated view, in index order from the cursor's key, and join each row to its
+ * thread by primary key and to its live claim (`decision_claims`, by primary key). The figures below are from before
+ * deadlines (sorted by created_at then); `npm run bench:inbox` prints today's plans. EXPLAIN ANALYZE on 100k threads, 140k decisions of
  * which 6.7k pending (`npm run bench:inbox`, PostgreSQL 15):
  *   Limit → Nested Loop → Index Scan using decisions_pending_idx on decisions
  *                         (Index Cond: ROW(created_at, interrupt_id) > ROW($ts, $id))
@@ -41,6 +43,18 @@ export interface InboxFilter {
   maxAmountCents?: number;
   /** Only decisions at least this old. */
   olderThanSeconds?: number;
+  /** Only decisions claimed (live) by this user id ("My queue"), or, when null, claimed by nobody ("Unassigned"). */
+  claimedBy?: string | null;
+  /** Only overdue decisions that were escalated (the supervisors' view). */
+  escalated?: boolean;
+}
+
+/** Who is handling a pending decision (a live claim). */
+export interface InboxClaim {
+  userId: string;
+  userLabel: string;
+  /** ISO 8601. */
+  claimedAt: string;
 }
 
 /** A pending decision as the inbox shows it (the ledger's summary columns, no payload). */
@@ -56,6 +70,13 @@ export interface InboxDecision {
   createdAt: string;
   /** Seconds since it was raised, by the database clock. */
   ageSeconds: number;
+  /** When it is due (ISO 8601, microseconds), and the seconds left until then (negative: overdue). */
+  dueAt: string;
+  secondsLeft: number;
+  /** When it was escalated for being overdue (ISO 8601), or null. */
+  escalatedAt: string | null;
+  /** Who is handling it, or null. */
+  claim: InboxClaim | null;
 }
 
 /** The thread a decision belongs to, or a listed thread. */
@@ -69,11 +90,13 @@ export interface InboxThread {
   updatedAt: string;
 }
 
-/** status "pending": one item per pending decision, oldest first. */
+/** status "pending": one item per pending decision, soonest due first. */
 export interface InboxDecisionItem {
   kind: "decision";
   decision: InboxDecision;
   thread: InboxThread;
+  /** Set when the caller may not take its acting answer (four-eyes, role): the code and the reason. */
+  refusal?: { code: string; reason: string };
 }
 
 /** Other statuses: one item per thread, newest-updated first, with its pending decisions (oldest first). */
@@ -165,7 +188,21 @@ const decisionColumns = {
   currency: decisions.currency,
   createdAt: isoMicros(decisions.createdAt),
   ageSeconds: sql<number>`floor(extract(epoch from now() - ${decisions.createdAt}))::int`,
+  dueAt: isoMicros(decisions.dueAt),
+  secondsLeft: sql<number>`floor(extract(epoch from ${decisions.dueAt} - now()))::int`,
+  escalatedAt: sql<
+    string | null
+  >`to_char(${decisions.escalatedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+  claim: sql<InboxClaim | null>`CASE WHEN ${decisionClaims.userId} IS NULL THEN NULL ELSE json_build_object(
+    'userId', ${decisionClaims.userId}, 'userLabel', ${decisionClaims.userLabel},
+    'claimedAt', to_char(${decisionClaims.claimedAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) END`,
 };
+
+/** The live claim of a decision row (an expired claim is nobody's). */
+const liveClaim = and(
+  eq(decisionClaims.interruptId, decisions.interruptId),
+  sql`${decisionClaims.expiresAt} > now()`,
+);
 
 const threadColumns = {
   threadId: threads.id,
@@ -191,10 +228,18 @@ export function buildPendingInboxQuery({
 }: {
   db: Queryable;
   filter?: InboxFilter;
-  after?: { createdAt: string; interruptId: string };
+  after?: { dueAt: string; interruptId: string };
   limit: number;
 }) {
   const where: (SQL | undefined)[] = [isPending];
+  // NOT EXISTS rather than "the left join found nothing": the planner estimates an anti-join well and walks the
+  // due-date index, where a filter on the joined row is guessed at one row and sorts the whole pending set.
+  if (filter.claimedBy === null) {
+    where.push(
+      sql`NOT EXISTS (SELECT 1 FROM ${decisionClaims} c WHERE c.interrupt_id = ${decisions.interruptId} AND c.expires_at > now())`,
+    );
+  } else if (filter.claimedBy !== undefined) where.push(eq(decisionClaims.userId, filter.claimedBy));
+  if (filter.escalated) where.push(sql`${decisions.escalatedAt} IS NOT NULL`);
   if (filter.action !== undefined) where.push(eq(decisions.action, filter.action));
   if (filter.minAmountCents !== undefined) where.push(gte(decisions.amountCents, filter.minAmountCents));
   if (filter.maxAmountCents !== undefined) where.push(lte(decisions.amountCents, filter.maxAmountCents));
@@ -203,19 +248,20 @@ export function buildPendingInboxQuery({
   }
   if (after) {
     where.push(
-      sql`(${decisions.createdAt}, ${decisions.interruptId}) > (${after.createdAt}::timestamptz, ${after.interruptId})`,
+      sql`(${decisions.dueAt}, ${decisions.interruptId}) > (${after.dueAt}::timestamptz, ${after.interruptId})`,
     );
   }
   return db
     .select({ decision: decisionColumns, thread: threadColumns })
     .from(decisions)
     .innerJoin(threads, eq(threads.id, decisions.threadId))
+    .leftJoin(decisionClaims, liveClaim)
     .where(and(...where))
-    .orderBy(asc(decisions.createdAt), asc(decisions.interruptId))
+    .orderBy(asc(decisions.dueAt), asc(decisions.interruptId))
     .limit(limit + 1);
 }
 
-/** Pending decisions, oldest first, keyset-paged on (created_at, interrupt_id). */
+/** Pending decisions, soonest due first, keyset-paged on (due_at, interrupt_id). */
 export async function listPendingInbox({
   db,
   filter,
@@ -232,7 +278,7 @@ export async function listPendingInbox({
   const rows = await buildPendingInboxQuery({
     db,
     filter,
-    after: key && { createdAt: key.t, interruptId: key.i },
+    after: key && { dueAt: key.t, interruptId: key.i },
     limit: size,
   });
   const page = rows.slice(0, size);
@@ -241,7 +287,7 @@ export async function listPendingInbox({
     items: page.map((row) => ({ kind: "decision", decision: row.decision, thread: row.thread })),
     nextCursor:
       rows.length > size && last
-        ? encodeInboxCursor({ m: "pending", t: last.decision.createdAt, i: last.decision.interruptId })
+        ? encodeInboxCursor({ m: "pending", t: last.decision.dueAt, i: last.decision.interruptId })
         : null,
   };
 }
@@ -298,6 +344,7 @@ export async function listThreadInbox({
     ? await db
         .select({ threadId: decisions.threadId, decision: decisionColumns })
         .from(decisions)
+        .leftJoin(decisionClaims, liveClaim)
         .where(
           and(
             inArray(
@@ -307,7 +354,7 @@ export async function listThreadInbox({
             isPending,
           ),
         )
-        .orderBy(asc(decisions.createdAt), asc(decisions.interruptId))
+        .orderBy(asc(decisions.dueAt), asc(decisions.interruptId))
     : [];
   const byThread = new Map<string, InboxDecision[]>();
   for (const row of pending) {

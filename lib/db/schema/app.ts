@@ -76,6 +76,8 @@ export const threads = pgTable(
     // The console lists threads newest first, optionally by status (`listInbox` for non-pending statuses).
     index("threads_updated_idx").on(t.updatedAt, t.id),
     index("threads_status_updated_idx").on(t.status, t.updatedAt, t.id),
+    // Search by order number.
+    index("threads_order_ref_idx").on(t.orderRef),
   ],
 );
 
@@ -163,16 +165,32 @@ export const decisions = pgTable(
     resolverRole: text("resolver_role"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
     resumeRunId: text("resume_run_id"),
+    /** When the decision is due: set from `sla_policies` when recorded, by a trigger (default policy `*`: 1 day). */
+    dueAt: timestamp("due_at", { withTimezone: true }).notNull().default(sql`now() + interval '1 day'`),
+    /** When it was escalated for being overdue (set once, by compare-and-set: an item escalates exactly once). */
+    escalatedAt: timestamp("escalated_at", { withTimezone: true }),
+    /** What the runtime answers on its own once overdue (`system:expiry`), copied from the policy; null = none. */
+    expiryAnswer: jsonb("expiry_answer").$type<{ status: "resolved" | "cancelled"; payload?: unknown }>(),
+    /** Why the expiry answer could not be applied (refused by the contract or the policy): it is not tried again. */
+    expiryError: text("expiry_error"),
     createdAt: createdAt(),
   },
   (t) => [
+    // The inbox sorted by time left: pending decisions with a deadline, soonest first.
+    index("decisions_pending_due_idx").on(t.dueAt, t.interruptId).where(sql`${t.status} = 'pending'`),
+    // The supervisors' view: escalated pending decisions by time left.
+    index("decisions_escalated_due_idx")
+      .on(t.dueAt, t.interruptId)
+      .where(sql`${t.status} = 'pending' AND ${t.escalatedAt} IS NOT NULL`),
+    // Search by order number.
+    index("decisions_order_idx").on(t.orderId),
     // Resume validation and the thread page: a thread's decisions by status.
     index("decisions_thread_status_idx").on(t.threadId, t.status),
     // The inbox (`listInbox`): pending decisions oldest first, keyset-paged on (created_at, interrupt_id)…
     index("decisions_pending_idx").on(t.createdAt, t.interruptId).where(sql`${t.status} = 'pending'`),
-    // …and the same filtered by action.
+    // …and the inbox by time left filtered by action.
     index("decisions_pending_action_idx")
-      .on(t.action, t.createdAt, t.interruptId)
+      .on(t.action, t.dueAt, t.interruptId)
       .where(sql`${t.status} = 'pending'`),
     // The operations page: decisions per hour of the last day.
     index("decisions_resolved_at_idx").on(t.resolvedAt).where(sql`${t.resolvedAt} is not null`),

@@ -3,3 +3,4 @@ export * from "./auth";
 export * from "./checkpoints";
 export * from "./instances";
 export * from "./operations";
+export * from "./queue";

@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { recordAudit } from "@/lib/db/queries/audit";
+import { deleteSlaPolicy, listSlaPolicies, upsertSlaPolicy } from "@/lib/db/queries/deadlines";
+import { AppError } from "@/lib/errors";
+import {
+  confirmEmailAnswer,
+  goodwillVoucherAnswer,
+  INTERRUPT_ACTIONS,
+  type InterruptAction,
+  inputTextAnswer,
+  refundApprovalAnswer,
+  reviewChangeAnswer,
+  selectOptionAnswer,
+} from "@/lib/interrupts/contract";
+import { json, route } from "@/lib/route";
+
+export const dynamic = "force-dynamic";
+
+/* The shape of each action's answer, checked when the policy is saved (the full contract, which may depend on the
+ * question itself, is checked again when the answer is applied). */
+const ANSWER_SHAPES: Record<InterruptAction, z.ZodType> = {
+  refund_approval: refundApprovalAnswer,
+  select_option: selectOptionAnswer,
+  input_text: inputTextAnswer,
+  confirm_email: confirmEmailAnswer,
+  review_change: reviewChangeAnswer,
+  goodwill_voucher: goodwillVoucherAnswer,
+};
+
+const policyBody = z.strictObject({
+  /** An interrupt action, or `*` for any. */
+  action: z.enum(["*", ...INTERRUPT_ACTIONS]),
+  /** Applies to decisions of at least this amount (cents). */
+  minAmountCents: z.number().int().min(0).max(1_000_000_000).default(0),
+  /** Due this long after it is raised (1 s … 90 days). */
+  dueSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(90 * 86_400),
+  /** What `system:expiry` answers once overdue (checked against the action's contract); omit for none. */
+  expiryAnswer: z
+    .strictObject({ status: z.enum(["resolved", "cancelled"]), payload: z.unknown().optional() })
+    .nullable()
+    .default(null),
+  /** Remove this (action, minimum) policy instead. */
+  remove: z.boolean().optional(),
+});
+
+/** Deadline policies per action and amount (supervisors read them). */
+export const GET = route({ name: "GET /api/admin/sla", access: "supervisor" }, async ({ database: { db } }) =>
+  json({ policies: await listSlaPolicies({ db }) }),
+);
+
+/** Create, replace or remove a deadline policy (admin; audited). Applies to decisions raised from now on. */
+export const POST = route<Record<string, never>, z.infer<typeof policyBody>>(
+  {
+    name: "POST /api/admin/sla",
+    access: "admin",
+    body: { schema: policyBody, code: "bad_request:sla", what: "The deadline policy" },
+  },
+  async ({ body, principal, database: { db } }) => {
+    const { remove, ...policy } = body;
+    if (policy.expiryAnswer?.status === "resolved") {
+      if (policy.action === "*") {
+        throw new AppError(
+          "unprocessable:sla",
+          "An expiry answer needs one action (its contract checks the answer).",
+          {
+            fields: ["action"],
+          },
+        );
+      }
+      const parsed = ANSWER_SHAPES[policy.action].safeParse(policy.expiryAnswer.payload);
+      if (!parsed.success) {
+        throw new AppError(
+          "unprocessable:sla",
+          `The expiry answer does not fit ${policy.action}'s contract.`,
+          {
+            fields: ["expiryAnswer"],
+          },
+        );
+      }
+      policy.expiryAnswer = { status: "resolved", payload: parsed.data };
+    }
+    return db.transaction(async (tx) => {
+      const id = `${policy.action}:${policy.minAmountCents}`;
+      const result = remove
+        ? { removed: await deleteSlaPolicy({ db: tx, id }) }
+        : { policy: await upsertSlaPolicy({ db: tx, policy, by: principal.id }) };
+      await recordAudit({
+        db: tx,
+        entries: [{ action: "queue_settings", actor: principal, detail: { sla: body } }],
+      });
+      return json(result);
+    });
+  },
+);

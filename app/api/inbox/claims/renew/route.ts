@@ -1,0 +1,10 @@
+import { renewForPrincipal } from "@/lib/queue/claims";
+import { json, route } from "@/lib/route";
+
+export const dynamic = "force-dynamic";
+
+/** The heartbeat of an open console tab: the operator's live claims hold for another TTL. */
+export const POST = route(
+  { name: "POST /api/inbox/claims/renew", access: "operator" },
+  async ({ principal, database: { db } }) => json(await renewForPrincipal({ db, principal })),
+);

@@ -1,0 +1,195 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import { authUsers, decisions, effects, notifications, notificationTargets } from "../schema";
+import type { Queryable } from "../tx";
+
+export const NOTIFY_EVENTS = ["new_item", "overdue", "escalated", "effect_failed"] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+export interface TargetView {
+  id: string;
+  kind: "webhook" | "email";
+  target: string;
+  events: NotifyEvent[];
+  minAmountCents: number | null;
+  enabled: boolean;
+  /** Whether a signing secret is set (the secret itself is shown once, when created). */
+  signed: boolean;
+}
+
+const targetView = {
+  id: notificationTargets.id,
+  kind: sql<"webhook" | "email">`${notificationTargets.kind}`,
+  target: notificationTargets.target,
+  events: sql<NotifyEvent[]>`${notificationTargets.events}`,
+  minAmountCents: notificationTargets.minAmountCents,
+  enabled: notificationTargets.enabled,
+  signed: sql<boolean>`${notificationTargets.secret} IS NOT NULL`,
+};
+
+export async function listTargets({ db }: { db: Queryable }): Promise<TargetView[]> {
+  return db.select(targetView).from(notificationTargets).orderBy(asc(notificationTargets.createdAt));
+}
+
+export async function insertTarget({
+  db,
+  target,
+}: {
+  db: Queryable;
+  target: Omit<TargetView, "id" | "signed" | "enabled"> & { secret: string | null };
+}): Promise<TargetView> {
+  const [row] = await db
+    .insert(notificationTargets)
+    .values({ id: randomUUID(), ...target })
+    .returning(targetView);
+  if (!row) throw new Error("insert returned nothing");
+  return row;
+}
+
+export async function deleteTarget({ db, id }: { db: Queryable; id: string }): Promise<boolean> {
+  const rows = await db
+    .delete(notificationTargets)
+    .where(eq(notificationTargets.id, id))
+    .returning({ id: notificationTargets.id });
+  return rows.length > 0;
+}
+
+/**
+ * Queue `event` about `subjectId` for every enabled target that wants it (and, for `new_item`, whose minimum amount
+ * it reaches). Keyed `<event>:<subject>:<target>`: recording the same event twice — two instances, a retry after a
+ * crash — notifies each target once.
+ */
+export async function enqueueNotifications({
+  db,
+  event,
+  subjectId,
+  amountCents = null,
+  payload,
+}: {
+  db: Queryable;
+  event: NotifyEvent;
+  subjectId: string;
+  amountCents?: number | null;
+  payload: Record<string, unknown>;
+}): Promise<number> {
+  const rows = await db.execute(sql`
+    INSERT INTO ${notifications} (id, idempotency_key, target_id, event, payload)
+    SELECT gen_random_uuid()::text, ${event} || ':' || ${subjectId} || ':' || t.id, t.id, ${event}, ${JSON.stringify({ event, ...payload })}::jsonb
+    FROM ${notificationTargets} t
+    WHERE t.enabled AND t.events ? ${event}
+      AND (${event} <> 'new_item' OR t.min_amount_cents IS NULL OR coalesce(${amountCents}::int, 0) >= t.min_amount_cents)
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING id`);
+  const list = Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows;
+  return list.length;
+}
+
+export interface DueNotification {
+  id: string;
+  idempotencyKey: string;
+  event: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  kind: string;
+  target: string;
+  secret: string | null;
+}
+
+/**
+ * Claim due notifications (at most `limit`): each claimed row's next attempt moves `leaseMs` ahead, so another
+ * instance does not send it meanwhile; `FOR UPDATE SKIP LOCKED` keeps two claimers apart.
+ */
+export async function claimDueNotifications({
+  db,
+  limit,
+  leaseMs,
+}: {
+  db: Queryable;
+  limit: number;
+  leaseMs: number;
+}): Promise<DueNotification[]> {
+  const result: unknown = await db.execute(sql`
+    UPDATE ${notifications} n SET attempts = n.attempts + 1,
+      next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
+    FROM ${notificationTargets} t
+    WHERE t.id = n.target_id AND n.id IN (
+      SELECT id FROM ${notifications} WHERE status = 'queued' AND next_attempt_at <= now()
+      ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING n.id, n.idempotency_key AS "idempotencyKey", n.event, n.payload, n.attempts, t.kind, t.target, t.secret`);
+  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as DueNotification[];
+}
+
+/** Record one attempt's outcome: delivered, retried after `retryInMs`, or failed for good. */
+export async function settleNotification({
+  db,
+  id,
+  outcome,
+}: {
+  db: Queryable;
+  id: string;
+  outcome: { ok: true } | { ok: false; error: string; retryInMs: number | null };
+}) {
+  await db
+    .update(notifications)
+    .set(
+      outcome.ok
+        ? { status: "delivered", deliveredAt: sql`now()`, lastError: null }
+        : outcome.retryInMs === null
+          ? { status: "failed", lastError: outcome.error.slice(0, 500) }
+          : {
+              lastError: outcome.error.slice(0, 500),
+              nextAttemptAt: sql`now() + make_interval(secs => ${outcome.retryInMs / 1000})`,
+            },
+    )
+    .where(eq(notifications.id, id));
+}
+
+/** Emails of the enabled users of a role (email notifications go to a role). */
+export async function emailsOfRole({ db, role }: { db: Queryable; role: string }): Promise<string[]> {
+  const rows = await db
+    .select({ email: authUsers.email })
+    .from(authUsers)
+    .where(and(eq(authUsers.role, role), eq(authUsers.disabled, false)));
+  return rows.map((r) => r.email);
+}
+
+/** Pending decisions raised in the last `withinSeconds` (for `new_item`). */
+export async function listRecentlyRaised({ db, withinSeconds }: { db: Queryable; withinSeconds: number }) {
+  return db
+    .select({
+      interruptId: decisions.interruptId,
+      threadId: decisions.threadId,
+      action: decisions.action,
+      title: decisions.title,
+      amountCents: decisions.amountCents,
+    })
+    .from(decisions)
+    .where(
+      and(
+        sql`${decisions.status} = 'pending'`,
+        sql`${decisions.createdAt} > now() - make_interval(secs => ${withinSeconds})`,
+      ),
+    )
+    .limit(500);
+}
+
+/** Effects that failed in the last `withinSeconds` (for `effect_failed`). */
+export async function listRecentlyFailedEffects({
+  db,
+  withinSeconds,
+}: {
+  db: Queryable;
+  withinSeconds: number;
+}) {
+  return db
+    .select({ id: effects.id, threadId: effects.threadId, kind: effects.kind, lastError: effects.lastError })
+    .from(effects)
+    .where(
+      and(
+        inArray(effects.status, ["failed"]),
+        lte(sql`now() - make_interval(secs => ${withinSeconds})`, effects.updatedAt),
+      ),
+    )
+    .limit(500);
+}

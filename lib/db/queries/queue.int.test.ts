@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Backend, openBackend } from "@/e2e/support/backends";
+import type { Database } from "../open";
+import { claimDecision, releaseClaim, renewClaims } from "./claims";
+import { escalateOverdue, upsertSlaPolicy } from "./deadlines";
+import { listPendingInbox } from "./inbox";
+import { listInboxChanges } from "./inbox-changes";
+import { searchThreads } from "./search";
+
+/*
+ * The queue's queries on both databases: claims (soft locks), deadlines from policy and escalation exactly once, the
+ * change feed written by triggers, and search by order, email, name, text and thread id.
+ */
+async function seed(database: Database) {
+  await database.sql.query(
+    `INSERT INTO orders (id, customer_name, customer_email, amount_cents, placed_at, payment_method, items, status)
+     VALUES ('ORD-9001', 'Greta Lindqvist', 'greta.l@example.com', 64000, now(), 'card', '[]', 'delivered'),
+            ('ORD-9002', 'Omar Haddad', 'omar@example.com', 2500, now(), 'card', '[]', 'delivered')`,
+  );
+  await database.sql.query(
+    `INSERT INTO threads (id, title, customer_message, order_ref, status) VALUES
+       ('t-1', 'Broken kettle', 'The kettle from my order leaks water everywhere', 'ORD-9001', 'interrupted'),
+       ('t-2', 'Late parcel', 'My parcel never arrived, please help', 'ORD-9002', 'interrupted')`,
+  );
+}
+
+async function raise(
+  database: Database,
+  id: string,
+  threadId: string,
+  amount: number | null,
+  ageSeconds = 0,
+) {
+  await database.sql.query(
+    `INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload, amount_cents, created_at)
+     VALUES ($1, $2, 'r', 'c', 'refund_approval', '{}', $3, now() - make_interval(secs => $4))`,
+    [id, threadId, amount, ageSeconds],
+  );
+}
+
+describe.each<Backend>(["pglite", "postgres"])("queue queries on %s", (kind) => {
+  let backend: Awaited<ReturnType<typeof openBackend>>;
+  let database: Database;
+  beforeAll(async () => {
+    backend = await openBackend(kind);
+    database = backend.database;
+    await seed(database);
+  }, 120_000);
+  afterAll(async () => {
+    await backend?.close();
+  });
+
+  it("gives each decision its deadline from the matching policy (action and amount)", async () => {
+    const { db } = database;
+    await upsertSlaPolicy({
+      db,
+      policy: { action: "refund_approval", minAmountCents: 50_000, dueSeconds: 4 * 3600, expiryAnswer: null },
+      by: "test",
+    });
+    await raise(database, "big", "t-1", 64_000);
+    await raise(database, "small", "t-2", 2_500);
+    const page = await listPendingInbox({ db });
+    const left = Object.fromEntries(page.items.map((i) => [i.decision.interruptId, i.decision.secondsLeft]));
+    expect(left.big).toBeGreaterThan(4 * 3600 - 60);
+    expect(left.big).toBeLessThanOrEqual(4 * 3600);
+    expect(left.small).toBeGreaterThan(86_400 - 60);
+    // Sorted by time left: the 4 h item first.
+    expect(page.items.map((i) => i.decision.interruptId)).toEqual(["big", "small"]);
+  });
+
+  it("claims: one holder at a time, take-over, renewal, release on decide, and the feed hears each", async () => {
+    const { db } = database;
+    const a = { id: "user-a", label: "a@example.com" };
+    const b = { id: "user-b", label: "b@example.com" };
+    expect((await claimDecision({ db, interruptId: "big", user: a, ttlMs: 60_000 })).status).toBe("claimed");
+    const held = await claimDecision({ db, interruptId: "big", user: b, ttlMs: 60_000 });
+    expect(held).toMatchObject({ status: "held", claim: { userLabel: "a@example.com" } });
+    expect(await renewClaims({ db, userId: "user-a", ttlMs: 60_000 })).toEqual(["big"]);
+    expect(
+      (await listPendingInbox({ db, filter: { claimedBy: "user-a" } })).items.map(
+        (i) => i.decision.interruptId,
+      ),
+    ).toEqual(["big"]);
+    expect(
+      (await listPendingInbox({ db, filter: { claimedBy: null } })).items.map((i) => i.decision.interruptId),
+    ).toEqual(["small"]);
+    expect(
+      (await claimDecision({ db, interruptId: "big", user: b, ttlMs: 60_000, force: true })).status,
+    ).toBe("claimed");
+    expect(await releaseClaim({ db, interruptId: "big", userId: "user-a" })).toBe(false);
+    // An expired claim is nobody's: anyone may claim it.
+    await claimDecision({ db, interruptId: "small", user: a, ttlMs: 1_000 });
+    await database.sql.query(
+      "UPDATE decision_claims SET expires_at = now() - interval '1 second' WHERE interrupt_id = 'small'",
+    );
+    expect(
+      (await listPendingInbox({ db })).items.find((i) => i.decision.interruptId === "small")?.decision.claim,
+    ).toBeNull();
+    expect((await claimDecision({ db, interruptId: "small", user: b, ttlMs: 60_000 })).status).toBe(
+      "claimed",
+    );
+    // Deciding releases the claim (trigger).
+    await database.sql.query("UPDATE decisions SET status = 'resolved' WHERE interrupt_id = 'small'");
+    expect(await database.sql.query("SELECT * FROM decision_claims WHERE interrupt_id = 'small'")).toEqual(
+      [],
+    );
+    expect((await claimDecision({ db, interruptId: "small", user: a, ttlMs: 60_000 })).status).toBe(
+      "not_pending",
+    );
+    const kinds = (await listInboxChanges({ db, afterId: 0 })).map((c) => `${c.interruptId}:${c.kind}`);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        "big:raised",
+        "small:raised",
+        "big:claimed",
+        "small:decided",
+        "small:released",
+      ]),
+    );
+  });
+
+  it("escalates an overdue item exactly once", async () => {
+    const { db } = database;
+    await upsertSlaPolicy({
+      db,
+      policy: { action: "refund_approval", minAmountCents: 0, dueSeconds: 60, expiryAnswer: null },
+      by: "test",
+    });
+    await raise(database, "old", "t-2", 100, 3600);
+    const first = await escalateOverdue({ db });
+    expect(first.map((e) => e.interruptId)).toEqual(["old"]);
+    expect(await escalateOverdue({ db })).toEqual([]);
+    expect(
+      (await listPendingInbox({ db, filter: { escalated: true } })).items.map((i) => i.decision.interruptId),
+    ).toEqual(["old"]);
+  });
+
+  it("finds threads by order number, email, name, words of the ticket and thread id", async () => {
+    const { db } = database;
+    const ids = async (q: string) => (await searchThreads({ db, q })).map((h) => h.threadId);
+    expect(await ids("ORD-9001")).toEqual(["t-1"]);
+    expect(await ids("ord-9002")).toEqual(["t-2"]);
+    expect(await ids("GRETA.L@example.com")).toEqual(["t-1"]);
+    expect(await ids("Lindqvist")).toEqual(["t-1"]);
+    expect(await ids("omar")).toEqual(["t-2"]);
+    expect(await ids("kettle leaks")).toEqual(["t-1"]);
+    expect(await ids("parc")).toEqual(["t-2"]);
+    expect(await ids("t-2")).toContain("t-2");
+    expect(await ids("nothing-like-this")).toEqual([]);
+    expect(await ids("'&|!:*()")).toEqual([]);
+  });
+});

@@ -1,0 +1,98 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/roles";
+import type { AppDb } from "@/lib/db/open";
+import { claimDecision, releaseClaim } from "@/lib/db/queries/claims";
+import { getDecisions } from "@/lib/db/queries/decisions";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { decideAndResume } from "@/lib/runtime/claim";
+import { asAppError } from "./app-error";
+import { type BulkVerb, bulkAnswer, isBulkAction } from "./bulk-answers";
+
+export interface BulkOutcome {
+  done: { interruptId: string; threadId: string }[];
+  refused: { interruptId: string; threadId: string | null; code: string; message: string }[];
+}
+
+/**
+ * Approve or reject several pending decisions of one action with one note. Each goes its own way, exactly as if it
+ * were decided alone: claimed first (refused while someone else handles it), then decided through the ledger —
+ * contract, four-eyes and the decision policy are checked per item by `decideAndResume`. Nothing is all-or-nothing:
+ * the outcome lists what was done and what was refused, with the error code and message of each refusal.
+ */
+export async function decideInBulk({
+  db,
+  principal,
+  interruptIds,
+  verb,
+  note,
+}: {
+  db: AppDb;
+  principal: Principal;
+  interruptIds: string[];
+  verb: BulkVerb;
+  note?: string;
+}): Promise<BulkOutcome> {
+  if (principal.kind !== "user") {
+    throw new AppError("forbidden:api_key_scope", "Bulk decisions need a signed-in operator.");
+  }
+  const rows = await getDecisions({ db, interruptIds });
+  const actions = new Set(rows.map((d) => d.action));
+  if (actions.size > 1) {
+    throw new AppError("unprocessable:bulk_mixed", "Bulk decisions take items of one kind at a time.", {
+      actions: [...actions],
+    });
+  }
+  const [action] = [...actions];
+  if (action !== undefined && !isBulkAction(action)) {
+    throw new AppError("unprocessable:bulk_action", `${action} items are decided one by one.`, { action });
+  }
+  if (verb === "reject" && !note?.trim() && action !== "confirm_email") {
+    throw new AppError("unprocessable:bulk_note", "Say why: rejecting needs a note.", { fields: ["note"] });
+  }
+  const byId = new Map(rows.map((d) => [d.interruptId, d]));
+  const outcome: BulkOutcome = { done: [], refused: [] };
+  for (const interruptId of new Set(interruptIds)) {
+    const decision = byId.get(interruptId);
+    if (!decision) {
+      outcome.refused.push({
+        interruptId,
+        threadId: null,
+        code: "not_found:decision",
+        message: "No such decision.",
+      });
+      continue;
+    }
+    const threadId = decision.threadId;
+    const claim = await claimDecision({
+      db,
+      interruptId,
+      user: { id: principal.id, label: principal.label },
+      ttlMs: env.CLAIM_TTL_MS,
+    });
+    if (claim.status !== "claimed") {
+      outcome.refused.push(
+        claim.status === "held"
+          ? {
+              interruptId,
+              threadId,
+              code: "conflict:claimed",
+              message: `Being handled by ${claim.claim.userLabel}.`,
+            }
+          : { interruptId, threadId, code: "conflict:not_pending", message: "No longer pending." },
+      );
+      continue;
+    }
+    try {
+      const payload = bulkAnswer(decision.action, verb, note?.trim() || undefined);
+      await decideAndResume({ db, threadId, entry: { interruptId, status: "resolved", payload }, principal });
+      outcome.done.push({ interruptId, threadId });
+    } catch (error) {
+      const e = asAppError(error, "bulk decision");
+      outcome.refused.push({ interruptId, threadId, code: e.code, message: e.message });
+      // The claim was only taken for this attempt.
+      await releaseClaim({ db, interruptId, userId: principal.id }).catch(() => {});
+    }
+  }
+  return outcome;
+}

@@ -1,0 +1,165 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { Principal } from "@/lib/auth/roles";
+import { getDatabase } from "@/lib/db/client";
+import type { AppDb } from "@/lib/db/open";
+import { recordAudit } from "@/lib/db/queries/audit";
+import { deleteExpiredClaims } from "@/lib/db/queries/claims";
+import { escalateOverdue, listExpiring, markExpiryFailed } from "@/lib/db/queries/deadlines";
+import { pruneInboxChanges } from "@/lib/db/queries/inbox-changes";
+import {
+  enqueueNotifications,
+  listRecentlyFailedEffects,
+  listRecentlyRaised,
+} from "@/lib/db/queries/notifications";
+import { env } from "@/lib/env";
+import { decideAndResume } from "@/lib/runtime/claim";
+import { isDraining } from "@/lib/runtime/status";
+import { asAppError } from "./app-error";
+import { deliverNotifications } from "./notify";
+
+/** Who applies expiry answers: recorded in the ledger and the audit trail like any decider. No more than an operator. */
+export const EXPIRY_PRINCIPAL: Principal = {
+  kind: "system",
+  id: "system:expiry",
+  label: "system:expiry",
+  role: "operator",
+};
+const DEADLINES_ACTOR = { id: "system:deadlines", label: "system:deadlines", role: null };
+
+/** Arbitrary but fixed: the transaction lock of the one instance sweeping deadlines at a time. */
+const SWEEP_LOCK_KEY = 7_311_842_014;
+
+/**
+ * One pass over the deadlines, run by every instance on a timer; one at a time does the work (a transaction-level
+ * advisory lock; the others skip this round). Overdue pending decisions are escalated — `escalated_at` set by
+ * compare-and-set, with the audit entry and the `overdue`/`escalated` notifications in the same transaction, so an
+ * item escalates exactly once whatever crashes when. Then the expiry answers of escalated items are applied as
+ * decisions of `system:expiry` through `decideAndResume` (the ledger's compare-and-set: recorded at most once; an
+ * attempt cut short by a crash is simply made again on the next pass, as the item is still pending). An answer the
+ * contract or the policy refuses is marked and left to a person.
+ */
+export async function sweepDeadlines({ db }: { db: AppDb }): Promise<{ escalated: number; expired: number }> {
+  const escalated = await db.transaction(async (tx) => {
+    const [lock] = await tx
+      .execute(sql`SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK_KEY}) AS ok`)
+      .then(rowsOf);
+    if (!(lock as { ok?: boolean } | undefined)?.ok) return null;
+    const items = await escalateOverdue({ db: tx });
+    await recordAudit({
+      db: tx,
+      entries: items.map((item) => ({
+        action: "decision_escalated" as const,
+        actor: DEADLINES_ACTOR,
+        threadId: item.threadId,
+        interruptId: item.interruptId,
+        detail: { dueAt: item.dueAt, action: item.action },
+      })),
+    });
+    for (const item of items) {
+      for (const event of ["overdue", "escalated"] as const) {
+        await enqueueNotifications({
+          db: tx,
+          event,
+          subjectId: item.interruptId,
+          payload: { ...item, link: `/threads/${item.threadId}` },
+        });
+      }
+    }
+    return items.length;
+  });
+  if (escalated === null) return { escalated: 0, expired: 0 };
+  let expired = 0;
+  for (const item of await listExpiring({ db })) {
+    if (isDraining() || !item.expiryAnswer) break;
+    try {
+      await decideAndResume({
+        db,
+        threadId: item.threadId,
+        entry: {
+          interruptId: item.interruptId,
+          status: item.expiryAnswer.status,
+          payload: item.expiryAnswer.payload,
+        },
+        principal: EXPIRY_PRINCIPAL,
+      });
+      expired += 1;
+    } catch (error) {
+      const e = asAppError(error, "expiry");
+      // Decided meanwhile, or a run in progress: nothing to mark (the next pass looks again if still pending).
+      if (e.type === "conflict" || e.type === "unavailable" || e.type === "internal") continue;
+      await markExpiryFailed({ db, interruptId: item.interruptId, error: `${e.code}: ${e.message}` });
+    }
+  }
+  return { escalated, expired };
+}
+
+function rowsOf(result: unknown): unknown[] {
+  return Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
+}
+
+/** Queue `new_item` and `effect_failed` notifications for what happened lately (idempotent: keyed per event). */
+async function noticeRecent(db: AppDb): Promise<void> {
+  const window = Math.max(60, Math.ceil((env.DEADLINE_SWEEP_MS * 10) / 1000));
+  for (const d of await listRecentlyRaised({ db, withinSeconds: window })) {
+    await enqueueNotifications({
+      db,
+      event: "new_item",
+      subjectId: d.interruptId,
+      amountCents: d.amountCents,
+      payload: { ...d, link: `/threads/${d.threadId}` },
+    });
+  }
+  for (const e of await listRecentlyFailedEffects({ db, withinSeconds: window })) {
+    await enqueueNotifications({
+      db,
+      event: "effect_failed",
+      subjectId: e.id,
+      payload: {
+        effectId: e.id,
+        threadId: e.threadId,
+        kind: e.kind,
+        error: e.lastError,
+        link: `/threads/${e.threadId}`,
+      },
+    });
+  }
+}
+
+const KEY = Symbol.for("hitl-console.deadlines");
+type G = typeof globalThis & { [KEY]?: NodeJS.Timeout };
+
+/** Start this instance's deadline timer (escalation, expiry, notifications, expired claims, feed pruning). */
+export function startDeadlines(): void {
+  const g = globalThis as G;
+  if (g[KEY]) return;
+  let running = false;
+  let passes = 0;
+  const tick = async () => {
+    if (running || isDraining()) return;
+    running = true;
+    try {
+      const { db } = await getDatabase();
+      await sweepDeadlines({ db });
+      await noticeRecent(db);
+      await deliverNotifications({ db });
+      // An expired claim goes (its feed row tells open inboxes); feed rows are kept an hour.
+      await deleteExpiredClaims({ db, graceMs: 0 });
+      if (passes++ % 60 === 0) await pruneInboxChanges({ db, keepSeconds: 3600 });
+    } catch (error) {
+      console.error("[deadlines] sweep failed:", error instanceof Error ? error.message : error);
+    } finally {
+      running = false;
+    }
+  };
+  g[KEY] = setInterval(() => void tick(), env.DEADLINE_SWEEP_MS);
+  g[KEY].unref();
+  void tick();
+}
+
+/** Stop the timer (the process is draining). */
+export function stopDeadlines(): void {
+  const g = globalThis as G;
+  clearInterval(g[KEY]);
+  delete g[KEY];
+}

@@ -1,0 +1,53 @@
+import "server-only";
+import { hasRole, type Principal } from "@/lib/auth/roles";
+import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/db/queries/inbox";
+import type { Queryable } from "@/lib/db/tx";
+import { type DecideVerdict, firstRefusal, mayDecide } from "@/lib/runtime/may-decide";
+import { asAppError } from "./app-error";
+
+/**
+ * Mark the pending items of an inbox page that `principal` may not decide (four-eyes, role), with the code and the
+ * reason the decision would be refused — asked before the click, by the same checks (`mayDecide`). Pages of threads
+ * and principals who cannot decide at all (viewers, keys) are returned as they are.
+ */
+export async function markDecidable<P extends InboxPage<InboxDecisionItem> | InboxPage<InboxThreadItem>>({
+  db,
+  page,
+  principal,
+}: {
+  db: Queryable;
+  page: P;
+  principal: Principal;
+}): Promise<P> {
+  const items = page.items;
+  if (principal.kind !== "user" || !hasRole(principal.role, "operator")) return page;
+  if (!items.every((i): i is InboxDecisionItem => i.kind === "decision")) return page;
+  const verdicts = new Map<string, DecideVerdict[]>();
+  for (const threadId of new Set(items.map((i) => i.thread.threadId))) {
+    verdicts.set(threadId, await verdictsOf(db, threadId, principal));
+  }
+  return {
+    ...page,
+    items: items.map((item) => {
+      const own = (verdicts.get(item.thread.threadId) ?? []).filter(
+        (v) => v.interruptId === item.decision.interruptId || v.interruptId === "*",
+      );
+      const refusal = firstRefusal(own);
+      return refusal ? { ...item, refusal: { code: refusal.code, reason: refusal.reason } } : item;
+    }),
+  };
+}
+
+/**
+ * `mayDecide` for one thread. Its policy check can throw a refusal from the runtime's own bundled copy of AppError,
+ * which mayDecide's `instanceof` does not recognise from a route's bundle: such a throw is read as the refusal it is.
+ */
+async function verdictsOf(db: Queryable, threadId: string, principal: Principal): Promise<DecideVerdict[]> {
+  try {
+    return await mayDecide({ db, threadId, principal });
+  } catch (error) {
+    const e = asAppError(error, "inbox marks");
+    if (e.type !== "forbidden") throw e;
+    return [{ interruptId: "*", action: "*", may: false, code: e.code, reason: e.message }];
+  }
+}

@@ -1,0 +1,129 @@
+import "server-only";
+import type { AppDb } from "@/lib/db/open";
+import {
+  type InboxChangeView,
+  latestInboxChangeId,
+  listInboxChanges,
+  oldestInboxChangeId,
+} from "@/lib/db/queries/inbox-changes";
+import { subscribeInbox } from "./inbox-feed";
+
+const encoder = new TextEncoder();
+
+/** Open SSE bodies of this process (the same registry the thread streams use: a draining server ends them all). */
+const STREAMS = Symbol.for("hitl-console.open-streams");
+type G = typeof globalThis & { [STREAMS]?: Set<() => void> };
+function openStreams(): Set<() => void> {
+  const g = globalThis as G;
+  g[STREAMS] ??= new Set();
+  return g[STREAMS];
+}
+
+function frame(event: string, data: unknown, id?: number): Uint8Array {
+  return encoder.encode(
+    `${id !== undefined ? `id: ${id}\n` : ""}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`,
+  );
+}
+
+const wire = (changes: InboxChangeView[]) =>
+  changes.map((c) => ({ interruptId: c.interruptId, threadId: c.threadId, kind: c.kind }));
+
+/**
+ * The live inbox as server-sent events. `ready` first, with the cursor (the newest change id); after a reconnect
+ * (`after`, from Last-Event-ID) the changes missed meanwhile, or `reset` when they are no longer kept; then
+ * `changes` as they happen (an empty list is a wake-up: something may have changed). Every frame carries the cursor
+ * as its SSE id, so the browser's EventSource reconnects from where it was. A keep-alive comment every 15 s.
+ */
+export function inboxStreamResponse(
+  { db, after, once = false }: { db: AppDb; after?: number; once?: boolean },
+  signal: AbortSignal,
+) {
+  let unsubscribe: (() => void) | undefined;
+  let keepAlive: NodeJS.Timeout | undefined;
+  let end: (() => void) | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let closed = false;
+      let cursor = 0;
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        unsubscribe?.();
+        clearInterval(keepAlive);
+        if (end) openStreams().delete(end);
+        try {
+          controller.close();
+        } catch {
+          // already gone
+        }
+      };
+      end = close;
+      openStreams().add(end);
+      signal.addEventListener("abort", close, { once: true });
+      const send = (bytes: Uint8Array) => {
+        if (closed) return;
+        try {
+          controller.enqueue(bytes);
+        } catch {
+          close();
+        }
+      };
+      send(encoder.encode("retry: 1000\n: inbox stream open\n\n"));
+      keepAlive = setInterval(() => send(encoder.encode(": keep-alive\n\n")), 15_000);
+      // Subscribe before reading the head, so nothing committed in between is missed.
+      const early: InboxChangeView[][] = [];
+      let live = false;
+      unsubscribe = subscribeInbox((changes) => {
+        if (!live) {
+          early.push(changes);
+          return;
+        }
+        const fresh = changes.filter((c) => c.id > cursor);
+        cursor = Math.max(cursor, ...fresh.map((c) => c.id));
+        send(frame("changes", { changes: wire(fresh) }, cursor));
+      });
+      try {
+        const head = await latestInboxChangeId({ db });
+        if (after !== undefined && after < head) {
+          const oldest = await oldestInboxChangeId({ db });
+          const missed =
+            after + 1 >= oldest ? await listInboxChanges({ db, afterId: after, limit: 1000 }) : null;
+          cursor = missed?.length ? Math.max(head, missed[missed.length - 1]!.id) : head;
+          if (missed && missed.length < 1000) send(frame("changes", { changes: wire(missed) }, cursor));
+          else send(frame("reset", { cursor }, cursor));
+        } else {
+          cursor = Math.max(head, after ?? 0);
+          send(frame("ready", { cursor }, cursor));
+        }
+        if (once) {
+          close();
+          return;
+        }
+        live = true;
+        for (const changes of early) {
+          const fresh = changes.filter((c) => c.id > cursor);
+          if (fresh.length) {
+            cursor = Math.max(...fresh.map((c) => c.id));
+            send(frame("changes", { changes: wire(fresh) }, cursor));
+          }
+        }
+      } catch (error) {
+        console.error("[inbox-stream] start failed:", error instanceof Error ? error.message : error);
+        send(frame("error", { code: "internal:stream", message: "The inbox stream failed on the server." }));
+        close();
+      }
+    },
+    cancel() {
+      unsubscribe?.();
+      clearInterval(keepAlive);
+      if (end) openStreams().delete(end);
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+    },
+  });
+}

@@ -1,0 +1,69 @@
+import { createHmac } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openBackend } from "@/e2e/support/backends";
+import type { Database } from "@/lib/db/open";
+import { enqueueNotifications, insertTarget } from "@/lib/db/queries/notifications";
+import { deliverNotifications } from "./notify";
+
+/* Webhook notifications: queued once per event and target, signed with HMAC-SHA256, retried after a 5xx. */
+describe("webhook notifications", () => {
+  let backend: Awaited<ReturnType<typeof openBackend>>;
+  let database: Database;
+  let server: Server;
+  const received: { body: string; signature: string | undefined }[] = [];
+  let failFirst = true;
+
+  beforeAll(async () => {
+    backend = await openBackend("pglite");
+    database = backend.database;
+    server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => {
+        body += c;
+      });
+      req.on("end", () => {
+        received.push({ body, signature: req.headers["x-hitl-signature"] as string | undefined });
+        res.statusCode = failFirst ? 503 : 204;
+        failFirst = false;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  }, 120_000);
+  afterAll(async () => {
+    server?.close();
+    await backend?.close();
+  });
+
+  it("signs, retries after a 5xx, and notifies each target once per event", async () => {
+    const { db } = database;
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const secret = "s3cret-key-for-the-test";
+    await insertTarget({
+      db,
+      target: { kind: "webhook", target: url, events: ["escalated"], minAmountCents: null, secret },
+    });
+    const queue = () =>
+      enqueueNotifications({ db, event: "escalated", subjectId: "int-1", payload: { title: "Refund" } });
+    expect(await queue()).toBe(1);
+    expect(await queue()).toBe(0);
+    expect(await enqueueNotifications({ db, event: "new_item", subjectId: "int-1", payload: {} })).toBe(0);
+
+    expect(await deliverNotifications({ db })).toBe(1);
+    // The 503 put it back with a back-off; make it due now and deliver again.
+    await database.sql.query("UPDATE notifications SET next_attempt_at = now()");
+    expect(await deliverNotifications({ db })).toBe(1);
+    expect(await deliverNotifications({ db })).toBe(0);
+    const [row] = await database.sql.query<{ status: string; attempts: number }>(
+      "SELECT status, attempts FROM notifications",
+    );
+    expect(row).toMatchObject({ status: "delivered", attempts: 2 });
+    expect(received).toHaveLength(2);
+    for (const r of received) {
+      expect(r.signature).toBe(`sha256=${createHmac("sha256", secret).update(r.body).digest("hex")}`);
+      expect(JSON.parse(r.body)).toMatchObject({ event: "escalated", title: "Refund" });
+    }
+  });
+});
