@@ -11,6 +11,7 @@ export const INBOX_PARAM_NAMES = [
   "olderThan",
   "assigned",
   "escalated",
+  "version",
   "limit",
 ] as const;
 export type InboxParamName = (typeof INBOX_PARAM_NAMES)[number];
@@ -52,7 +53,8 @@ export function hasFilters(params: InboxParams): boolean {
       params.maxAmount ||
       params.olderThan ||
       params.assigned ||
-      params.escalated,
+      params.escalated ||
+      params.version,
   );
 }
 

@@ -55,6 +55,17 @@ describe("graph versions", () => {
     expect(refused.status).toBe(409);
     expect(refused.json?.code).toBe("conflict:graph_version");
     expect(refused.json?.details).toMatchObject({ threadVersion: "0", currentVersion: "1", newer: false });
+    // The inbox filters on the version a thread is pinned to (what is left before a version is retired).
+    const inbox = async (query: string) =>
+      (await authedFetch(ctx.url(`/api/threads?${query}`), {}, "viewer")).json() as Promise<{
+        items: { interruptId: string }[];
+      }>;
+    expect((await inbox("version=refund@0")).items.map((i) => i.interruptId)).toEqual([interruptId]);
+    expect((await inbox("version=refund@1&limit=200")).items.map((i) => i.interruptId)).not.toContain(
+      interruptId,
+    );
+    const badVersion = await authedFetch(ctx.url("/api/threads?version=refund"), {}, "viewer");
+    expect(badVersion.status).toBe(400);
     expect(
       await sql().rows("SELECT count(*)::int AS runs FROM runs WHERE thread_id = $1", [threadId]),
     ).toEqual(before);

@@ -47,6 +47,11 @@ export const inboxQuery = z
     assigned: z.enum(["me", "none"]).optional(),
     /** `true`: only overdue decisions that were escalated. */
     escalated: z.enum(["true"]).optional(),
+    /** `agent@version`, e.g. `refund@1`: only decisions of threads pinned to that version (retiring a version). */
+    version: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,39}@\d{1,6}(\.\d{1,6}){0,3}$/, "an agent and its version, like refund@1")
+      .optional(),
     /** `nextCursor` of the previous page. */
     cursor: z.string().min(1).max(1000).optional(),
     limit: limitParam(200, 50),
@@ -63,10 +68,11 @@ export const inboxQuery = z
         q.maxAmount === undefined &&
         q.olderThan === undefined &&
         q.assigned === undefined &&
-        q.escalated === undefined),
+        q.escalated === undefined &&
+        q.version === undefined),
     {
       message:
-        "action, minAmount, maxAmount, olderThan, assigned and escalated filter pending decisions: use them with status=pending",
+        "action, minAmount, maxAmount, olderThan, assigned, escalated and version filter pending decisions: use them with status=pending",
       path: ["status"],
     },
   );
@@ -87,6 +93,12 @@ export function inboxListArgs(query: InboxQuery, userId: string) {
       olderThanSeconds: query.olderThan,
       claimedBy: query.assigned === "me" ? userId : query.assigned === "none" ? null : undefined,
       escalated: query.escalated === "true" ? true : undefined,
+      agentVersion: query.version
+        ? {
+            agentId: query.version.slice(0, query.version.indexOf("@")),
+            version: query.version.slice(query.version.indexOf("@") + 1),
+          }
+        : undefined,
     },
     cursor: query.cursor,
     limit: query.limit,

@@ -47,6 +47,8 @@ export interface InboxFilter {
   claimedBy?: string | null;
   /** Only overdue decisions that were escalated (the supervisors' view). */
   escalated?: boolean;
+  /** Only decisions of threads pinned to this agent version (`threads.agent_version`). */
+  agentVersion?: { agentId: string; version: string };
 }
 
 /** Who is handling a pending decision (a live claim). */
@@ -241,6 +243,12 @@ export function buildPendingInboxQuery({
   } else if (filter.claimedBy !== undefined) where.push(eq(decisionClaims.userId, filter.claimedBy));
   if (filter.escalated) where.push(sql`${decisions.escalatedAt} IS NOT NULL`);
   if (filter.action !== undefined) where.push(eq(decisions.action, filter.action));
+  if (filter.agentVersion !== undefined) {
+    where.push(
+      eq(threads.agentId, filter.agentVersion.agentId),
+      eq(threads.agentVersion, filter.agentVersion.version),
+    );
+  }
   if (filter.minAmountCents !== undefined) where.push(gte(decisions.amountCents, filter.minAmountCents));
   if (filter.maxAmountCents !== undefined) where.push(lte(decisions.amountCents, filter.maxAmountCents));
   if (filter.olderThanSeconds !== undefined) {
