@@ -19,4 +19,13 @@ export const sharedContract: AgentDefinition<InterruptPayload>["interrupts"] = {
   validate: (payload, answer) => validateAnswer(payload, answer),
   responseSchema: (payload) => answerJsonSchema(payload),
   summarize: (raw) => summarizePayload(raw),
+  actingAnswer: (payload) => ACTING_ANSWERS[payload.action] ?? null,
+};
+
+/** Per action, the answer that makes something happen (the one four-eyes and roles are checked for). */
+const ACTING_ANSWERS: Partial<Record<InterruptPayload["action"], unknown>> = {
+  refund_approval: { decision: "approve" },
+  confirm_email: { choice: "send" },
+  review_change: { decision: "approve" },
+  goodwill_voucher: { decision: "grant" },
 };

@@ -85,6 +85,11 @@ export interface AgentDefinition<P = unknown> {
     /** AG-UI `Interrupt.responseSchema`: the JSON Schema of the answer. */
     responseSchema(payload: P): Record<string, unknown>;
     summarize(raw: unknown): DecisionSummary;
+    /**
+     * The answer to this payload that acts on the world (approve, send, grant), or null when none does. Lets the
+     * console ask the policy before the click whether someone may give it (`lib/runtime/may-decide.ts`).
+     */
+    actingAnswer?(payload: P): unknown;
   };
   /** Time travel: which state a fork may edit, and as which nodes. */
   fork: {

@@ -1,0 +1,134 @@
+import "server-only";
+import { hasRole, type Principal } from "@/lib/auth/roles";
+import { listPendingDecisions } from "@/lib/db/queries/decisions";
+import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries/involved";
+import { getThread } from "@/lib/db/queries/threads";
+import type { Decision, Thread } from "@/lib/db/schema";
+import type { Queryable } from "@/lib/db/tx";
+import { AppError, type ErrorCode } from "@/lib/errors";
+import type { AgentDefinition } from "./agent";
+import { readableAgent } from "./graph";
+
+/*
+ * Before the click: may this principal take the decision that acts on the world (approve, send, grant) on a pending
+ * request, and if not, why. The same checks a decision meets when it is taken — the route's role, an intake key's
+ * scope, and the agent's policy fed by `listInvolvedPrincipals` (four-eyes) — asked with the agent's acting answer
+ * instead of a real one. Rejecting stays open to every operator; this says nothing about it.
+ */
+
+/** What a principal may do on one pending decision. */
+export type DecideVerdict =
+  | { interruptId: string; action: string; may: true }
+  | {
+      interruptId: string;
+      action: string;
+      may: false;
+      /** The code the decision would be refused with (`forbidden:four_eyes_own_thread`…). */
+      code: ErrorCode;
+      /** The refusal in the operator's words (the policy's message). */
+      reason: string;
+    };
+
+/** Verdicts for every pending decision of one thread (empty when nothing is pending or the thread is unknown). */
+export async function mayDecide({
+  db,
+  threadId,
+  principal,
+}: {
+  db: Queryable;
+  threadId: string;
+  principal: Principal;
+}): Promise<DecideVerdict[]> {
+  const thread = await getThread({ db, threadId });
+  if (!thread) return [];
+  const pending = await listPendingDecisions({ db, threadId });
+  return verdictsFor({ db, thread, pending, principal });
+}
+
+/** {@link mayDecide} for several threads (the inbox): thread id → verdicts. */
+export async function mayDecideThreads({
+  db,
+  threadIds,
+  principal,
+}: {
+  db: Queryable;
+  threadIds: readonly string[];
+  principal: Principal;
+}): Promise<Map<string, DecideVerdict[]>> {
+  const out = new Map<string, DecideVerdict[]>();
+  for (const threadId of new Set(threadIds)) out.set(threadId, await mayDecide({ db, threadId, principal }));
+  return out;
+}
+
+/** Whether any verdict is a refusal: the first one (for a one-line mark in a list), or null. */
+export function firstRefusal(
+  verdicts: readonly DecideVerdict[],
+): Extract<DecideVerdict, { may: false }> | null {
+  return (verdicts.find((v) => !v.may) as Extract<DecideVerdict, { may: false }> | undefined) ?? null;
+}
+
+async function verdictsFor({
+  db,
+  thread,
+  pending,
+  principal,
+}: {
+  db: Queryable;
+  thread: Thread;
+  pending: Decision[];
+  principal: Principal;
+}): Promise<DecideVerdict[]> {
+  if (pending.length === 0) return [];
+  const refused = roleRefusal(principal);
+  let agent: AgentDefinition | null = null;
+  try {
+    agent = readableAgent(thread);
+  } catch {
+    agent = null; // an agent this process does not have: the role is all that can be said
+  }
+  let involved: InvolvedPrincipal[] | null = null;
+  const verdicts: DecideVerdict[] = [];
+  for (const decision of pending) {
+    const base = { interruptId: decision.interruptId, action: decision.action };
+    if (refused) {
+      verdicts.push({ ...base, may: false, ...refused });
+      continue;
+    }
+    const parsed = agent?.interrupts.parse(decision.payload);
+    const answer = parsed?.ok ? agent?.interrupts.actingAnswer?.(parsed.payload) : null;
+    if (!agent || !parsed?.ok || answer == null || !agent.actsOnIt(parsed.payload, answer)) {
+      verdicts.push({ ...base, may: true });
+      continue;
+    }
+    involved ??= await listInvolvedPrincipals({ db, thread });
+    try {
+      agent.policy({
+        interruptId: decision.interruptId,
+        payload: parsed.payload,
+        answer,
+        principal,
+        involved,
+        siblings: [],
+      });
+      verdicts.push({ ...base, may: true });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      verdicts.push({ ...base, may: false, code: error.code, reason: error.message });
+    }
+  }
+  return verdicts;
+}
+
+/** Deciding needs an operator: viewers and intake keys are refused whatever the request. */
+function roleRefusal(principal: Principal): { code: ErrorCode; reason: string } | null {
+  if (principal.kind === "key") {
+    return {
+      code: "forbidden:api_key_scope",
+      reason: "An intake key cannot decide; decisions need an operator.",
+    };
+  }
+  if (!hasRole(principal.role, "operator")) {
+    return { code: "forbidden:role", reason: "Your role lets you read this request, not decide it." };
+  }
+  return null;
+}
