@@ -6,7 +6,12 @@ import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
 import type { DecisionFormProps } from "./types";
 
 /** The drafted reply, editable: send it as drafted, send the edited version, or don't send it. */
-export function ConfirmEmailForm({ payload, disabled, onAnswer }: DecisionFormProps<"confirm_email">) {
+export function ConfirmEmailForm({
+  payload,
+  disabled,
+  onAnswer,
+  refusal,
+}: DecisionFormProps<"confirm_email">) {
   const id = useId();
   const [subject, setSubject] = useState(payload.subject);
   const [body, setBody] = useState(payload.body);
@@ -49,17 +54,25 @@ export function ConfirmEmailForm({ payload, disabled, onAnswer }: DecisionFormPr
           {edited ? "You edited the draft." : "This is the agent's draft; edit it before sending if needed."}
         </FieldMessage>
       </div>
+      {refusal && (
+        <p
+          data-testid="decision-refusal"
+          className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-100"
+        >
+          {refusal} You can still choose not to send it.
+        </p>
+      )}
       <div className="flex flex-wrap gap-2">
         <Button
           variant={edited ? "secondary" : "primary"}
-          disabled={disabled}
+          disabled={disabled || Boolean(refusal)}
           data-testid="send-as-is"
           onClick={() => onAnswer({ choice: "send" })}
         >
           {edited ? "Send the original draft" : "Send as drafted"}
         </Button>
         <Button
-          disabled={disabled || !edited}
+          disabled={disabled || !edited || Boolean(refusal)}
           data-testid="send-edited"
           onClick={() => onAnswer({ choice: "send_edited", subject, body })}
         >

@@ -65,9 +65,12 @@ export function ApproveRejectForm({
   approveTestId = "approve",
   rejectTestId = "reject",
   approveDisabled = false,
+  refusal = null,
   onApprove,
   onReject,
 }: {
+  /** Why this operator may not approve (four-eyes, role): the button is disabled and this says why. */
+  refusal?: string | null;
   note: ReturnType<typeof useDecisionNote>;
   disabled: boolean;
   approveLabel: string;
@@ -84,12 +87,18 @@ export function ApproveRejectForm({
       noValidate
       className="space-y-3 border-t border-slate-200 pt-4"
       onSubmit={submitTo(() => {
-        if (!approveDisabled) onApprove();
+        if (!approveDisabled && !refusal) onApprove();
       })}
     >
       {note.field}
+      {refusal && <RefusalNote reason={refusal} />}
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={disabled || approveDisabled} data-testid={approveTestId}>
+        <Button
+          type="submit"
+          disabled={disabled || approveDisabled || Boolean(refusal)}
+          data-testid={approveTestId}
+          aria-describedby={refusal ? refusalId : undefined}
+        >
           {approveLabel}
         </Button>
         <Button
@@ -105,6 +114,21 @@ export function ApproveRejectForm({
         </Button>
       </div>
     </form>
+  );
+}
+
+const refusalId = "decision-refusal";
+
+/** Why the acting answer is not this operator's to give, said before the click. */
+export function RefusalNote({ reason }: { reason: string }) {
+  return (
+    <p
+      id={refusalId}
+      data-testid="decision-refusal"
+      className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-100"
+    >
+      {reason} You can still reject it with a note.
+    </p>
   );
 }
 
