@@ -91,7 +91,7 @@ export function initialThreadState(view: ThreadViewJson): ThreadState {
     lastSeq: view.lastSeq,
     applied: [],
     dropped: 0,
-    runError: null,
+    runError: view.failure ?? null,
     notices: [],
     ownIds: [],
     sending: false,
@@ -155,6 +155,7 @@ export function applyView(state: ThreadState, view: ThreadViewJson): ThreadState
       streamingIds: [],
       steps: [],
       lastSeq: view.lastSeq,
+      runError: view.status === "failed" ? (view.failure ?? state.runError) : null,
     },
     view.pendingInterrupts.map(toPendingItem),
   );
