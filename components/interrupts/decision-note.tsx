@@ -2,16 +2,28 @@
 
 import { type FormEvent, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
+import { controlClass, FieldLabel, FieldMessage, LengthCounter } from "@/components/ui/field";
 
 /**
  * The note of an approve/reject decision: optional to approve, required to reject (`requireForReject` focuses it and
  * says why when it is empty). Returns the field to render and the trimmed note.
  */
-export function useDecisionNote({ disabled, rejectReason }: { disabled: boolean; rejectReason: string }) {
+export const NOTE_LIMIT = 2000;
+
+export function useDecisionNote({
+  disabled,
+  rejectReason,
+  toCustomer = false,
+}: {
+  disabled: boolean;
+  rejectReason: string;
+  /** Also offer a separate message to the customer (it goes into the reply email; the note never does). */
+  toCustomer?: boolean;
+}) {
   const id = useId();
   const ref = useRef<HTMLTextAreaElement>(null);
   const [note, setNote] = useState("");
+  const [message, setMessage] = useState("");
   const [error, setError] = useState<string | null>(null);
   const trimmed = note.trim();
 
@@ -27,8 +39,11 @@ export function useDecisionNote({ disabled, rejectReason }: { disabled: boolean;
 
   const field = (
     <div>
-      <FieldLabel htmlFor={`${id}-note`} hint="(required to reject, kept with any decision)">
-        Note
+      <FieldLabel
+        htmlFor={`${id}-note`}
+        hint="(required to reject; kept with the decision for your team, never sent to the customer)"
+      >
+        Internal note
       </FieldLabel>
       <textarea
         ref={ref}
@@ -37,12 +52,13 @@ export function useDecisionNote({ disabled, rejectReason }: { disabled: boolean;
         rows={2}
         value={note}
         disabled={disabled}
-        maxLength={2000}
+        maxLength={NOTE_LIMIT}
         aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-note-error` : undefined}
+        aria-describedby={error ? `${id}-note-error ${id}-note-count` : `${id}-note-count`}
         onChange={(e) => setNote(e.target.value)}
         className={controlClass}
       />
+      <LengthCounter id={`${id}-note-count`} length={note.length} limit={NOTE_LIMIT} />
       {error && (
         <FieldMessage id={`${id}-note-error`} error>
           {error}
@@ -50,8 +66,40 @@ export function useDecisionNote({ disabled, rejectReason }: { disabled: boolean;
       )}
     </div>
   );
-  return { field, withNote: trimmed ? { note: trimmed } : {}, requireForReject };
+  const customerField = toCustomer ? (
+    <div>
+      <FieldLabel htmlFor={`${id}-customer`} hint="(optional; goes into the reply email as written)">
+        Message to the customer
+      </FieldLabel>
+      <textarea
+        id={`${id}-customer`}
+        data-testid="customer-message"
+        rows={2}
+        value={message}
+        disabled={disabled}
+        maxLength={CUSTOMER_MESSAGE_LIMIT}
+        aria-describedby={`${id}-customer-count`}
+        onChange={(e) => setMessage(e.target.value)}
+        className={controlClass}
+      />
+      <LengthCounter id={`${id}-customer-count`} length={message.length} limit={CUSTOMER_MESSAGE_LIMIT} />
+    </div>
+  ) : null;
+  const toSend = message.trim();
+  return {
+    field: (
+      <>
+        {field}
+        {customerField}
+      </>
+    ),
+    withNote: { ...(trimmed ? { note: trimmed } : {}), ...(toSend ? { customerMessage: toSend } : {}) },
+    customerMessage: toSend ? { customerMessage: toSend } : {},
+    requireForReject,
+  };
 }
+
+export const CUSTOMER_MESSAGE_LIMIT = 1000;
 
 /**
  * The approve / reject form every approval shares: the note field, an approve button (submit) and a reject button

@@ -21,7 +21,11 @@ export function RefundApprovalForm({
   refusal,
 }: DecisionFormProps<"refund_approval">) {
   const id = useId();
-  const note = useDecisionNote({ disabled, rejectReason: "Say why the refund is rejected." });
+  const note = useDecisionNote({
+    disabled,
+    rejectReason: "Say why the refund is rejected.",
+    toCustomer: true,
+  });
   const [amount, setAmount] = useState("");
   const [amountError, setAmountError] = useState<string | null>(null);
   const { amountCents, currency } = payload.requested;
@@ -76,7 +80,7 @@ export function RefundApprovalForm({
             : `Approve ${formatMoney(amountCents, currency)}: only ${formatMoney(left, currency)} left`
         }
         onApprove={() => onAnswer({ decision: "approve", ...note.withNote })}
-        onReject={(text) => onAnswer({ decision: "reject", note: text })}
+        onReject={(text) => onAnswer({ decision: "reject", note: text, ...note.customerMessage })}
       />
       <form
         noValidate
