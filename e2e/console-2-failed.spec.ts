@@ -28,8 +28,14 @@ test("a crashed fork says why, leaves no ghost in the inbox, and Try again is no
   const threadId = await pausedThread(page, `The novels from ${ORDER} arrived wet. Refund please.`, {
     orderRef: ORDER,
   });
-  if ((await pendingActions(page, threadId))[0] === "refund_approval") {
-    await answerOverApi(page, threadId, "refund_approval", { decision: "approve" });
+  // Gift card: the agent asks how to pay back (store credit), then the reply waits for its confirmation.
+  for (let i = 0; i < 3; i++) {
+    const [action] = await pendingActions(page, threadId);
+    if (action === "refund_approval") await answerOverApi(page, threadId, action, { decision: "approve" });
+    else if (action === "select_option") {
+      const payload = (await threadState(page, threadId)).pendingInterrupts[0].payload;
+      await answerOverApi(page, threadId, action, { optionId: payload.options[0].id });
+    } else break;
   }
   expect(await pendingActions(page, threadId)).toEqual(["confirm_email"]);
   expect(await inboxThreadIds(page)).toContain(threadId);

@@ -47,9 +47,9 @@ export function OutcomeFacts({ values, effects = [] }: { values: Values; effects
     <div className="space-y-2">
       <dl className="grid grid-cols-1 gap-2 sm:grid-cols-3" data-testid="checkpoint-outcome">
         {facts.map((f) => (
-          <div key={f.label} className="rounded-md bg-slate-50 px-3 py-2 dark:bg-slate-800">
-            <dt className="text-xs font-semibold text-slate-600 dark:text-slate-300">{f.label}</dt>
-            <dd className="text-sm text-slate-900 dark:text-slate-100" data-testid={f.testId}>
+          <div key={f.label} className="rounded-md bg-slate-50 px-3 py-2">
+            <dt className="text-xs font-semibold text-slate-600">{f.label}</dt>
+            <dd className="text-sm text-slate-900" data-testid={f.testId}>
               {f.text}
             </dd>
           </div>
@@ -57,7 +57,7 @@ export function OutcomeFacts({ values, effects = [] }: { values: Values; effects
       </dl>
       {ledger.contradictions.length > 0 && (
         <div
-          className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+          className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950"
           data-testid="checkpoint-contradictions"
         >
           <p className="font-semibold">What this checkpoint says and what already happened disagree</p>

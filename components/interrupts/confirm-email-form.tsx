@@ -57,7 +57,7 @@ export function ConfirmEmailForm({
       {refusal && (
         <p
           data-testid="decision-refusal"
-          className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-100"
+          className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900"
         >
           {refusal} You can still choose not to send it.
         </p>

@@ -173,7 +173,7 @@ export function RefusalNote({ reason }: { reason: string }) {
     <p
       id={refusalId}
       data-testid="decision-refusal"
-      className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-100"
+      className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900"
     >
       {reason} You can still reject it with a note.
     </p>

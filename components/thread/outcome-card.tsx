@@ -67,16 +67,16 @@ export function OutcomeCard({
   return (
     <section
       aria-labelledby="outcome-heading"
-      className="rounded-lg border border-emerald-200 bg-emerald-50/50 p-5 dark:border-emerald-900 dark:bg-emerald-950/40"
+      className="rounded-lg border border-emerald-200 bg-emerald-50/50 p-5"
       data-testid="outcome"
       data-contradictions={ledger.contradictions.length}
     >
-      <h2 id="outcome-heading" className="mb-3 text-base font-semibold text-slate-900 dark:text-slate-100">
+      <h2 id="outcome-heading" className="mb-3 text-base font-semibold text-slate-900">
         Outcome
       </h2>
       {ledger.contradictions.length > 0 && (
         <div
-          className="mb-3 space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+          className="mb-3 space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950"
           data-testid="ledger-contradictions"
         >
           <p className="font-semibold">This branch and what already happened disagree</p>
@@ -94,8 +94,8 @@ export function OutcomeCard({
           data-testid="refund-outcome"
           data-payment-status={payment?.status ?? (refund ? "queued" : "none")}
         >
-          <dt className="font-medium text-slate-900 dark:text-slate-100">Refund on this branch</dt>
-          <dd className="text-slate-800 dark:text-slate-200">
+          <dt className="font-medium text-slate-900">Refund on this branch</dt>
+          <dd className="text-slate-800">
             {refund ? (
               <>
                 {formatMoney(refund.amountCents, refund.currency)} to {humanize(refund.method).toLowerCase()},
@@ -115,10 +115,8 @@ export function OutcomeCard({
         </div>
         {email && (
           <div data-testid="email-outcome" data-email-status={mail?.status ?? email.status}>
-            <dt className="font-medium text-slate-900 dark:text-slate-100">
-              Customer email from this branch
-            </dt>
-            <dd className="text-slate-800 dark:text-slate-200">
+            <dt className="font-medium text-slate-900">Customer email from this branch</dt>
+            <dd className="text-slate-800">
               {email.status === "not_sent" ? (
                 "Not sent"
               ) : (
@@ -136,11 +134,9 @@ export function OutcomeCard({
         )}
         {elsewhere.length > 0 && (
           <div data-testid="ledger-elsewhere">
-            <dt className="font-medium text-slate-900 dark:text-slate-100">
-              From other branches of this thread
-            </dt>
+            <dt className="font-medium text-slate-900">From other branches of this thread</dt>
             <dd>
-              <ul className="space-y-1 text-slate-800 dark:text-slate-200">
+              <ul className="space-y-1 text-slate-800">
                 {elsewhere.map((l) => (
                   <li
                     key={l.effect.id}

@@ -4,8 +4,7 @@ import type { ReactNode } from "react";
 export const controlClass =
   "block w-full rounded-md border border-slate-500 bg-white px-3 py-2 text-sm text-slate-900 shadow-sm " +
   "focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-600 " +
-  "disabled:cursor-not-allowed disabled:bg-slate-100 disabled:text-slate-600 aria-[invalid=true]:border-red-700 " +
-  "dark:border-slate-400 dark:bg-slate-900 dark:text-slate-100 dark:disabled:bg-slate-800 dark:disabled:text-slate-400";
+  "disabled:cursor-not-allowed disabled:bg-slate-100 disabled:text-slate-600 aria-[invalid=true]:border-red-700";
 
 /** A label with an optional quieter hint on the same line. */
 export function FieldLabel({
@@ -18,9 +17,9 @@ export function FieldLabel({
   hint?: ReactNode;
 }) {
   return (
-    <label htmlFor={htmlFor} className="mb-1 block text-sm font-medium text-slate-900 dark:text-slate-100">
+    <label htmlFor={htmlFor} className="mb-1 block text-sm font-medium text-slate-900">
       {children}
-      {hint ? <span className="ml-1 font-normal text-slate-600 dark:text-slate-300">{hint}</span> : null}
+      {hint ? <span className="ml-1 font-normal text-slate-600">{hint}</span> : null}
     </label>
   );
 }
@@ -31,7 +30,7 @@ export function FieldMessage({ id, children, error }: { id: string; children: Re
     <p
       id={id}
       role={error ? "alert" : undefined}
-      className={`mt-1 text-sm ${error ? "text-red-800 dark:text-red-300" : "text-slate-600 dark:text-slate-300"}`}
+      className={`mt-1 text-sm ${error ? "text-red-800" : "text-slate-600"}`}
     >
       {children}
     </p>
@@ -49,7 +48,7 @@ export function LengthCounter({ id, length, limit }: { id: string; length: numbe
       id={id}
       data-testid="length-counter"
       aria-live={full ? "polite" : "off"}
-      className={`mt-1 text-xs ${full ? "font-medium text-amber-800 dark:text-amber-300" : "text-slate-600 dark:text-slate-300"}`}
+      className={`mt-1 text-xs ${full ? "font-medium text-amber-800" : "text-slate-600"}`}
     >
       {length.toLocaleString("en")} / {limit.toLocaleString("en")} characters
       {full ? " — the limit is reached" : ""}
