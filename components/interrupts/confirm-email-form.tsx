@@ -24,7 +24,7 @@ export function ConfirmEmailForm({
       onSubmit={(e) => e.preventDefault()}
     >
       <p className="text-sm text-slate-700">
-        To <span className="font-medium text-slate-900">{payload.to}</span>
+        To <bdi className="font-medium text-slate-900">{payload.to}</bdi>
       </p>
       <div>
         <FieldLabel htmlFor={`${id}-subject`}>Subject</FieldLabel>

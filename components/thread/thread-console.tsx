@@ -77,6 +77,7 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
             messages={state.messages}
             streamingIds={state.streamingIds}
             customerMessage={state.customerMessage}
+            values={state.values}
           />
         </div>
       </div>
