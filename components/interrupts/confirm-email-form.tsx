@@ -2,7 +2,7 @@
 
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
+import { controlClass, FieldLabel, FieldMessage, LengthCounter } from "@/components/ui/field";
 import type { DecisionFormProps } from "./types";
 
 /** The drafted reply, editable: send it as drafted, send the edited version, or don't send it. */
@@ -34,9 +34,11 @@ export function ConfirmEmailForm({
           value={subject}
           disabled={disabled}
           maxLength={200}
+          aria-describedby={`${id}-subject-count`}
           onChange={(e) => setSubject(e.target.value)}
           className={controlClass}
         />
+        <LengthCounter id={`${id}-subject-count`} length={subject.length} limit={200} />
       </div>
       <div>
         <FieldLabel htmlFor={`${id}-body`}>Message</FieldLabel>
@@ -46,10 +48,12 @@ export function ConfirmEmailForm({
           rows={9}
           value={body}
           disabled={disabled}
+          maxLength={20_000}
           onChange={(e) => setBody(e.target.value)}
-          aria-describedby={`${id}-state`}
+          aria-describedby={`${id}-state ${id}-body-count`}
           className={`${controlClass} font-mono text-[13px] leading-relaxed`}
         />
+        <LengthCounter id={`${id}-body-count`} length={body.length} limit={20_000} />
         <FieldMessage id={`${id}-state`}>
           {edited ? "You edited the draft." : "This is the agent's draft; edit it before sending if needed."}
         </FieldMessage>
