@@ -6,8 +6,8 @@ import { onServerDb } from "./support/shop-db";
 /*
  * Issue 12, point 2: a thread whose run crashes says why, in the operator's words, with what to do; "Try again" is
  * what the page offers and it is not refused; and the decision the thread waited for before the crash (its reply)
- * does not stay in the inbox as an item nobody can act on. The crash is real: a fork re-checks the order, whose
- * currency code was corrupted in the shop's database, and the policy step throws.
+ * does not stay in the inbox as an item nobody can act on. The crash is real: a fork looks the order up again, and
+ * its currency code was corrupted in the shop's database, so the policy step throws.
  */
 
 const ORDER = "ORD-1005";
@@ -50,7 +50,7 @@ test("a crashed fork says why, leaves no ghost in the inbox, and Try again is no
   await onServerDb("UPDATE orders SET currency = 'Z' WHERE id = $1", [ORDER]);
   try {
     const fork = await page.request.post(`/api/threads/${threadId}/fork`, {
-      data: { checkpointId: lookup.checkpointId, values: { reason: "second look" }, asNode: "lookup_order" },
+      data: { checkpointId: lookup.checkpointId, values: { reason: "second look" }, asNode: "classify" },
     });
     expect(fork.status()).toBe(202);
     await expect

@@ -33,11 +33,20 @@ export function useMayDecide(
   useEffect(() => {
     if (!pendingKey || pendingKey === known) return;
     let live = true;
-    fetchJson<{ mayDecide?: DecideVerdictJson[] }>(`/api/threads/${threadId}`)
-      .then((view) => {
-        if (live) setVerdicts(view.mayDecide ?? []);
-      })
-      .catch(() => {}); // the decision itself is still checked by the server
+    const wanted = pendingKey.split(",");
+    // The ledger records a run's new decisions as the run ends: ask again briefly until it has them all.
+    const ask = async (attempt: number): Promise<void> => {
+      const view = await fetchJson<{ mayDecide?: DecideVerdictJson[] }>(`/api/threads/${threadId}`);
+      const got = view.mayDecide ?? [];
+      if (!live) return;
+      if (wanted.every((id) => got.some((v) => v.interruptId === id)) || attempt >= 5) {
+        setVerdicts(got);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      if (live) await ask(attempt + 1);
+    };
+    ask(0).catch(() => {}); // the decision itself is still checked by the server
     return () => {
       live = false;
     };
