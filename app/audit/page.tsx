@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { summarizeAnswer } from "@/components/thread/answer-summary";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { requirePageUser } from "@/lib/auth/page";
+import { showControls } from "@/lib/bidi";
 import { getDatabase } from "@/lib/db/client";
 import { AUDIT_ACTIONS, type AuditAction, listAudit } from "@/lib/db/queries/audit";
 
@@ -16,6 +18,12 @@ function one(value: string | string[] | undefined): string | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
   const v = typeof value === "string" ? value.replace(/[\u0000-\u001f\u007f]/g, "").trim() : undefined;
   return v ? v.slice(0, 200) : undefined;
+}
+
+/** The decision's action, from what the operator was shown (the interrupt payload). */
+function actionOf(payload: unknown): string {
+  const action = (payload as { action?: unknown } | null)?.action;
+  return typeof action === "string" ? action : "";
 }
 
 /** Text of a JSON value for a <pre>: React escapes it, so payload text is never markup. */
@@ -120,7 +128,7 @@ export default async function AuditPage({
                 <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
                   <span className="font-semibold text-slate-900">{entry.action.replace("_", " ")}</span>
                   <span data-testid="audit-actor">
-                    by <span className="font-medium">{entry.actor}</span>
+                    by <bdi className="font-medium">{showControls(entry.actor)}</bdi>
                     {entry.actorRole ? ` (${entry.actorRole})` : ""}
                   </span>
                   <span className="text-slate-700">
@@ -147,7 +155,12 @@ export default async function AuditPage({
                         <summary className="cursor-pointer font-medium text-slate-900">
                           Shown to the operator
                         </summary>
-                        <pre className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs">
+                        <pre
+                          data-raw
+                          tabIndex={0}
+                          aria-label="What the operator was shown, as recorded"
+                          className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs"
+                        >
                           {payload}
                         </pre>
                       </details>
@@ -155,18 +168,32 @@ export default async function AuditPage({
                     {answer && (
                       <div>
                         <p className="font-medium text-slate-900">Answer</p>
-                        <pre
-                          className="mt-1 overflow-auto rounded bg-slate-50 p-2 text-xs"
-                          data-testid="audit-answer"
-                        >
-                          {answer}
-                        </pre>
+                        <p className="mt-1 text-slate-800" data-testid="audit-answer-summary">
+                          <bdi>{summarizeAnswer(actionOf(entry.payload), entry.answer)}</bdi>
+                        </p>
+                        <details className="mt-1">
+                          <summary className="cursor-pointer text-xs text-slate-700">As recorded</summary>
+                          <pre
+                            data-raw
+                            tabIndex={0}
+                            aria-label="The answer, as recorded"
+                            className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs"
+                            data-testid="audit-answer"
+                          >
+                            {answer}
+                          </pre>
+                        </details>
                       </div>
                     )}
                     {detail && (
                       <details>
                         <summary className="cursor-pointer font-medium text-slate-900">Details</summary>
-                        <pre className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs">
+                        <pre
+                          data-raw
+                          tabIndex={0}
+                          aria-label="Details, as recorded"
+                          className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs"
+                        >
                           {detail}
                         </pre>
                       </details>

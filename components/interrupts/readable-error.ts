@@ -2,7 +2,10 @@
 function plainZod(line: string): string {
   if (!/expected|Invalid|Too (small|big)/i.test(line)) return line;
   const most = /<=\s*(\d+)/.exec(line)?.[1];
-  if (/Too small/i.test(line) && /string/.test(line)) return "A required field is empty";
+  const least = />=\s*(\d+)/.exec(line)?.[1];
+  if (/Too small/i.test(line) && /string/.test(line)) {
+    return least && least !== "1" ? `A field needs at least ${least} characters` : "A required field is empty";
+  }
   if (/Too big/i.test(line) && most) return `A field is longer than its limit of ${most} characters`;
   return "Some of what was entered is not valid";
 }
