@@ -68,15 +68,17 @@ test("a crashed fork says why, leaves no ghost in the inbox, and Try again is no
   await page.goto(`/threads/${threadId}`);
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
   const failure = page.getByTestId("run-error");
-  await expect(failure).toContainText("The run failed: The agent stopped with an unexpected error.");
+  await expect(failure).toContainText("The run failed: The agent stopped: one of its steps failed.");
   await expect(failure).toContainText("Try again");
   await expect(failure.getByTestId("error-details")).toHaveText("Details for support: internal · run_failed");
   await checkScreens(page, testInfo, "failed");
 
-  // Try again is not refused: the run continues from the last saved step.
+  // Try again is what the page offers, and the server does not refuse it: the run starts again (from the last saved
+  // step — the corrupted order is in that step's state, so it fails again, and says so again).
+  const retried = page.waitForResponse((r) => r.url().endsWith(`/api/threads/${threadId}/runs`));
   await page.getByTestId("retry-run").click();
+  expect((await retried).status()).toBe(200);
   await expect(page.getByTestId("server-error")).toHaveCount(0);
-  await expect
-    .poll(async () => (await threadState(page, threadId)).status, { timeout: 20_000 })
-    .not.toBe("failed");
+  await expect(page.getByTestId("run-error")).toContainText("one of its steps failed", { timeout: 20_000 });
+  expect(await pendingActions(page, threadId)).toEqual([]);
 });

@@ -99,7 +99,7 @@ const BY_CODE: Record<string, Entry> = {
   "unavailable:draining": { text: "The server is restarting.", todo: "Try again in a moment." },
   "unavailable:runtime": { text: "The agent is not available right now.", todo: "Try again in a minute." },
   "internal:run_failed": {
-    text: "The agent stopped with an unexpected error.",
+    text: "The agent stopped: one of its steps failed.",
     todo: "Try again; if it fails again, a supervisor can fork the thread from an earlier step.",
   },
   "internal:run_abandoned": {
