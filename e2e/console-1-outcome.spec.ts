@@ -23,6 +23,7 @@ async function pendingActions(page: Page, threadId: string) {
 test("a branch that rejects after the first line paid says so, on the thread page and in the history", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const message = "The running shoes from ORD-1010 fell apart. Please refund me.";
   const threadId = await createTicket(page, message, "ORD-1010");
   await runOverApi(

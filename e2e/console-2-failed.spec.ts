@@ -25,6 +25,7 @@ async function inboxThreadIds(page: Page): Promise<string[]> {
 test("a crashed fork says why, leaves no ghost in the inbox, and Try again is not refused", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const threadId = await pausedThread(page, `The novels from ${ORDER} arrived wet. Refund please.`, {
     orderRef: ORDER,
   });

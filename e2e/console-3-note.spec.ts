@@ -9,6 +9,7 @@ import { checkScreens } from "./support/console";
 test("the internal note stays internal; only the message to the customer reaches the draft", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const threadId = await pausedThread(
     page,
     "I changed my mind about the lamp from ORD-1006. Refund please.",

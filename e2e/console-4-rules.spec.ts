@@ -25,6 +25,7 @@ async function pageAs(browser: Browser, role: "operator" | "supervisor") {
 test("approve shows the refundable remainder when earlier refunds left less than the order total", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const first = await pausedThread(page, "The laptop from ORD-1008 has a scratch on the lid. Refund!", {
     orderRef: "ORD-1008",
   });
@@ -52,6 +53,7 @@ test("an operator sees before clicking that a large refund needs a supervisor; t
   page,
   browser,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const threadId = await pausedThread(page, "My laptop from ORD-1008 arrived broken. Full refund please.", {
     orderRef: "ORD-1008",
   });
@@ -78,6 +80,7 @@ test("an operator sees before clicking that a large refund needs a supervisor; t
 test("whoever started the run sees that someone else must approve (four-eyes), before any click", async ({
   browser,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const operator = await pageAs(browser, "operator");
   try {
     const { page } = operator;

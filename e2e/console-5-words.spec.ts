@@ -9,6 +9,7 @@ import { checkScreens, developerWords } from "./support/console";
 test("the new-ticket form shows the message's limit as you type, and says when it is reached", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   await page.goto("/threads/new");
   await expect(page.getByTestId("new-ticket")).toHaveAttribute("data-ready", "true");
   const counter = page.locator("#ticket-message-count");
@@ -22,6 +23,7 @@ test("the new-ticket form shows the message's limit as you type, and says when i
 test("a decision taken meanwhile by someone else is said in words; no code, zod or API wording on the page", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const threadId = await pausedThread(page, "My headphones from ORD-1002 stopped charging. Refund please.", {
     orderRef: "ORD-1002",
   });

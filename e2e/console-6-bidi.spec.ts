@@ -9,6 +9,7 @@ import { checkScreens } from "./support/console";
 test("an RLO in an edited subject is shown as a marker and cannot reorder who decided", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const threadId = await pausedThread(
     page,
     "The T-shirts from ORD-1003 are the wrong size, please refund them.",

@@ -10,6 +10,7 @@ import { checkScreens } from "./support/console";
 test("the header collapses below 768 px into a menu that holds the links and Sign out", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   await page.setViewportSize({ width: 390, height: 800 });
   await page.goto("/audit");
   await expect(page.getByTestId("audit-page")).toBeVisible();
@@ -31,6 +32,7 @@ test("the header collapses below 768 px into a menu that holds the links and Sig
 test("inbox, thread, history, new ticket and audit pass at both widths in both themes", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const threadId = await pausedThread(page, "The backpack from ORD-1004 tore on day two. Refund please.", {
     orderRef: "ORD-1004",
   });
@@ -62,6 +64,7 @@ test.describe("admin", () => {
   test("the admin page passes at both widths in both themes; a role change waits for confirmation", async ({
     page,
   }, testInfo) => {
+    test.slow(); // four screens with axe per page
     await page.goto("/admin");
     await expect(page.getByTestId("admin-console")).toHaveAttribute("data-ready", "true");
     const row = page.getByTestId("admin-user").filter({ hasText: emailOf("viewer") });
@@ -76,6 +79,7 @@ test.describe("admin", () => {
 test.describe("signed out", () => {
   test.use({ storageState: { cookies: [], origins: [] } });
   test("the sign-in page passes at both widths in both themes", async ({ page }, testInfo) => {
+    test.slow(); // four screens with axe per page
     await page.goto("/sign-in");
     await expect(page.getByTestId("sign-in-form")).toHaveAttribute("data-ready", "true");
     await checkScreens(page, testInfo, "sign-in");

@@ -18,6 +18,7 @@ import { checkScreens } from "./support/console";
 test("the conversation marks the draft until it is sent, then shows the text that was actually sent", async ({
   page,
 }, testInfo) => {
+  test.slow(); // four screens with axe per page
   const threadId = await pausedThread(
     page,
     "The T-shirts from ORD-1003 are the wrong size, please refund them.",
@@ -67,6 +68,7 @@ test.describe("viewer", () => {
   test("a viewer opening the new-ticket page is told it is not allowed, not sent to sign in", async ({
     page,
   }, testInfo) => {
+    test.slow(); // four screens with axe per page
     await page.goto("/threads/new");
     await expect(page).toHaveURL(/\/not-allowed\?need=operator/);
     await expect(page.getByTestId("not-allowed")).toContainText("That page needs the operator role.");
