@@ -26,6 +26,15 @@ test("the internal note stays internal; only the message to the customer reaches
     .getByLabel("Message to the customer")
     .fill("Our 30-day return window has passed for this order.");
   await expect(card.getByTestId("length-counter").first()).toHaveText("47 / 2,000 characters");
+  // A refresh keeps what was typed (the tab's own draft).
+  await page.reload();
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  await expect(card.getByLabel("Internal note")).toHaveValue(
+    "Third late claim this year, watch this account.",
+  );
+  await expect(card.getByLabel("Message to the customer")).toHaveValue(
+    "Our 30-day return window has passed for this order.",
+  );
   await checkScreens(page, testInfo, "approval-form");
   await card.getByTestId("reject").click();
 

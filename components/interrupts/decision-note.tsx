@@ -1,20 +1,40 @@
 "use client";
 
-import { type FormEvent, useId, useRef, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage, LengthCounter } from "@/components/ui/field";
+
+export const NOTE_LIMIT = 2000;
+
+/** A half-typed note survives a refresh of the tab: kept in sessionStorage under the decision it belongs to. */
+function useDraft(key: string | undefined): [string, (value: string) => void] {
+  const [value, setValue] = useState("");
+  useEffect(() => {
+    if (!key) return;
+    const saved = window.sessionStorage.getItem(key);
+    if (saved) setValue(saved);
+  }, [key]);
+  const set = (next: string) => {
+    setValue(next);
+    if (!key) return;
+    if (next) window.sessionStorage.setItem(key, next);
+    else window.sessionStorage.removeItem(key);
+  };
+  return [value, set];
+}
 
 /**
  * The note of an approve/reject decision: optional to approve, required to reject (`requireForReject` focuses it and
  * says why when it is empty). Returns the field to render and the trimmed note.
  */
-export const NOTE_LIMIT = 2000;
-
 export function useDecisionNote({
   disabled,
   rejectReason,
   toCustomer = false,
+  draftKey,
 }: {
+  /** Keep what is typed across a refresh, under this key (the interrupt id). */
+  draftKey?: string;
   disabled: boolean;
   rejectReason: string;
   /** Also offer a separate message to the customer (it goes into the reply email; the note never does). */
@@ -22,8 +42,8 @@ export function useDecisionNote({
 }) {
   const id = useId();
   const ref = useRef<HTMLTextAreaElement>(null);
-  const [note, setNote] = useState("");
-  const [message, setMessage] = useState("");
+  const [note, setNote] = useDraft(draftKey && `decision-note:${draftKey}`);
+  const [message, setMessage] = useDraft(draftKey && `decision-message:${draftKey}`);
   const [error, setError] = useState<string | null>(null);
   const trimmed = note.trim();
 

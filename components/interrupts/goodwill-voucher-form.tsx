@@ -6,12 +6,17 @@ import type { DecisionFormProps } from "./types";
 
 /** Grant the proposed goodwill voucher, or decline it with a reason. */
 export function GoodwillVoucherForm({
+  interruptId,
   payload,
   disabled,
   onAnswer,
   refusal,
 }: DecisionFormProps<"goodwill_voucher">) {
-  const note = useDecisionNote({ disabled, rejectReason: "Say why the voucher is declined." });
+  const note = useDecisionNote({
+    draftKey: interruptId,
+    disabled,
+    rejectReason: "Say why the voucher is declined.",
+  });
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-800">

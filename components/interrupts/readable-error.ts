@@ -4,7 +4,9 @@ function plainZod(line: string): string {
   const most = /<=\s*(\d+)/.exec(line)?.[1];
   const least = />=\s*(\d+)/.exec(line)?.[1];
   if (/Too small/i.test(line) && /string/.test(line)) {
-    return least && least !== "1" ? `A field needs at least ${least} characters` : "A required field is empty";
+    return least && least !== "1"
+      ? `A field needs at least ${least} characters`
+      : "A required field is empty";
   }
   if (/Too big/i.test(line) && most) return `A field is longer than its limit of ${most} characters`;
   return "Some of what was entered is not valid";

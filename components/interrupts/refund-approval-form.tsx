@@ -15,6 +15,7 @@ import type { DecisionFormProps } from "./types";
  * (its total minus earlier refunds): the form says how much is left, and the server refuses more anyway.
  */
 export function RefundApprovalForm({
+  interruptId,
   payload,
   disabled,
   onAnswer,
@@ -22,6 +23,7 @@ export function RefundApprovalForm({
 }: DecisionFormProps<"refund_approval">) {
   const id = useId();
   const note = useDecisionNote({
+    draftKey: interruptId,
     disabled,
     rejectReason: "Say why the refund is rejected.",
     toCustomer: true,

@@ -8,12 +8,17 @@ const REVIEW_LABELS = { fraud: "Fraud check", data: "Data check" } as const;
 
 /** One review of an account change: what changes, what to check, approve or reject (a note is required to reject). */
 export function ReviewChangeForm({
+  interruptId,
   payload,
   disabled,
   onAnswer,
   refusal,
 }: DecisionFormProps<"review_change">) {
-  const note = useDecisionNote({ disabled, rejectReason: "Say why the change is rejected." });
+  const note = useDecisionNote({
+    draftKey: interruptId,
+    disabled,
+    rejectReason: "Say why the change is rejected.",
+  });
   const { change, customer } = payload;
   return (
     <div className="space-y-4">
