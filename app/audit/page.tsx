@@ -113,7 +113,7 @@ export default async function AuditPage({
           Nothing recorded{action || actor || threadId ? " matches these filters" : " yet"}.
         </p>
       ) : (
-        <ol className="space-y-3" data-testid="audit-entries">
+        <ol className="min-w-0 space-y-3" data-testid="audit-entries">
           {page.items.map((entry) => {
             const payload = jsonText(entry.payload);
             const answer = jsonText(entry.answer);
@@ -121,13 +121,13 @@ export default async function AuditPage({
             return (
               <li
                 key={entry.id}
-                className="rounded-lg border border-slate-200 bg-white p-4 text-sm"
+                className="min-w-0 rounded-lg border border-slate-200 bg-white p-4 text-sm"
                 data-testid="audit-entry"
                 data-action={entry.action}
               >
                 <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
                   <span className="font-semibold text-slate-900">{entry.action.replace("_", " ")}</span>
-                  <span data-testid="audit-actor">
+                  <span data-testid="audit-actor" className="min-w-0 break-all">
                     by <bdi className="font-medium">{showControls(entry.actor)}</bdi>
                     {entry.actorRole ? ` (${entry.actorRole})` : ""}
                   </span>
@@ -149,7 +149,7 @@ export default async function AuditPage({
                   )}
                 </div>
                 {(payload || answer || detail) && (
-                  <div className="mt-3 grid gap-3 md:grid-cols-2">
+                  <div className="mt-3 grid gap-3 md:grid-cols-2 [&>*]:min-w-0">
                     {payload && (
                       <details>
                         <summary className="cursor-pointer font-medium text-slate-900">
