@@ -157,8 +157,8 @@ export default async function AuditPage({
                         </summary>
                         <pre
                           data-raw
+                          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling record must be reachable by keyboard (axe scrollable-region-focusable)
                           tabIndex={0}
-                          aria-label="What the operator was shown, as recorded"
                           className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs"
                         >
                           {payload}
@@ -175,8 +175,8 @@ export default async function AuditPage({
                           <summary className="cursor-pointer text-xs text-slate-700">As recorded</summary>
                           <pre
                             data-raw
+                            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling record must be reachable by keyboard (axe scrollable-region-focusable)
                             tabIndex={0}
-                            aria-label="The answer, as recorded"
                             className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs"
                             data-testid="audit-answer"
                           >
@@ -190,8 +190,8 @@ export default async function AuditPage({
                         <summary className="cursor-pointer font-medium text-slate-900">Details</summary>
                         <pre
                           data-raw
+                          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling record must be reachable by keyboard (axe scrollable-region-focusable)
                           tabIndex={0}
-                          aria-label="Details, as recorded"
                           className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs"
                         >
                           {detail}

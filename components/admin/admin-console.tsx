@@ -149,7 +149,7 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
                       ))}
                     </select>
                     {roleChange?.id === u.id && (
-                      <div className="mt-2 space-y-2 text-sm" data-testid="role-confirm" role="group">
+                      <div className="mt-2 space-y-2 text-sm" data-testid="role-confirm">
                         <p>
                           Change <bdi className="font-medium">{roleChange.email}</bdi> from {roleChange.from}{" "}
                           to {roleChange.to}? It applies to their next request.
