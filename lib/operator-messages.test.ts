@@ -14,6 +14,24 @@ describe("operatorMessage", () => {
     expect(`${m.text} ${m.todo} ${m.details}`).not.toMatch(DEVELOPER_WORDS);
   });
 
+  it("keeps the server's plain words (they name who and why) with what to do from the map", () => {
+    const m = operatorMessage({
+      code: "forbidden:four_eyes_own_thread",
+      message: "You sent input to this thread: someone else must approve its refund.",
+    });
+    expect(m.text).toBe("You sent input to this thread: someone else must approve its refund.");
+    expect(m.todo).toBe("Ask a colleague to take this decision.");
+  });
+
+  it("reads a length limit out of a validation message", () => {
+    expect(
+      operatorSentence({
+        code: "bad_request:thread",
+        message: "The ticket is not valid: Too big: expected string to have <=5000 characters",
+      }),
+    ).toBe("The text is longer than its limit of 5000 characters. Shorten it.");
+  });
+
   it("never passes a developer's message through: an unlisted code falls back to its type's sentence", () => {
     const m = operatorSentence({
       code: "unprocessable:something_new",

@@ -127,17 +127,23 @@ const BY_TYPE: Record<string, Entry> = {
 };
 
 /** Words a developer would write: error codes, zod's wording, the API's vocabulary. */
-const DEVELOPER_WORDING = /[a-z_]+:[a-z_]+|expected|zod|resume|`/i;
+const DEVELOPER_WORDING = /[a-z_]+:[a-z_]+|expected|zod|resume|`|\b[a-z]+_[a-z_]+\b/i;
 
 /** An error (code and the server's message) as the operator reads it. */
 export function operatorMessage(error: { code: string; message?: string | null }): OperatorMessage {
   const [type = "internal", subject = "unknown"] = error.code.split(":", 2);
   const known = BY_CODE[error.code];
   const server = error.message?.trim();
-  const plain = server && !DEVELOPER_WORDING.test(server) ? server : null;
-  // A listed code has our sentence; otherwise the server's own words when they are plain, else the type's sentence.
-  const entry =
-    known ?? (plain ? { text: plain, todo: BY_TYPE[type]?.todo } : (BY_TYPE[type] ?? BY_TYPE.internal));
+  // An internal error's text is for logs (a stack's message), never for the operator.
+  const plain = type !== "internal" && server && !DEVELOPER_WORDING.test(server) ? server : null;
+  const limit = server ? /<=\s*(\d+)\s*characters/.exec(server)?.[1] : undefined;
+  // The server's own words when they are plain (they name the specifics: who, which version), with what to do from
+  // the map; a limit read out of a validation message; else the code's sentence, else the type's.
+  const entry: Entry | undefined = plain
+    ? { text: plain, todo: known?.todo ?? BY_TYPE[type]?.todo }
+    : limit
+      ? { text: `The text is longer than its limit of ${limit} characters.`, todo: "Shorten it." }
+      : (known ?? BY_TYPE[type] ?? BY_TYPE.internal);
   return {
     text: entry?.text ?? "Something went wrong.",
     todo: entry?.todo ?? null,
