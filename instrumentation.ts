@@ -4,6 +4,9 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // Before anything that makes spans or logs: the tracer provider and its async context (exports only with OTLP set).
+  const { startTelemetry } = await import("@/lib/observability/otel");
+  startTelemetry();
   // First thing: requests are stamped with their socket's address from here on (sign-in limits).
   const { installPeerStamp } = await import("@/lib/net/peer-stamp");
   installPeerStamp();

@@ -5,7 +5,15 @@ const nextConfig: NextConfig = {
   // Parallel builds (e.g. two e2e runs) each get their own output directory.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   // PGlite ships WASM and pg has optional native bindings: load both from node_modules at run time.
-  serverExternalPackages: ["@electric-sql/pglite", "pg"],
+  // OpenTelemetry's SDK (exporters, gRPC) and prom-client load from node_modules too: one copy per process.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pg",
+    "@opentelemetry/sdk-node",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/sdk-trace",
+    "prom-client",
+  ],
   allowedDevOrigins: ["127.0.0.1"],
   poweredByHeader: false,
   async headers() {

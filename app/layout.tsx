@@ -24,6 +24,7 @@ function MainLinks({ role }: { role: Role }) {
       </NavLink>
       {hasRole(role, "operator") && <NavLink href="/threads/new">New ticket</NavLink>}
       <NavLink href="/audit">Audit trail</NavLink>
+      {hasRole(role, "supervisor") && <NavLink href="/operations">Operations</NavLink>}
       {hasRole(role, "admin") && <NavLink href="/admin">Admin</NavLink>}
     </>
   );

@@ -45,6 +45,24 @@ test("an admin adds a user, issues an intake key that works, and revokes it", as
   expect(await seriousViolations(page)).toEqual([]);
 });
 
+test("an admin previews the retention policy and erases a customer; the erasure is audited", async ({
+  page,
+}) => {
+  await page.goto("/admin");
+  await expect(page.getByTestId("admin-console")).toHaveAttribute("data-ready", "true");
+  const panel = page.getByTestId("retention-panel");
+  await expect(panel).toContainText("keep the last 3 checkpoints");
+  await panel.getByRole("button", { name: "Preview" }).click();
+  await expect(page.getByTestId("retention-report")).toContainText("Would change:");
+  await expect(page.getByTestId("retention-report")).toContainText("Archive:");
+
+  await page.getByLabel("Customer email").fill(`nobody-${Date.now()}@e2e.invalid`);
+  await page.getByRole("button", { name: "Erase customer data" }).click();
+  await expect(page.getByTestId("erasure-report")).toContainText("Erased customer");
+  await page.goto("/audit?action=erasure");
+  await expect(page.getByTestId("audit-entry").first()).toContainText("erasure");
+});
+
 test("the admin page has no serious accessibility violations", async ({ page }) => {
   await page.goto("/admin");
   await expect(page.getByTestId("admin-console")).toHaveAttribute("data-ready", "true");

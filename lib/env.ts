@@ -141,6 +141,47 @@ const schema = z.object({
   EFFECT_POLL_MS: z.coerce.number().int().min(20).default(1_000),
   /** How long a dispatcher's claim on an effect holds; a claim of a dead dispatcher is taken over after it. */
   EFFECT_LEASE_MS: z.coerce.number().int().min(500).default(60_000),
+  /** Lowest level the server logs (JSON lines on stdout). `debug` adds per-step detail; never message bodies. */
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * Bearer token a Prometheus scraper sends to `/api/metrics` (at least 24 characters). Unset: only a signed-in
+   * admin may read the metrics.
+   */
+  METRICS_TOKEN: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(24).max(512).optional()),
+  /**
+   * OpenTelemetry collector (OTLP over HTTP, e.g. http://otel-collector:4318): traces are exported to
+   * `<endpoint>/v1/traces`. Unset: spans get ids (log lines and run rows carry them) but are not recorded.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z
+      .string()
+      .trim()
+      .regex(/^https?:\/\//, "must start with http:// or https://")
+      .optional(),
+  ),
+  /** The service name traces carry. */
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(100).default("hitl-console"),
+  /** How long finished spans gather before a batch is exported (ms). */
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(10).max(60_000).default(5_000),
+  /** How often the queue is sampled for the operations page's charts (ms), and how long samples are kept (hours). */
+  OPS_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
+  OPS_SAMPLE_KEEP_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(24 * 7),
+  /** Retention policy (lib/runtime/retention-policy.ts): checkpoints a finished thread keeps of its head chain… */
+  RETENTION_KEEP_CHECKPOINTS: z.coerce.number().int().min(1).max(10_000).default(3),
+  /** …once it has been finished this many hours. */
+  RETENTION_TRUNCATE_AFTER_HOURS: z.coerce.number().min(0).max(87_600).default(24),
+  /** The event log of a run is compacted this many minutes after the run ended. */
+  RETENTION_COMPACT_AFTER_MINUTES: z.coerce.number().min(0).max(525_600).default(10),
+  /** Finished threads idle this many days are archived to RETENTION_ARCHIVE_DIR and deleted (0 = never). */
+  RETENTION_ARCHIVE_AFTER_DAYS: z.coerce.number().min(0).max(36_500).default(30),
+  /** Folder the archive's JSON lines files are written to. */
+  RETENTION_ARCHIVE_DIR: z.string().trim().min(1).default(".data/archive"),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -6,6 +6,8 @@ import { registerInstance } from "@/lib/db/queries/instances";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { startDispatcher } from "@/lib/effects/dispatcher";
 import { env } from "@/lib/env";
+import { errorFields, logger } from "@/lib/observability/logger";
+import { startQueueSampler } from "@/lib/observability/sampler";
 import { seedDemoThreads } from "@/lib/runtime/demo";
 import { instanceId, instanceLabels } from "@/lib/runtime/instance";
 import { startEventListener } from "@/lib/runtime/listener";
@@ -54,14 +56,16 @@ async function startRuntime(): Promise<boolean> {
     // A SIGTERM may have come while the database was away: a drain is never undone.
     if (runtimePhase() === "starting") setRuntimePhase("running");
     reportReachable("start");
-    console.log(`[start] database ready (${database.kind}); instance ${instanceId()}`);
+    logger().info({ database: database.kind, instance: instanceId() }, "start: database ready");
   } catch (error) {
     reportUnreachable("start", error);
     return false;
   }
   // Accounts and demo data are not the runtime: a failure here is reported and must not hold recovery back.
-  await ensureFirstAdmin().catch((e) => console.error("[auth] first admin not created:", e));
-  await seedDemoUsers().catch((e) => console.error("[demo] demo operators not created:", e));
-  if (env.DEMO_THREADS) void seedDemoThreads().catch((e) => console.error("[demo] seeding failed:", e));
+  await ensureFirstAdmin().catch((e) => logger().error(errorFields(e), "auth: first admin not created"));
+  await seedDemoUsers().catch((e) => logger().error(errorFields(e), "demo: demo operators not created"));
+  if (env.DEMO_THREADS)
+    void seedDemoThreads().catch((e) => logger().error(errorFields(e), "demo: seeding failed"));
+  startQueueSampler();
   return true;
 }

@@ -28,7 +28,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const ACTIVE_RUN_STATUSES = ["queued", "running"] as const satisfies readonly RunStatus[];
 
 /** What started a run: new input, a resume of interrupts, a fork from a checkpoint, or a retry of a failed thread. */
-export const RUN_KINDS = ["input", "resume", "fork", "retry"] as const;
+export const RUN_KINDS = ["input", "resume", "fork", "retry", "migration"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 /** A ledger decision moves `pending → resolved` once; an interrupt that no longer applies is `superseded`. */

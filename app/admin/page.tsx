@@ -1,19 +1,22 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AdminConsole } from "@/components/admin/admin-console";
+import { RetentionPanel } from "@/components/admin/retention-panel";
 import { listApiKeys } from "@/lib/auth/api-keys";
 import { requirePageUser } from "@/lib/auth/page";
 import { listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
+import { defaultRetentionPolicy } from "@/lib/runtime/retention-policy";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };
 
-/** Users and intake keys (admins only). */
+/** Users and intake keys, retention and erasure (admins only). */
 export default async function AdminPage() {
   const me = await requirePageUser("/admin", "admin");
   const { db } = await getDatabase();
   const [users, keys] = await Promise.all([listUsers(), listApiKeys({ db })]);
+  const policy = defaultRetentionPolicy();
   return (
     <div className="space-y-5">
       <div>
@@ -37,6 +40,15 @@ export default async function AdminPage() {
           lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
           revokedAt: k.revokedAt?.toISOString() ?? null,
         }))}
+      />
+      <RetentionPanel
+        policy={{
+          keepCheckpoints: policy.keepCheckpoints,
+          truncateAfterHours: policy.truncateAfterMs / 3_600_000,
+          compactAfterMinutes: policy.compactAfterMs / 60_000,
+          archiveAfterDays: policy.archiveAfterMs === null ? null : policy.archiveAfterMs / 86_400_000,
+          archiveDir: policy.archiveDir,
+        }}
       />
     </div>
   );

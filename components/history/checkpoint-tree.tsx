@@ -100,6 +100,9 @@ export function CheckpointTree({
                   {!cp.pausedForHuman && cp.interruptCount > 0 && (
                     <span className={`${badge} bg-slate-100 text-slate-800`}>Asked a person</span>
                   )}
+                  {cp.truncated && (
+                    <span className={`${badge} bg-slate-100 text-slate-800`}>Earlier steps pruned</span>
+                  )}
                   {cp.childCount > 1 && (
                     <span className={`${badge} bg-slate-100 text-slate-800`}>
                       Fork point · {cp.childCount} branches

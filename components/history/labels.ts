@@ -11,6 +11,8 @@ export function writtenByText(w: WrittenBy): string {
       return "state edit (fork)";
     case "fork":
       return "copy (fork)";
+    case "migration":
+      return "moved to a new version (migration)";
   }
 }
 

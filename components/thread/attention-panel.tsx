@@ -46,6 +46,11 @@ export function AttentionPanel({ view }: { view: ThreadViewJson }) {
         <p>Ask a supervisor to move it onto the current version or to close it.</p>
       ) : (
         <div className="space-y-3">
+          {attention.canMigrate && (
+            <Button disabled={busy} data-testid="migrate-thread" onClick={() => void act("migrate", {})}>
+              Move it to version {attention.currentVersion} by its declared migration
+            </Button>
+          )}
           {attention.currentVersion && view.checkpointId && (
             <Button
               disabled={busy}

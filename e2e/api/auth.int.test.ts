@@ -91,6 +91,8 @@ describe("sign-in, roles, four-eyes, intake keys and the audit trail", () => {
       ["POST", `/api/threads/${threadId}/runs`, runBody(threadId, [approve(interruptId)]), "operator"],
       ["POST", `/api/threads/${threadId}/fork`, { checkpointId }, "supervisor"],
       ["POST", "/api/retention/prune", { keepLatest: 1, olderThanSeconds: 0 }, "supervisor"],
+      ["POST", "/api/retention/apply", { dryRun: true }, "admin"],
+      ["POST", "/api/admin/erasure", { email: "nobody@erasure.invalid" }, "admin"],
       [
         "POST",
         "/api/admin/users",

@@ -4,6 +4,7 @@ import {
   contentType,
   crossSiteHeaders,
   forgedBearer,
+  forgedMetricsToken,
   garbageCursor,
   hostileBody,
   hostileDate,
@@ -184,6 +185,19 @@ export const TARGETS: Target[] = [
     build: () => request({ method: "GET", path: fc.constant("/api/health"), senders: sender(VIEWER) }),
   },
   {
+    name: "GET /api/metrics",
+    build: () =>
+      request({
+        method: "GET",
+        path: fc.constant("/api/metrics"),
+        senders: sender(["admin"]),
+        headers: fc.oneof(
+          { weight: 3, arbitrary: fc.constant({}) },
+          { weight: 1, arbitrary: forgedMetricsToken.map((v) => ({ authorization: v })) },
+        ),
+      }),
+  },
+  {
     name: "GET /api/threads",
     build: (ctx) =>
       request({
@@ -333,6 +347,26 @@ export const TARGETS: Target[] = [
       }),
   },
   {
+    name: "POST /api/threads/[threadId]/close",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: idFrom(ctx.threadIds).map((t) => `/api/threads/${t}/close`),
+        senders: sender(["operator", "supervisor"]),
+        body: hostileBody(obj({ note: hostileString }, ["note"])),
+      }),
+  },
+  {
+    name: "POST /api/threads/[threadId]/migrate",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: idFrom(ctx.threadIds).map((t) => `/api/threads/${t}/migrate`),
+        senders: sender(["operator", "supervisor"]),
+        body: hostileBody(obj({ version: fc.constantFrom("1", "2") }, [])),
+      }),
+  },
+  {
     name: "POST /api/threads/[threadId]/fork",
     build: (ctx) =>
       request({
@@ -385,6 +419,41 @@ export const TARGETS: Target[] = [
             keepLatest: fc.constantFrom(1, 5, 1_000_000),
             olderThanSeconds: fc.constantFrom(365 * 86_400, 10 * 365 * 86_400),
             dryRun: fc.constant(true),
+          }),
+        ),
+      }),
+  },
+  {
+    name: "POST /api/retention/apply",
+    build: () =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/retention/apply"),
+        senders: sender(["admin"]),
+        // Valid-looking requests are dry runs: the prepared threads stay.
+        body: hostileBody(
+          obj({
+            dryRun: fc.constant(true),
+            steps: fc.constantFrom(["history"], ["events"], ["archive"], ["history", "events", "archive"]),
+          }),
+        ),
+      }),
+  },
+  {
+    name: "POST /api/admin/erasure",
+    build: () =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/admin/erasure"),
+        senders: sender(["admin"]),
+        // Valid-looking erasures name nobody the other targets use.
+        body: hostileBody(
+          obj({
+            email: fc.oneof(
+              fc.integer({ min: 0, max: 1e6 }).map((n) => `nobody-${n}@fuzz.invalid`),
+              fc.constant("not-an-email"),
+            ),
+            name: fc.constantFrom("Nobody Fuzzed", "x"),
           }),
         ),
       }),
@@ -530,6 +599,8 @@ function unsupported(): Target[] {
         `/api/threads/${t}/runs`,
         `/api/threads/${t}/fork`,
         "/api/retention/prune",
+        "/api/retention/apply",
+        "/api/admin/erasure",
         `/api/admin/keys/${ctx.victimKeyIds[0]}/revoke`,
       ],
       patch: [`/api/admin/users/${ctx.victimUserIds[0]}`],

@@ -421,6 +421,21 @@ export const forgedBearer = fc.oneof(
     .map((s) => `Bearer hitl_${s.replace(/\s/g, "x")}`),
 );
 
+/** A forged metrics scrape token: not the server's METRICS_TOKEN, in a well-formed or broken Authorization header. */
+export const forgedMetricsToken = fc.oneof(
+  fc.constantFrom(
+    "Bearer",
+    "Bearer ",
+    "Bearer metrics",
+    `Bearer ${"m".repeat(24)}`,
+    "Token abc",
+    "Bearer a b",
+  ),
+  fc
+    .string({ unit: "grapheme-ascii", minLength: 1, maxLength: 600 })
+    .map((s) => `Bearer ${s.replace(/\s/g, "x")}`),
+);
+
 /** Headers a browser on another site would send (refused before anything is read). */
 export const crossSiteHeaders: fc.Arbitrary<Record<string, string>> = fc.oneof(
   { weight: 12, arbitrary: fc.constant({}) },

@@ -46,16 +46,19 @@ export async function startTestServer(options: {
   signIn?: boolean;
   /** Wait until /api/health answers 200 (default), or only until the server answers at all (e.g. 503). */
   waitFor?: "healthy" | "listening";
+  /** The app tree to serve (default: this one), e.g. another version of the app built elsewhere. */
+  cwd?: string;
   /** A command the server runs under, e.g. `["unshare", "--pid", "--fork", …]` (its own pid namespace). */
   wrap?: string[];
 }): Promise<TestServer> {
-  if (!existsSync(join(process.cwd(), process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
+  const root = options.cwd ?? process.cwd();
+  if (!existsSync(join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does it).");
   }
   const port = options.port ?? (await freePort());
   let output = "";
   const nextArgs = [
-    join(process.cwd(), "node_modules", ".bin", "next"),
+    join(root, "node_modules", ".bin", "next"),
     "start",
     "-p",
     String(port),
@@ -64,6 +67,7 @@ export async function startTestServer(options: {
   ];
   const [command, ...args] = [...(options.wrap ?? []), ...nextArgs] as [string, ...string[]];
   const child: ChildProcess = spawn(command, args, {
+    cwd: root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: {

@@ -43,6 +43,8 @@ export interface HistoryEntry {
   pendingInterrupts: boolean;
   /** Number of checkpoints whose parent is this one (more than one: branches start here). */
   childCount: number;
+  /** Retention deleted the steps before this checkpoint: it is a root only because its ancestors are gone. */
+  truncated: boolean;
 }
 
 export interface HistoryPage {
@@ -64,6 +66,7 @@ interface HistoryRow {
   parent_write_task_paths: string[] | null;
   interrupt_count: number;
   child_count: number;
+  truncated: boolean;
 }
 
 /** Channels of LangGraph's special writes (errors, interrupts, resume values, scheduling): not task output. */
@@ -77,6 +80,7 @@ const SPECIAL_LIST = SPECIAL_CHANNELS.map((c) => `'${c}'`).join(", ");
  */
 const HISTORY_SQL = `SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.checkpoint_ns,
   (cp.metadata ->> 'step')::int AS step, cp.metadata ->> 'source' AS source, cp.checkpoint ->> 'ts' AS ts,
+  coalesce(cp.metadata ->> 'truncated' = 'true', false) AS truncated,
   w.task_ids AS write_task_ids, w.task_paths AS write_task_paths, w.channels AS write_channels,
   pw.task_paths AS parent_write_task_paths, coalesce(w.interrupt_count, 0)::int AS interrupt_count,
   (SELECT count(*) FROM ${CP} c
@@ -177,6 +181,7 @@ export async function listCheckpointHistory({
           row.child_count === 0 &&
           hasUnfinishedInterrupt(taskIds, row.write_channels ?? []),
         childCount: row.child_count,
+        truncated: row.truncated,
       };
     }),
     nextCursor: rows.length > limit ? (page[page.length - 1]?.checkpoint_id ?? null) : null,

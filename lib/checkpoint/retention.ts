@@ -186,3 +186,124 @@ export async function checkpointTablesSize({ db }: { db: Queryable }): Promise<n
   );
   return Number(size?.bytes ?? 0);
 }
+
+/**
+ * The statement that truncates one finished thread's history (or, `dryRun`, counts what it would delete): keep the
+ * head (the latest root checkpoint) and its `keepLast - 1` nearest ancestors, plus every branch tip younger than the
+ * cutoff with all of its ancestors (a fork someone may still look at or continue is never cut); delete the rest with
+ * their pending writes and the blobs no kept checkpoint refers to. Each kept checkpoint whose parent goes becomes a
+ * root: `parent_checkpoint_id` NULL and `metadata.truncated = true` (the history shows "earlier steps pruned").
+ */
+function truncateThreadSql(threadId: string, keepLast: number, cutoff: string, dryRun: boolean): SQL {
+  const root = (alias: string) => {
+    const t = sql.identifier(alias);
+    return sql`${t}.thread_id = ${threadId} AND ${t}.checkpoint_ns = ''`;
+  };
+  const plan = sql`WITH RECURSIVE head AS (
+    SELECT c.checkpoint_id, c.parent_checkpoint_id, 1 AS depth FROM checkpoints c WHERE ${root("c")}
+    ORDER BY c.checkpoint_id DESC LIMIT 1
+  ), head_chain AS (
+    SELECT checkpoint_id, parent_checkpoint_id, depth FROM head
+    UNION ALL
+    SELECT p.checkpoint_id, p.parent_checkpoint_id, h.depth + 1 FROM head_chain h
+    CROSS JOIN LATERAL (
+      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM checkpoints p
+      WHERE ${root("p")} AND p.checkpoint_id = h.parent_checkpoint_id LIMIT 1
+    ) p
+    WHERE h.depth < ${keepLast}
+  ), young_tips AS (
+    SELECT c.checkpoint_id, c.parent_checkpoint_id FROM checkpoints c
+    WHERE ${root("c")} AND c.created_at > ${cutoff}::timestamptz
+      AND NOT EXISTS (SELECT 1 FROM checkpoints ch WHERE ${root("ch")} AND ch.parent_checkpoint_id = c.checkpoint_id)
+      AND NOT EXISTS (SELECT 1 FROM head h WHERE h.checkpoint_id = c.checkpoint_id)
+  ), fork_chains AS (
+    SELECT checkpoint_id, parent_checkpoint_id FROM young_tips
+    UNION
+    SELECT p.checkpoint_id, p.parent_checkpoint_id FROM fork_chains f
+    CROSS JOIN LATERAL (
+      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM checkpoints p
+      WHERE ${root("p")} AND p.checkpoint_id = f.parent_checkpoint_id LIMIT 1
+    ) p
+  ), kept AS (
+    SELECT checkpoint_id, parent_checkpoint_id FROM head_chain
+    UNION
+    SELECT checkpoint_id, parent_checkpoint_id FROM fork_chains
+  ), doomed AS (
+    SELECT c.checkpoint_id FROM checkpoints c
+    WHERE ${root("c")} AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.checkpoint_id = c.checkpoint_id)
+  ), new_roots AS (
+    SELECT k.checkpoint_id FROM kept k
+    WHERE k.parent_checkpoint_id IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM kept p WHERE p.checkpoint_id = k.parent_checkpoint_id)
+  ), live AS (
+    SELECT DISTINCT v.channel, v.version FROM kept k
+    JOIN checkpoints c ON ${root("c")} AND c.checkpoint_id = k.checkpoint_id
+    CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v(channel, version)
+  ), gone_blobs AS (
+    SELECT b.channel, b.version FROM checkpoint_blobs b
+    WHERE ${root("b")} AND EXISTS (SELECT 1 FROM doomed)
+      AND NOT EXISTS (SELECT 1 FROM live l
+        WHERE b.channel = l.channel COLLATE "C" AND b.version = l.version COLLATE "C")
+  )`;
+  if (dryRun) {
+    return sql`${plan}
+    SELECT (SELECT count(*) FROM doomed)::int AS checkpoints,
+      (SELECT count(*) FROM checkpoint_writes w JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)::int
+        AS writes,
+      (SELECT count(*) FROM gone_blobs)::int AS blobs, (SELECT count(*) FROM new_roots)::int AS roots,
+      ((SELECT coalesce(sum(pg_column_size(c.checkpoint) + pg_column_size(c.metadata)), 0) FROM checkpoints c
+          JOIN doomed d ON ${root("c")} AND c.checkpoint_id = d.checkpoint_id)
+        + (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM checkpoint_writes w
+          JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)
+        + (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM checkpoint_blobs b
+          JOIN gone_blobs g ON ${root("b")} AND b.channel = g.channel AND b.version = g.version))::text AS bytes`;
+  }
+  return sql`${plan}, del_writes AS (
+    DELETE FROM checkpoint_writes w USING doomed d WHERE ${root("w")} AND w.checkpoint_id = d.checkpoint_id
+    RETURNING octet_length(w.blob) AS bytes
+  ), del_blobs AS (
+    DELETE FROM checkpoint_blobs b USING gone_blobs g
+    WHERE ${root("b")} AND b.channel = g.channel AND b.version = g.version
+    RETURNING coalesce(octet_length(b.blob), 0) AS bytes
+  ), del_checkpoints AS (
+    DELETE FROM checkpoints c USING doomed d WHERE ${root("c")} AND c.checkpoint_id = d.checkpoint_id
+    RETURNING pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes
+  ), rooted AS (
+    UPDATE checkpoints c SET parent_checkpoint_id = NULL, metadata = c.metadata || '{"truncated": true}'::jsonb
+    FROM new_roots r WHERE ${root("c")} AND c.checkpoint_id = r.checkpoint_id
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM del_checkpoints)::int AS checkpoints, (SELECT count(*) FROM del_writes)::int AS writes,
+    (SELECT count(*) FROM del_blobs)::int AS blobs, (SELECT count(*) FROM rooted)::int AS roots,
+    ((SELECT coalesce(sum(bytes), 0) FROM del_checkpoints) + (SELECT coalesce(sum(bytes), 0) FROM del_writes)
+      + (SELECT coalesce(sum(bytes), 0) FROM del_blobs))::text AS bytes`;
+}
+
+/**
+ * Truncate one finished thread's root namespace to the last `keepLast` checkpoints of its head chain, keeping every
+ * branch younger than `cutoff` whole (or, `dryRun`, count what would go). See {@link truncateThreadSql}.
+ */
+export async function truncateThreadRows({
+  db,
+  threadId,
+  keepLast,
+  cutoff,
+  dryRun,
+}: {
+  db: Queryable;
+  threadId: string;
+  keepLast: number;
+  cutoff: string;
+  dryRun: boolean;
+}): Promise<{ checkpoints: number; writes: number; blobs: number; roots: number; bytes: number }> {
+  const [row] = rowsOf<{ checkpoints: number; writes: number; blobs: number; roots: number; bytes: string }>(
+    await db.execute(truncateThreadSql(threadId, keepLast, cutoff, dryRun)),
+  );
+  return {
+    checkpoints: row?.checkpoints ?? 0,
+    writes: row?.writes ?? 0,
+    blobs: row?.blobs ?? 0,
+    roots: row?.roots ?? 0,
+    bytes: Number(row?.bytes ?? 0),
+  };
+}

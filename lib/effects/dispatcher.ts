@@ -12,6 +12,8 @@ import {
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
+import { observeDelivery, traceDelivery } from "@/lib/observability/effects";
+import { errorFields, logger } from "@/lib/observability/logger";
 import { instanceId, instanceLabels, isGoneHere } from "@/lib/runtime/instance";
 import type { DeliveryResult, EffectConnector } from "./connector";
 import { emailConnector } from "./email";
@@ -70,7 +72,11 @@ export async function dispatchDueEffects({
 }): Promise<number> {
   const deadOwners = await deadLocalOwners(db, owner);
   const claimed = await claimDueEffects({ db, owner, leaseMs: env.EFFECT_LEASE_MS, limit, deadOwners });
-  await Promise.all(claimed.map((effect) => deliverOne({ db, connectors, owner, retry, effect })));
+  await Promise.all(
+    claimed.map((effect) =>
+      traceDelivery(db, effect, () => deliverOne({ db, connectors, owner, retry, effect })),
+    ),
+  );
   return claimed.length;
 }
 
@@ -117,6 +123,7 @@ async function deliverOne({
   }
   if (result.ok) {
     await markEffectDelivered({ db, effectId: effect.id, owner, providerRef: result.providerRef });
+    observeDelivery(effect, "delivered");
     return;
   }
   const outOfAttempts = effect.attempts >= retry.maxAttempts;
@@ -127,10 +134,8 @@ async function deliverOne({
     error: result.error,
     retryInMs: result.retry && !outOfAttempts ? backoffMs(effect.attempts, retry) : null,
   });
+  observeDelivery(effect, status === "failed" ? "failed" : "retry", result.error);
   if (status === "failed") {
-    console.error(
-      `[effects] ${effect.kind} ${effect.id} failed after ${effect.attempts} attempts: ${result.error}`,
-    );
     await recordAudit({
       db,
       entries: [
@@ -170,7 +175,7 @@ export async function startDispatcher(): Promise<void> {
       // Keep going while full batches come back: a backlog drains without waiting for the next tick.
       while ((await dispatchDueEffects({ db, connectors, owner: instanceId(), retry })) >= 16) {}
     } catch (error) {
-      console.error("[effects] dispatch failed:", error instanceof Error ? error.message : error);
+      logger().error(errorFields(error), "effects: dispatch failed");
     } finally {
       running = false;
     }

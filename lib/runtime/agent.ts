@@ -120,10 +120,15 @@ export interface AgentMigration {
   from: string;
   /** Why, for the audit trail and the console ("human_review renamed to review_refund"). */
   description: string;
+  /**
+   * The state update that moves a thread paused at `pendingNodes` (the nodes whose questions wait) onto this
+   * version, written as `asNode` (the new graph continues from that node's edges and asks again); or null when this
+   * migration does not apply to such a thread, which then stays pinned to its version.
+   */
   migrate(old: { values: Record<string, unknown>; pendingNodes: string[] }): {
     values: Record<string, unknown>;
-    asNode?: string;
-  };
+    asNode: string;
+  } | null;
 }
 
 const KEY = Symbol.for("hitl-console.agents");

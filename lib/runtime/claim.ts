@@ -18,10 +18,13 @@ import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { ClaimObserver } from "@/lib/observability/runs";
+import { activeRunTrace } from "@/lib/observability/tracing";
 import { compareVersions, findAgent, getAgent, hasAgent } from "./agent";
 import { startRunInBackground } from "./executor";
 import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
+import { declaredMigration, migrateThread, migrationFailed } from "./migrate";
 import type { RunInput } from "./run-input";
 import { type AnswerEntry, knownDecisions, settle } from "./settle";
 
@@ -60,7 +63,7 @@ export async function claimRun({ db, ...request }: ClaimRequest & { db: AppDb })
       request.threadId,
       resume.map((r) => r.interruptId),
     );
-  return inClaimTransaction(db, request.threadId, async (tx) => {
+  return inClaimTransaction(db, request.threadId, request.input.runId, async (tx, observer) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
     if (
@@ -98,6 +101,7 @@ export async function claimRun({ db, ...request }: ClaimRequest & { db: AppDb })
       );
     }
     const answers = await settle(tx, thread, known, resume, request.principal, request.input.runId);
+    observer.settled(known, resume);
     return startRun(tx, thread, request.principal, request.input.runId, answers, request.leaseMs);
   });
 }
@@ -127,7 +131,7 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
     throw new AppError("forbidden:api_key_scope", "An intake key cannot decide; decisions need an operator.");
   }
   await preflight(db, request.threadId, [request.entry.interruptId]);
-  return inClaimTransaction(db, request.threadId, async (tx) => {
+  return inClaimTransaction(db, request.threadId, request.runId, async (tx, observer) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
     const known = await knownDecisions(tx, thread, [request.entry]);
@@ -136,12 +140,14 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
     );
     if (others.length > 0) {
       await settle(tx, thread, known, [request.entry], request.principal, null);
+      observer.settled(known, [request.entry]);
       return {
         resumed: false as const,
         waitingFor: others.map((d) => ({ interruptId: d.interruptId, action: d.action })),
       };
     }
     const answers = await settle(tx, thread, known, [request.entry], request.principal, request.runId);
+    observer.settled(known, [request.entry]);
     const claimed = await startRun(tx, thread, request.principal, request.runId, answers, request.leaseMs);
     return { resumed: true as const, ...claimed };
   });
@@ -190,6 +196,7 @@ async function startRun(
       agentKey: `${thread.agentId}@${thread.agentVersion}`,
       leaseMs,
       queued,
+      ...activeRunTrace(),
     },
   });
   await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
@@ -253,11 +260,23 @@ function contentText(content: unknown): string {
     .join("");
 }
 
-/** Run a claim transaction; constraint violations raised by a concurrent request become the same 409s as the checks. */
-async function inClaimTransaction<T>(db: AppDb, threadId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+/**
+ * Run a claim transaction; constraint violations raised by a concurrent request become the same 409s as the checks.
+ * The claim is the first span of the run's trace; the decisions it settles are counted once it commits.
+ */
+async function inClaimTransaction<T>(
+  db: AppDb,
+  threadId: string,
+  runId: string,
+  work: (tx: Tx, observer: ClaimObserver) => Promise<T>,
+): Promise<T> {
+  const observer = new ClaimObserver(threadId, runId);
   try {
-    return await db.transaction(work);
+    const result = await observer.run(() => db.transaction((tx) => work(tx, observer)));
+    observer.committed(result);
+    return result;
   } catch (error) {
+    observer.failed(error);
     // A thread whose version is gone (or whose graph no longer asks what is answered) waits for a supervisor; the
     // refusal itself wrote nothing, this mark is made on its own.
     if (error instanceof AppError && error.code === "conflict:graph_version" && !error.details?.newer) {
@@ -338,6 +357,34 @@ export async function decideAndResume(
 async function preflight(db: AppDb, threadId: string, interruptIds: string[]): Promise<void> {
   const thread = await getThread({ db, threadId });
   if (!thread) return; // the transaction says not_found
+  // A newer version declares how to move this thread: move it (once), and ask for the answer to the new question.
+  if (declaredMigration(thread)) {
+    const outcome = await migrateThread(threadId).catch(async (error: unknown) => {
+      // Another instance (or its sweeper) migrated it a moment ago: the same answer as if this one had.
+      const movedTo =
+        error instanceof AppError && error.code === "conflict:thread_moved" && error.details?.movedTo;
+      if (typeof movedTo === "string") {
+        return { status: "started" as const, runId: null, from: thread.agentVersion, to: movedTo };
+      }
+      if (error instanceof AppError && error.code === "conflict:graph_version")
+        await migrationFailed(threadId, error);
+      throw error;
+    });
+    if (outcome.status === "started") {
+      throw new AppError(
+        "conflict:graph_version",
+        `This thread is moving from version ${outcome.from} to version ${outcome.to} of its agent, which asks its question again: answer the new one.`,
+        {
+          agent: thread.agentId,
+          threadVersion: outcome.from,
+          currentVersion: outcome.to,
+          newer: false,
+          migrating: true,
+          runId: outcome.runId,
+        },
+      );
+    }
+  }
   // Only decisions still open in the ledger, on a thread nothing runs on: anything else (an unknown id, one already
   // decided, a race lost to another operator, a run in progress) gets its own answer from the transaction.
   const open = async () => {

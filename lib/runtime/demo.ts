@@ -7,6 +7,7 @@ import { getDatabase } from "@/lib/db/client";
 import { createThread } from "@/lib/db/queries/threads";
 import { threads } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { logger } from "@/lib/observability/logger";
 import { claimRun } from "./claim";
 import { activeRuns, startRunInBackground } from "./executor";
 import { forkThread } from "./fork";
@@ -92,7 +93,7 @@ export async function seedDemoThreads(): Promise<void> {
   const { db } = await getDatabase();
   const [row] = await db.select({ n: count() }).from(threads);
   if ((row?.n ?? 0) > 0) return;
-  console.log("[demo] creating demo tickets");
+  logger().info("demo: creating demo tickets");
   await ticket(
     "Headphones stopped charging",
     "Hi, the wireless headphones from order ORD-1002 stopped charging after a week. I'd like my money back.",
@@ -131,5 +132,5 @@ export async function seedDemoThreads(): Promise<void> {
     "The T-shirts from ORD-1003 are the wrong size, please refund them.",
     false,
   );
-  console.log("[demo] demo tickets ready");
+  logger().info("demo: demo tickets ready");
 }

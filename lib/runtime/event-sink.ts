@@ -3,6 +3,7 @@ import type { BaseEvent } from "@ag-ui/core";
 import { withSeq } from "@/lib/agui";
 import type { AppDb } from "@/lib/db/open";
 import { appendEvents, type LoggedEvent } from "@/lib/db/queries/events";
+import { metrics } from "@/lib/observability/metrics";
 import { publishEvents } from "./event-bus";
 import { LostOwnershipError } from "./ownership";
 
@@ -15,6 +16,8 @@ export class EventSink {
   private queue: LoggedEvent[] = [];
   private flushing: Promise<void> | null = null;
   private failure: unknown = null;
+  /** When the oldest queued event was emitted (for `hitl_event_log_lag_seconds`). */
+  private queuedSince = 0;
 
   constructor(
     private readonly db: AppDb,
@@ -27,6 +30,7 @@ export class EventSink {
   /** Number events and queue them for the log. */
   emit(events: BaseEvent[]): void {
     if (events.length === 0) return;
+    if (this.queue.length === 0) this.queuedSince = performance.now();
     this.queue.push(...this.number(events));
     // After a failed write nothing more is written (drain() reports the failure). Starting flushLoop here would be
     // worse than useless: it would finish synchronously (its finally clearing `flushing` before `??=` stores the
@@ -58,6 +62,7 @@ export class EventSink {
     try {
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.splice(0);
+        const since = this.queuedSince;
         const owned = await appendEvents({
           db: this.db,
           threadId: this.threadId,
@@ -67,6 +72,7 @@ export class EventSink {
         });
         if (!owned) throw new LostOwnershipError(`run ${this.runId} is no longer owned by ${this.owner}`);
         publishEvents(this.threadId, batch);
+        metrics().eventLogLag.observe((performance.now() - since) / 1000);
       }
     } catch (error) {
       this.failure = error;

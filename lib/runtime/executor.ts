@@ -14,7 +14,11 @@ import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
-import { AppError, toAppError } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
+import { RunTraceHandler } from "@/lib/observability/graph-callbacks";
+import { errorFields, logger, runFields } from "@/lib/observability/logger";
+import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
+import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/observability/tracing";
 import { interruptDescriber } from "./agent";
 import { EventSink } from "./event-sink";
 import { finalizeRun } from "./finalize";
@@ -52,13 +56,23 @@ export interface StartOptions {
 export function startRunInBackground(run: Run, startSeq: number, options: StartOptions = {}): void {
   const runs = activeRuns();
   const abort = new AbortController();
-  const done = executeRun(run, startSeq, abort.signal, options)
-    .catch((error) => {
-      if (error instanceof LostOwnershipError)
-        console.warn(`[run ${run.id}] taken over by another instance; stopped`);
-      else console.error(`[run ${run.id}] could not be finalized:`, error);
-    })
-    .finally(() => runs.delete(run.id));
+  // The trace begun at the claim; a recovered run continues the trace its row names (another process began it).
+  const span =
+    takeRunSpan(run.id) ??
+    startRunSpan(
+      options.recovered ? "run (recovered)" : "run",
+      { "run.id": run.id, "thread.id": run.threadId, "run.kind": run.kind, "run.attempt": run.attempts },
+      remoteParent(run.traceId, run.traceSpanId),
+    );
+  const done = withRunSpan(span, () => {
+    observeRunStart(run, options.recovered ?? false);
+    return executeRun(run, startSeq, abort.signal, options, new RunTraceHandler(span));
+  })
+    .catch((error) => observeRunStopped(run, error instanceof LostOwnershipError, error))
+    .finally(() => {
+      span.end();
+      runs.delete(run.id);
+    });
   runs.set(run.id, { done, abort });
 }
 
@@ -67,6 +81,7 @@ async function executeRun(
   startSeq: number,
   signal: AbortSignal,
   options: StartOptions,
+  trace: RunTraceHandler,
 ): Promise<void> {
   const database = await getDatabase();
   const owner = run.owner ?? "";
@@ -109,6 +124,8 @@ async function executeRun(
       // A recovered run writes every checkpoint before moving on: it already crashed once.
       durability: options.recovered ? "sync" : "async",
       signal,
+      // Spans for each node and model call, and the model metrics.
+      callbacks: [trace],
     });
     let progressed = !options.recovered;
     for await (const item of stream as AsyncIterable<[string, unknown]>) {
@@ -133,7 +150,7 @@ async function executeRun(
     });
     // A run that ends asking nothing while the ledger still waits for a decision did not do what was decided (its
     // graph no longer has the question): that is an error for a supervisor, never a success.
-    if (interrupts.length === 0 && run.kind !== "fork") {
+    if (interrupts.length === 0 && run.kind !== "fork" && run.kind !== "migration") {
       const open = await listPendingDecisions({ db: database.db, threadId: run.threadId });
       if (open.length > 0) {
         throw new AppError(
@@ -155,7 +172,9 @@ async function executeRun(
       checkpointId: (state.config.configurable?.checkpoint_id as string | undefined) ?? null,
       events: sink.number(mapper.finish(final)),
     });
+    observeRunEnd(run, interrupts.length > 0 ? "interrupted" : "succeeded");
   } catch (error) {
+    trace.closeAll();
     if (error instanceof LostOwnershipError || signal.aborted) throw new LostOwnershipError(String(error));
     await sink.drain().catch(() => {});
     const attention = error instanceof AppError && error.code.startsWith("conflict:");
@@ -191,7 +210,12 @@ export async function failRun({
   /** `failed` (the default: "Try again" continues it) or `needs_attention` (a supervisor must act). */
   threadStatus?: "failed" | "needs_attention";
 }): Promise<void> {
-  const appError = toAppError(error, `run ${run.id}`);
+  // An unexpected error is logged here, as a structured line of the run (the client gets a generic message).
+  if (!(error instanceof AppError)) logger().error({ ...runFields(run), ...errorFields(error) }, "run error");
+  const appError =
+    error instanceof AppError
+      ? error
+      : new AppError("internal:unexpected", "Something went wrong on the server. The error was logged.");
   const code = appError.code === "internal:unexpected" ? "internal:run_failed" : appError.code;
   await finalizeRun({
     db,
@@ -205,6 +229,7 @@ export async function failRun({
     error: { code, message: appError.message },
     events: sink.number(fail({ code, message: appError.message })),
   });
+  observeRunEnd(run, "failed", code);
 }
 
 /** A `tasks`-mode item that reports a finished task (it has a result), as opposed to a task start. */

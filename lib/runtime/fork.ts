@@ -14,8 +14,11 @@ import {
   setThreadStatus,
   setThreadVersion,
 } from "@/lib/db/queries/threads";
+import type { Thread } from "@/lib/db/schema";
+import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { parkRunSpan, runTraceOf, startRunSpan, takeRunSpan } from "@/lib/observability/tracing";
 import { FORK_WARNING_EVENT } from "@/lib/wire";
 import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
 import { agentKey, getAgent } from "./agent";
@@ -61,7 +64,61 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   const agent = raw.onto === "current" ? getAgent(thread.agentId) : threadAgent(thread);
   const graph = await getAgentGraph(agent);
   const request = checkEdits(agent, raw);
+  const edits = Boolean(request.values && Object.keys(request.values).length > 0);
+  return startBranch({
+    agent,
+    graph,
+    threadId: request.threadId,
+    by: request.by,
+    checkpointId: request.checkpointId,
+    kind: "fork",
+    ...pick(request),
+    editedBy: edits ? request.by.id : null,
+    audit: async (from) => ({
+      action: "fork",
+      detail: {
+        ...(request.asNode ? { asNode: request.asNode } : {}),
+        changes: request.values ? await diffAgainst(graph, request, request.values) : {},
+        ...(agent.version !== from ? { version: { from, to: agent.version } } : {}),
+      },
+    }),
+    warn: true,
+  });
+}
+
+/** A branch to start: the fork of a person, or the move of a paused thread onto a newer version (a migration). */
+export interface BranchRequest {
+  agent: AgentDefinition;
+  graph: AgentGraph;
+  threadId: string;
+  by: Principal;
+  checkpointId: string;
+  kind: "fork" | "migration";
+  /** The state update of the branch's first checkpoint (already checked), applied as `asNode`. */
+  values?: Record<string, unknown>;
+  asNode?: string;
+  /** Who edited state (four-eyes), when someone did. */
+  editedBy: string | null;
+  /** The audit entry, given the version the thread ran under before. */
+  audit(
+    fromVersion: string,
+  ): Promise<{ action: "fork" | "thread_migrated"; detail: Record<string, unknown> }>;
+  /** Checked under the thread's lock before anything is written (throws to refuse). */
+  precondition?(thread: Thread, tx: Tx): Promise<void>;
+  /** Warn when the branch may reach a recorded side effect again (forks; a migration continues, it repeats nothing). */
+  warn: boolean;
+}
+
+/**
+ * Claim a branch run (no other run may be active), write the branch's first checkpoint from `checkpointId` — with
+ * `values` applied as `asNode` — which makes it the head, and run the graph from there in the background.
+ */
+export async function startBranch(request: BranchRequest): Promise<ForkResult> {
+  const { db } = await getDatabase();
+  const { agent } = request;
   const runId = randomUUID();
+  // The fork run's trace starts here; the executor continues it.
+  const runSpan = startRunSpan("run", { "run.id": runId, "thread.id": request.threadId, "run.kind": "fork" });
   const { startSeq } = await db.transaction(async (tx) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
@@ -72,12 +129,13 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
     });
     if (!exists)
       throw new AppError("not_found:checkpoint", `Checkpoint ${request.checkpointId} is not in this thread.`);
-    const changes = request.values ? await diffAgainst(graph, request, request.values) : {};
+    await request.precondition?.(thread, tx);
+    const { action, detail } = await request.audit(thread.agentVersion);
     const active = await getActiveRun({ db: tx, threadId: thread.id });
     if (active)
       throw new AppError("conflict:run_active", "A run is in progress on this thread.", { runId: active.id });
     const input: RunInput = {
-      kind: "fork",
+      kind: request.kind,
       checkpointId: request.checkpointId,
       forkCheckpointId: "",
       ...pick(request),
@@ -87,48 +145,42 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
       run: {
         id: runId,
         threadId: thread.id,
-        kind: "fork",
+        kind: request.kind,
         input,
         fromCheckpointId: request.checkpointId,
         owner: instanceId(),
         startedBy: request.by.id,
         startedByLabel: request.by.label,
-        editedState: Boolean(request.values && Object.keys(request.values).length > 0),
+        editedState: request.editedBy !== null,
         agentKey: agentKey(agent),
         leaseMs: env.RUN_LEASE_MS,
+        ...runTraceOf(runSpan),
       },
     });
     await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
     if (agent.version !== thread.agentVersion) {
       await setThreadVersion({ db: tx, threadId: thread.id, agentVersion: agent.version });
     }
-    const edits = request.values && Object.keys(request.values).length > 0;
-    if (edits) await setThreadEditor({ db: tx, threadId: thread.id, editedBy: request.by.id });
+    if (request.editedBy) await setThreadEditor({ db: tx, threadId: thread.id, editedBy: request.editedBy });
     await recordAudit({
       db: tx,
       entries: [
         {
-          action: "fork",
+          action,
           actor: request.by,
           threadId: thread.id,
           checkpointId: request.checkpointId,
-          detail: {
-            runId,
-            ...(request.asNode ? { asNode: request.asNode } : {}),
-            changes,
-            ...(agent.version !== thread.agentVersion
-              ? { version: { from: thread.agentVersion, to: agent.version } }
-              : {}),
-          },
+          detail: { runId, ...detail },
         },
       ],
     });
     return { startSeq: thread.lastSeq };
   });
-
+  parkRunSpan(runId, runSpan);
   try {
-    return await branch({ agent, graph }, request, runId, startSeq);
+    return await branch(request, runId, startSeq);
   } catch (error) {
+    takeRunSpan(runId)?.end();
     // The run was claimed but the branch could not be made: end it visibly rather than leave it to the sweeper.
     const run = await getRun({ db, runId });
     if (run) {
@@ -142,38 +194,40 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   }
 }
 
-async function branch(
-  { agent, graph }: { agent: AgentDefinition; graph: AgentGraph },
-  request: CheckedFork,
-  runId: string,
-  startSeq: number,
-): Promise<ForkResult> {
+async function branch(request: BranchRequest, runId: string, startSeq: number): Promise<ForkResult> {
   const { db } = await getDatabase();
-  // The branch's first checkpoint records the version the branch runs under (stamped into its metadata).
+  const { agent, graph } = request;
+  // The branch's first checkpoint records the version the branch runs under (stamped into its metadata), and a
+  // migration's its source.
   const source = {
     configurable: {
       thread_id: request.threadId,
       checkpoint_id: request.checkpointId,
       agent_version: agent.version,
+      ...(request.kind === "migration" ? { checkpoint_source: "migration" } : {}),
     },
   };
-  const state = await graph.getState(source);
-  const warnings = await agent.effects({
-    db,
-    threadId: request.threadId,
-    values: (state.values ?? {}) as Record<string, unknown>,
-  });
-  const edits = request.values ? { ...request.values, ...agent.fork.markEdited(request.by.id) } : undefined;
+  const warnings = request.warn
+    ? await agent.effects({
+        db,
+        threadId: request.threadId,
+        values: ((await graph.getState(source)).values ?? {}) as Record<string, unknown>,
+      })
+    : [];
+  const edits =
+    request.values && request.kind === "fork" && request.editedBy
+      ? { ...request.values, ...agent.fork.markEdited(request.editedBy) }
+      : request.values;
   const forked = await graph.updateState(source, edits, request.asNode);
   const forkCheckpointId = forked.configurable?.checkpoint_id as string;
   const input: RunInput = {
-    kind: "fork",
+    kind: request.kind,
     checkpointId: request.checkpointId,
     forkCheckpointId,
     ...pick(request),
   };
   const run = await setRunInput({ db, runId, input });
-  if (!run) throw new Error(`fork run ${runId} vanished`);
+  if (!run) throw new Error(`${request.kind} run ${runId} vanished`);
   startRunInBackground(run, startSeq, {
     preamble:
       warnings.length > 0
@@ -248,7 +302,10 @@ async function diffAgainst(
   );
 }
 
-function pick(request: CheckedFork): { values?: Record<string, unknown>; asNode?: string } {
+function pick(request: { values?: Record<string, unknown>; asNode?: string }): {
+  values?: Record<string, unknown>;
+  asNode?: string;
+} {
   return {
     ...(request.values ? { values: request.values } : {}),
     ...(request.asNode ? { asNode: request.asNode } : {}),

@@ -5,6 +5,7 @@ import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
+import { tracedSaverSql } from "@/lib/observability/traced-sql";
 import {
   type AgentDefinition,
   type AgentGraph,
@@ -32,7 +33,8 @@ export function getAgentGraph(agent: AgentDefinition): Promise<AgentGraph> {
     graph = (async () => {
       const database = await getDatabase();
       return agent.build({
-        checkpointer: new DrizzleCheckpointSaver(database.sql, undefined, CHECKPOINT_STAMP),
+        // Saver calls are spans of the run's trace.
+        checkpointer: new DrizzleCheckpointSaver(tracedSaverSql(database.sql), undefined, CHECKPOINT_STAMP),
         db: database.db,
       });
     })().catch((error) => {

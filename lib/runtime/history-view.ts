@@ -22,7 +22,9 @@ export type WrittenBy =
   /** `updateState` (an operator's edit, or the first step of a time-travel fork). */
   | { kind: "update" }
   /** A copy of another checkpoint (`updateState(config, null, "__copy__")`). */
-  | { kind: "fork" };
+  | { kind: "fork" }
+  /** A paused thread moved onto a newer version of its agent by a declared migration (`source` "migration"). */
+  | { kind: "migration" };
 
 /** One checkpoint of the tree. */
 export interface HistoryCheckpoint {
@@ -44,6 +46,8 @@ export interface HistoryCheckpoint {
   interruptCount: number;
   /** More than one: branches start here. */
   childCount: number;
+  /** Retention pruned the steps before it: the history starts here ("earlier steps pruned"). */
+  truncated: boolean;
 }
 
 /** One chain of the tree, for a legend. */
@@ -143,7 +147,8 @@ export function labelBranches(links: readonly CheckpointLink[]): BranchLabels {
 }
 
 function writtenBy(source: string | null, nodes: string[]): WrittenBy {
-  if (source === "input" || source === "update" || source === "fork") return { kind: source };
+  if (source === "input" || source === "update" || source === "fork" || source === "migration")
+    return { kind: source };
   return { kind: "nodes", nodes };
 }
 
@@ -190,6 +195,7 @@ export async function getThreadHistory(
       pausedForHuman: e.pendingInterrupts,
       interruptCount: e.interruptCount,
       childCount: e.childCount,
+      truncated: e.truncated,
     })),
     nextCursor: page.nextCursor,
   };

@@ -8,10 +8,13 @@ import { claimExpiredRun, expireLeasesOf, extendLeases } from "@/lib/db/queries/
 import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { logger, runFields } from "@/lib/observability/logger";
+import { metrics } from "@/lib/observability/metrics";
 import { registeredAgentKeys } from "./agent";
 import { EventSink } from "./event-sink";
 import { activeRuns, failRun, startRunInBackground } from "./executor";
 import { instanceId, instanceLabels, isGoneHere } from "./instance";
+import { migratePausedThreads } from "./migrate";
 import { isDraining, reportReachable, reportUnreachable } from "./status";
 
 interface Recovery {
@@ -102,13 +105,25 @@ async function sweep(everyActive: boolean): Promise<void> {
         agentKeys: keys,
       });
       if (!run) break;
+      metrics().leaseTakeovers.inc({ reason: "lease_expired" });
       if (run.attempts > env.MAX_RUN_ATTEMPTS) {
-        console.error(`[recovery] run ${run.id} crashed ${run.attempts - 1} times; marking it failed`);
+        logger().error(
+          { ...runFields(run), attempts: run.attempts - 1 },
+          "recovery: run crashed too many times; marking it failed",
+        );
         await abandon(run, run.lastSeq);
         continue;
       }
-      console.log(`[recovery] continuing run ${run.id} of thread ${run.threadId} (attempt ${run.attempts})`);
+      logger().info(
+        { ...runFields(run), attempt: run.attempts },
+        "recovery: continuing run from its last checkpoint",
+      );
       startRunInBackground(run, run.lastSeq, { recovered: true });
+    }
+    // Paused threads a newer version declares a migration for move onto it (once, whichever instance gets there).
+    if (!isDraining()) {
+      const migrated = await migratePausedThreads();
+      if (migrated > 0) console.log(`[migration] moving ${migrated} paused thread(s) onto a newer version`);
     }
     reportReachable("sweeper");
   } catch (error) {
@@ -132,8 +147,13 @@ async function expireLeasesOfGoneOwners(db: Awaited<ReturnType<typeof getDatabas
   if (!bootId || !pidNamespace) return;
   const owners = await listLocalRunOwners({ db, bootId, pidNamespace, except: instanceId() });
   const gone = owners.filter((o) => isGoneHere(o.id, o.pid)).map((o) => o.id);
-  if (gone.length > 0 && (await expireLeasesOf({ db, owners: gone })) > 0) {
-    console.log(`[recovery] instance(s) ${gone.join(", ")} gone from this machine: taking over their runs`);
+  const expired = gone.length > 0 ? await expireLeasesOf({ db, owners: gone }) : 0;
+  if (expired > 0) {
+    metrics().leaseTakeovers.inc({ reason: "owner_gone" }, expired);
+    logger().info(
+      { instances: gone, runs: expired },
+      "recovery: instances gone from this machine; taking over their runs",
+    );
   }
 }
 

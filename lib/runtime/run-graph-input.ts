@@ -21,7 +21,7 @@ export async function graphInputFor(
   const configurable: Record<string, unknown> =
     input.kind === "resume"
       ? { operator_id: input.actor }
-      : input.kind === "fork"
+      : input.kind === "fork" || input.kind === "migration"
         ? { checkpoint_id: input.forkCheckpointId }
         : {};
   if (recovered) {

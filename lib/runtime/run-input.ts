@@ -10,7 +10,8 @@ export type RunInput =
       resume: { interruptId: string; status: "resolved" | "cancelled"; payload?: unknown }[];
     }
   | {
-      kind: "fork";
+      /** A person's branch, or the move of a paused thread onto a newer version (`source: "migration"`). */
+      kind: "fork" | "migration";
       /** The checkpoint forked from. */
       checkpointId: string;
       /** The new checkpoint the fork created (the branch's first), which the run continues from. */

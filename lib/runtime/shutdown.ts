@@ -3,6 +3,8 @@ import { getDatabase } from "@/lib/db/client";
 import { markInstanceStopped } from "@/lib/db/queries/instances";
 import { releaseRuns } from "@/lib/db/queries/runs";
 import { env } from "@/lib/env";
+import { errorFields, logger } from "@/lib/observability/logger";
+import { flushTelemetry } from "@/lib/observability/otel";
 import { activeRuns } from "./executor";
 import { instanceId } from "./instance";
 import { stopEventListener } from "./listener";
@@ -58,13 +60,17 @@ export async function drain(signal: string): Promise<void> {
   setRuntimePhase("draining");
   stopSweeping();
   const started = Date.now();
-  console.log(
-    `[shutdown] ${signal}: draining — no new runs; ${activeRuns().size} run(s) executing, grace ${env.SHUTDOWN_GRACE_MS} ms`,
+  logger().info(
+    { signal, runs: activeRuns().size, graceMs: env.SHUTDOWN_GRACE_MS },
+    "shutdown: draining, no new runs",
   );
   await settle(() => [...activeRuns().values()].map((r) => r.done), env.SHUTDOWN_GRACE_MS);
   const left = [...activeRuns().entries()];
   if (left.length > 0) {
-    console.log(`[shutdown] grace over: stopping ${left.length} run(s) and handing them to other instances`);
+    logger().info(
+      { runs: left.length },
+      "shutdown: grace over; stopping runs and handing them to other instances",
+    );
     for (const [, run] of left) run.abort.abort();
     await settle(() => left.filter(([id]) => activeRuns().has(id)).map(([, r]) => r.done), ABORT_WAIT_MS);
   }
@@ -73,17 +79,18 @@ export async function drain(signal: string): Promise<void> {
       const { db } = await getDatabase();
       // Also runs claimed here that had not started executing: whatever this instance still owns.
       const released = await releaseRuns({ db, owner: instanceId() });
-      if (released.length > 0) console.log(`[shutdown] released run(s) ${released.join(", ")}`);
+      if (released.length > 0) logger().info({ runIds: released }, "shutdown: released runs");
       await markInstanceStopped({ db, id: instanceId() });
     });
   } catch (error) {
     // The database is unreachable: the runs' leases expire by themselves and another instance takes them then.
-    console.error("[shutdown] could not release runs:", error instanceof Error ? error.message : error);
+    logger().error(errorFields(error), "shutdown: could not release runs");
   }
   stopHeartbeat();
   const streams = endOpenStreams();
   await stopEventListener();
-  console.log(`[shutdown] drained in ${Date.now() - started} ms (${streams} stream(s) ended); exiting`);
+  logger().info({ ms: Date.now() - started, streams }, "shutdown: drained; exiting");
+  await flushTelemetry();
 }
 
 /**

@@ -1,4 +1,5 @@
 import "server-only";
+import { logger } from "@/lib/observability/logger";
 
 /**
  * The runtime's state in this process, for /api/health and the route wrapper: whether its background work
@@ -49,7 +50,7 @@ export function reportUnreachable(task: string, error: unknown): void {
   if (failing.has(task)) return;
   failing.set(task, Date.now());
   const reason = error instanceof Error ? error.message || error.name : String(error);
-  console.error(`[${task}] database unreachable (${reason}); retrying with back-off`);
+  logger().error({ task, reason }, `[${task}] database unreachable; retrying with back-off`);
 }
 
 /** A background task reached the database: logged only if it could not before. */
@@ -58,7 +59,7 @@ export function reportReachable(task: string): void {
   const since = failing.get(task);
   if (since === undefined) return;
   failing.delete(task);
-  console.log(`[${task}] database reachable again after ${((Date.now() - since) / 1000).toFixed(1)} s`);
+  logger().info({ task, downSeconds: (Date.now() - since) / 1000 }, `[${task}] database reachable again`);
 }
 
 /** Delays for retrying: doubling from `initialMs` up to `maxMs`, with jitter so replicas do not retry in step. */

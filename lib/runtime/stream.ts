@@ -4,6 +4,8 @@ import { encodeSse } from "@/lib/agui";
 import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
 import { getRun } from "@/lib/db/queries/runs";
+import { errorFields, logger } from "@/lib/observability/logger";
+import { metrics } from "@/lib/observability/metrics";
 import { ACTIVE_RUN_STATUSES } from "@/lib/wire";
 import { subscribeEvents } from "./event-bus";
 
@@ -105,9 +107,12 @@ export function endOpenStreams(): number {
   return ends.length;
 }
 
-/** An SSE body of AG-UI events from {@link tailEvents}, with a keep-alive comment every 15 s. */
+/**
+ * An SSE body of AG-UI events from {@link tailEvents} (after `prelude`, sent first: a compaction snapshot), with a
+ * keep-alive comment every 15 s.
+ */
 export function sseBody(
-  options: Omit<TailOptions, "signal">,
+  options: Omit<TailOptions, "signal"> & { prelude?: LoggedEvent[] },
   requestSignal: AbortSignal,
 ): ReadableStream<Uint8Array> {
   const abort = new AbortController();
@@ -121,16 +126,20 @@ export function sseBody(
   return new ReadableStream<Uint8Array>({
     async start(controller) {
       openStreams().add(end);
+      sseOpened();
       // A comment first, so the response head goes out at once: the client knows the stream is open before the
       // first event exists (and a reconnecting client is not left waiting on headers).
       controller.enqueue(encoder.encode(": stream open\n\n"));
       keepAlive = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), 15_000);
       try {
+        for (const e of options.prelude ?? []) {
+          controller.enqueue(encoder.encode(encodeSse(e.event as unknown as BaseEvent, e.seq)));
+        }
         for await (const e of tailEvents({ ...options, signal: abort.signal })) {
           controller.enqueue(encoder.encode(encodeSse(e.event as unknown as BaseEvent, e.seq)));
         }
       } catch (error) {
-        console.error("[stream] tail failed:", error);
+        logger().error({ threadId: options.threadId, ...errorFields(error) }, "event stream: tail failed");
         const failure = {
           type: "RUN_ERROR",
           message: "The event stream failed on the server.",
@@ -138,7 +147,7 @@ export function sseBody(
         };
         controller.enqueue(encoder.encode(`data: ${JSON.stringify(failure)}\n\n`));
       } finally {
-        openStreams().delete(end);
+        if (openStreams().delete(end)) sseClosed();
         clearInterval(keepAlive);
         if (!abort.signal.aborted || endedByServer) {
           try {
@@ -150,7 +159,7 @@ export function sseBody(
       }
     },
     cancel() {
-      openStreams().delete(end);
+      if (openStreams().delete(end)) sseClosed();
       clearInterval(keepAlive);
       abort.abort();
     },
@@ -159,14 +168,22 @@ export function sseBody(
 
 /**
  * The SSE response for a thread's events after `afterSeq`: until `runId`'s RUN_FINISHED / RUN_ERROR when a run is
- * given (ending early if that run turns out to be no longer active), or just what is logged when none is.
+ * given (ending early if that run turns out to be no longer active), or just what is logged when none is. `prelude`
+ * goes out first (a compaction snapshot, when `afterSeq` is before the thread's compacted seq).
  */
 export function eventStreamResponse(
-  { db, threadId, afterSeq, runId }: { db: AppDb; threadId: string; afterSeq: number; runId?: string },
+  {
+    db,
+    threadId,
+    afterSeq,
+    runId,
+    prelude,
+  }: { db: AppDb; threadId: string; afterSeq: number; runId?: string; prelude?: LoggedEvent[] },
   signal: AbortSignal,
 ): Response {
   const body = sseBody(
     {
+      prelude,
       db,
       threadId,
       afterSeq,
@@ -187,4 +204,14 @@ export function eventStreamResponse(
       "x-accel-buffering": "no",
     },
   });
+}
+
+function sseOpened(): void {
+  const m = metrics();
+  m.sseOpen.inc();
+  m.sseTotal.inc();
+}
+
+function sseClosed(): void {
+  metrics().sseOpen.dec();
 }

@@ -150,11 +150,14 @@ function attentionOf(thread: Thread): ThreadView["attention"] {
   if (thread.status !== "needs_attention") return null;
   const current = hasAgent(thread.agentId) ? getAgent(thread.agentId) : null;
   const known = findAgent(thread.agentId, thread.agentVersion);
+  const canMigrate = Boolean(current?.migrations?.some((m) => m.from === thread.agentVersion));
   return {
     reason: known
       ? "A run ended while a decision was still pending in the ledger: the graph no longer asks it."
-      : `It paused under version ${thread.agentVersion} of its agent, which is no longer deployed.`,
+      : canMigrate
+        ? `It paused under version ${thread.agentVersion} of its agent, which is no longer deployed, and the migration to version ${current?.version} failed (the audit trail says why).`
+        : `It paused under version ${thread.agentVersion} of its agent, which is no longer deployed.`,
     currentVersion: current?.version ?? null,
-    canMigrate: Boolean(current?.migrations?.some((m) => m.from === thread.agentVersion)),
+    canMigrate,
   };
 }

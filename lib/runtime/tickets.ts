@@ -7,6 +7,7 @@ import { getActiveRun } from "@/lib/db/queries/runs";
 import { createThread, lockThread, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
+import { boundedLabel, metrics } from "@/lib/observability/metrics";
 import { getAgent, hasAgent, listAgents } from "./agent";
 
 /**
@@ -35,7 +36,7 @@ export async function createTicket({
       agents: listAgents().map((a) => a.id),
     });
   }
-  return db.transaction(async (tx) => {
+  const filed = await db.transaction(async (tx) => {
     const thread = await createThread({
       db: tx,
       agentId: agent,
@@ -58,6 +59,8 @@ export async function createTicket({
     });
     return thread;
   });
+  metrics().ticketsCreated.inc({ agent: boundedLabel(agent) });
+  return filed;
 }
 
 /**

@@ -6,6 +6,8 @@
  *   create-user --email E --role R [--name N]   same, any role
  *   issue-key --name N                  an intake API key, printed once (only its hash is stored)
  *   revoke-key --id ID                  revoke an intake key
+ *   erase-customer --email E [--name N]  replace a customer's email and name with placeholders everywhere (audited)
+ *   verify-audit                        check the audit trail's hash chain
  *   list                                users and keys
  */
 import { createInterface } from "node:readline";
@@ -14,13 +16,17 @@ import { issueApiKey, listApiKeys, revokeApiKey } from "@/lib/auth/api-keys";
 import { isRole, type Principal } from "@/lib/auth/roles";
 import { createUser, listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
+import { verifyAuditTrail } from "@/lib/db/queries/audit";
 import { AppError } from "@/lib/errors";
+import { eraseCustomer } from "@/lib/runtime/erasure";
 import { readOption, usageExit } from "./cli";
 
 const USAGE = `usage: npm run users -- create-admin --email E [--name N]
        npm run users -- create-user --email E --role viewer|operator|supervisor|admin [--name N]
        npm run users -- issue-key --name N
        npm run users -- revoke-key --id ID
+       npm run users -- erase-customer --email E [--name N]
+       npm run users -- verify-audit
        npm run users -- list
 The password is read from ADMIN_PASSWORD, or from standard input (typed without echo on a terminal).`;
 
@@ -54,7 +60,15 @@ const CLI: Principal = {
 };
 
 const [command, ...args] = process.argv.slice(2);
-const COMMANDS = ["create-admin", "create-user", "issue-key", "revoke-key", "list"];
+const COMMANDS = [
+  "create-admin",
+  "create-user",
+  "issue-key",
+  "revoke-key",
+  "erase-customer",
+  "verify-audit",
+  "list",
+];
 if (!command || !COMMANDS.includes(command))
   fail(command ? `unknown command ${command}` : "a command is required");
 const database = await getDatabase();
@@ -87,6 +101,28 @@ try {
       const id = option(args, "--id") ?? fail("--id is required");
       const key = await revokeApiKey({ db: database.db, keyId: id, by: CLI });
       console.log(`revoked "${key.name}" (${key.id})`);
+      break;
+    }
+    case "erase-customer": {
+      const email = option(args, "--email") ?? fail("--email is required");
+      const name = option(args, "--name");
+      const report = await eraseCustomer({ db: database.db, email, names: name ? [name] : [], actor: CLI });
+      console.log(
+        `erased customer ${report.customerRef}: ${report.threads} threads, ` +
+          `${Object.values(report.rows).reduce((a, b) => a + b, 0)} rows, ${report.auditRows} audit entries ` +
+          `(erasure entry ${report.erasureId})`,
+      );
+      console.log(JSON.stringify(report));
+      break;
+    }
+    case "verify-audit": {
+      const result = await verifyAuditTrail({ db: database.db });
+      console.log(
+        result.ok
+          ? `audit trail verifies: ${result.rows} entries`
+          : `audit trail does NOT verify: ${result.problems.map((p) => `#${p.id} ${p.problem}`).join("; ")}`,
+      );
+      if (!result.ok) process.exitCode = 1;
       break;
     }
     case "list": {

@@ -11,6 +11,8 @@ export const AUDIT_ACTIONS = [
   "thread_closed",
   "decision",
   "fork",
+  "thread_migrated",
+  "migration_failed",
   "prune",
   "sign_in",
   "sign_in_failed",
@@ -22,6 +24,8 @@ export const AUDIT_ACTIONS = [
   "key_revoked",
   "effect_failed",
   "effect_task",
+  "erasure",
+  "archive",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -138,4 +142,70 @@ export async function listAudit({
   const more = rows.length > filter.limit;
   const items = more ? rows.slice(0, filter.limit) : rows;
   return { items, nextBefore: more ? (items.at(-1)?.id ?? null) : null };
+}
+
+/** A row of the audit trail that breaks its hash chain or whose content no longer matches its digest. */
+export interface AuditProblem {
+  id: number;
+  chainSeq: number | null;
+  problem: string;
+}
+
+/**
+ * Verify the audit trail's hash chain (migration audit_chain_erasure): every row chained in order, each row hash the
+ * hash of the previous one with its own content digest, and each row's content matching its digest — or, for a row
+ * an erasure rewrote, the digest that erasure recorded. `ok` with no problems means the trail verifies.
+ */
+export async function verifyAuditTrail({
+  db,
+}: {
+  db: Queryable;
+}): Promise<{ ok: boolean; rows: number; problems: AuditProblem[] }> {
+  const problems = rowsOf<{ id: string; chain_seq: string | null; problem: string }>(
+    await db.execute(sql`SELECT id, chain_seq, problem FROM audit_log_verify() LIMIT 100`),
+  ).map((r) => ({
+    id: Number(r.id),
+    chainSeq: r.chain_seq === null ? null : Number(r.chain_seq),
+    problem: r.problem,
+  }));
+  const [count] = rowsOf<{ n: number }>(await db.execute(sql`SELECT count(*)::int AS n FROM audit_log`));
+  return { ok: problems.length === 0, rows: count?.n ?? 0, problems };
+}
+
+/**
+ * The one permitted change to the audit trail: rewrite `patterns` (case-insensitive regular expressions, and the
+ * same as they appear in JSON text) with `replacements` in every row's actor, payload, answer and detail, through the
+ * database function `audit_log_erase` (SECURITY DEFINER, role `audit_eraser`), which first appends the `erasure` entry
+ * (`detail` must hold no personal data). Returns that entry's id and how many rows it rewrote.
+ */
+export async function eraseFromAuditTrail({
+  db,
+  patterns,
+  jsonPatterns,
+  replacements,
+  actor,
+  detail,
+}: {
+  db: Queryable;
+  patterns: string[];
+  jsonPatterns: string[];
+  replacements: string[];
+  actor: Pick<Principal, "id" | "label" | "role">;
+  detail: Record<string, unknown>;
+}): Promise<{ erasureId: number; auditRows: number }> {
+  const [row] = rowsOf<{ id: string }>(
+    await db.execute(sql`SELECT audit_log_erase(${sql.param(patterns)}::text[], ${sql.param(jsonPatterns)}::text[],
+      ${sql.param(replacements)}::text[], ${actor.id}, ${actor.label}, ${actor.role ?? null},
+      ${JSON.stringify(detail)}::jsonb) AS id`),
+  );
+  const erasureId = Number(row?.id);
+  const [entry] = await db
+    .select({ detail: auditLog.detail })
+    .from(auditLog)
+    .where(eq(auditLog.id, erasureId));
+  return { erasureId, auditRows: Number((entry?.detail as { auditRows?: number } | null)?.auditRows ?? 0) };
+}
+
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }

@@ -103,3 +103,112 @@ export async function readRunEvents({
     .orderBy(asc(events.seq));
   return rows.map((r) => ({ ...r, seq: Number(r.seq), event: r.event as Record<string, unknown> }));
 }
+
+function resultRows<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
+}
+
+/**
+ * Compact the event log of a thread's finished runs (every run not queued/running), in one statement: each text
+ * message's START, CONTENT… and END become one `TEXT_MESSAGE_CHUNK` (AG-UI's one-event form of a message) at the
+ * START's seq, each tool call's START, ARGS… and END one `TOOL_CALL_CHUNK`; of the runs' `MESSAGES_SNAPSHOT` and
+ * `STATE_SNAPSHOT` events only the last of each stays (it holds what the earlier ones held); the other events stay as
+ * they are. Seqs keep their order (what goes leaves gaps); `threads.events_compacted_seq` moves to the last seq of those runs,
+ * and readers asked for anything before it answer with a snapshot (see {@link readCompactionSnapshot}). Idempotent.
+ * Returns the events deleted and the new compacted seq.
+ */
+export async function compactThreadEvents({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<{ eventsDeleted: number; compactedSeq: number }> {
+  const [row] = resultRows<{ deleted: number; compacted: string | null }>(
+    await db.execute(sql`WITH done AS (
+      SELECT id FROM runs WHERE thread_id = ${threadId} AND status NOT IN ('queued', 'running')
+    ), parts AS (
+      SELECT e.seq, e.run_id, e.type, e.event,
+        CASE WHEN e.type LIKE 'TEXT_MESSAGE_%' THEN 'm:' || (e.event ->> 'messageId')
+          ELSE 't:' || (e.event ->> 'toolCallId') END AS k
+      FROM events e
+      WHERE e.thread_id = ${threadId} AND e.run_id IN (SELECT id FROM done)
+        AND e.type IN ('TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END',
+          'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END')
+    ), groups AS (
+      SELECT run_id, k, min(seq) AS keep,
+        string_agg(event ->> 'delta', '' ORDER BY seq) FILTER (WHERE type IN ('TEXT_MESSAGE_CONTENT', 'TOOL_CALL_ARGS'))
+          AS delta,
+        (array_agg(event ORDER BY seq) FILTER (WHERE type IN ('TEXT_MESSAGE_START', 'TOOL_CALL_START')))[1] AS head
+      FROM parts GROUP BY run_id, k
+      HAVING count(*) FILTER (WHERE type IN ('TEXT_MESSAGE_START', 'TOOL_CALL_START')) = 1
+    ), merged AS (
+      UPDATE events e SET
+        type = CASE WHEN g.k LIKE 'm:%' THEN 'TEXT_MESSAGE_CHUNK' ELSE 'TOOL_CALL_CHUNK' END,
+        event = (g.head - 'type') || jsonb_build_object(
+          'type', CASE WHEN g.k LIKE 'm:%' THEN 'TEXT_MESSAGE_CHUNK' ELSE 'TOOL_CALL_CHUNK' END,
+          'delta', coalesce(g.delta, ''))
+      FROM groups g WHERE e.thread_id = ${threadId} AND e.seq = g.keep
+      RETURNING 1
+    ), deleted AS (
+      DELETE FROM events e USING parts p JOIN groups g ON g.run_id = p.run_id AND g.k = p.k
+      WHERE e.thread_id = ${threadId} AND e.seq = p.seq AND p.seq > g.keep
+      RETURNING 1
+    ), superseded AS (
+      -- Earlier runs' MESSAGES_SNAPSHOT / STATE_SNAPSHOT: the last one of each holds everything they held, and a
+      -- reader of the compacted range is answered with that last one.
+      DELETE FROM events e USING (
+        SELECT type, max(seq) AS last FROM events
+        WHERE thread_id = ${threadId} AND run_id IN (SELECT id FROM done)
+          AND type IN ('MESSAGES_SNAPSHOT', 'STATE_SNAPSHOT')
+        GROUP BY type
+      ) l
+      WHERE e.thread_id = ${threadId} AND e.run_id IN (SELECT id FROM done) AND e.type = l.type AND e.seq < l.last
+      RETURNING 1
+    ), horizon AS (
+      SELECT max(seq) AS seq FROM events WHERE thread_id = ${threadId} AND run_id IN (SELECT id FROM done)
+    ), moved AS (
+      UPDATE threads SET events_compacted_seq = greatest(events_compacted_seq, (SELECT seq FROM horizon))
+      WHERE id = ${threadId} AND (SELECT seq FROM horizon) IS NOT NULL
+      RETURNING events_compacted_seq
+    )
+    SELECT ((SELECT count(*) FROM deleted) + (SELECT count(*) FROM superseded))::int AS deleted,
+      (SELECT count(*) FROM merged)::int AS merged,
+      (SELECT events_compacted_seq FROM moved)::text AS compacted`),
+  );
+  return { eventsDeleted: row?.deleted ?? 0, compactedSeq: Number(row?.compacted ?? 0) };
+}
+
+/**
+ * What a reader asking for events before a thread's compacted seq gets instead of them: the latest `RUN_STARTED`,
+ * `MESSAGES_SNAPSHOT`, `STATE_SNAPSHOT` and `RUN_FINISHED`/`RUN_ERROR` at or before `compactedSeq`, in that order,
+ * each carrying `compactedSeq` as its seq (the reader goes on after it). Empty when the log holds none of them.
+ */
+export async function readCompactionSnapshot({
+  db,
+  threadId,
+  compactedSeq,
+}: {
+  db: Queryable;
+  threadId: string;
+  compactedSeq: number;
+}): Promise<LoggedEvent[]> {
+  const rows = resultRows<{ run_id: string; type: string; event: Record<string, unknown>; ord: number }>(
+    await db.execute(sql`SELECT x.run_id, x.type, x.event, k.ord FROM (VALUES
+        (1, ARRAY['RUN_STARTED']), (2, ARRAY['MESSAGES_SNAPSHOT']), (3, ARRAY['STATE_SNAPSHOT']),
+        (4, ARRAY['RUN_FINISHED', 'RUN_ERROR'])) AS k(ord, types)
+      CROSS JOIN LATERAL (
+        SELECT e.run_id, e.type, e.event FROM events e
+        WHERE e.thread_id = ${threadId} AND e.seq <= ${compactedSeq} AND e.type = ANY (k.types)
+        ORDER BY e.seq DESC LIMIT 1
+      ) x
+      ORDER BY k.ord`),
+  );
+  return rows.map((r) => {
+    const metadata = {
+      ...((r.event.metadata as Record<string, unknown> | undefined) ?? {}),
+      seq: compactedSeq,
+    };
+    return { seq: compactedSeq, runId: r.run_id, type: r.type, event: { ...r.event, metadata } };
+  });
+}

@@ -57,12 +57,13 @@ export async function insertRun({
     | "startedBy"
     | "startedByLabel"
     | "agentKey"
-  > & {
-    leaseMs: number;
-    editedState?: boolean;
-    /** Leave it `queued` for an instance that has its agent version (a rolling upgrade): nobody owns it yet. */
-    queued?: boolean;
-  };
+  > &
+    Partial<Pick<Run, "traceId" | "traceSpanId">> & {
+      leaseMs: number;
+      editedState?: boolean;
+      /** Leave it `queued` for an instance that has its agent version (a rolling upgrade): nobody owns it yet. */
+      queued?: boolean;
+    };
 }): Promise<Run> {
   const { leaseMs, queued = false, ...values } = run;
   const [row] = await db

@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { isPlausibleId } from "@/lib/params";
-import { type Thread, threads } from "../schema";
+import { decisions, type Thread, threads } from "../schema";
 import type { Queryable } from "../tx";
 
 /** Create a thread for a customer ticket. */
@@ -163,4 +163,43 @@ export async function countThreadsByVersion({
     .from(threads)
     .groupBy(threads.agentId, threads.agentVersion, threads.status)
     .orderBy(threads.agentId, threads.agentVersion, threads.status);
+}
+
+/**
+ * Paused threads of `agentId` under one of `versions` (those a newer version declares a migration from), with the
+ * checkpoint their open decisions wait at: the candidates a migration moves.
+ */
+export async function listThreadsToMigrate({
+  db,
+  agentId,
+  versions,
+  after,
+  limit,
+}: {
+  db: Queryable;
+  agentId: string;
+  versions: string[];
+  /** Keyset paging: thread ids after this one. */
+  after?: string;
+  limit: number;
+}): Promise<{ threadId: string; agentVersion: string; checkpointId: string }[]> {
+  if (versions.length === 0) return [];
+  return db
+    .selectDistinctOn([threads.id], {
+      threadId: threads.id,
+      agentVersion: threads.agentVersion,
+      checkpointId: decisions.checkpointId,
+    })
+    .from(threads)
+    .innerJoin(decisions, and(eq(decisions.threadId, threads.id), eq(decisions.status, "pending")))
+    .where(
+      and(
+        eq(threads.agentId, agentId),
+        inArray(threads.agentVersion, versions),
+        inArray(threads.status, ["interrupted", "needs_attention"]),
+        after === undefined ? undefined : gt(threads.id, after),
+      ),
+    )
+    .orderBy(threads.id)
+    .limit(limit);
 }

@@ -61,6 +61,9 @@ export const threads = pgTable(
     orderRef: text("order_ref"),
     status: text("status", { enum: THREAD_STATUSES }).notNull().default("idle"),
     lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
+    /** Retention compacted the event log up to this seq (finished runs only): a reconnect from before it gets a
+     * snapshot instead of the events (see lib/runtime/compaction.ts). 0 = nothing compacted. */
+    eventsCompactedSeq: bigint("events_compacted_seq", { mode: "number" }).notNull().default(0),
     /** Principals (user id or `key:<id>`) who filed the ticket, started its first run, and last edited its state
      * (a fork with edits). Four-eyes: none of them may approve its refund. */
     createdBy: text("created_by"),
@@ -110,6 +113,9 @@ export const runs = pgTable(
     createdAt: createdAt(),
     startedAt: timestamp("started_at", { withTimezone: true }),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /** OpenTelemetry trace of the run (32 hex) and its root span (16 hex): log lines and exported spans carry them. */
+    traceId: text("trace_id"),
+    traceSpanId: text("trace_span_id"),
   },
   (t) => [
     uniqueIndex("runs_one_active_per_thread").on(t.threadId).where(sql`${t.status} in ('queued', 'running')`),
@@ -117,22 +123,23 @@ export const runs = pgTable(
     index("runs_thread_idx").on(t.threadId, t.createdAt),
     // The recovery sweeper (`claimExpiredRun`): active runs by lease expiry.
     index("runs_active_lease_idx").on(t.leaseExpiresAt).where(sql`${t.status} in ('queued', 'running')`),
+    // The operations page: the latest failed runs.
+    index("runs_failed_idx").on(t.finishedAt).where(sql`${t.status} = 'failed'`),
   ],
 );
 
 /**
  * The decision ledger: one row per interrupt LangGraph raised. A decision moves `pending → resolved` by
  * compare-and-set in the transaction that creates the resume run, so two operators can never both decide.
- * Never deleted: it is the audit trail.
+ * Never deleted: it is the audit trail (it stays when retention archives the thread).
  */
 export const decisions = pgTable(
   "decisions",
   {
     /** LangGraph's interrupt id, also the AG-UI interrupt id. */
     interruptId: text("interrupt_id").primaryKey(),
-    threadId: text("thread_id")
-      .notNull()
-      .references(() => threads.id, { onDelete: "cascade" }),
+    /** No foreign key: the ledger outlives its thread when retention archives and deletes the thread. */
+    threadId: text("thread_id").notNull(),
     /** Run that raised the interrupt. */
     runId: text("run_id").notNull(),
     /** Checkpoint the graph paused at. */
@@ -167,6 +174,8 @@ export const decisions = pgTable(
     index("decisions_pending_action_idx")
       .on(t.action, t.createdAt, t.interruptId)
       .where(sql`${t.status} = 'pending'`),
+    // The operations page: decisions per hour of the last day.
+    index("decisions_resolved_at_idx").on(t.resolvedAt).where(sql`${t.resolvedAt} is not null`),
   ],
 );
 

@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
 const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
@@ -126,8 +136,17 @@ export const auditLog = pgTable(
     /** Anything else worth keeping (fork edits, prune counts, the user changed). */
     detail: jsonb("detail"),
     ipAddress: text("ip_address"),
+    /** The hash chain (filled by a trigger, migration audit_chain): position, digest of this row's content, and
+     * sha256(previous row_hash, position, content_hash). `audit_log_verify()` checks it. */
+    chainSeq: bigint("chain_seq", { mode: "number" }),
+    contentHash: text("content_hash"),
+    rowHash: text("row_hash"),
+    /** The erasure entry that pseudonymized this row's personal data (the one permitted change, see
+     * `audit_log_erase`); its detail holds this row's content digest after the erasure. */
+    erasedBy: bigint("erased_by", { mode: "number" }),
   },
   (t) => [
+    uniqueIndex("audit_log_chain_seq_idx").on(t.chainSeq),
     index("audit_log_at_idx").on(t.at, t.id),
     index("audit_log_action_at_idx").on(t.action, t.at),
     index("audit_log_actor_at_idx").on(t.actor, t.at),

@@ -2,3 +2,4 @@ export * from "./app";
 export * from "./auth";
 export * from "./checkpoints";
 export * from "./instances";
+export * from "./operations";

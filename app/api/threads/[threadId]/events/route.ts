@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readCompactionSnapshot } from "@/lib/db/queries/events";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import { AppError } from "@/lib/errors";
@@ -13,7 +14,9 @@ const eventsQuery = z.strictObject({ after: seq.optional() });
 /**
  * Reconnect: the thread's logged events after `?after=<seq>` (or `Last-Event-ID`), then the live ones while a run is
  * active, then the stream ends. Every event carries its seq (`id:` and `metadata.seq`), so a client that reconnects
- * with its last seq sees nothing twice and misses nothing.
+ * with its last seq sees nothing twice and misses nothing. Retention compacts the log of finished runs: a client
+ * asking for events before the thread's compacted seq gets a snapshot at that seq (RUN_STARTED, MESSAGES_SNAPSHOT,
+ * STATE_SNAPSHOT, RUN_FINISHED, each with that seq) and then the events after it.
  */
 export const GET = route<{ threadId: string }, undefined, z.infer<typeof eventsQuery>>(
   {
@@ -24,13 +27,14 @@ export const GET = route<{ threadId: string }, undefined, z.infer<typeof eventsQ
   async ({ request, params: { threadId }, query, database: { db } }) => {
     const after = seq.safeParse(query.after ?? request.headers.get("last-event-id") ?? "0");
     if (!after.success) throw new AppError("bad_request:events", "`after` must be a sequence number ≥ 0.");
-    if (!(await getThread({ db, threadId }))) {
-      throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
-    }
+    const thread = await getThread({ db, threadId });
+    if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
     const active = await getActiveRun({ db, threadId });
-    return eventStreamResponse(
-      { db, threadId, afterSeq: Number(after.data), runId: active?.id },
-      request.signal,
-    );
+    let afterSeq = Number(after.data);
+    const compactedSeq = thread.eventsCompactedSeq;
+    const prelude =
+      afterSeq < compactedSeq ? await readCompactionSnapshot({ db, threadId, compactedSeq }) : undefined;
+    if (prelude) afterSeq = compactedSeq;
+    return eventStreamResponse({ db, threadId, afterSeq, runId: active?.id, prelude }, request.signal);
   },
 );

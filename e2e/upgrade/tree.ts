@@ -1,0 +1,198 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+/*
+ * The second tree of the upgrade suite: this repository as a team would deploy its next version. It is made the way a
+ * developer makes it — copy the current refund definition into `lib/graphs/refund/versions/v1/`, then change the
+ * graph: rename a node (human_review → review_refund), add a node after the approval (note_approval), add a state
+ * field with a default (priority), change a prompt, bump the version and declare a migration; retire goodwill 1
+ * (renamed node, no migration, not kept); account change 2 declares a migration that fails. The changes are edits of the current files (each must still apply — a
+ * refactor that moves them fails here, loudly) plus the new files under e2e/upgrade/v2/. Then `next build` there.
+ */
+
+const ROOT = process.cwd();
+const OVERLAY = join(ROOT, "e2e", "upgrade", "v2");
+
+interface Edit {
+  file: string;
+  find: string;
+  replace: string;
+  /** Replace every occurrence (default: exactly one must exist). */
+  all?: boolean;
+}
+
+const EDITS: Edit[] = [
+  // The refund graph: renamed node, a node added after the approval.
+  { file: "lib/graphs/refund/graph.ts", find: '"human_review"', replace: '"review_refund"', all: true },
+  {
+    file: "lib/graphs/refund/graph.ts",
+    find: '"review_refund", // interrupt: refund_approval\n',
+    replace: '"review_refund", // interrupt: refund_approval\n  "note_approval",\n',
+  },
+  {
+    file: "lib/graphs/refund/graph.ts",
+    find: '.addNode("choose_method", chooseMethodNode())',
+    replace:
+      '.addNode("note_approval", noteApprovalNode())\n    .addNode("choose_method", chooseMethodNode())',
+  },
+  {
+    file: "lib/graphs/refund/graph.ts",
+    find: '(s) => (s.decision?.decision === "reject" ? "write_reply" : "choose_method"),\n      ["write_reply", "choose_method"],',
+    replace:
+      '(s) => (s.decision?.decision === "reject" ? "write_reply" : "note_approval"),\n      ["write_reply", "note_approval"],',
+  },
+  {
+    file: "lib/graphs/refund/graph.ts",
+    find: '.addEdge("choose_method", "execute_refund")',
+    replace: '.addEdge("note_approval", "choose_method")\n    .addEdge("choose_method", "execute_refund")',
+  },
+  {
+    file: "lib/graphs/refund/graph.ts",
+    find: 'import { writeReplyNode } from "./nodes/reply";',
+    replace:
+      'import { noteApprovalNode } from "./nodes/note-approval";\nimport { writeReplyNode } from "./nodes/reply";',
+  },
+  // A new state field with a default.
+  {
+    file: "lib/graphs/refund/state.ts",
+    find: "  editedBy: lastValue<string | null>(() => null),\n});",
+    replace:
+      '  editedBy: lastValue<string | null>(() => null),\n  /** New in version 2: how urgently the payment team handles it. */\n  priority: lastValue<"normal" | "high">(() => "normal"),\n});',
+  },
+  // A changed prompt.
+  {
+    file: "lib/graphs/refund/prompts.ts",
+    find: "You triage messages sent to an online shop's customer service.",
+    replace: "You triage messages sent to an online shop's customer service team, carefully and politely.",
+  },
+  // The definition: version 2, its interrupt points, its migration.
+  {
+    file: "lib/graphs/refund/agent.ts",
+    find: 'version: "1",',
+    replace: 'version: "2",\n  migrations: refundMigrations,',
+  },
+  { file: "lib/graphs/refund/agent.ts", find: '"human_review"', replace: '"review_refund"' },
+  {
+    file: "lib/graphs/refund/agent.ts",
+    find: 'import { getChatModel } from "./chat-model";',
+    replace: 'import { getChatModel } from "./chat-model";\nimport { refundMigrations } from "./migrations";',
+  },
+  // Account change 2: a declared migration that fails (version 1 not kept).
+  {
+    file: "lib/graphs/account-change/agent.ts",
+    find: 'version: "1",',
+    replace: 'version: "2",\n  migrations: accountChangeMigrations,',
+  },
+  {
+    file: "lib/graphs/account-change/agent.ts",
+    find: 'import { accountChangeInput, buildAccountChangeGraph } from "./graph";',
+    replace:
+      'import { accountChangeInput, buildAccountChangeGraph } from "./graph";\nimport { accountChangeMigrations } from "./migrations";',
+  },
+  // Goodwill 2: its question node renamed, version 1 retired with no migration.
+  { file: "lib/graphs/goodwill/graph.ts", find: '"ask"', replace: '"ask_person"', all: true },
+  { file: "lib/graphs/goodwill/agent.ts", find: 'version: "1",', replace: 'version: "2",' },
+  { file: "lib/graphs/goodwill/agent.ts", find: '"ask"', replace: '"ask_person"' },
+];
+
+function edit(tree: string, { file, find, replace, all }: Edit): void {
+  const path = join(tree, file);
+  const text = readFileSync(path, "utf8");
+  const count = text.split(find).length - 1;
+  if (count === 0 || (!all && count > 1)) {
+    throw new Error(
+      `upgrade tree: ${file} has ${count} × ${JSON.stringify(find)} (the v2 edit no longer applies)`,
+    );
+  }
+  writeFileSync(path, all ? text.split(find).join(replace) : text.replace(find, replace));
+}
+
+/** Keep the current definition as version 1: graph, state and agent copied, their relative imports re-pointed. */
+function keepVersionOne(tree: string): void {
+  const from = join(tree, "lib/graphs/refund");
+  const to = join(from, "versions/v1");
+  mkdirSync(to, { recursive: true });
+  const local = new Set(["./agent", "./graph", "./state"]);
+  for (const name of ["agent.ts", "graph.ts", "state.ts"]) {
+    const text = readFileSync(join(from, name), "utf8").replace(
+      /from "(\.\.?\/[^"]+)"/g,
+      (whole, spec: string) => {
+        if (local.has(spec)) return whole;
+        return `from "${spec.startsWith("./") ? `../../${spec.slice(2)}` : `../../${spec}`}"`;
+      },
+    );
+    writeFileSync(join(to, name), text);
+  }
+}
+
+/** Write each v2 definition's structure hash into it (what its structure test would ask for). */
+function declareHashes(tree: string): void {
+  const script = [
+    'import "@/lib/agents";',
+    'import { getAgent } from "@/lib/runtime/agent";',
+    'import { structureHash } from "@/lib/runtime/graph-structure";',
+    'const out = { refund: await structureHash(getAgent("refund", "2")), goodwill: await structureHash(getAgent("goodwill", "2")) };',
+    "console.log(JSON.stringify(out));",
+  ].join("\n");
+  writeFileSync(join(tree, "upgrade-hashes.mts"), script);
+  const result = spawnSync(
+    join(tree, "node_modules/.bin/tsx"),
+    ["--conditions=react-server", "upgrade-hashes.mts"],
+    { cwd: tree, encoding: "utf8", env: { ...process.env, DATABASE_URL: "" } },
+  );
+  rmSync(join(tree, "upgrade-hashes.mts"));
+  if (result.status !== 0)
+    throw new Error(`upgrade tree: hashing failed\n${result.stdout}\n${result.stderr}`);
+  const line = result.stdout.trim().split("\n").at(-1) ?? "{}";
+  const hashes = JSON.parse(line) as { refund: string; goodwill: string };
+  for (const [agent, hash] of Object.entries(hashes)) {
+    const file = join(tree, `lib/graphs/${agent}/agent.ts`);
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace(/structureHash: "sha256:[0-9a-f]+"/, `structureHash: "${hash}"`),
+    );
+  }
+}
+
+/**
+ * Make the v2 tree (a copy of this repository's files with node_modules hard-linked — Turbopack refuses a symlinked
+ * one), apply the deploy, and build it. Returns its directory; `remove()` deletes it.
+ */
+export function buildUpgradeTree(log: (line: string) => void = console.log): { dir: string; remove(): void } {
+  // While working on this suite: reuse a tree built before (it is kept when this is set).
+  const reuse = process.env.UPGRADE_V2_DIR;
+  if (reuse && existsSync(join(reuse, ".next", "BUILD_ID"))) return { dir: reuse, remove: () => {} };
+  const dir = reuse ?? join(tmpdir(), `hitl-upgrade-v2-${process.pid}-${Date.now()}`);
+  rmSync(dir, { recursive: true, force: true });
+  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  })
+    .split("\0")
+    .filter((f) => f && !f.startsWith("e2e/upgrade/v2/") && existsSync(join(ROOT, f)));
+  for (const file of files) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    cpSync(join(ROOT, file), join(dir, file));
+  }
+  execFileSync("cp", ["-al", join(ROOT, "node_modules"), join(dir, "node_modules")]);
+  cpSync(OVERLAY, dir, { recursive: true });
+  keepVersionOne(dir);
+  for (const e of EDITS) edit(dir, e);
+  declareHashes(dir);
+  log(`[upgrade] v2 tree at ${dir}: building…`);
+  const started = Date.now();
+  const build = spawnSync(join(dir, "node_modules/.bin/next"), ["build"], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NEXT_DIST_DIR: "" },
+  });
+  if (build.status !== 0) {
+    throw new Error(
+      `upgrade tree: next build failed\n${build.stdout.slice(-4000)}\n${build.stderr.slice(-4000)}`,
+    );
+  }
+  log(`[upgrade] v2 built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,18 @@
+import "server-only";
+import { accountChangeAgent } from "@/lib/graphs/account-change/agent";
+import { goodwillAgent } from "@/lib/graphs/goodwill/agent";
+import { refundAgent } from "@/lib/graphs/refund/agent";
+import { refundAgent as refundAgentV1 } from "@/lib/graphs/refund/versions/v1/agent";
+import { registerAgent } from "@/lib/runtime/agent";
+
+/*
+ * Version 2 of the app's agents (the upgrade suite's second tree): refund 2 (with a migration from 1) and refund 1
+ * kept from its versions folder for the threads pinned to it; goodwill 2 only (version 1 retired without a migration).
+ */
+registerAgent(refundAgentV1);
+registerAgent(refundAgent);
+registerAgent(accountChangeAgent);
+registerAgent(goodwillAgent);
+
+/** The id of the agent a ticket gets when its request names none. */
+export const DEFAULT_AGENT_ID = refundAgent.id;

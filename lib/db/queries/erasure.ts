@@ -1,0 +1,108 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { Queryable } from "../tx";
+
+/*
+ * The SQL of erasure (lib/runtime/erasure.ts). Patterns are case-insensitive Postgres regular expressions that match
+ * the erased text literally; the rewriting itself is `audit_log_redact` (migration audit_chain_erasure), the same
+ * function the audit trail's erasure uses.
+ */
+
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
+}
+
+/** The names the shop's orders give for a customer's email address (lower case). */
+export async function findCustomerNames({ db, email }: { db: Queryable; email: string }): Promise<string[]> {
+  const rows = rowsOf<{ name: string }>(
+    await db.execute(
+      sql`SELECT DISTINCT customer_name AS name FROM orders WHERE lower(customer_email) = ${email}`,
+    ),
+  );
+  return rows.map((r) => r.name);
+}
+
+/** Threads whose events or decisions mention one of the JSON patterns, or that are about one of the email's orders. */
+export async function listThreadsMentioning({
+  db,
+  jsonPatterns,
+  email,
+}: {
+  db: Queryable;
+  jsonPatterns: string[];
+  email: string;
+}): Promise<string[]> {
+  const any = jsonPatterns.join("|");
+  const rows = rowsOf<{ id: string }>(
+    await db.execute(sql`SELECT thread_id AS id FROM events WHERE event::text ~* ${any}
+      UNION SELECT thread_id FROM decisions WHERE payload::text ~* ${any}
+      UNION SELECT t.id FROM threads t JOIN orders o ON o.id = t.order_ref WHERE lower(o.customer_email) = ${email}
+      ORDER BY 1`),
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface ErasableColumn {
+  table: string;
+  column: string;
+  kind: "text" | "jsonb" | "bytea";
+}
+
+/**
+ * Every column of the application's tables that can hold a customer's text: text, varchar, jsonb, and the saver's
+ * bytea values (in tables with a `type` column saying which are JSON). Not the audit trail (its own function), not
+ * staff accounts and keys (auth_*, api_keys).
+ */
+export async function listErasableColumns({ db }: { db: Queryable }): Promise<ErasableColumn[]> {
+  const rows = rowsOf<{ table: string; column: string; type: string }>(
+    await db.execute(sql`SELECT c.table_name AS table, c.column_name AS column, c.data_type AS type
+      FROM information_schema.columns c
+      JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+      WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
+        AND c.data_type IN ('text', 'character varying', 'jsonb', 'bytea')
+        AND c.table_name <> 'audit_log' AND c.table_name NOT LIKE 'auth\\_%' AND c.table_name <> 'api_keys'
+        AND (c.data_type <> 'bytea' OR EXISTS (SELECT 1 FROM information_schema.columns k
+          WHERE k.table_schema = c.table_schema AND k.table_name = c.table_name AND k.column_name = 'type'))
+      ORDER BY c.table_name, c.ordinal_position`),
+  );
+  return rows.map((r) => ({
+    table: r.table,
+    column: r.column,
+    kind: r.type === "jsonb" ? "jsonb" : r.type === "bytea" ? "bytea" : "text",
+  }));
+}
+
+/** Rewrite the patterns in one column of every row that holds one; returns the rows changed. */
+export async function redactColumn({
+  db,
+  column,
+  patterns,
+  jsonPatterns,
+  replacements,
+}: {
+  db: Queryable;
+  column: ErasableColumn;
+  patterns: string[];
+  jsonPatterns: string[];
+  replacements: string[];
+}): Promise<number> {
+  const t = sql.identifier(column.table);
+  const c = sql.identifier(column.column);
+  const pats = sql`${sql.param(patterns)}::text[]`;
+  const jpats = sql`${sql.param(jsonPatterns)}::text[]`;
+  const reps = sql`${sql.param(replacements)}::text[]`;
+  const statement =
+    column.kind === "text"
+      ? sql`UPDATE ${t} SET ${c} = audit_log_redact(${c}, ${pats}, ${reps}) WHERE ${c} ~* ${patterns.join("|")}`
+      : column.kind === "jsonb"
+        ? sql`UPDATE ${t} SET ${c} = audit_log_redact(${c}::text, ${jpats}, ${reps})::jsonb
+            WHERE ${c}::text ~* ${jsonPatterns.join("|")}`
+        : sql`UPDATE ${t} SET ${c} = convert_to(audit_log_redact(convert_from(${c}, 'UTF8'), ${jpats}, ${reps}), 'UTF8')
+            WHERE type = 'json' AND convert_from(${c}, 'UTF8') ~* ${jsonPatterns.join("|")}`;
+  const result = await db.execute(statement);
+  return (
+    (result as { rowCount?: number | null }).rowCount ??
+    (result as { affectedRows?: number }).affectedRows ??
+    0
+  );
+}

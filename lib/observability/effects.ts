@@ -1,0 +1,59 @@
+import "server-only";
+import { ROOT_CONTEXT } from "@opentelemetry/api";
+import { getRecordingRunTrace } from "@/lib/db/queries/operations";
+import type { Effect } from "@/lib/db/schema";
+import type { Queryable } from "@/lib/db/tx";
+import { logger } from "./logger";
+import { boundedLabel, metrics } from "./metrics";
+import { failSpan, remoteParent, tracer } from "./tracing";
+
+/**
+ * One delivery attempt of a side effect, as a span in the trace of the run that recorded the effect (found through
+ * the run row's trace ids; a new trace when the run has none), timed for `hitl_effect_delivery_seconds`. Off the run
+ * path: the dispatcher delivers after the run committed the intent.
+ */
+export async function traceDelivery(db: Queryable, effect: Effect, work: () => Promise<void>): Promise<void> {
+  const recorded = await getRecordingRunTrace({ db, threadId: effect.threadId, at: effect.createdAt }).catch(
+    () => undefined,
+  );
+  const parent = remoteParent(recorded?.traceId, recorded?.traceSpanId) ?? ROOT_CONTEXT;
+  const kind = boundedLabel(effect.kind);
+  const started = performance.now();
+  await tracer().startActiveSpan(
+    `effect ${kind}`,
+    {
+      attributes: {
+        "effect.id": effect.id,
+        "effect.kind": kind,
+        "effect.attempt": effect.attempts,
+        "thread.id": effect.threadId,
+      },
+    },
+    parent,
+    async (span) => {
+      try {
+        await work();
+      } catch (error) {
+        failSpan(span, error);
+        throw error;
+      } finally {
+        metrics().effectDuration.observe({ kind }, (performance.now() - started) / 1000);
+        span.end();
+      }
+    },
+  );
+}
+
+/** Count an attempt's result and log it (the provider's error at warn; a give-up at error). */
+export function observeDelivery(
+  effect: Effect,
+  result: "delivered" | "retry" | "failed",
+  error?: string,
+): void {
+  const kind = boundedLabel(effect.kind);
+  metrics().effectDeliveries.inc({ kind, result });
+  const fields = { threadId: effect.threadId, effectId: effect.id, kind, attempt: effect.attempts };
+  if (result === "delivered") logger().info(fields, "effect delivered");
+  else if (result === "retry") logger().warn({ ...fields, error }, "effect attempt failed; will retry");
+  else logger().error({ ...fields, error }, "effect failed after its last attempt; an operator must act");
+}

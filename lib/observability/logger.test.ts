@@ -1,0 +1,81 @@
+import { Writable } from "node:stream";
+import { createLogger, errorFields, runFields } from "./logger";
+import { boundedLabel } from "./metrics";
+
+function capture(level = "info") {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { log: createLogger(stream, level), lines };
+}
+
+describe("the server log", () => {
+  it("writes one JSON object per line with the level as a word, the time and the run's ids", () => {
+    const { log, lines } = capture();
+    log.info({ ...runFields({ id: "run-1", threadId: "thread-1", traceId: "a".repeat(32) }) }, "run started");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: "info",
+      msg: "run started",
+      runId: "run-1",
+      threadId: "thread-1",
+      traceId: "a".repeat(32),
+    });
+    expect(typeof lines[0]?.time).toBe("string");
+  });
+
+  it("redacts secrets and customers' words whatever a caller passes", () => {
+    const { log, lines } = capture();
+    log.info(
+      {
+        password: "hunter2",
+        authorization: "Bearer hitl_abc",
+        text: "my television arrived broken",
+        message: "Dear Lars",
+        payload: { customerEmail: "lars@example.com" },
+        detail: { email: "lars@example.com", token: "t0k3n", content: "hello" },
+        runId: "run-1",
+      },
+      "something happened",
+    );
+    const line = JSON.stringify(lines[0]);
+    for (const secret of [
+      "hunter2",
+      "hitl_abc",
+      "television",
+      "Dear Lars",
+      "lars@example.com",
+      "t0k3n",
+      "hello",
+    ]) {
+      expect(line).not.toContain(secret);
+    }
+    expect(lines[0]).toMatchObject({ runId: "run-1", msg: "something happened" });
+  });
+
+  it("keeps an error's type and message, and debug lines only at debug", () => {
+    const { log, lines } = capture();
+    log.error(errorFields(new TypeError("boom")), "failed");
+    log.debug("not shown");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: "error", error: { name: "TypeError", message: "boom" } });
+    const debug = capture("debug");
+    debug.log.debug("shown");
+    expect(debug.lines).toHaveLength(1);
+  });
+});
+
+describe("metric labels", () => {
+  it("keep short lowercase words and turn anything else into a fallback", () => {
+    expect(boundedLabel("refund_approval")).toBe("refund_approval");
+    expect(boundedLabel("gpt-4o-mini")).toBe("gpt-4o-mini");
+    expect(boundedLabel("3f2c9a1e-0000-4000-8000-000000000000")).toBe("other");
+    expect(boundedLabel("Approve")).toBe("other");
+    expect(boundedLabel(42, "answered")).toBe("answered");
+    expect(boundedLabel("x".repeat(41))).toBe("other");
+  });
+});

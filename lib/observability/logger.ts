@@ -1,0 +1,77 @@
+import "server-only";
+import { isSpanContextValid, trace } from "@opentelemetry/api";
+import pino, { type Logger } from "pino";
+import { env } from "@/lib/env";
+
+/**
+ * The server's one logger (pino): a JSON line per entry with `level`, `time`, `msg`, the `threadId` / `runId` a
+ * call names and the `traceId` / `spanId` of the active span (a run's work runs inside its trace, so its lines carry
+ * it without being told). No secrets and no message bodies: call sites log ids, codes and counts, and the keys that
+ * could hold a secret or a customer's words are redacted whatever a caller passes.
+ */
+const REDACT = [
+  ...[
+    "password",
+    "secret",
+    "token",
+    "authorization",
+    "cookie",
+    "apiKey",
+    "text",
+    "content",
+    "email",
+    "payload",
+  ].flatMap((k) => [k, `*.${k}`]),
+  // `msg` is the line itself; a top-level `message` would be someone's words.
+  "message",
+];
+
+/** A logger with the server's settings, writing to `destination` (default stdout; tests pass their own). */
+export function createLogger(destination?: pino.DestinationStream, level: string = env.LOG_LEVEL): Logger {
+  const options: pino.LoggerOptions = {
+    level,
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACT, censor: "[redacted]" },
+    mixin(_context, level) {
+      // Cheap when no span is active (background timers): one lookup in the context manager.
+      const span = trace.getActiveSpan();
+      if (!span || level < 20) return {};
+      const context = span.spanContext();
+      return isSpanContextValid(context) ? { traceId: context.traceId, spanId: context.spanId } : {};
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+const KEY = Symbol.for("hitl-console.logger");
+type G = typeof globalThis & { [KEY]?: Logger };
+
+/** The process's logger (one per process, shared by instrumentation.ts and the route bundles). */
+export function logger(): Logger {
+  const g = globalThis as G;
+  g[KEY] ??= createLogger();
+  return g[KEY];
+}
+
+/** Ids of a run for a log line (its trace id too, for lines written outside the run's own context). */
+export function runFields(run: { id: string; threadId: string; traceId?: string | null }) {
+  return { runId: run.id, threadId: run.threadId, ...(run.traceId ? { traceId: run.traceId } : {}) };
+}
+
+/** An error for a log line: its name, code, message and stack, never a request or a payload it may carry. */
+export function errorFields(error: unknown) {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return {
+      error: {
+        name: error.name,
+        message: error.message,
+        ...(code ? { code: String(code) } : {}),
+        stack: error.stack,
+      },
+    };
+  }
+  return { error: { message: String(error) } };
+}

@@ -1,0 +1,96 @@
+import "server-only";
+import type { AppDb } from "@/lib/db/open";
+import {
+  countDecisionsPerHour,
+  listFailedEffects,
+  listFailedRuns,
+  listQueueSamples,
+} from "@/lib/db/queries/operations";
+import { refreshQueueGauges } from "./scrape";
+
+/** Hours the operations page looks back. */
+export const OPERATIONS_HOURS = 24;
+
+/** What the operations page shows: plain numbers and strings (it crosses to the browser for the charts). */
+export interface OperationsView {
+  now: number;
+  /** The gauges `/api/metrics` reports, read by the same query at the same moment. */
+  current: {
+    pending: number;
+    pendingByAction: Record<string, number>;
+    oldestAgeSeconds: number;
+    failedThreads: number;
+    failedEffects: number;
+  };
+  /** Queue samples, oldest first: unix seconds and the numbers at that moment. */
+  samples: {
+    at: number;
+    pending: number;
+    oldestAgeSeconds: number;
+    failedThreads: number;
+    failedEffects: number;
+  }[];
+  /** Decisions per hour (unix seconds of the hour) by outcome. */
+  decisions: { hours: number[]; outcomes: Record<string, number[]> };
+  failedRuns: {
+    runId: string;
+    threadId: string;
+    kind: string;
+    errorCode: string | null;
+    finishedAt: string | null;
+  }[];
+  failedEffects: { effectId: string; threadId: string; kind: string; attempts: number; updatedAt: string }[];
+}
+
+export async function loadOperationsView(db: AppDb): Promise<OperationsView> {
+  const [state, samples, perHour, failedRuns, failedEffects] = await Promise.all([
+    refreshQueueGauges(db),
+    listQueueSamples({ db, hours: OPERATIONS_HOURS }),
+    countDecisionsPerHour({ db, hours: OPERATIONS_HOURS }),
+    listFailedRuns({ db, limit: 20 }),
+    listFailedEffects({ db, limit: 20 }),
+  ]);
+  const now = Date.now();
+  // Every hour of the window, so an hour without decisions shows as 0 rather than being skipped.
+  const firstHour = Math.floor(now / 3_600_000) * 3600 - (OPERATIONS_HOURS - 1) * 3600;
+  const hours = Array.from({ length: OPERATIONS_HOURS }, (_, i) => firstHour + i * 3600);
+  const outcomes: Record<string, number[]> = {};
+  for (const row of perHour) {
+    const index = hours.indexOf(Math.floor(row.hour.getTime() / 1000));
+    if (index < 0) continue;
+    outcomes[row.outcome] ??= hours.map(() => 0);
+    (outcomes[row.outcome] as number[])[index] = row.count;
+  }
+  return {
+    now,
+    current: {
+      pending: state.pending,
+      pendingByAction: state.pendingByAction,
+      oldestAgeSeconds: state.oldestAgeSeconds,
+      failedThreads: state.failedThreads,
+      failedEffects: state.failedEffects,
+    },
+    samples: samples.map((s) => ({
+      at: Math.floor(s.at.getTime() / 1000),
+      pending: s.pending,
+      oldestAgeSeconds: s.oldestAgeSeconds,
+      failedThreads: s.failedThreads,
+      failedEffects: s.failedEffects,
+    })),
+    decisions: { hours, outcomes },
+    failedRuns: failedRuns.map((r) => ({
+      runId: r.runId,
+      threadId: r.threadId,
+      kind: r.kind,
+      errorCode: r.errorCode,
+      finishedAt: r.finishedAt?.toISOString() ?? null,
+    })),
+    failedEffects: failedEffects.map((e) => ({
+      effectId: e.effectId,
+      threadId: e.threadId,
+      kind: e.kind,
+      attempts: e.attempts,
+      updatedAt: e.updatedAt.toISOString(),
+    })),
+  };
+}

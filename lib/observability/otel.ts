@@ -1,0 +1,47 @@
+import "server-only";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { NodeSDK } from "@opentelemetry/sdk-node";
+import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor } from "@opentelemetry/sdk-trace";
+import { env } from "@/lib/env";
+
+const KEY = Symbol.for("hitl-console.otel-sdk");
+type G = typeof globalThis & { [KEY]?: NodeSDK };
+
+/**
+ * Start OpenTelemetry for this process (from instrumentation.ts, once): a tracer provider with async-local context,
+ * so spans nest across awaits. With OTEL_EXPORTER_OTLP_ENDPOINT finished spans are batched to `<endpoint>/v1/traces`
+ * (OTLP/HTTP JSON); without it spans are not recorded (sampled off) — ids still exist for log lines and run rows. Nothing else
+ * from the environment switches on: no metric or log exporters (metrics are Prometheus, at /api/metrics), no
+ * auto-instrumentation.
+ */
+export function startTelemetry(): void {
+  const g = globalThis as G;
+  if (g[KEY]) return;
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, "");
+  const sdk = new NodeSDK({
+    serviceName: env.OTEL_SERVICE_NAME,
+    spanProcessors: endpoint
+      ? [
+          new BatchSpanProcessor({
+            exporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }),
+            scheduledDelayMillis: env.OTEL_BSP_SCHEDULE_DELAY,
+          }),
+        ]
+      : [new NoopSpanProcessor()],
+    // Without an exporter nothing is recorded: spans still get ids (log lines and run rows carry them) but no
+    // attributes, events or timings are kept — the run path pays next to nothing for tracing that goes nowhere.
+    ...(endpoint ? {} : { sampler: new AlwaysOffSampler() }),
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [],
+  });
+  sdk.start();
+  g[KEY] = sdk;
+}
+
+/** Export what is still buffered (on shutdown); never throws and never waits longer than `timeoutMs`. */
+export async function flushTelemetry(timeoutMs = 2_000): Promise<void> {
+  const sdk = (globalThis as G)[KEY];
+  if (!sdk) return;
+  await Promise.race([sdk.shutdown().catch(() => {}), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+}

@@ -1,0 +1,58 @@
+import "server-only";
+import { timingSafeEqual } from "node:crypto";
+import { requireRole } from "@/lib/auth/principal";
+import type { AppDb } from "@/lib/db/open";
+import { type QueueState, readQueueState } from "@/lib/db/queries/operations";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { boundedLabel, metrics } from "./metrics";
+
+/**
+ * Who may read `/api/metrics`: a scraper with `Authorization: Bearer <METRICS_TOKEN>`, or a signed-in admin. A
+ * bearer that is not the metrics token is judged as an API key (intake keys are refused) — never silently ignored.
+ */
+export async function authorizeMetrics(request: Request): Promise<void> {
+  const header = request.headers.get("authorization");
+  const token = env.METRICS_TOKEN;
+  if (token && header) {
+    const presented = header.match(/^Bearer\s+(\S+)$/i)?.[1] ?? "";
+    if (sameSecret(presented, token)) return;
+    if (!presented.startsWith("hitl_")) {
+      throw new AppError("unauthorized:metrics_token", "The metrics token is not valid.");
+    }
+  }
+  await requireRole(request, "admin");
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Set the shared-state gauges from the database (at scrape time) and return the state they were set from. */
+export async function refreshQueueGauges(db: AppDb): Promise<QueueState> {
+  const state = await readQueueState({ db });
+  const m = metrics();
+  m.pendingDecisions.reset();
+  for (const [action, count] of Object.entries(state.pendingByAction)) {
+    m.pendingDecisions.set({ action: boundedLabel(action) }, count);
+  }
+  m.oldestPending.set(state.oldestAgeSeconds);
+  m.threads.reset();
+  for (const [status, count] of Object.entries(state.threadsByStatus)) {
+    m.threads.set({ status: boundedLabel(status) }, count);
+  }
+  m.effectsOpen.reset();
+  for (const e of state.openEffects) {
+    m.effectsOpen.set({ kind: boundedLabel(e.kind), status: boundedLabel(e.status) }, e.count);
+  }
+  return state;
+}
+
+/** The Prometheus text exposition of every series, gauges refreshed. */
+export async function scrape(db: AppDb): Promise<{ body: string; contentType: string }> {
+  await refreshQueueGauges(db);
+  const { registry } = metrics();
+  return { body: await registry.metrics(), contentType: registry.contentType };
+}
