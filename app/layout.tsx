@@ -9,13 +9,28 @@ import { NavLink } from "@/components/ui/nav-link";
 // Registers the app's agents with the runtime before a page reads a thread.
 import "@/lib/agents";
 import { currentUser } from "@/lib/auth/page";
-import { hasRole } from "@/lib/auth/roles";
+import { hasRole, type Role } from "@/lib/auth/roles";
 import "./globals.css";
 
 export const metadata: Metadata = {
   title: { default: "Refund console", template: "%s · Refund console" },
   description: "Human-in-the-loop console for checkpointed LangGraph agents",
 };
+
+/** The main navigation's links, by role (the header row and the collapsed menu share them). */
+function MainLinks({ role }: { role: Role }) {
+  return (
+    <>
+      <NavLink href="/" exact>
+        Inbox
+      </NavLink>
+      {hasRole(role, "operator") && <NavLink href="/threads/new">New ticket</NavLink>}
+      <NavLink href="/audit">Audit trail</NavLink>
+      {hasRole(role, "supervisor") && <NavLink href="/operations">Operations</NavLink>}
+      {hasRole(role, "admin") && <NavLink href="/admin">Admin</NavLink>}
+    </>
+  );
+}
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const user = await currentUser();
@@ -29,36 +44,54 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to main content
         </a>
         <header className="border-b border-slate-200 bg-white">
-          <div className="mx-auto flex max-w-6xl items-center gap-6 px-6 py-3">
-            <Link href="/" className="font-semibold text-slate-900">
+          <div className="mx-auto flex max-w-6xl items-center gap-4 px-4 py-3 sm:gap-6 sm:px-6">
+            <Link href="/" className="shrink-0 font-semibold text-slate-900">
               Refund console
             </Link>
             {user && (
-              <nav aria-label="Main" className="flex items-center gap-2">
-                <NavLink href="/" exact>
-                  Inbox
-                </NavLink>
-                {hasRole(user.role, "operator") && <NavLink href="/threads/new">New ticket</NavLink>}
-                <NavLink href="/audit">Audit trail</NavLink>
-                {hasRole(user.role, "supervisor") && <NavLink href="/operations">Operations</NavLink>}
-                {hasRole(user.role, "admin") && <NavLink href="/admin">Admin</NavLink>}
-              </nav>
-            )}
-            {user && <SearchBox />}
-            {user && (
-              <div
-                className="ml-auto flex items-center gap-3 text-sm text-slate-700"
-                data-testid="signed-in-as"
-              >
-                <span>
-                  <span className="font-medium text-slate-900">{user.email}</span> · {user.role}
-                </span>
-                <SignOutButton />
-              </div>
+              <>
+                <nav aria-label="Main" className="hidden items-center gap-2 md:flex">
+                  <MainLinks role={user.role} />
+                </nav>
+                <div className="hidden md:block">
+                  <SearchBox />
+                </div>
+                <div
+                  className="ml-auto hidden min-w-0 items-center gap-3 text-sm text-slate-700 md:flex"
+                  data-testid="signed-in-as"
+                >
+                  <span className="min-w-0 truncate">
+                    <bdi className="font-medium text-slate-900">{user.email}</bdi> · {user.role}
+                  </span>
+                  <SignOutButton />
+                </div>
+                {/* Below md the header collapses into a menu: the links and the account, one tap away. */}
+                <details className="group relative ml-auto md:hidden" data-testid="header-menu">
+                  <summary className="flex cursor-pointer list-none items-center gap-1 rounded-md px-3 py-2 text-sm font-medium text-slate-900 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 [&::-webkit-details-marker]:hidden">
+                    Menu <span aria-hidden="true">{"\u25BE"}</span>
+                  </summary>
+                  <div className="absolute right-0 z-40 mt-2 w-72 max-w-[calc(100vw-2rem)] space-y-3 rounded-md bg-white p-3 shadow-lg ring-1 ring-slate-300">
+                    <nav aria-label="Main (menu)" className="flex flex-col gap-1">
+                      <MainLinks role={user.role} />
+                    </nav>
+                    <SearchBox />
+                    <div className="space-y-2 border-t border-slate-200 pt-3 text-sm text-slate-700">
+                      <p className="break-all">
+                        <bdi className="font-medium text-slate-900">{user.email}</bdi> · {user.role}
+                      </p>
+                      <SignOutButton />
+                    </div>
+                  </div>
+                </details>
+              </>
             )}
           </div>
         </header>
-        <main id="main" tabIndex={-1} className="mx-auto max-w-6xl px-6 py-8 focus:outline-none">
+        <main
+          id="main"
+          tabIndex={-1}
+          className="mx-auto max-w-6xl px-4 py-6 focus:outline-none sm:px-6 sm:py-8"
+        >
           <UserProvider user={user}>
             <ClaimKeeper />
             {children}

@@ -76,7 +76,8 @@ test.describe("below admin", () => {
     await page.goto("/");
     await expect(page.getByRole("link", { name: "Admin" })).toHaveCount(0);
     await page.goto("/admin");
-    await expect(page).toHaveURL(/\/sign-in\?denied=admin/);
+    await expect(page).toHaveURL(/\/not-allowed\?need=admin/);
+    await expect(page.getByTestId("not-allowed")).toContainText("That page needs the admin role.");
     expect((await page.request.get("/api/admin/users")).status()).toBe(403);
   });
 });

@@ -128,7 +128,7 @@ test.describe("signed out", () => {
     await page.goto("/");
     await expect(page.getByTestId("inbox")).toHaveAttribute("data-ready", "true");
     await expect(page.getByTestId("signed-in-as")).toContainText(emailOf("supervisor"));
-    await page.getByTestId("sign-out").click();
+    await page.getByTestId("signed-in-as").getByTestId("sign-out").click();
     await expect(page).toHaveURL(/\/sign-in$/);
     await expect(page.getByTestId("sign-in-form")).toBeVisible();
 

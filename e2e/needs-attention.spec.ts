@@ -47,7 +47,9 @@ test("a thread of a retired version needs a supervisor, who continues it on the 
     timeout: 20_000,
   });
   await expect(page.getByTestId("attention-panel")).toHaveCount(0);
-  await expect(page.getByTestId("decision-refund_approval").getByTestId("approve")).toBeEnabled();
+  // The supervisor started the branch's run, so four-eyes leaves its approval to someone else — said before a click.
+  await expect(page.getByTestId("decision-refund_approval").getByTestId("approve")).toBeDisabled();
+  await expect(page.getByTestId("decision-refusal")).toContainText("someone else must approve");
   const state = await threadState(page, threadId);
   expect(state.agentVersion).toBe("1");
   expect(state.status).toBe("interrupted");

@@ -70,7 +70,7 @@ test("reject needs a note; rejected with one, no refund is made", async ({ page 
   await expect(email).toBeVisible({ timeout: 20_000 });
   await email.getByTestId("dont-send").click();
   await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
-  await expect(page.getByTestId("refund-outcome")).toContainText("No refund was made.");
+  await expect(page.getByTestId("refund-outcome")).toContainText("None: the refund was rejected.");
   await expect(page.getByTestId("email-outcome")).toContainText("Not sent");
   await expect(page.getByTestId("ledger")).toContainText("Rejected: “Outside the 30-day return window.”");
 

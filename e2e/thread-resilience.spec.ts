@@ -144,7 +144,8 @@ test("an unknown action renders in the safe fallback view without breaking the p
   await fallback.getByTestId("submit-fallback").click();
   const error = page.getByTestId("server-error");
   await expect(error).toHaveAttribute("data-code", "unprocessable:answer");
-  await expect(error).toContainText("is not valid");
+  await expect(error).toContainText("The answer is not complete.");
+  await expect(error.getByTestId("error-details")).toHaveText("Details for support: unprocessable · answer");
   await expect(fallback.getByTestId("submit-fallback")).toBeEnabled();
   await page.waitForLoadState("networkidle"); // the page re-read the thread after the refusal
   await expect(error).toHaveAttribute("data-code", "unprocessable:answer");

@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { summarizeAnswer } from "@/components/thread/answer-summary";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { requirePageUser } from "@/lib/auth/page";
+import { showControls } from "@/lib/bidi";
 import { getDatabase } from "@/lib/db/client";
 import { AUDIT_ACTIONS, type AuditAction, listAudit } from "@/lib/db/queries/audit";
 
@@ -16,6 +18,12 @@ function one(value: string | string[] | undefined): string | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
   const v = typeof value === "string" ? value.replace(/[\u0000-\u001f\u007f]/g, "").trim() : undefined;
   return v ? v.slice(0, 200) : undefined;
+}
+
+/** The decision's action, from what the operator was shown (the interrupt payload). */
+function actionOf(payload: unknown): string {
+  const action = (payload as { action?: unknown } | null)?.action;
+  return typeof action === "string" ? action : "";
 }
 
 /** Text of a JSON value for a <pre>: React escapes it, so payload text is never markup. */
@@ -105,7 +113,7 @@ export default async function AuditPage({
           Nothing recorded{action || actor || threadId ? " matches these filters" : " yet"}.
         </p>
       ) : (
-        <ol className="space-y-3" data-testid="audit-entries">
+        <ol className="min-w-0 space-y-3" data-testid="audit-entries">
           {page.items.map((entry) => {
             const payload = jsonText(entry.payload);
             const answer = jsonText(entry.answer);
@@ -113,14 +121,14 @@ export default async function AuditPage({
             return (
               <li
                 key={entry.id}
-                className="rounded-lg border border-slate-200 bg-white p-4 text-sm"
+                className="min-w-0 rounded-lg border border-slate-200 bg-white p-4 text-sm"
                 data-testid="audit-entry"
                 data-action={entry.action}
               >
                 <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
                   <span className="font-semibold text-slate-900">{entry.action.replace("_", " ")}</span>
-                  <span data-testid="audit-actor">
-                    by <span className="font-medium">{entry.actor}</span>
+                  <span data-testid="audit-actor" className="min-w-0 break-all">
+                    by <bdi className="font-medium">{showControls(entry.actor)}</bdi>
                     {entry.actorRole ? ` (${entry.actorRole})` : ""}
                   </span>
                   <span className="text-slate-700">
@@ -141,13 +149,18 @@ export default async function AuditPage({
                   )}
                 </div>
                 {(payload || answer || detail) && (
-                  <div className="mt-3 grid gap-3 md:grid-cols-2">
+                  <div className="mt-3 grid gap-3 md:grid-cols-2 [&>*]:min-w-0">
                     {payload && (
                       <details>
                         <summary className="cursor-pointer font-medium text-slate-900">
                           Shown to the operator
                         </summary>
-                        <pre className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs">
+                        <pre
+                          data-raw
+                          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling record must be reachable by keyboard (axe scrollable-region-focusable)
+                          tabIndex={0}
+                          className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs"
+                        >
                           {payload}
                         </pre>
                       </details>
@@ -155,18 +168,32 @@ export default async function AuditPage({
                     {answer && (
                       <div>
                         <p className="font-medium text-slate-900">Answer</p>
-                        <pre
-                          className="mt-1 overflow-auto rounded bg-slate-50 p-2 text-xs"
-                          data-testid="audit-answer"
-                        >
-                          {answer}
-                        </pre>
+                        <p className="mt-1 text-slate-800" data-testid="audit-answer-summary">
+                          <bdi>{summarizeAnswer(actionOf(entry.payload), entry.answer)}</bdi>
+                        </p>
+                        <details className="mt-1">
+                          <summary className="cursor-pointer text-xs text-slate-700">As recorded</summary>
+                          <pre
+                            data-raw
+                            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling record must be reachable by keyboard (axe scrollable-region-focusable)
+                            tabIndex={0}
+                            className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs"
+                            data-testid="audit-answer"
+                          >
+                            {answer}
+                          </pre>
+                        </details>
                       </div>
                     )}
                     {detail && (
                       <details>
                         <summary className="cursor-pointer font-medium text-slate-900">Details</summary>
-                        <pre className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs">
+                        <pre
+                          data-raw
+                          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling record must be reachable by keyboard (axe scrollable-region-focusable)
+                          tabIndex={0}
+                          className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 text-xs"
+                        >
                           {detail}
                         </pre>
                       </details>

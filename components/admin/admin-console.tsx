@@ -38,6 +38,10 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [issued, setIssued] = useState<{ name: string; key: string } | null>(null);
+  /** A role change picked in a row, waiting for the admin to confirm it (nothing is applied before). */
+  const [roleChange, setRoleChange] = useState<{ id: string; email: string; from: Role; to: Role } | null>(
+    null,
+  );
 
   const act = async (work: () => Promise<unknown>) => {
     setBusy(true);
@@ -127,9 +131,15 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
                     </label>
                     <select
                       id={`role-${u.id}`}
-                      value={u.role}
+                      value={roleChange?.id === u.id ? roleChange.to : u.role}
                       disabled={busy || !hydrated || u.email === me}
-                      onChange={(e) => void patchUser(u.id, { role: e.target.value as Role })}
+                      onChange={(e) =>
+                        setRoleChange(
+                          e.target.value === u.role
+                            ? null
+                            : { id: u.id, email: u.email, from: u.role, to: e.target.value as Role },
+                        )
+                      }
                       className={controlClass}
                     >
                       {ROLES.map((r) => (
@@ -138,6 +148,30 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
                         </option>
                       ))}
                     </select>
+                    {roleChange?.id === u.id && (
+                      <div className="mt-2 space-y-2 text-sm" data-testid="role-confirm">
+                        <p>
+                          Change <bdi className="font-medium">{roleChange.email}</bdi> from {roleChange.from}{" "}
+                          to {roleChange.to}? It applies to their next request.
+                        </p>
+                        <div className="flex flex-wrap gap-2">
+                          <Button
+                            data-testid="role-confirm-apply"
+                            disabled={busy}
+                            onClick={() => {
+                              const change = roleChange;
+                              setRoleChange(null);
+                              void patchUser(change.id, { role: change.to });
+                            }}
+                          >
+                            Change role
+                          </Button>
+                          <Button variant="secondary" onClick={() => setRoleChange(null)}>
+                            Cancel
+                          </Button>
+                        </div>
+                      </div>
+                    )}
                   </td>
                   <td className={cell}>
                     {u.email === me ? (

@@ -7,6 +7,7 @@ import { JsonTree } from "@/components/ui/json-tree";
 import { LocalTime } from "@/components/ui/local-time";
 import { hasRole } from "@/lib/auth/roles";
 import type { HistoryCheckpoint } from "@/lib/runtime/history-view";
+import type { EffectView } from "@/lib/wire";
 import { DiffTable } from "./diff-table";
 import { ForkPanel, type ForkResponse } from "./fork-panel";
 import { branchName, writtenByText } from "./labels";
@@ -41,7 +42,9 @@ export function CheckpointDetail({
   channels,
   onSelect,
   onForked,
+  effects = [],
 }: {
+  effects?: readonly EffectView[];
   threadId: string;
   summary: HistoryCheckpoint;
   nodes: readonly string[];
@@ -99,7 +102,7 @@ export function CheckpointDetail({
       )}
       {current && (
         <>
-          <OutcomeFacts values={current.values} />
+          <OutcomeFacts values={current.values} effects={effects} />
           {current.interrupts.length > 0 && (
             <Section id="interrupts-heading" title="A person was asked here">
               <ul className="space-y-1 text-sm" data-testid="checkpoint-interrupts">

@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import type { ThreadHistoryView } from "@/lib/runtime/history-view";
+import type { EffectView } from "@/lib/wire";
 import { BranchLegend } from "./branch-legend";
 import { CheckpointDetail } from "./checkpoint-detail";
 import { CheckpointTree } from "./checkpoint-tree";
@@ -21,7 +22,10 @@ export function HistoryExplorer({
   initialSelection,
   nodes,
   channels,
+  effects = [],
 }: {
+  /** The thread's effect ledger (every branch): what each checkpoint's outcome is set against. */
+  effects?: readonly EffectView[];
   threadId: string;
   initial: ThreadHistoryView;
   initialSelection: string | null;
@@ -105,6 +109,7 @@ export function HistoryExplorer({
                 channels={channels}
                 onSelect={setSelectedId}
                 onForked={onForked}
+                effects={effects}
               />
             </div>
           )}

@@ -16,7 +16,12 @@ export function writtenByText(w: WrittenBy): string {
   }
 }
 
-/** "main" reads as the current line of the thread; side branches keep their labels. */
+/**
+ * Lines in words: "main" is the line the thread continues on; the others are lines a fork left behind, numbered as
+ * the history numbers them ("branch-1" → "Earlier line 1") — not a name that makes the original line look like a copy.
+ */
 export function branchName(label: string): string {
-  return label === "main" ? "main (current)" : label;
+  if (label === "main") return "Current line";
+  const n = /^branch-(\d+)$/.exec(label)?.[1];
+  return n ? `Earlier line ${n} (left by a fork)` : label;
 }

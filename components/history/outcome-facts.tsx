@@ -1,4 +1,5 @@
-import { formatMoney } from "@/lib/wire";
+import { ledgerOutcome } from "@/components/thread/ledger-outcome";
+import { type EffectView, formatMoney } from "@/lib/wire";
 
 type Values = Record<string, unknown>;
 
@@ -34,23 +35,39 @@ function emailText(values: Values): string {
  * The refund agent's outcome as of this checkpoint — decision, refund, email — so two branches compare at a glance.
  * Shown only for state that has these keys.
  */
-export function OutcomeFacts({ values }: { values: Values }) {
+export function OutcomeFacts({ values, effects = [] }: { values: Values; effects?: readonly EffectView[] }) {
   if (!("decision" in values || "refund" in values || "email" in values)) return null;
+  const ledger = ledgerOutcome(values, effects);
   const facts = [
     { label: "Decision", text: decisionText(values), testId: "checkpoint-decision" },
     { label: "Refund", text: refundText(values), testId: "checkpoint-refund" },
     { label: "Email", text: emailText(values), testId: "checkpoint-email" },
   ];
   return (
-    <dl className="grid grid-cols-1 gap-2 sm:grid-cols-3" data-testid="checkpoint-outcome">
-      {facts.map((f) => (
-        <div key={f.label} className="rounded-md bg-slate-50 px-3 py-2">
-          <dt className="text-xs font-semibold text-slate-600">{f.label}</dt>
-          <dd className="text-sm text-slate-900" data-testid={f.testId}>
-            {f.text}
-          </dd>
+    <div className="space-y-2">
+      <dl className="grid grid-cols-1 gap-2 sm:grid-cols-3" data-testid="checkpoint-outcome">
+        {facts.map((f) => (
+          <div key={f.label} className="rounded-md bg-slate-50 px-3 py-2">
+            <dt className="text-xs font-semibold text-slate-600">{f.label}</dt>
+            <dd className="text-sm text-slate-900" data-testid={f.testId}>
+              {f.text}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      {ledger.contradictions.length > 0 && (
+        <div
+          className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950"
+          data-testid="checkpoint-contradictions"
+        >
+          <p className="font-semibold">What this checkpoint says and what already happened disagree</p>
+          <ul className="list-disc space-y-1 pl-5">
+            {ledger.contradictions.map((c) => (
+              <li key={c.id}>{c.text}</li>
+            ))}
+          </ul>
         </div>
-      ))}
-    </dl>
+      )}
+    </div>
   );
 }

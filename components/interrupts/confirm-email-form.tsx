@@ -2,11 +2,16 @@
 
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
+import { controlClass, FieldLabel, FieldMessage, LengthCounter } from "@/components/ui/field";
 import type { DecisionFormProps } from "./types";
 
 /** The drafted reply, editable: send it as drafted, send the edited version, or don't send it. */
-export function ConfirmEmailForm({ payload, disabled, onAnswer }: DecisionFormProps<"confirm_email">) {
+export function ConfirmEmailForm({
+  payload,
+  disabled,
+  onAnswer,
+  refusal,
+}: DecisionFormProps<"confirm_email">) {
   const id = useId();
   const [subject, setSubject] = useState(payload.subject);
   const [body, setBody] = useState(payload.body);
@@ -19,7 +24,7 @@ export function ConfirmEmailForm({ payload, disabled, onAnswer }: DecisionFormPr
       onSubmit={(e) => e.preventDefault()}
     >
       <p className="text-sm text-slate-700">
-        To <span className="font-medium text-slate-900">{payload.to}</span>
+        To <bdi className="font-medium text-slate-900">{payload.to}</bdi>
       </p>
       <div>
         <FieldLabel htmlFor={`${id}-subject`}>Subject</FieldLabel>
@@ -29,9 +34,11 @@ export function ConfirmEmailForm({ payload, disabled, onAnswer }: DecisionFormPr
           value={subject}
           disabled={disabled}
           maxLength={200}
+          aria-describedby={`${id}-subject-count`}
           onChange={(e) => setSubject(e.target.value)}
           className={controlClass}
         />
+        <LengthCounter id={`${id}-subject-count`} length={subject.length} limit={200} />
       </div>
       <div>
         <FieldLabel htmlFor={`${id}-body`}>Message</FieldLabel>
@@ -41,25 +48,35 @@ export function ConfirmEmailForm({ payload, disabled, onAnswer }: DecisionFormPr
           rows={9}
           value={body}
           disabled={disabled}
+          maxLength={20_000}
           onChange={(e) => setBody(e.target.value)}
-          aria-describedby={`${id}-state`}
+          aria-describedby={`${id}-state ${id}-body-count`}
           className={`${controlClass} font-mono text-[13px] leading-relaxed`}
         />
+        <LengthCounter id={`${id}-body-count`} length={body.length} limit={20_000} />
         <FieldMessage id={`${id}-state`}>
           {edited ? "You edited the draft." : "This is the agent's draft; edit it before sending if needed."}
         </FieldMessage>
       </div>
+      {refusal && (
+        <p
+          data-testid="decision-refusal"
+          className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900"
+        >
+          {refusal} You can still choose not to send it.
+        </p>
+      )}
       <div className="flex flex-wrap gap-2">
         <Button
           variant={edited ? "secondary" : "primary"}
-          disabled={disabled}
+          disabled={disabled || Boolean(refusal)}
           data-testid="send-as-is"
           onClick={() => onAnswer({ choice: "send" })}
         >
           {edited ? "Send the original draft" : "Send as drafted"}
         </Button>
         <Button
-          disabled={disabled || !edited}
+          disabled={disabled || !edited || Boolean(refusal)}
           data-testid="send-edited"
           onClick={() => onAnswer({ choice: "send_edited", subject, body })}
         >

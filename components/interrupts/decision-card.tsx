@@ -37,7 +37,10 @@ export function DecisionCard({
   notice,
   onAnswer,
   readOnly = false,
+  refusal = null,
 }: {
+  /** Why this operator may not give the acting answer (from `mayDecide`), or null. */
+  refusal?: string | null;
   item: InterruptItem;
   disabled: boolean;
   /** Show what is being asked without any control to answer it (a viewer's page). */
@@ -94,6 +97,7 @@ export function DecisionCard({
           interruptId={item.interruptId}
           payload={parsed.payload}
           disabled={disabled}
+          refusal={refusal}
           onAnswer={answer}
         />
       ) : (

@@ -1,17 +1,49 @@
 "use client";
 
-import { type FormEvent, useId, useRef, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
+import { controlClass, FieldLabel, FieldMessage, LengthCounter } from "@/components/ui/field";
+
+export const NOTE_LIMIT = 2000;
+
+/** A half-typed note survives a refresh of the tab: kept in sessionStorage under the decision it belongs to. */
+function useDraft(key: string | undefined): [string, (value: string) => void] {
+  const [value, setValue] = useState("");
+  useEffect(() => {
+    if (!key) return;
+    const saved = window.sessionStorage.getItem(key);
+    if (saved) setValue(saved);
+  }, [key]);
+  const set = (next: string) => {
+    setValue(next);
+    if (!key) return;
+    if (next) window.sessionStorage.setItem(key, next);
+    else window.sessionStorage.removeItem(key);
+  };
+  return [value, set];
+}
 
 /**
  * The note of an approve/reject decision: optional to approve, required to reject (`requireForReject` focuses it and
  * says why when it is empty). Returns the field to render and the trimmed note.
  */
-export function useDecisionNote({ disabled, rejectReason }: { disabled: boolean; rejectReason: string }) {
+export function useDecisionNote({
+  disabled,
+  rejectReason,
+  toCustomer = false,
+  draftKey,
+}: {
+  /** Keep what is typed across a refresh, under this key (the interrupt id). */
+  draftKey?: string;
+  disabled: boolean;
+  rejectReason: string;
+  /** Also offer a separate message to the customer (it goes into the reply email; the note never does). */
+  toCustomer?: boolean;
+}) {
   const id = useId();
   const ref = useRef<HTMLTextAreaElement>(null);
-  const [note, setNote] = useState("");
+  const [note, setNote] = useDraft(draftKey && `decision-note:${draftKey}`);
+  const [message, setMessage] = useDraft(draftKey && `decision-message:${draftKey}`);
   const [error, setError] = useState<string | null>(null);
   const trimmed = note.trim();
 
@@ -27,8 +59,11 @@ export function useDecisionNote({ disabled, rejectReason }: { disabled: boolean;
 
   const field = (
     <div>
-      <FieldLabel htmlFor={`${id}-note`} hint="(required to reject, kept with any decision)">
-        Note
+      <FieldLabel
+        htmlFor={`${id}-note`}
+        hint="(required to reject; kept with the decision for your team, never sent to the customer)"
+      >
+        Internal note
       </FieldLabel>
       <textarea
         ref={ref}
@@ -37,12 +72,13 @@ export function useDecisionNote({ disabled, rejectReason }: { disabled: boolean;
         rows={2}
         value={note}
         disabled={disabled}
-        maxLength={2000}
+        maxLength={NOTE_LIMIT}
         aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-note-error` : undefined}
+        aria-describedby={error ? `${id}-note-error ${id}-note-count` : `${id}-note-count`}
         onChange={(e) => setNote(e.target.value)}
         className={controlClass}
       />
+      <LengthCounter id={`${id}-note-count`} length={note.length} limit={NOTE_LIMIT} />
       {error && (
         <FieldMessage id={`${id}-note-error`} error>
           {error}
@@ -50,8 +86,40 @@ export function useDecisionNote({ disabled, rejectReason }: { disabled: boolean;
       )}
     </div>
   );
-  return { field, withNote: trimmed ? { note: trimmed } : {}, requireForReject };
+  const customerField = toCustomer ? (
+    <div>
+      <FieldLabel htmlFor={`${id}-customer`} hint="(optional; goes into the reply email as written)">
+        Message to the customer
+      </FieldLabel>
+      <textarea
+        id={`${id}-customer`}
+        data-testid="customer-message"
+        rows={2}
+        value={message}
+        disabled={disabled}
+        maxLength={CUSTOMER_MESSAGE_LIMIT}
+        aria-describedby={`${id}-customer-count`}
+        onChange={(e) => setMessage(e.target.value)}
+        className={controlClass}
+      />
+      <LengthCounter id={`${id}-customer-count`} length={message.length} limit={CUSTOMER_MESSAGE_LIMIT} />
+    </div>
+  ) : null;
+  const toSend = message.trim();
+  return {
+    field: (
+      <>
+        {field}
+        {customerField}
+      </>
+    ),
+    withNote: { ...(trimmed ? { note: trimmed } : {}), ...(toSend ? { customerMessage: toSend } : {}) },
+    customerMessage: toSend ? { customerMessage: toSend } : {},
+    requireForReject,
+  };
 }
+
+export const CUSTOMER_MESSAGE_LIMIT = 1000;
 
 /**
  * The approve / reject form every approval shares: the note field, an approve button (submit) and a reject button
@@ -65,9 +133,12 @@ export function ApproveRejectForm({
   approveTestId = "approve",
   rejectTestId = "reject",
   approveDisabled = false,
+  refusal = null,
   onApprove,
   onReject,
 }: {
+  /** Why this operator may not approve (four-eyes, role): the button is disabled and this says why. */
+  refusal?: string | null;
   note: ReturnType<typeof useDecisionNote>;
   disabled: boolean;
   approveLabel: string;
@@ -84,12 +155,18 @@ export function ApproveRejectForm({
       noValidate
       className="space-y-3 border-t border-slate-200 pt-4"
       onSubmit={submitTo(() => {
-        if (!approveDisabled) onApprove();
+        if (!approveDisabled && !refusal) onApprove();
       })}
     >
       {note.field}
+      {refusal && <RefusalNote reason={refusal} />}
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={disabled || approveDisabled} data-testid={approveTestId}>
+        <Button
+          type="submit"
+          disabled={disabled || approveDisabled || Boolean(refusal)}
+          data-testid={approveTestId}
+          aria-describedby={refusal ? refusalId : undefined}
+        >
           {approveLabel}
         </Button>
         <Button
@@ -105,6 +182,21 @@ export function ApproveRejectForm({
         </Button>
       </div>
     </form>
+  );
+}
+
+const refusalId = "decision-refusal";
+
+/** Why the acting answer is not this operator's to give, said before the click. */
+export function RefusalNote({ reason }: { reason: string }) {
+  return (
+    <p
+      id={refusalId}
+      data-testid="decision-refusal"
+      className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900"
+    >
+      {reason} You can still reject it with a note.
+    </p>
   );
 }
 

@@ -5,8 +5,18 @@ import { ApproveRejectForm, useDecisionNote } from "./decision-note";
 import type { DecisionFormProps } from "./types";
 
 /** Grant the proposed goodwill voucher, or decline it with a reason. */
-export function GoodwillVoucherForm({ payload, disabled, onAnswer }: DecisionFormProps<"goodwill_voucher">) {
-  const note = useDecisionNote({ disabled, rejectReason: "Say why the voucher is declined." });
+export function GoodwillVoucherForm({
+  interruptId,
+  payload,
+  disabled,
+  onAnswer,
+  refusal,
+}: DecisionFormProps<"goodwill_voucher">) {
+  const note = useDecisionNote({
+    draftKey: interruptId,
+    disabled,
+    rejectReason: "Say why the voucher is declined.",
+  });
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-800">
@@ -15,6 +25,7 @@ export function GoodwillVoucherForm({ payload, disabled, onAnswer }: DecisionFor
       <ApproveRejectForm
         note={note}
         disabled={disabled}
+        refusal={refusal}
         approveLabel={`Grant ${formatMoney(payload.voucher.amountCents, payload.voucher.currency)}`}
         rejectLabel="Decline"
         approveTestId="grant"

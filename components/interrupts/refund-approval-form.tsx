@@ -14,9 +14,20 @@ import type { DecisionFormProps } from "./types";
  * Approve, reject (a note is required) or approve a smaller amount — never more than is left to refund on the order
  * (its total minus earlier refunds): the form says how much is left, and the server refuses more anyway.
  */
-export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionFormProps<"refund_approval">) {
+export function RefundApprovalForm({
+  interruptId,
+  payload,
+  disabled,
+  onAnswer,
+  refusal,
+}: DecisionFormProps<"refund_approval">) {
   const id = useId();
-  const note = useDecisionNote({ disabled, rejectReason: "Say why the refund is rejected." });
+  const note = useDecisionNote({
+    draftKey: interruptId,
+    disabled,
+    rejectReason: "Say why the refund is rejected.",
+    toCustomer: true,
+  });
   const [amount, setAmount] = useState("");
   const [amountError, setAmountError] = useState<string | null>(null);
   const { amountCents, currency } = payload.requested;
@@ -63,10 +74,15 @@ export function RefundApprovalForm({ payload, disabled, onAnswer }: DecisionForm
       <ApproveRejectForm
         note={note}
         disabled={disabled}
+        refusal={refusal}
         approveDisabled={!canApproveAll}
-        approveLabel={`Approve ${formatMoney(amountCents, currency)}`}
+        approveLabel={
+          canApproveAll
+            ? `Approve ${formatMoney(amountCents, currency)}${left < total ? ` (${formatMoney(left, currency)} left to refund)` : ""}`
+            : `Approve ${formatMoney(amountCents, currency)}: only ${formatMoney(left, currency)} left`
+        }
         onApprove={() => onAnswer({ decision: "approve", ...note.withNote })}
-        onReject={(text) => onAnswer({ decision: "reject", note: text })}
+        onReject={(text) => onAnswer({ decision: "reject", note: text, ...note.customerMessage })}
       />
       <form
         noValidate

@@ -24,16 +24,18 @@ export function RefundDetails({ payload }: { payload: RefundApprovalPayload }) {
             of {formatMoney(order.total.amountCents, order.total.currency)}
           </span>
         </Item>
-        <Item label="Reason">{payload.reason || "—"}</Item>
+        <Item label="Reason">
+          <bdi>{payload.reason || "—"}</bdi>
+        </Item>
         <Item label="Order">
           <span className="font-mono">{order.id}</span>, placed <LocalTime iso={order.placedAt} dateOnly />
           <br />
           {humanize(order.paymentMethod)} · {humanize(order.status)}
         </Item>
         <Item label="Customer">
-          {customer.name}
+          <bdi>{customer.name}</bdi>
           <br />
-          <span className="break-all text-slate-700">{customer.email}</span>
+          <bdi className="break-all text-slate-700">{customer.email}</bdi>
         </Item>
       </dl>
       <table className="w-full border-collapse text-left">
@@ -58,7 +60,9 @@ export function RefundDetails({ payload }: { payload: RefundApprovalPayload }) {
             // Items have no id; the order of a snapshot's items never changes.
             // biome-ignore lint/suspicious/noArrayIndexKey: see above
             <tr key={i} className="border-b border-slate-200">
-              <td className="py-1 pr-2">{item.name}</td>
+              <td className="py-1 pr-2">
+                <bdi>{item.name}</bdi>
+              </td>
               <td className="py-1 pr-2 text-right tabular-nums">{item.quantity}</td>
               <td className="py-1 text-right tabular-nums">
                 {formatMoney(item.unitCents * item.quantity, order.total.currency)}

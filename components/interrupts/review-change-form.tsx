@@ -7,8 +7,18 @@ const FIELD_LABELS = { address: "Postal address", email: "Email address", payout
 const REVIEW_LABELS = { fraud: "Fraud check", data: "Data check" } as const;
 
 /** One review of an account change: what changes, what to check, approve or reject (a note is required to reject). */
-export function ReviewChangeForm({ payload, disabled, onAnswer }: DecisionFormProps<"review_change">) {
-  const note = useDecisionNote({ disabled, rejectReason: "Say why the change is rejected." });
+export function ReviewChangeForm({
+  interruptId,
+  payload,
+  disabled,
+  onAnswer,
+  refusal,
+}: DecisionFormProps<"review_change">) {
+  const note = useDecisionNote({
+    draftKey: interruptId,
+    disabled,
+    rejectReason: "Say why the change is rejected.",
+  });
   const { change, customer } = payload;
   return (
     <div className="space-y-4">
@@ -37,6 +47,7 @@ export function ReviewChangeForm({ payload, disabled, onAnswer }: DecisionFormPr
       <ApproveRejectForm
         note={note}
         disabled={disabled}
+        refusal={refusal}
         approveLabel="Approve the change"
         onApprove={() => onAnswer({ decision: "approve", ...note.withNote })}
         onReject={(text) => onAnswer({ decision: "reject", note: text })}

@@ -8,4 +8,9 @@ export interface DecisionFormProps<A extends InterruptAction> {
   disabled: boolean;
   /** The operator's answer; the card validates it against the payload (`validateAnswer`) before it is sent. */
   onAnswer: (answer: AnswerOf[A]) => void;
+  /**
+   * Why this operator may not give the answer that acts (approve, send, grant) — four-eyes, role — known before the
+   * click (`mayDecide` on the server); null when they may. Rejecting stays open.
+   */
+  refusal?: string | null;
 }

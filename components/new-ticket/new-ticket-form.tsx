@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { errorMessage } from "@/components/ui/fetch-json";
-import { controlClass } from "@/components/ui/field";
+import { controlClass, LengthCounter } from "@/components/ui/field";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import type { OrderChoice } from "@/lib/db/queries/orders-list";
 import { orderFacts, orderLabel, sampleMessage } from "./order-text";
@@ -116,9 +116,11 @@ export function NewTicketForm({
           maxLength={MAX_MESSAGE}
           className={field}
           value={message}
+          aria-describedby="ticket-message-count"
           onChange={(e) => setMessage(e.target.value)}
           placeholder="What the customer wrote, e.g. “My headphones from ORD-1002 stopped charging, I want a refund.”"
         />
+        <LengthCounter id="ticket-message-count" length={message.length} limit={MAX_MESSAGE} />
       </div>
       {error && (
         <div

@@ -1,9 +1,10 @@
 import { humanize } from "@/components/interrupts/humanize";
+import { showControls } from "@/lib/bidi";
 import { formatMoney } from "@/lib/wire";
 
 type Answer = Record<string, unknown>;
 
-const quote = (v: unknown) => `“${String(v ?? "")}”`;
+const quote = (v: unknown) => `“${showControls(String(v ?? ""))}”`;
 
 /** An answer from the ledger as one line for people ("Approved €200.00 (a smaller amount)"). */
 export function summarizeAnswer(action: string, answer: unknown, currency = "EUR"): string {
@@ -32,6 +33,5 @@ export function summarizeAnswer(action: string, answer: unknown, currency = "EUR
       if (a.choice === "dont_send") return "Did not send the email";
       break;
   }
-  const text = JSON.stringify(answer);
-  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+  return "Answered (see the history for the details)";
 }

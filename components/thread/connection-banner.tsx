@@ -1,4 +1,5 @@
 import { Button } from "@/components/ui/button";
+import { OperatorError } from "@/components/ui/operator-error";
 import type { ThreadState } from "./thread-state";
 
 /** Connection trouble, refusals from the server ({code, message}) and run notices, above the work area. */
@@ -23,9 +24,7 @@ export function ConnectionBanner({ state, onDismiss }: { state: ThreadState; onD
           data-testid="server-error"
           data-code={state.error.code}
         >
-          <p>
-            {state.error.message} <code className="ml-1 text-xs text-red-900">{state.error.code}</code>
-          </p>
+          <OperatorError error={state.error} />
           <Button variant="secondary" onClick={onDismiss}>
             Dismiss
           </Button>
@@ -37,7 +36,7 @@ export function ConnectionBanner({ state, onDismiss }: { state: ThreadState; onD
           className="rounded-md bg-red-50 p-3 text-sm text-red-950 ring-1 ring-red-300"
           data-testid="run-error"
         >
-          The run failed: {state.runError.message} <code className="ml-1 text-xs">{state.runError.code}</code>
+          <OperatorError error={state.runError} lead="The run failed:" />
         </p>
       )}
       {state.notices.map((notice) => (

@@ -10,11 +10,18 @@ export function Conversation({
   messages,
   streamingIds,
   customerMessage,
+  values = {},
 }: {
   messages: Message[];
   streamingIds: string[];
   customerMessage: string;
+  /** The thread's state: whether the agent's reply is still a draft, was not sent, or went out edited. */
+  values?: Record<string, unknown>;
 }) {
+  const reply = replyState(values);
+  const lastAgentText = [...messages]
+    .reverse()
+    .find((m) => m.role === "assistant" && messageText(m) && !streamingIds.includes(m.id))?.id;
   const results = new Map<string, string>();
   for (const m of messages) if (m.role === "tool") results.set(m.toolCallId, messageText(m));
   const calls = new Set(
@@ -43,7 +50,13 @@ export function Conversation({
           const toolCalls = m.role === "assistant" ? (m.toolCalls ?? []) : [];
           return [
             text || streamingIds.includes(m.id) ? (
-              <TextMessage key={m.id} message={m} text={text} streaming={streamingIds.includes(m.id)} />
+              <TextMessage
+                key={m.id}
+                message={m}
+                text={m.id === lastAgentText && reply?.sentBody ? reply.sentBody : text}
+                streaming={streamingIds.includes(m.id)}
+                label={m.id === lastAgentText ? reply?.label : undefined}
+              />
             ) : null,
             ...toolCalls.map((c) => <ToolCallCard key={c.id} call={c} result={results.get(c.id)} />),
           ];
@@ -53,7 +66,30 @@ export function Conversation({
   );
 }
 
-function TextMessage({ message, text, streaming }: { message: Message; text: string; streaming: boolean }) {
+/**
+ * The agent's reply as the customer will get it (or did): a draft until an operator sends it, "not sent" when they
+ * chose not to, and — sent after an edit — the edited text, not the draft.
+ */
+function replyState(values: Record<string, unknown>): { label: string; sentBody?: string } | null {
+  const reply = values.reply as { body?: unknown } | null | undefined;
+  if (!reply || typeof reply.body !== "string") return null;
+  const email = values.email as { status?: unknown } | null | undefined;
+  if (!email) return { label: "Draft reply — not sent yet" };
+  if (email.status === "not_sent") return { label: "Draft reply — not sent" };
+  return { label: "Agent — reply sent to the customer", sentBody: reply.body };
+}
+
+function TextMessage({
+  message,
+  text,
+  streaming,
+  label,
+}: {
+  message: Message;
+  text: string;
+  streaming: boolean;
+  label?: string;
+}) {
   const customer = message.role === "user";
   return (
     <li
@@ -64,7 +100,7 @@ function TextMessage({ message, text, streaming }: { message: Message; text: str
       className={`rounded-lg p-3 text-sm ${customer ? "mr-8 bg-white ring-1 ring-slate-200" : "ml-8 bg-indigo-50 ring-1 ring-indigo-100"}`}
     >
       <p className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-600">
-        {customer ? "Customer" : "Agent"}
+        {customer ? "Customer" : (label ?? "Agent")}
         {streaming && <span className="ml-2 font-normal normal-case tracking-normal">writing…</span>}
       </p>
       <p className="whitespace-pre-wrap break-words text-slate-900" data-testid="message-text">

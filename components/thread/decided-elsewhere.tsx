@@ -24,7 +24,10 @@ export function DecidedElsewhere({ item, decision }: { item: ClosedItem; decisio
     >
       {known ? (
         <p>
-          <strong className="font-semibold">{by ?? "Someone else"}</strong> already decided this
+          <strong className="font-semibold">
+            <bdi>{by ?? "Someone else"}</bdi>
+          </strong>{" "}
+          already decided this
           {at ? (
             <>
               {" "}

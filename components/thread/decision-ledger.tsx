@@ -1,5 +1,6 @@
 import { actionLabel } from "@/components/ui/action-label";
 import { LocalTime } from "@/components/ui/local-time";
+import { showControls } from "@/lib/bidi";
 import type { DecisionView } from "@/lib/runtime/thread-view";
 import { summarizeAnswer } from "./answer-summary";
 
@@ -8,6 +9,14 @@ const STATUS_STYLE: Record<string, string> = {
   resolved: "bg-emerald-50 text-emerald-900 ring-emerald-300",
   superseded: "bg-slate-100 text-slate-800 ring-slate-300",
   cancelled: "bg-slate-100 text-slate-800 ring-slate-300",
+};
+
+const STATUS_TEXT: Record<string, string> = {
+  pending: "Waiting",
+  answered: "Answered",
+  resolved: "Decided",
+  superseded: "No longer applies",
+  cancelled: "Cancelled",
 };
 
 /** The decision ledger: every decision this thread asked for, who took it, what they said and when. */
@@ -34,13 +43,15 @@ export function DecisionLedger({ decisions, currency }: { decisions: DecisionVie
                 <span
                   className={`rounded-full px-2 py-0.5 text-xs font-semibold ring-1 ring-inset ${STATUS_STYLE[d.status] ?? STATUS_STYLE.pending}`}
                 >
-                  {d.status}
+                  {STATUS_TEXT[d.status] ?? d.status}
                 </span>
               </p>
               {d.status === "resolved" || d.status === "cancelled" ? (
                 <p className="mt-0.5 text-slate-800">
-                  {summarizeAnswer(d.action, d.answer, currency)} — by{" "}
-                  <span className="font-medium">{d.resolvedBy ?? "unknown"}</span>
+                  <bdi data-testid="ledger-answer">{summarizeAnswer(d.action, d.answer, currency)}</bdi> — by{" "}
+                  <bdi className="font-medium" data-testid="ledger-by">
+                    {showControls(d.resolvedBy ?? "unknown")}
+                  </bdi>
                   {d.resolvedAt ? (
                     <>
                       , <LocalTime iso={d.resolvedAt} />

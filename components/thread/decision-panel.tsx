@@ -25,7 +25,10 @@ export function DecisionPanel({
   actor,
   send,
   decide,
+  refusals = {},
 }: {
+  /** Per pending interrupt id, why this operator may not give the acting answer (`mayDecide`). */
+  refusals?: Record<string, string>;
   state: ThreadState;
   actor: string;
   send: Send;
@@ -85,6 +88,7 @@ export function DecisionPanel({
               key={item.interruptId}
               item={item}
               readOnly={!canDecide}
+              refusal={refusals[item.interruptId] ?? null}
               disabled={
                 !canDecide ||
                 state.status === "needs_attention" ||

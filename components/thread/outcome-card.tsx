@@ -3,6 +3,7 @@ import { humanize } from "@/components/interrupts/humanize";
 import { LocalTime } from "@/components/ui/local-time";
 import { type EffectView, formatMoney } from "@/lib/wire";
 import { effectStatusText } from "./effects-panel";
+import { ledgerOutcome } from "./ledger-outcome";
 
 /** The parts of the refund agent's state the outcome shows; anything else in `values` is ignored. */
 const outcomeValues = z.object({
@@ -34,8 +35,9 @@ const outcomeValues = z.object({
 });
 
 /**
- * What the run did so far: the refund it recorded and what became of the customer email. The state says an effect
- * is queued; its live delivery status comes from `effects` (the dispatcher delivers it after the run).
+ * What the thread did, from its effect ledger (every payment and email, on every branch) set against the branch
+ * shown: the refund and email this branch made, anything another branch already paid or sent, and — when the two
+ * disagree — a plain sentence saying so with what to do about it.
  */
 export function OutcomeCard({
   values,
@@ -48,38 +50,64 @@ export function OutcomeCard({
   if (!parsed.success) return null;
   const { decision, reply, email, outcome } = parsed.data;
   if (outcome) return <ChangeOutcome outcome={outcome} />;
+  const ledger = ledgerOutcome(values, effects);
   const refund = parsed.data.refund && !("refundableCents" in parsed.data.refund) ? parsed.data.refund : null;
   const refundRefused =
     parsed.data.refund && "refundableCents" in parsed.data.refund ? parsed.data.refund : null;
-  if (!refund && !email && !refundRefused && decision?.decision !== "reject") return null;
+  const elsewhere = ledger.lines.filter((l) => !l.onThisBranch);
+  if (!refund && !email && !refundRefused && decision?.decision !== "reject" && elsewhere.length === 0)
+    return null;
   const order = values.order as { currency?: unknown } | null | undefined;
   const currency = typeof order?.currency === "string" ? order.currency : "EUR";
   const live = (id: string | undefined) => (id ? effects.find((e) => e.id === id) : undefined);
   const payment = live(refund?.effectId);
   const mail = live(email?.effectId);
+  const paidElsewhere = elsewhere.some((l) => l.effect.kind === "payment" && l.standing);
+  const subject = mail ? subjectOf(mail) : reply?.subject;
   return (
     <section
       aria-labelledby="outcome-heading"
       className="rounded-lg border border-emerald-200 bg-emerald-50/50 p-5"
+      data-testid="outcome"
+      data-contradictions={ledger.contradictions.length}
     >
       <h2 id="outcome-heading" className="mb-3 text-base font-semibold text-slate-900">
         Outcome
       </h2>
+      {ledger.contradictions.length > 0 && (
+        <div
+          className="mb-3 space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950"
+          data-testid="ledger-contradictions"
+        >
+          <p className="font-semibold">This branch and what already happened disagree</p>
+          <ul className="list-disc space-y-1 pl-5">
+            {ledger.contradictions.map((c) => (
+              <li key={c.id} data-testid="ledger-contradiction">
+                {c.text}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <dl className="space-y-2 text-sm">
         <div
           data-testid="refund-outcome"
           data-payment-status={payment?.status ?? (refund ? "queued" : "none")}
         >
-          <dt className="font-medium text-slate-900">Refund</dt>
+          <dt className="font-medium text-slate-900">Refund on this branch</dt>
           <dd className="text-slate-800">
             {refund ? (
               <>
                 {formatMoney(refund.amountCents, refund.currency)} to {humanize(refund.method).toLowerCase()},
-                approved by {refund.approvedBy}, <LocalTime iso={refund.createdAt} />
+                approved by <bdi>{refund.approvedBy}</bdi>, <LocalTime iso={refund.createdAt} />
                 {payment ? ` — payment: ${effectStatusText(payment).toLowerCase()}` : ""}
               </>
             ) : refundRefused ? (
               `Not recorded: earlier refunds leave ${formatMoney(refundRefused.refundableCents, currency)} to refund.`
+            ) : paidElsewhere ? (
+              "None on this branch — but another branch already refunded this order (see below)."
+            ) : decision?.decision === "reject" ? (
+              "None: the refund was rejected."
             ) : (
               "No refund was made."
             )}
@@ -87,17 +115,50 @@ export function OutcomeCard({
         </div>
         {email && (
           <div data-testid="email-outcome" data-email-status={mail?.status ?? email.status}>
-            <dt className="font-medium text-slate-900">Customer email</dt>
+            <dt className="font-medium text-slate-900">Customer email from this branch</dt>
             <dd className="text-slate-800">
-              {email.status === "not_sent"
-                ? "Not sent"
-                : `${mail ? effectStatusText(mail) : email.status === "sent" ? "Sent" : "Queued"}${reply ? `: “${reply.subject}”` : ""}`}
+              {email.status === "not_sent" ? (
+                "Not sent"
+              ) : (
+                <>
+                  {mail ? effectStatusText(mail) : email.status === "sent" ? "Sent" : "Queued"}
+                  {subject ? (
+                    <>
+                      : “<bdi>{subject}</bdi>”
+                    </>
+                  ) : null}
+                </>
+              )}
+            </dd>
+          </div>
+        )}
+        {elsewhere.length > 0 && (
+          <div data-testid="ledger-elsewhere">
+            <dt className="font-medium text-slate-900">From other branches of this thread</dt>
+            <dd>
+              <ul className="space-y-1 text-slate-800">
+                {elsewhere.map((l) => (
+                  <li
+                    key={l.effect.id}
+                    data-testid="ledger-line"
+                    data-kind={l.effect.kind}
+                    data-status={l.effect.status}
+                  >
+                    <bdi>{l.effect.summary}</bdi> — {effectStatusText(l.effect).toLowerCase()}
+                  </li>
+                ))}
+              </ul>
             </dd>
           </div>
         )}
       </dl>
     </section>
   );
+}
+
+/** The subject of an email effect, read from its summary (`Email “subject” to address`). */
+function subjectOf(effect: EffectView): string | undefined {
+  return /^Email “(.*)” to /s.exec(effect.summary)?.[1];
 }
 
 /** An account change's result: applied, or rejected with the reviewers' reasons. */

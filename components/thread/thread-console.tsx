@@ -14,6 +14,7 @@ import { OutcomeCard } from "./outcome-card";
 import { ThreadHeader } from "./thread-header";
 import type { ThreadViewJson } from "./thread-state";
 import { useLiveEffects } from "./use-live-effects";
+import { useMayDecide } from "./use-may-decide";
 import { useThread } from "./use-thread";
 
 /**
@@ -26,6 +27,11 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
   const user = useUser();
   const hydrated = useHydrated();
   const effects = useLiveEffects(state.threadId, view.effects ?? [], state.lastSeq, state.status);
+  const refusals = useMayDecide(
+    state.threadId,
+    state.pending.map((p) => p.interruptId).join(","),
+    view.mayDecide ?? [],
+  );
   const order = state.values.order as { currency?: unknown } | null | undefined;
   const currency = typeof order?.currency === "string" ? order.currency : undefined;
   return (
@@ -50,7 +56,13 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
       <div className="grid items-start gap-6 lg:grid-cols-12">
         <div className="space-y-6 lg:col-span-7">
           {state.status === "needs_attention" && <AttentionPanel view={view} />}
-          <DecisionPanel state={state} actor={user?.email ?? ""} send={send} decide={decide} />
+          <DecisionPanel
+            state={state}
+            actor={user?.email ?? ""}
+            send={send}
+            decide={decide}
+            refusals={refusals}
+          />
           <OutcomeCard values={state.values} effects={effects.effects} />
           <EffectsPanel
             threadId={state.threadId}
@@ -65,6 +77,7 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
             messages={state.messages}
             streamingIds={state.streamingIds}
             customerMessage={state.customerMessage}
+            values={state.values}
           />
         </div>
       </div>

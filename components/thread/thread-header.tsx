@@ -38,14 +38,14 @@ export function ThreadHeader({
       <div className="flex flex-wrap items-start justify-between gap-4">
         <div className="min-w-0 space-y-1">
           <h1 className="break-words text-2xl font-semibold text-slate-900" data-testid="thread-title">
-            {title}
+            <bdi>{title}</bdi>
           </h1>
           <LiveStatusBadge status={status} step={step} />
         </div>
         {signedInAs && (
-          <p className="text-sm text-slate-700" data-testid="deciding-as">
+          <p className="min-w-0 break-all text-sm text-slate-700" data-testid="deciding-as">
             {canDecide ? "Deciding as" : "Reading as"}{" "}
-            <span className="font-medium text-slate-900">{signedInAs}</span>
+            <bdi className="font-medium text-slate-900">{signedInAs}</bdi>
           </p>
         )}
       </div>

@@ -1,5 +1,6 @@
 import type { Message } from "@ag-ui/core";
 import type { DecisionView, ThreadView } from "@/lib/runtime/thread-view";
+import type { DecideVerdictJson } from "./use-may-decide";
 
 /** A decision the agent is waiting for, as the page holds it (from the thread view or a RUN_FINISHED outcome). */
 export interface PendingItem {
@@ -67,7 +68,10 @@ export interface ThreadState {
 }
 
 /** The JSON of `GET /api/threads/{id}`. */
-export type ThreadViewJson = ThreadView;
+export type ThreadViewJson = ThreadView & {
+  /** Whether the signed-in operator may take each pending decision, and why not (`mayDecide`). */
+  mayDecide?: DecideVerdictJson[];
+};
 
 /** The page's first state: the server view, plus the active run's events the server logged up to `view.lastSeq`. */
 export function initialThreadState(view: ThreadViewJson): ThreadState {
@@ -87,7 +91,7 @@ export function initialThreadState(view: ThreadViewJson): ThreadState {
     lastSeq: view.lastSeq,
     applied: [],
     dropped: 0,
-    runError: null,
+    runError: view.failure ?? null,
     notices: [],
     ownIds: [],
     sending: false,
@@ -151,6 +155,7 @@ export function applyView(state: ThreadState, view: ThreadViewJson): ThreadState
       streamingIds: [],
       steps: [],
       lastSeq: view.lastSeq,
+      runError: view.status === "failed" ? (view.failure ?? state.runError) : null,
     },
     view.pendingInterrupts.map(toPendingItem),
   );

@@ -1,4 +1,5 @@
 import { AppError } from "@/lib/errors";
+import { operatorSentence } from "@/lib/operator-messages";
 
 /**
  * Fetch JSON from our API. A non-2xx answer throws the server's AppError (rebuilt from its code), a network failure
@@ -27,7 +28,7 @@ export function postJson<T>(url: string, body: unknown, init?: RequestInit): Pro
   });
 }
 
-/** A message for an error caught from {@link fetchJson}. */
+/** A message for an error caught from {@link fetchJson}, in the operator's words (`lib/operator-messages.ts`). */
 export function errorMessage(error: unknown): string {
-  return error instanceof AppError ? error.message : "Something went wrong. Try again.";
+  return error instanceof AppError ? operatorSentence(error) : "Something went wrong. Try again.";
 }

@@ -36,3 +36,22 @@ export function FieldMessage({ id, children, error }: { id: string; children: Re
     </p>
   );
 }
+
+/**
+ * How much of a field's limit is used ("120 / 2,000 characters"), shown under it so nothing is cut silently; the
+ * browser's `maxLength` stops typing at the limit, and this says so.
+ */
+export function LengthCounter({ id, length, limit }: { id: string; length: number; limit: number }) {
+  const full = length >= limit;
+  return (
+    <p
+      id={id}
+      data-testid="length-counter"
+      aria-live={full ? "polite" : "off"}
+      className={`mt-1 text-xs ${full ? "font-medium text-amber-800" : "text-slate-600"}`}
+    >
+      {length.toLocaleString("en")} / {limit.toLocaleString("en")} characters
+      {full ? " — the limit is reached" : ""}
+    </p>
+  );
+}

@@ -16,7 +16,7 @@ export function JsonTree({
   defaultOpen?: boolean;
 }) {
   return (
-    <div className="font-mono text-xs leading-relaxed text-slate-800">
+    <div data-raw className="font-mono text-xs leading-relaxed text-slate-800">
       <Node name={label} value={value} depth={0} defaultOpen={defaultOpen} />
     </div>
   );

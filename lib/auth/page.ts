@@ -11,7 +11,7 @@ import { hasRole, type Role, type SessionUser } from "./roles";
 export async function requirePageUser(path: string, role: Role = "viewer"): Promise<SessionUser> {
   const user = await sessionUser(await headers());
   if (!user) redirect(`/sign-in?next=${encodeURIComponent(path)}`);
-  if (!hasRole(user.role, role)) redirect(`/sign-in?denied=${encodeURIComponent(role)}`);
+  if (!hasRole(user.role, role)) redirect(`/not-allowed?need=${encodeURIComponent(role)}`);
   return user;
 }
 

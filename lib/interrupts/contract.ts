@@ -54,16 +54,31 @@ export const refundApprovalPayload = z.object({
  * may exceed the refundable remainder. Answers are
  * strict everywhere: an unknown field is refused, never stored in the ledger.
  */
+/**
+ * What the operator writes to the customer, put in the reply email. Separate from `note`, which is internal: it is
+ * kept with the decision (ledger, audit, history) and never sent.
+ */
+const customerMessage = z
+  .string()
+  .trim()
+  .max(1000, "the message to the customer is longer than 1,000 characters");
+
 export const refundApprovalAnswer = z.discriminatedUnion("decision", [
-  z.strictObject({ decision: z.literal("approve"), note: z.string().max(2000).optional() }),
+  z.strictObject({
+    decision: z.literal("approve"),
+    note: z.string().max(2000).optional(),
+    customerMessage: customerMessage.optional(),
+  }),
   z.strictObject({
     decision: z.literal("reject"),
     note: z.string().trim().min(1, "say why the refund is rejected").max(2000),
+    customerMessage: customerMessage.optional(),
   }),
   z.strictObject({
     decision: z.literal("approve_partial"),
     amountCents: z.number().int().positive(),
     note: z.string().max(2000).optional(),
+    customerMessage: customerMessage.optional(),
   }),
 ]);
 

@@ -73,6 +73,11 @@ export async function finalizeRun({ db, ...ending }: RunEnding & { db: AppDb }):
         keep: ending.interrupts.map((i) => i.id),
       });
     }
+    if (ending.threadStatus === "failed") {
+      // A failed thread waits for nothing: decisions still open in the ledger belong to a head this run left (a fork
+      // from a thread waiting for its reply), and would sit in the inbox, unanswerable, while "Try again" is refused.
+      await supersedeOtherPending({ db: tx, threadId: ending.threadId, keep: [] });
+    }
     await setThreadStatus({ db: tx, threadId: ending.threadId, status: ending.threadStatus });
   });
   publishEvents(ending.threadId, ending.events);

@@ -112,11 +112,23 @@ async function verdictsFor({
       });
       verdicts.push({ ...base, may: true });
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      verdicts.push({ ...base, may: false, code: error.code, reason: error.message });
+      // Read as a shape: an agent's policy may throw an AppError from another bundle of lib/errors (Next splits
+      // server chunks), where `instanceof` is false.
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      verdicts.push({ ...base, may: false, ...refusal });
     }
   }
   return verdicts;
+}
+
+function refusalOf(error: unknown): { code: ErrorCode; reason: string } | null {
+  if (error instanceof AppError) return { code: error.code, reason: error.message };
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === "string" && e.code.startsWith("forbidden:") && typeof e.message === "string") {
+    return { code: e.code as ErrorCode, reason: e.message };
+  }
+  return null;
 }
 
 /** Deciding needs an operator: viewers and intake keys are refused whatever the request. */

@@ -4,7 +4,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { stateSnapshot, toAguiMessages } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
-import { getActiveRun } from "@/lib/db/queries/runs";
+import { getActiveRun, getLastFailedRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -63,6 +63,8 @@ export interface ThreadView {
    * the provider has it), attempts, last error and, for a failed one, its operator task.
    */
   effects: EffectView[];
+  /** A failed thread's reason: the error its last run ended with (code and server message); null otherwise. */
+  failure?: { code: string; message: string } | null;
   lastSeq: number;
   checkpointId: string | null;
   updatedAt: string;
@@ -75,11 +77,12 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const agent = readableAgent(thread);
   const graph = await getAgentGraph(agent);
-  const [state, decisions, active, effects] = await Promise.all([
+  const [state, decisions, active, effects, failedRun] = await Promise.all([
     graph.getState({ configurable: { thread_id: threadId } }),
     listThreadDecisions({ db, threadId }),
     getActiveRun({ db, threadId }),
     listEffectViews({ db, threadId }),
+    thread.status === "failed" ? getLastFailedRun({ db, threadId }) : undefined,
   ]);
   const raised = new Map(decisions.map((d) => [d.interruptId, d]));
   const values = (state.values ?? {}) as Record<string, unknown>;
@@ -122,6 +125,9 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
       checkpointId: d.checkpointId,
     })),
     effects,
+    failure: failedRun
+      ? { code: failedRun.errorCode ?? "internal:run_failed", message: failedRun.errorMessage ?? "" }
+      : null,
     lastSeq: thread.lastSeq,
     checkpointId: (state.config?.configurable?.checkpoint_id as string | undefined) ?? null,
     updatedAt: thread.updatedAt.toISOString(),

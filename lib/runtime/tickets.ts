@@ -41,7 +41,7 @@ export async function createTicket({
       db: tx,
       agentId: agent,
       agentVersion: getAgent(agent).version,
-      title: title ?? message.slice(0, 80),
+      title: title ?? titleFrom(message),
       customerMessage: message,
       orderRef: orderRef ?? null,
       createdBy: by.id,
@@ -92,4 +92,13 @@ export async function closeThread({
     });
     return { threadId, status: "closed" as const };
   });
+}
+
+/** A title from the customer's message: its first 80 characters, cut at a word boundary with an ellipsis. */
+export function titleFrom(message: string, limit = 80): string {
+  const flat = message.replace(/\s+/g, " ").trim();
+  if (flat.length <= limit) return flat;
+  const cut = flat.slice(0, limit - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > limit / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:!?-]+$/, "")}…`;
 }

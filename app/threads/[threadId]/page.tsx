@@ -7,6 +7,7 @@ import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { AppError } from "@/lib/errors";
+import { mayDecide } from "@/lib/runtime/may-decide";
 import { getThreadView, type ThreadView } from "@/lib/runtime/thread-view";
 
 export const dynamic = "force-dynamic";
@@ -43,8 +44,14 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 
 export default async function ThreadPage({ params }: Params) {
   const { threadId } = await params;
-  await requirePageUser(`/threads/${threadId}`);
+  const user = await requirePageUser(`/threads/${threadId}`);
   const view = await loadView(threadId);
   const runEvents = await activeRunEvents(view);
-  return <ThreadConsole view={view} runEvents={runEvents} />;
+  const { db } = await getDatabase();
+  const verdicts = await mayDecide({
+    db,
+    threadId,
+    principal: { kind: "user", id: user.id, label: user.email, role: user.role },
+  });
+  return <ThreadConsole view={{ ...view, mayDecide: verdicts }} runEvents={runEvents} />;
 }

@@ -1,11 +1,28 @@
 import "server-only";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { ACTIVE_RUN_STATUSES, type RunStatus } from "@/lib/wire";
 import { type Run, runs, threads } from "../schema";
 import type { Queryable } from "../tx";
 
 export async function getRun({ db, runId }: { db: Queryable; runId: string }): Promise<Run | undefined> {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+  return row;
+}
+
+/** A thread's latest run that ended failed, with its error (code and message), or undefined. */
+export async function getLastFailedRun({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<Pick<Run, "id" | "errorCode" | "errorMessage"> | undefined> {
+  const [row] = await db
+    .select({ id: runs.id, errorCode: runs.errorCode, errorMessage: runs.errorMessage })
+    .from(runs)
+    .where(and(eq(runs.threadId, threadId), eq(runs.status, "failed")))
+    .orderBy(desc(runs.createdAt))
+    .limit(1);
   return row;
 }
 

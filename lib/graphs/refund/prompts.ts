@@ -86,7 +86,7 @@ export interface ReplyFacts {
   amount: string | null;
   requested: string | null;
   method: RefundMethod | null;
-  /** The operator's note (the reason for a rejection). */
+  /** What the operator wrote to the customer (never their internal note), or null. */
   note: string | null;
 }
 

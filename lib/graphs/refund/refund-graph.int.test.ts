@@ -83,10 +83,16 @@ describe("refund graph on postgres: approvals", () => {
     const review = await expectWaitingFor(h.graph, config, "refund_approval");
     expect(review.findings.map((f) => f.code)).toEqual(["late_request"]);
 
-    await answer(h.graph, config, { decision: "reject", note: "The 30-day return window has passed." });
+    await answer(h.graph, config, {
+      decision: "reject",
+      note: "Customer has a history of late claims (internal).",
+      customerMessage: "The 30-day return window has passed.",
+    });
     const email = await expectWaitingFor(h.graph, config, "confirm_email");
     expect(email.body).toContain("rejected");
     expect(email.body).toContain("The 30-day return window has passed.");
+    // The internal note is never sent to the customer.
+    expect(email.body).not.toContain("history of late claims");
     const values = await valuesOf(h.graph, config);
     expect(values.refund).toBeNull();
     expect(values.decision).toMatchObject({ decision: "reject", amountCents: 0 });

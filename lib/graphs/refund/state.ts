@@ -36,7 +36,10 @@ export interface PolicyResult {
 export interface RefundDecision {
   decision: "approve" | "reject" | "approve_partial";
   amountCents: number;
+  /** Internal: kept with the decision, never sent to the customer. */
   note?: string;
+  /** What the operator wrote to the customer: the only operator text the reply email carries. */
+  customerMessage?: string;
   decidedBy: "policy" | "operator";
   /** The operator's id when the runtime passed one (`configurable.operator_id`). */
   operatorId?: string;

@@ -8,6 +8,7 @@ import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import { getAgent } from "@/lib/runtime/agent";
+import { listEffectViews } from "@/lib/runtime/effects";
 import { getThreadHistory } from "@/lib/runtime/history-view";
 
 export const dynamic = "force-dynamic";
@@ -26,7 +27,10 @@ export default async function HistoryPage({
   const { db, sql } = await getDatabase();
   const thread = await getThread({ db, threadId });
   if (!thread) notFound();
-  const history = await getThreadHistory({ db, sql }, { threadId, before: null, limit: HISTORY_PAGE_SIZE });
+  const [history, effects] = await Promise.all([
+    getThreadHistory({ db, sql }, { threadId, before: null, limit: HISTORY_PAGE_SIZE }),
+    listEffectViews({ db, threadId }),
+  ]);
   const wanted = typeof search.checkpoint === "string" ? search.checkpoint : null;
   const selection = history.checkpoints.some((c) => c.checkpointId === wanted) ? wanted : null;
 
@@ -59,6 +63,7 @@ export default async function HistoryPage({
         initialSelection={selection}
         nodes={getAgent(thread.agentId).fork.asNodes}
         channels={getAgent(thread.agentId).fork.editableFields}
+        effects={effects}
       />
     </div>
   );

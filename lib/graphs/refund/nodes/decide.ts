@@ -58,13 +58,23 @@ export function humanReviewNode(): RefundNode {
     // The runtime may say who is resuming; the answer itself carries no identity.
     const operator = config.configurable?.operator_id;
     const operatorId = typeof operator === "string" && operator !== "" ? { operatorId: operator } : {};
+    const toCustomer = answer.customerMessage ? { customerMessage: answer.customerMessage } : {};
     const decision: RefundDecision =
       answer.decision === "reject"
-        ? { decision: "reject", amountCents: 0, note: answer.note, decidedBy: "operator", ...operatorId, ref }
+        ? {
+            decision: "reject",
+            amountCents: 0,
+            note: answer.note,
+            ...toCustomer,
+            decidedBy: "operator",
+            ...operatorId,
+            ref,
+          }
         : {
             decision: answer.decision,
             amountCents: answer.decision === "approve_partial" ? answer.amountCents : requestedCents,
             ...(answer.note ? { note: answer.note } : {}),
+            ...toCustomer,
             decidedBy: "operator",
             ...operatorId,
             ref,

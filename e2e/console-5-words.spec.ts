@@ -1,0 +1,66 @@
+import { apiAs, expect, pausedThread, test, threadState } from "./fixtures";
+import { checkScreens, developerWords } from "./support/console";
+
+/*
+ * Issue 12, point 6: every message shown to an operator is written for them — a refusal from the server is a
+ * sentence with what to do, its code only in a details line — and limits are shown as counters, never a silent cut.
+ */
+
+test("the new-ticket form shows the message's limit as you type, and says when it is reached", async ({
+  page,
+}, testInfo) => {
+  test.slow(); // four screens with axe per page
+  await page.goto("/threads/new");
+  await expect(page.getByTestId("new-ticket")).toHaveAttribute("data-ready", "true");
+  const counter = page.locator("#ticket-message-count");
+  await expect(counter).toHaveText("0 / 5,000 characters");
+  await page.getByTestId("ticket-message").fill("x".repeat(5100));
+  await expect(page.getByTestId("ticket-message")).toHaveValue("x".repeat(5000));
+  await expect(counter).toHaveText("5,000 / 5,000 characters — the limit is reached");
+  await checkScreens(page, testInfo, "new-ticket");
+});
+
+test("a decision taken meanwhile by someone else is said in words; no code, zod or API wording on the page", async ({
+  page,
+}, testInfo) => {
+  test.slow(); // four screens with axe per page
+  const threadId = await pausedThread(page, "My headphones from ORD-1002 stopped charging. Refund please.", {
+    orderRef: "ORD-1002",
+  });
+  await page.goto(`/threads/${threadId}`);
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+
+  // An operator rejects it over the API while this page still shows the form.
+  const operator = await apiAs("operator");
+  try {
+    const [pending] = (await threadState(page, threadId)).pendingInterrupts;
+    const res = await operator.post(`/api/threads/${threadId}/runs`, {
+      headers: { accept: "text/event-stream" },
+      data: {
+        threadId,
+        runId: crypto.randomUUID(),
+        messages: [],
+        tools: [],
+        context: [],
+        resume: [
+          {
+            interruptId: pending.interruptId,
+            status: "resolved",
+            payload: { decision: "reject", note: "Out of warranty" },
+          },
+        ],
+      },
+    });
+    expect(res.status()).toBe(200);
+    await res.text();
+  } finally {
+    await operator.dispose();
+  }
+
+  const card = page.getByTestId("decision-refund_approval");
+  await card.getByLabel("Internal note").fill("Looks fine to me");
+  await card.getByTestId("approve").click();
+  await expect(page.getByTestId("decided-elsewhere").first()).toContainText("already decided this");
+  expect(await developerWords(page)).toEqual([]);
+  await checkScreens(page, testInfo, "decided-elsewhere");
+});
