@@ -45,9 +45,12 @@ describe("hostile requests to every route", () => {
   beforeAll(async () => {
     console.log(`fuzz: seed ${SEED} (FUZZ_SEED), ${RUNS} requests per route-method (FUZZ_RUNS)`);
     prepared = await prepareDatabase("fuzz", { prefix: "ORD-7", count: 20 });
-    // Claims taken by accepted requests must not expire mid-run: their cleanup would change the snapshot between
-    // two batches of refusals.
-    server = await startTestServer({ databaseUrl: prepared.url, env: { CLAIM_TTL_MS: "3600000" } });
+    // Claims taken by accepted requests must not expire mid-run, and the operations page's queue sampler must not
+    // write its minute's sample: either would change the snapshot between two batches of refusals.
+    server = await startTestServer({
+      databaseUrl: prepared.url,
+      env: { CLAIM_TTL_MS: "3600000", OPS_SAMPLE_INTERVAL_MS: "3600000" },
+    });
     const base = server.url;
     const paused = await Promise.all(["ORD-7000", "ORD-7001", "ORD-7002", "ORD-7003"].map(pause));
     const done = paused.pop()!;

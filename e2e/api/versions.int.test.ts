@@ -58,12 +58,12 @@ describe("graph versions", () => {
     // The inbox filters on the version a thread is pinned to (what is left before a version is retired).
     const inbox = async (query: string) =>
       (await authedFetch(ctx.url(`/api/threads?${query}`), {}, "viewer")).json() as Promise<{
-        items: { interruptId: string }[];
+        items: { decision: { interruptId: string } }[];
       }>;
-    expect((await inbox("version=refund@0")).items.map((i) => i.interruptId)).toEqual([interruptId]);
-    expect((await inbox("version=refund@1&limit=200")).items.map((i) => i.interruptId)).not.toContain(
-      interruptId,
-    );
+    expect((await inbox("version=refund@0")).items.map((i) => i.decision.interruptId)).toEqual([interruptId]);
+    expect(
+      (await inbox("version=refund@1&limit=200")).items.map((i) => i.decision.interruptId),
+    ).not.toContain(interruptId);
     const badVersion = await authedFetch(ctx.url("/api/threads?version=refund"), {}, "viewer");
     expect(badVersion.status).toBe(400);
     expect(
