@@ -53,6 +53,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 <nav aria-label="Main" className="hidden items-center gap-2 md:flex">
                   <MainLinks role={user.role} />
                 </nav>
+                {/* One search box (its id is the page's): in the bar from md up. */}
                 <div className="hidden md:block">
                   <SearchBox />
                 </div>
@@ -74,7 +75,6 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                     <nav aria-label="Main (menu)" className="flex flex-col gap-1">
                       <MainLinks role={user.role} />
                     </nav>
-                    <SearchBox />
                     <div className="space-y-2 border-t border-slate-200 pt-3 text-sm text-slate-700">
                       <p className="break-all">
                         <bdi className="font-medium text-slate-900">{user.email}</bdi> · {user.role}

@@ -15,7 +15,7 @@ test("creates a ticket for ORD-1002, starts the agent and lands on a thread paus
   page,
 }) => {
   await openForm(page);
-  const order = page.getByLabel("Order");
+  const order = page.getByTestId("ticket-order");
   await expect(order.locator("option")).toHaveCount(13); // "no order" and the 12 demo orders
   await order.selectOption("ORD-1002");
   await expect(page.locator("#ticket-order-help")).toContainText("paid by card");

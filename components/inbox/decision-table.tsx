@@ -64,8 +64,12 @@ export function DecisionTable({
                 data-action={d.action}
                 data-active={isActive ? "true" : undefined}
                 data-selected={selected ? "true" : undefined}
-                className={`transition-colors duration-1000 max-sm:flex max-sm:flex-wrap max-sm:gap-x-3 max-sm:gap-y-1 max-sm:rounded-lg max-sm:border max-sm:border-slate-200 max-sm:bg-white max-sm:p-3 ${
-                  fresh.has(d.interruptId) ? "bg-amber-50" : "hover:bg-slate-50"
+                className={`max-sm:flex max-sm:flex-wrap max-sm:gap-x-3 max-sm:gap-y-1 max-sm:rounded-lg max-sm:border max-sm:border-slate-200 max-sm:bg-white max-sm:p-3 ${
+                  // Only a fresh row fades: a row always in transition would also fade for a second whenever the
+                  // system theme changes (read meanwhile, its text has no contrast).
+                  fresh.has(d.interruptId)
+                    ? "bg-amber-50 transition-colors duration-1000"
+                    : "hover:bg-slate-50"
                 } ${isActive ? "outline-2 -outline-offset-2 outline-indigo-600" : ""}`}
               >
                 {selection && (

@@ -64,7 +64,11 @@ export function OperationsDashboard({ view }: { view: OperationsView }) {
     <div className="space-y-8" data-testid={hydrated ? "operations-ready" : undefined}>
       <section aria-label="Now" className="grid grid-cols-2 gap-4 md:grid-cols-4">
         <Tile label="Pending decisions" value={String(view.current.pending)} testId="ops-pending" />
-        <Tile label="Oldest pending" value={age(view.current.oldestAgeSeconds)} testId="ops-oldest" />
+        <Tile
+          label="Oldest pending"
+          value={view.current.pending > 0 ? age(view.current.oldestAgeSeconds) : "none"}
+          testId="ops-oldest"
+        />
         <Tile label="Failed threads" value={String(view.current.failedThreads)} testId="ops-failed-threads" />
         <Tile label="Failed effects" value={String(view.current.failedEffects)} testId="ops-failed-effects" />
       </section>
@@ -201,8 +205,9 @@ function Panel({
 }
 
 /** Seconds as the largest sensible unit: "45 s", "12 min", "3.5 h", "2 d". */
+/** How long the oldest pending decision has waited (there is one: "none" is said by the caller). */
 function age(seconds: number): string {
-  if (seconds <= 0) return "none";
+  if (seconds < 1) return "under 1 s";
   if (seconds < 60) return `${seconds} s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
   if (seconds < 86_400) return `${(seconds / 3600).toFixed(1)} h`;
