@@ -98,9 +98,11 @@ test("pages through pending decisions oldest first with Next page and Back", asy
     await expect(page.getByTestId("page-number")).toHaveText(`Page ${pages.length + 1}`);
     // The number changes at the click; the rows once the page has loaded (the buttons are disabled meanwhile).
     if (pages.length > 0) await expect(page.getByTestId("page-back")).toBeEnabled();
+    // A row is a decision: one thread may have two pending (parallel tests share the inbox), so rows are told
+    // apart by interrupt id.
     const ids = await page
       .getByTestId("inbox-row")
-      .evaluateAll((rows) => rows.map((r) => r.dataset.threadId ?? ""));
+      .evaluateAll((rows) => rows.map((r) => `${r.dataset.threadId ?? ""} ${r.dataset.interruptId ?? ""}`));
     expect(ids.length).toBeGreaterThan(0);
     expect(ids.length).toBeLessThanOrEqual(2);
     pages.push(ids);
@@ -111,13 +113,15 @@ test("pages through pending decisions oldest first with Next page and Back", asy
   expect(pages.length).toBeGreaterThanOrEqual(2);
   expect(new Set(all).size).toBe(all.length);
   // Oldest first: this test's three decisions come in the order they were raised.
-  expect(all.filter((id) => mine.includes(id))).toEqual(mine);
+  expect(all.map((row) => row.split(" ")[0]).filter((id) => mine.includes(id as string))).toEqual(mine);
 
   await page.getByTestId("page-back").click();
   await expect(page.getByTestId("page-number")).toHaveText(`Page ${pages.length - 1}`);
   await expect(page.getByTestId("page-next")).toBeEnabled();
   await expect(page.getByTestId("inbox-row")).toHaveCount(pages[pages.length - 2]?.length ?? 0);
-  const back = await page.getByTestId("inbox-row").evaluateAll((rows) => rows.map((r) => r.dataset.threadId));
+  const back = await page
+    .getByTestId("inbox-row")
+    .evaluateAll((rows) => rows.map((r) => `${r.dataset.threadId ?? ""} ${r.dataset.interruptId ?? ""}`));
   expect(back).toEqual(pages[pages.length - 2]);
 });
 

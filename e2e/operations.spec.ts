@@ -114,5 +114,5 @@ test("a supervisor sees the queue, decisions by outcome and failures, with the n
   // Operators do not see it.
   await signInOver(page.request, server.url, "operator");
   await page.goto(`${server.url}/operations`);
-  await expect(page).toHaveURL(/sign-in\?denied=supervisor/);
+  await expect(page).toHaveURL(/not-allowed\?need=supervisor/);
 });
