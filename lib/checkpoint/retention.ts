@@ -107,34 +107,7 @@ function pruneThreadSql(threadId: string, keepLatest: number, cutoff: string, dr
       AND NOT EXISTS (SELECT 1 FROM live l
         WHERE b.channel = l.channel COLLATE "C" AND b.version = l.version COLLATE "C")
   )`;
-  if (dryRun) {
-    return sql`${plan}
-    SELECT (SELECT count(*) FROM doomed)::int AS checkpoints,
-      (SELECT count(*) FROM checkpoint_writes w JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)::int
-        AS writes,
-      (SELECT count(*) FROM gone_blobs)::int AS blobs,
-      ((SELECT coalesce(sum(pg_column_size(c.checkpoint) + pg_column_size(c.metadata)), 0) FROM checkpoints c
-          JOIN doomed d ON ${root("c")} AND c.checkpoint_id = d.checkpoint_id)
-        + (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM checkpoint_writes w
-          JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)
-        + (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM checkpoint_blobs b
-          JOIN gone_blobs g ON ${root("b")} AND b.channel = g.channel AND b.version = g.version))::text AS bytes`;
-  }
-  return sql`${plan}, del_writes AS (
-    DELETE FROM checkpoint_writes w USING doomed d WHERE ${root("w")} AND w.checkpoint_id = d.checkpoint_id
-    RETURNING octet_length(w.blob) AS bytes
-  ), del_blobs AS (
-    DELETE FROM checkpoint_blobs b USING gone_blobs g
-    WHERE ${root("b")} AND b.channel = g.channel AND b.version = g.version
-    RETURNING coalesce(octet_length(b.blob), 0) AS bytes
-  ), del_checkpoints AS (
-    DELETE FROM checkpoints c USING doomed d WHERE ${root("c")} AND c.checkpoint_id = d.checkpoint_id
-    RETURNING pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes
-  )
-  SELECT (SELECT count(*) FROM del_checkpoints)::int AS checkpoints, (SELECT count(*) FROM del_writes)::int AS writes,
-    (SELECT count(*) FROM del_blobs)::int AS blobs,
-    ((SELECT coalesce(sum(bytes), 0) FROM del_checkpoints) + (SELECT coalesce(sum(bytes), 0) FROM del_writes)
-      + (SELECT coalesce(sum(bytes), 0) FROM del_blobs))::text AS bytes`;
+  return removeDoomed(plan, root, dryRun, false);
 }
 
 /** Prune one thread's root namespace (or, `dryRun`, count what would go): rows and bytes deleted. */
@@ -245,38 +218,7 @@ function truncateThreadSql(threadId: string, keepLast: number, cutoff: string, d
       AND NOT EXISTS (SELECT 1 FROM live l
         WHERE b.channel = l.channel COLLATE "C" AND b.version = l.version COLLATE "C")
   )`;
-  if (dryRun) {
-    return sql`${plan}
-    SELECT (SELECT count(*) FROM doomed)::int AS checkpoints,
-      (SELECT count(*) FROM checkpoint_writes w JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)::int
-        AS writes,
-      (SELECT count(*) FROM gone_blobs)::int AS blobs, (SELECT count(*) FROM new_roots)::int AS roots,
-      ((SELECT coalesce(sum(pg_column_size(c.checkpoint) + pg_column_size(c.metadata)), 0) FROM checkpoints c
-          JOIN doomed d ON ${root("c")} AND c.checkpoint_id = d.checkpoint_id)
-        + (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM checkpoint_writes w
-          JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)
-        + (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM checkpoint_blobs b
-          JOIN gone_blobs g ON ${root("b")} AND b.channel = g.channel AND b.version = g.version))::text AS bytes`;
-  }
-  return sql`${plan}, del_writes AS (
-    DELETE FROM checkpoint_writes w USING doomed d WHERE ${root("w")} AND w.checkpoint_id = d.checkpoint_id
-    RETURNING octet_length(w.blob) AS bytes
-  ), del_blobs AS (
-    DELETE FROM checkpoint_blobs b USING gone_blobs g
-    WHERE ${root("b")} AND b.channel = g.channel AND b.version = g.version
-    RETURNING coalesce(octet_length(b.blob), 0) AS bytes
-  ), del_checkpoints AS (
-    DELETE FROM checkpoints c USING doomed d WHERE ${root("c")} AND c.checkpoint_id = d.checkpoint_id
-    RETURNING pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes
-  ), rooted AS (
-    UPDATE checkpoints c SET parent_checkpoint_id = NULL, metadata = c.metadata || '{"truncated": true}'::jsonb
-    FROM new_roots r WHERE ${root("c")} AND c.checkpoint_id = r.checkpoint_id
-    RETURNING 1
-  )
-  SELECT (SELECT count(*) FROM del_checkpoints)::int AS checkpoints, (SELECT count(*) FROM del_writes)::int AS writes,
-    (SELECT count(*) FROM del_blobs)::int AS blobs, (SELECT count(*) FROM rooted)::int AS roots,
-    ((SELECT coalesce(sum(bytes), 0) FROM del_checkpoints) + (SELECT coalesce(sum(bytes), 0) FROM del_writes)
-      + (SELECT coalesce(sum(bytes), 0) FROM del_blobs))::text AS bytes`;
+  return removeDoomed(plan, root, dryRun, true);
 }
 
 /**
@@ -306,4 +248,47 @@ export async function truncateThreadRows({
     roots: row?.roots ?? 0,
     bytes: Number(row?.bytes ?? 0),
   };
+}
+
+/**
+ * The end of a prune or truncate statement, after `plan` defined `doomed` (checkpoints to delete) and `gone_blobs`
+ * (and, with `roots`, `new_roots`: kept checkpoints whose parent goes): count what would go (`dryRun`), or delete it
+ * — writes, blobs, checkpoints — and mark the new roots `truncated`. Rows and bytes either way.
+ */
+function removeDoomed(plan: SQL, root: (alias: string) => SQL, dryRun: boolean, roots: boolean): SQL {
+  if (dryRun) {
+    return sql`${plan}
+    SELECT (SELECT count(*) FROM doomed)::int AS checkpoints,
+      (SELECT count(*) FROM checkpoint_writes w JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)::int
+        AS writes,
+      (SELECT count(*) FROM gone_blobs)::int AS blobs${roots ? sql`, (SELECT count(*) FROM new_roots)::int AS roots` : sql``},
+      ((SELECT coalesce(sum(pg_column_size(c.checkpoint) + pg_column_size(c.metadata)), 0) FROM checkpoints c
+          JOIN doomed d ON ${root("c")} AND c.checkpoint_id = d.checkpoint_id)
+        + (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM checkpoint_writes w
+          JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)
+        + (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM checkpoint_blobs b
+          JOIN gone_blobs g ON ${root("b")} AND b.channel = g.channel AND b.version = g.version))::text AS bytes`;
+  }
+  const rooted = roots
+    ? sql`, rooted AS (
+    UPDATE checkpoints c SET parent_checkpoint_id = NULL, metadata = c.metadata || '{"truncated": true}'::jsonb
+    FROM new_roots r WHERE ${root("c")} AND c.checkpoint_id = r.checkpoint_id
+    RETURNING 1
+  )`
+    : sql``;
+  return sql`${plan}, del_writes AS (
+    DELETE FROM checkpoint_writes w USING doomed d WHERE ${root("w")} AND w.checkpoint_id = d.checkpoint_id
+    RETURNING octet_length(w.blob) AS bytes
+  ), del_blobs AS (
+    DELETE FROM checkpoint_blobs b USING gone_blobs g
+    WHERE ${root("b")} AND b.channel = g.channel AND b.version = g.version
+    RETURNING coalesce(octet_length(b.blob), 0) AS bytes
+  ), del_checkpoints AS (
+    DELETE FROM checkpoints c USING doomed d WHERE ${root("c")} AND c.checkpoint_id = d.checkpoint_id
+    RETURNING pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes
+  )${rooted}
+  SELECT (SELECT count(*) FROM del_checkpoints)::int AS checkpoints, (SELECT count(*) FROM del_writes)::int AS writes,
+    (SELECT count(*) FROM del_blobs)::int AS blobs${roots ? sql`, (SELECT count(*) FROM rooted)::int AS roots` : sql``},
+    ((SELECT coalesce(sum(bytes), 0) FROM del_checkpoints) + (SELECT coalesce(sum(bytes), 0) FROM del_writes)
+      + (SELECT coalesce(sum(bytes), 0) FROM del_blobs))::text AS bytes`;
 }
