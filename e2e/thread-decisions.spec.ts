@@ -127,6 +127,11 @@ test("answers input_text, select_option and confirm_email (edited) on one thread
   await expect(text).toHaveAttribute("aria-invalid", "true");
   await text.fill("ord-1004");
   await ask.getByTestId("submit-text").click();
+  // A typed order number is not the sender's word: the operator says they checked the sender is its customer.
+  const identity = asker.getByTestId("decision-select_option");
+  await expect(identity).toContainText("Is the sender", { timeout: 20_000 });
+  await identity.getByTestId("option-sender_is_customer").check();
+  await identity.getByTestId("submit-option").click();
   await expect(asker.getByTestId("decision-refund_approval")).toBeVisible({ timeout: 20_000 });
   await operator.close();
 
@@ -152,7 +157,7 @@ test("answers input_text, select_option and confirm_email (edited) on one thread
 
   await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
   await expect(page.getByTestId("email-outcome")).toContainText("Your store credit for ORD-1004");
-  await expect(page.getByTestId("ledger-entry")).toHaveCount(4);
+  await expect(page.getByTestId("ledger-entry")).toHaveCount(5);
   await expect(page.getByTestId("ledger")).toContainText("Answered “ord-1004”"); // the ledger keeps the answer as given
   await expect(page.getByTestId("ledger")).toContainText("Chose Store credit");
 
@@ -167,6 +172,7 @@ test("answers input_text, select_option and confirm_email (edited) on one thread
   expect(state.values.email).toMatchObject({ status: "queued" });
   expect(state.decisions.map((d: { action: string }) => d.action)).toEqual([
     "input_text",
+    "select_option",
     "refund_approval",
     "select_option",
     "confirm_email",

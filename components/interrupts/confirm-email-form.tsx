@@ -11,10 +11,12 @@ export function ConfirmEmailForm({
   disabled,
   onAnswer,
   refusal,
+  taken,
 }: DecisionFormProps<"confirm_email">) {
   const id = useId();
-  const [subject, setSubject] = useState(payload.subject);
-  const [body, setBody] = useState(payload.body);
+  const sentEdited = taken?.choice === "send_edited" ? taken : null;
+  const [subject, setSubject] = useState(sentEdited?.subject ?? payload.subject);
+  const [body, setBody] = useState(sentEdited?.body ?? payload.body);
   const edited = subject !== payload.subject || body !== payload.body;
   return (
     <form

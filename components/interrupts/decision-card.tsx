@@ -38,7 +38,10 @@ export function DecisionCard({
   onAnswer,
   readOnly = false,
   refusal = null,
+  taken,
 }: {
+  /** The answer somebody already took (a closed card): the form shows it instead of its defaults. */
+  taken?: unknown;
   /** Why this operator may not give the acting answer (from `mayDecide`), or null. */
   refusal?: string | null;
   item: InterruptItem;
@@ -99,6 +102,7 @@ export function DecisionCard({
           disabled={disabled}
           refusal={refusal}
           onAnswer={answer}
+          taken={taken as never}
         />
       ) : (
         <FallbackView

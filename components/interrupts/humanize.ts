@@ -5,6 +5,10 @@ const WORDS: Record<string, string> = {
   gift_card: "Gift card",
   original_payment: "Original payment method",
   store_credit: "Store credit",
+  sender_is_customer: "The sender is the order's customer",
+  sender_unknown: "Sender not confirmed",
+  replied: "Replied to the customer",
+  no_reply_needed: "No reply needed",
 };
 
 /** `bank_transfer` → "Bank transfer", `write_reply` → "Write reply" (known words keep their usual spelling). */

@@ -11,9 +11,9 @@ import type { DecisionFormProps } from "./types";
  * A labelled text answer. Length and pattern are on the input for assistive technology and autofill, but checked by
  * the contract (`validateAnswer`), so the message the operator sees is the payload's hint, not the browser's.
  */
-export function InputTextForm({ payload, disabled, onAnswer }: DecisionFormProps<"input_text">) {
+export function InputTextForm({ payload, disabled, onAnswer, taken }: DecisionFormProps<"input_text">) {
   const id = useId();
-  const [text, setText] = useState("");
+  const [text, setText] = useState(taken?.text ?? "");
   const [error, setError] = useState<string | null>(null);
   const hint = payload.patternHint ?? `${payload.minLength}–${payload.maxLength} characters`;
   // The error takes the hint's place (a pattern failure's message is the hint itself).

@@ -6,9 +6,11 @@ import { FieldMessage } from "@/components/ui/field";
 import type { DecisionFormProps } from "./types";
 
 /** One choice among a few, as a radio group (arrow keys move between options). */
-export function SelectOptionForm({ payload, disabled, onAnswer }: DecisionFormProps<"select_option">) {
+export function SelectOptionForm({ payload, disabled, onAnswer, taken }: DecisionFormProps<"select_option">) {
   const id = useId();
-  const [choice, setChoice] = useState(payload.defaultOptionId ?? "");
+  const [choice, setChoice] = useState(taken?.optionId ?? payload.defaultOptionId ?? "");
+  // A closed form shows the option that was taken, never the default nobody chose.
+  const shown = taken?.optionId ?? choice;
   const [error, setError] = useState<string | null>(null);
   return (
     <form
@@ -39,7 +41,7 @@ export function SelectOptionForm({ payload, disabled, onAnswer }: DecisionFormPr
                 name={`${id}-option`}
                 value={option.id}
                 data-testid={`option-${option.id}`}
-                checked={choice === option.id}
+                checked={shown === option.id}
                 disabled={disabled}
                 onChange={() => setChoice(option.id)}
                 className="mt-1 size-4 accent-indigo-700"

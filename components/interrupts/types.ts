@@ -13,4 +13,9 @@ export interface DecisionFormProps<A extends InterruptAction> {
    * click (`mayDecide` on the server); null when they may. Rejecting stays open.
    */
   refusal?: string | null;
+  /**
+   * The answer somebody already took (a closed form, from the decision ledger or the 409): the form shows it in
+   * place of its defaults, so a closed form never shows an option nobody chose.
+   */
+  taken?: AnswerOf[A];
 }

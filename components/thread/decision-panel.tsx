@@ -113,20 +113,19 @@ export function DecisionPanel({
         {state.pending.length === 0 && (
           <NothingPending state={state} actor={actor} send={send} canRun={canDecide} />
         )}
-        {state.closed.map((item) => (
-          <DecisionCard
-            key={`closed-${item.interruptId}`}
-            item={item}
-            disabled
-            onAnswer={() => {}}
-            notice={
-              <DecidedElsewhere
-                item={item}
-                decision={state.decisions.find((d) => d.interruptId === item.interruptId)}
-              />
-            }
-          />
-        ))}
+        {state.closed.map((item) => {
+          const decision = state.decisions.find((d) => d.interruptId === item.interruptId);
+          return (
+            <DecisionCard
+              key={`closed-${item.interruptId}`}
+              item={item}
+              disabled
+              onAnswer={() => {}}
+              taken={item.conflict?.answer ?? decision?.answer ?? undefined}
+              notice={<DecidedElsewhere item={item} decision={decision} />}
+            />
+          );
+        })}
       </div>
     </section>
   );

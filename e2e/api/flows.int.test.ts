@@ -111,8 +111,14 @@ describe("refund runs over HTTP with HttpAgent", () => {
     );
     expect(first.interrupts[0]?.reason).toBe("input_text");
     // An operator names the order; four-eyes leaves its approval to someone else (the supervisor).
-    const approval = await runOnce(agent, {
+    const identity = await runOnce(agent, {
       resume: [answer(first.interrupts[0]!, { text: "ORD-1004" })],
+      as: "operator",
+    });
+    // A typed order number is not the sender's word: the operator confirms the sender is the order's customer.
+    expect(identity.interrupts[0]?.reason).toBe("select_option");
+    const approval = await runOnce(agent, {
+      resume: [answer(identity.interrupts[0]!, { optionId: "sender_is_customer" })],
       as: "operator",
     });
     expect(approval.interrupts[0]?.reason).toBe("refund_approval");

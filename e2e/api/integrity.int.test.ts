@@ -333,6 +333,11 @@ describe("decisions only through the ledger", () => {
     expect(first.interrupts[0]?.reason).toBe("input_text");
     const named = [{ interruptId: first.interrupts[0]!.id, status: "resolved", payload: { text: order() } }];
     expect((await resumeAs(threadId, named, "operator")).status).toBe(200);
+    const [identity] = await pendingOf(threadId);
+    const checked = [
+      { interruptId: identity!.interruptId, status: "resolved", payload: { optionId: "sender_is_customer" } },
+    ];
+    expect((await resumeAs(threadId, checked, "operator")).status).toBe(200);
     const [pending] = await pendingOf(threadId);
     const approve = [
       { interruptId: pending!.interruptId, status: "resolved", payload: { decision: "approve" } },

@@ -13,13 +13,17 @@ export interface Target {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An answer for whatever the refund agent asks (approve, original payment, the order number, send). */
+/** An answer for whatever the refund agent asks (approve, original payment, the order number, the sender is the customer, send). */
 export function answerFor(pending: PendingInterruptView, orderId: string): unknown {
   switch (pending.action) {
     case "refund_approval":
       return { decision: "approve" };
-    case "select_option":
-      return { optionId: "original_payment" };
+    case "select_option": {
+      // How to pay back, who the sender is (an order number typed by an operator), or "reply yourself".
+      const ids = ((pending.payload as { options?: { id: string }[] } | null)?.options ?? []).map((o) => o.id);
+      const pick = ["original_payment", "sender_is_customer", "replied"].find((id) => ids.includes(id));
+      return { optionId: pick ?? "original_payment" };
+    }
     case "input_text":
       return { text: orderId };
     case "confirm_email":

@@ -24,6 +24,11 @@ export function extractOrderRef(text: string): string | null {
   return normalizeOrderRef(text.match(ORDER_REF)?.[0] ?? null);
 }
 
+/** Every order reference in `text`, normalized to upper case. */
+export function orderRefsIn(text: string): string[] {
+  return [...text.matchAll(ORDER_REF_ALL)].map((m) => m[0].toUpperCase());
+}
+
 /** `ord-1003` → `ORD-1003`; anything that is not exactly an order reference → null. */
 export function normalizeOrderRef(value: string | null | undefined): string | null {
   const trimmed = value?.trim().toUpperCase() ?? "";

@@ -50,43 +50,49 @@ function afterLookup(s: RefundStateValue) {
 /**
  * Build the refund agent: classify → (ask_order ⇄ lookup_order) → check_policy → human_review? → choose_method →
  * execute_refund → write_reply → confirm_email → send_email. Rejections skip to write_reply; non-refund messages go
- * from classification (or the order lookup) straight to write_reply; a reply with no known recipient ends there.
+ * from classification (or the order lookup) straight to write_reply; a reply with no recipient the agent may
+ * write to waits for a person to send it themselves (confirm_email asks them).
  */
 export function buildRefundGraph({ checkpointer, db, model, refundNodeDelayMs }: RefundGraphDeps) {
   const ctx = { db, model, refundNodeDelayMs };
-  return new StateGraph(RefundState)
-    .addNode("classify", classifyNode(ctx))
-    .addNode("ask_order", askOrderNode())
-    .addNode("lookup_order", lookupOrderNode(ctx))
-    .addNode("check_policy", checkPolicyNode(ctx))
-    .addNode("human_review", humanReviewNode())
-    .addNode("choose_method", chooseMethodNode())
-    .addNode("execute_refund", executeRefundNode(ctx))
-    .addNode("write_reply", writeReplyNode(ctx))
-    .addNode("confirm_email", confirmEmailNode())
-    .addNode("send_email", sendEmailNode(ctx))
-    .addEdge(START, "classify")
-    .addConditionalEdges("classify", afterClassify, ["lookup_order", "ask_order", "write_reply"])
-    .addEdge("ask_order", "lookup_order")
-    .addConditionalEdges("lookup_order", afterLookup, ["check_policy", "ask_order", "write_reply"])
-    .addConditionalEdges("check_policy", (s) => (s.policy?.autoApprove ? "choose_method" : "human_review"), [
-      "choose_method",
-      "human_review",
-    ])
-    .addConditionalEdges(
-      "human_review",
-      (s) => (s.decision?.decision === "reject" ? "write_reply" : "choose_method"),
-      ["write_reply", "choose_method"],
-    )
-    .addEdge("choose_method", "execute_refund")
-    .addEdge("execute_refund", "write_reply")
-    .addConditionalEdges("write_reply", (s) => (s.order ? "confirm_email" : END), ["confirm_email", END])
-    .addConditionalEdges("confirm_email", (s) => (s.email?.status === "not_sent" ? END : "send_email"), [
-      "send_email",
-      END,
-    ])
-    .addEdge("send_email", END)
-    .compile({ checkpointer, name: "refund" });
+  return (
+    new StateGraph(RefundState)
+      .addNode("classify", classifyNode(ctx))
+      .addNode("ask_order", askOrderNode())
+      .addNode("lookup_order", lookupOrderNode(ctx))
+      .addNode("check_policy", checkPolicyNode(ctx))
+      .addNode("human_review", humanReviewNode())
+      .addNode("choose_method", chooseMethodNode())
+      .addNode("execute_refund", executeRefundNode(ctx))
+      .addNode("write_reply", writeReplyNode(ctx))
+      .addNode("confirm_email", confirmEmailNode())
+      .addNode("send_email", sendEmailNode(ctx))
+      .addEdge(START, "classify")
+      .addConditionalEdges("classify", afterClassify, ["lookup_order", "ask_order", "write_reply"])
+      .addEdge("ask_order", "lookup_order")
+      .addConditionalEdges("lookup_order", afterLookup, ["check_policy", "ask_order", "write_reply"])
+      .addConditionalEdges(
+        "check_policy",
+        (s) => (s.policy?.autoApprove ? "choose_method" : "human_review"),
+        ["choose_method", "human_review"],
+      )
+      .addConditionalEdges(
+        "human_review",
+        (s) => (s.decision?.decision === "reject" ? "write_reply" : "choose_method"),
+        ["write_reply", "choose_method"],
+      )
+      .addEdge("choose_method", "execute_refund")
+      .addEdge("execute_refund", "write_reply")
+      // Every reply goes to a person: with no order to write to, confirm_email asks them to reply themselves (a ticket
+      // never ends unseen with a draft nobody sends). END stays a declared target: the graph's structure is version 1's.
+      .addConditionalEdges("write_reply", () => "confirm_email", ["confirm_email", END])
+      .addConditionalEdges("confirm_email", (s) => (s.email?.status === "not_sent" ? END : "send_email"), [
+        "send_email",
+        END,
+      ])
+      .addEdge("send_email", END)
+      .compile({ checkpointer, name: "refund" })
+  );
 }
 
 /** The compiled refund graph. */

@@ -1,7 +1,7 @@
 import "server-only";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { recordRefund } from "@/lib/db/queries/refunds";
-import { askHumanDecision, decisionRef } from "@/lib/graphs/ask-human";
+import { askHuman, askHumanDecision, decisionRef } from "@/lib/graphs/ask-human";
 import type { RefundMethod } from "../state";
 import { type NodeContext, type RefundNode, threadIdOf } from "./context";
 
@@ -66,7 +66,22 @@ export function executeRefundNode({ db, refundNodeDelayMs = 0 }: NodeContext): R
 export function confirmEmailNode(): RefundNode {
   return (state) => {
     const { order, reply } = state;
-    if (!order || !reply) throw new Error("confirm_email: no recipient or no reply in the state");
+    if (!reply) throw new Error("confirm_email: no reply in the state");
+    if (!order) {
+      // No order whose customer the agent may write to: a person replies from the ticket system; the ticket stays
+      // in the inbox until they say so.
+      askHuman<"select_option">({
+        action: "select_option",
+        title: "Reply to the customer",
+        question:
+          "The agent has no address it may write to for this ticket, so its draft (in the conversation) was not sent. Reply to the customer yourself, then mark it done here.",
+        options: [
+          { id: "replied", label: "I replied to the customer" },
+          { id: "no_reply_needed", label: "No reply is needed" },
+        ],
+      });
+      return { email: { status: "not_sent" } };
+    }
     const { answer, ref } = askHumanDecision<"confirm_email">({
       action: "confirm_email",
       title: `Reply to ${order.customerName}`,

@@ -1,9 +1,11 @@
 import "server-only";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { getOrder } from "@/lib/db/queries/orders";
+import { getThread } from "@/lib/db/queries/threads";
 import { askHuman } from "@/lib/graphs/ask-human";
-import { normalizeOrderRef, ORDER_REF_PATTERN } from "../classify-rules";
+import { normalizeOrderRef, ORDER_REF_PATTERN, orderRefsIn } from "../classify-rules";
 import { classifyPrompt, parseClassification } from "../prompts";
+import type { OrderSnapshot } from "../state";
 import {
   type NodeContext,
   type RefundNode,
@@ -82,7 +84,11 @@ export function lookupOrderNode({ db }: NodeContext): RefundNode {
     ).length;
     const callId = stableId(threadIdOf(config), LOOKUP_ORDER_TOOL, orderId, attempt);
     const row = await getOrder({ db, orderId });
-    const order = row ? toOrderSnapshot(row) : null;
+    const found = row ? toOrderSnapshot(row) : null;
+    const confirmed = found
+      ? await senderIsCustomer({ db, state, order: found, threadId: threadIdOf(config) })
+      : true;
+    const order = confirmed ? found : null;
     const call = new AIMessage({
       id: stableId(callId, "call"),
       content: "",
@@ -94,6 +100,50 @@ export function lookupOrderNode({ db }: NodeContext): RefundNode {
       name: LOOKUP_ORDER_TOOL,
       content: JSON.stringify(order ? { found: true, order } : { found: false, orderId }),
     });
+    if (!confirmed) {
+      // Nothing about this order reaches anyone: no refund, no email to its customer. The reply waits for a person.
+      return { messages: [call, result], order: null, orderRef: null, intent: "other" as const };
+    }
     return { messages: [call, result], order };
   };
+}
+
+/**
+ * Identity: the agent may act on an order and write to its customer only when the ticket's sender is that customer.
+ * The ticket came with the order (the ticket system tied its sender to it) or the customer's own message names it;
+ * an order number typed by an operator when the agent asked is checked by a person first. Asked again on a re-run,
+ * the same answer comes back (LangGraph replays the node's interrupts in order).
+ */
+async function senderIsCustomer({
+  db,
+  state,
+  order,
+  threadId,
+}: {
+  db: NodeContext["db"];
+  state: { customerMessage: string };
+  order: OrderSnapshot;
+  threadId: string;
+}): Promise<boolean> {
+  if (orderRefsIn(state.customerMessage).includes(order.id)) return true;
+  const ticket = await getThread({ db, threadId });
+  if (normalizeOrderRef(ticket?.orderRef) === order.id) return true;
+  const answer = askHuman<"select_option">({
+    action: "select_option",
+    title: `Is the sender ${order.customerName}?`,
+    question: `${order.id} is ${order.customerName}'s order, but this ticket did not come with it and the customer's message does not name it. The agent refunds it and writes to ${order.customerName} only if the sender is them. Did you check that?`,
+    options: [
+      {
+        id: "sender_is_customer",
+        label: `Yes, the sender is ${order.customerName}`,
+        description: `Checked in the ticket system: the agent goes on with ${order.id}.`,
+      },
+      {
+        id: "sender_unknown",
+        label: "No, or not sure",
+        description: `Nothing is refunded and nothing is sent to ${order.customerName}; the ticket waits for a person to reply.`,
+      },
+    ],
+  });
+  return answer.optionId === "sender_is_customer";
 }
