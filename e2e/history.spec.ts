@@ -95,13 +95,13 @@ test("forks a finished thread at its approval, rejects on the branch, and shows 
 
   await page.getByTestId("branch-main").click();
   await expect(detail).toHaveAttribute("data-checkpoint-id", branchHead);
-  await expect(page.getByTestId("checkpoint-decision")).toContainText("reject");
+  await expect(page.getByTestId("checkpoint-decision")).toContainText("Rejected");
   await expect(page.getByTestId("checkpoint-refund")).toHaveText("none");
   await expect(page.getByTestId("checkpoint-email")).toContainText("not sent");
 
   await page.getByTestId("branch-branch-1").click();
   await expect(detail).toHaveAttribute("data-checkpoint-id", oldHead);
-  await expect(page.getByTestId("checkpoint-decision")).toContainText("approve");
+  await expect(page.getByTestId("checkpoint-decision")).toContainText("Approved");
   await expect(page.getByTestId("checkpoint-refund")).toContainText("€59.00");
   await expect(page.getByTestId("checkpoint-email")).toHaveText("queued for delivery");
 });

@@ -12,7 +12,7 @@ export function BranchLegend({
   checkpoints: HistoryCheckpoint[];
   onSelect: (checkpointId: string) => void;
 }) {
-  const stepOf = new Map(checkpoints.map((c) => [c.checkpointId, c.step]));
+  const stepOf = new Map(checkpoints.map((c) => [c.checkpointId, c.number]));
   return (
     <section aria-labelledby="branches-heading" className="rounded-lg border border-slate-200 bg-white p-3">
       <h2 id="branches-heading" className="text-sm font-semibold">

@@ -67,7 +67,7 @@ export function CheckpointDetail({
     >
       <header className="space-y-2">
         <h2 id="detail-heading" className="text-lg font-semibold">
-          Step {summary.step ?? "?"}: {writtenByText(summary.writtenBy)}
+          Step {summary.number}: {writtenByText(summary.writtenBy)}
         </h2>
         <dl className="space-y-1 text-xs">
           <Fact term="Checkpoint">
@@ -104,7 +104,7 @@ export function CheckpointDetail({
         <>
           <OutcomeFacts values={current.values} effects={effects} />
           {current.interrupts.length > 0 && (
-            <Section id="interrupts-heading" title="A person was asked here">
+            <Section id="interrupts-heading" title="The next step asked a person">
               <ul className="space-y-1 text-sm" data-testid="checkpoint-interrupts">
                 {current.interrupts.map((i) => (
                   <li key={i.interruptId}>

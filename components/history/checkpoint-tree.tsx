@@ -25,6 +25,21 @@ export function CheckpointTree({
   onSelect: (checkpointId: string) => void;
 }) {
   const layout = useMemo(() => layoutLanes(checkpoints, branchOrder), [checkpoints, branchOrder]);
+  // A node that asks a person records its question on the checkpoint before it (the one it runs from); the answer
+  // is taken by the checkpoint that node writes. So "Asked a person" goes on that one, next to the node's name.
+  const asked = useMemo(() => {
+    const interrupted = new Set(checkpoints.filter((c) => c.interruptCount > 0).map((c) => c.checkpointId));
+    return new Set(
+      checkpoints
+        .filter(
+          (c) =>
+            c.writtenBy.kind === "nodes" &&
+            c.parentCheckpointId !== null &&
+            interrupted.has(c.parentCheckpointId),
+        )
+        .map((c) => c.checkpointId),
+    );
+  }, [checkpoints]);
   const buttons = useRef(new Map<string, HTMLButtonElement>());
   const selectedIndex = Math.max(
     0,
@@ -84,7 +99,7 @@ export function CheckpointTree({
                 }`}
               >
                 <span className="flex w-full items-baseline gap-2">
-                  <span className="font-semibold tabular-nums">Step {cp.step ?? "?"}</span>
+                  <span className="font-semibold tabular-nums">Step {cp.number}</span>
                   <span className="truncate font-mono text-xs text-slate-800">
                     {writtenByText(cp.writtenBy)}
                   </span>
@@ -97,8 +112,10 @@ export function CheckpointTree({
                   {cp.pausedForHuman && (
                     <span className={`${badge} bg-amber-100 text-amber-900`}>Waiting for a person</span>
                   )}
-                  {!cp.pausedForHuman && cp.interruptCount > 0 && (
-                    <span className={`${badge} bg-slate-100 text-slate-800`}>Asked a person</span>
+                  {asked.has(cp.checkpointId) && (
+                    <span className={`${badge} bg-slate-100 text-slate-800`} data-testid="asked-a-person">
+                      Asked a person
+                    </span>
                   )}
                   {cp.truncated && (
                     <span className={`${badge} bg-slate-100 text-slate-800`}>Earlier steps pruned</span>

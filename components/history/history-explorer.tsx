@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { StatusBadge } from "@/components/ui/status-badge";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import type { ThreadHistoryView } from "@/lib/runtime/history-view";
 import type { EffectView } from "@/lib/wire";
@@ -55,6 +56,10 @@ export function HistoryExplorer({
 
   return (
     <div data-testid="history" data-ready={hydrated ? "true" : "false"} className="space-y-4">
+      {/* Live: a fork's run changes the thread's status while this page is open. */}
+      <div role="status" className="flex items-center gap-2 text-sm text-slate-700">
+        Thread status <StatusBadge status={live.history.status} />
+      </div>
       {forked && (
         <p
           role="status"
@@ -62,8 +67,8 @@ export function HistoryExplorer({
           data-testid="fork-result"
         >
           New branch started from step{" "}
-          {live.checkpoints.find((c) => c.checkpointId === forked.forkedFrom)?.step ?? "?"}. Its run continues
-          in the background and the tree follows it.{" "}
+          {live.checkpoints.find((c) => c.checkpointId === forked.forkedFrom)?.number ?? "?"}. Its run
+          continues in the background and the tree follows it.{" "}
           <Link href={`/threads/${threadId}`} className="font-medium underline underline-offset-2">
             Open the thread
           </Link>{" "}

@@ -5,13 +5,25 @@ type Values = Record<string, unknown>;
 
 const record = (v: unknown): Values | null => (v && typeof v === "object" ? (v as Values) : null);
 
+const DECIDED: Record<string, string> = {
+  approve: "Approved",
+  approve_partial: "Approved a smaller amount:",
+  reject: "Rejected",
+};
+
+/** The decision in words, and — when it approved money — whether any was refunded as of this checkpoint. */
 function decisionText(values: Values): string {
   const d = record(values.decision);
   if (!d) return "none yet";
   const by = d.decidedBy === "policy" ? "by policy" : "by an operator";
   const amount =
     typeof d.amountCents === "number" && d.amountCents > 0 ? ` ${formatMoney(d.amountCents)}` : "";
-  return `${String(d.decision)}${amount} (${by})`;
+  const text = `${DECIDED[String(d.decision)] ?? String(d.decision)}${amount} (${by})`;
+  if (d.decision === "reject") return text;
+  const refund = record(values.refund);
+  if (!refund) return `${text}; nothing refunded yet`;
+  if (refund.status === "refused") return `${text}; nothing refunded (beyond what is left of the order)`;
+  return text;
 }
 
 function refundText(values: Values): string {

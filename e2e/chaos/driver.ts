@@ -20,7 +20,9 @@ export function answerFor(pending: PendingInterruptView, orderId: string): unkno
       return { decision: "approve" };
     case "select_option": {
       // How to pay back, who the sender is (an order number typed by an operator), or "reply yourself".
-      const ids = ((pending.payload as { options?: { id: string }[] } | null)?.options ?? []).map((o) => o.id);
+      const ids = ((pending.payload as { options?: { id: string }[] } | null)?.options ?? []).map(
+        (o) => o.id,
+      );
       const pick = ["original_payment", "sender_is_customer", "replied"].find((id) => ids.includes(id));
       return { optionId: pick ?? "original_payment" };
     }

@@ -187,6 +187,7 @@ describe("getThreadHistory on postgres", () => {
     });
     expect(await all(empty.id)).toEqual({
       threadId: empty.id,
+      status: "idle",
       headCheckpointId: null,
       branches: [],
       checkpoints: [],

@@ -30,7 +30,13 @@ export type WrittenBy =
 export interface HistoryCheckpoint {
   checkpointId: string;
   parentCheckpointId: string | null;
+  /** LangGraph's step: counts along one chain, so a fork's branch repeats the numbers of the line it left. */
   step: number | null;
+  /**
+   * Its place in the thread's whole history, oldest first from 1, unique across branches: the step number the
+   * console shows (a fork's checkpoints never share a number with the line it left).
+   */
+  number: number;
   /** LangGraph's `metadata.source`: input | loop | update | fork. */
   source: string | null;
   /** ISO 8601. */
@@ -64,6 +70,8 @@ export interface BranchSummary {
 /** `GET /api/threads/{threadId}/history`. */
 export interface ThreadHistoryView {
   threadId: string;
+  /** The thread's status now (it changes when a fork's run starts, pauses or ends). */
+  status: string;
   /** Null when the thread has no checkpoint yet. */
   headCheckpointId: string | null;
   /** Every chain of the tree (not only those on this page), `main` first. */
@@ -174,18 +182,28 @@ export async function getThreadHistory(
   const thread = await getThread({ db, threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const page = await listCheckpointHistory({ sql, threadId, checkpointNs: "", before, limit });
-  const tree = labelBranches(await listCheckpointLinks({ sql, threadId, checkpointNs: "" }));
+  const links = await listCheckpointLinks({ sql, threadId, checkpointNs: "" });
+  const tree = labelBranches(links);
+  // Checkpoint ids sort in creation order: number them across the whole tree.
+  const numbers = new Map(
+    links
+      .map((l) => l.checkpointId)
+      .sort()
+      .map((id, i) => [id, i + 1]),
+  );
   if (before !== null && !tree.labels.has(before)) {
     throw new AppError("bad_request:history", `before: ${before} is not a checkpoint of thread ${threadId}.`);
   }
   return {
     threadId,
+    status: thread.status,
     headCheckpointId: tree.headCheckpointId,
     branches: tree.branches,
     checkpoints: page.entries.map((e) => ({
       checkpointId: e.checkpointId,
       parentCheckpointId: e.parentCheckpointId,
       step: e.step,
+      number: numbers.get(e.checkpointId) ?? 0,
       source: e.source,
       createdAt: e.createdAt,
       writtenBy: writtenBy(e.source, e.writtenBy),

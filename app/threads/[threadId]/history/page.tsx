@@ -3,7 +3,6 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { HistoryExplorer } from "@/components/history/history-explorer";
 import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
-import { StatusBadge } from "@/components/ui/status-badge";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
@@ -48,7 +47,6 @@ export default async function HistoryPage({
       </nav>
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-2xl font-semibold">History</h1>
-        <StatusBadge status={thread.status} />
         {thread.orderRef && <span className="font-mono text-sm text-slate-700">{thread.orderRef}</span>}
         <Link
           href={`/threads/${threadId}`}
