@@ -131,11 +131,21 @@ export function InboxView({
       <div aria-live="polite" className="sr-only" data-testid="inbox-announcement">
         {live.announcement}
       </div>
-      {live.error && (
-        <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900">
-          Could not refresh the inbox ({live.error}). Showing the last known list; retrying.
-        </p>
-      )}
+      {live.error &&
+        (live.down ? (
+          <p
+            role="status"
+            className="rounded-md bg-amber-50 p-3 text-sm text-amber-900"
+            data-testid="server-down"
+          >
+            Lost the connection to the server. Retrying every few seconds… The list below is the last one
+            received.
+          </p>
+        ) : (
+          <p className="rounded-md bg-amber-50 p-3 text-sm text-amber-900">
+            Could not refresh the inbox ({live.error}). Showing the last known list; retrying.
+          </p>
+        ))}
       {pending && canDecide && (
         <>
           <p className="text-xs text-slate-600 max-sm:hidden">

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorMessage, fetchJson } from "@/components/ui/fetch-json";
 import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/db/queries/inbox";
+import { AppError } from "@/lib/errors";
 import { type InboxParams, inboxSearch } from "./inbox-query";
 
 export type InboxItem = InboxDecisionItem | InboxThreadItem;
@@ -37,6 +38,8 @@ export interface LiveInbox {
   loading: boolean;
   /** The last refresh failed (the rows shown are the last good ones). */
   error: string | null;
+  /** The server did not answer (or failed): the list is the last one received. */
+  down: boolean;
   mode: LiveMode;
   /** Rows that appeared since the previous answer. */
   fresh: ReadonlySet<string>;
@@ -65,6 +68,7 @@ export function useLiveInbox(params: InboxParams, initial: InboxPageData, render
   const [cursors, setCursors] = useState<string[]>([]);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [down, setDown] = useState(false);
   const [mode, setMode] = useState<LiveMode>("connecting");
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
   const [announcement, setAnnouncement] = useState("");
@@ -91,6 +95,7 @@ export function useLiveInbox(params: InboxParams, initial: InboxPageData, render
         const page = await fetchJson<InboxPageData>(`/api/threads?${inboxSearch(params, at)}`, { signal });
         if (signal?.aborted) return false;
         setError(null);
+        setDown(false);
         const sig = signature(page);
         const prev = current.current;
         if (prev.sig === sig) return true;
@@ -99,7 +104,11 @@ export function useLiveInbox(params: InboxParams, initial: InboxPageData, render
         setState(current.current);
         return true;
       } catch (e) {
-        if (!signal?.aborted) setError(errorMessage(e));
+        if (!signal?.aborted) {
+          setError(errorMessage(e));
+          // No answer, or the server failing (5xx): the connection is lost, not the request refused.
+          setDown(!(e instanceof AppError) || e.status >= 500);
+        }
         return false;
       }
     },
@@ -180,6 +189,7 @@ export function useLiveInbox(params: InboxParams, initial: InboxPageData, render
     pageNumber: cursors.length + 1,
     loading,
     error,
+    down,
     mode,
     fresh,
     announcement,

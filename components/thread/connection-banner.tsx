@@ -17,6 +17,16 @@ export function ConnectionBanner({ state, onDismiss }: { state: ThreadState; onD
           server; this page catches up from event {state.lastSeq}.
         </p>
       )}
+      {state.serverDown && state.connection !== "reconnecting" && (
+        <p
+          role="status"
+          className="rounded-md bg-amber-50 p-3 text-sm text-amber-950 ring-1 ring-amber-300"
+          data-testid="server-down"
+        >
+          Lost the connection to the server. Retrying every few seconds… What this page shows may be out of
+          date until it is back.
+        </p>
+      )}
       {state.error && (
         <div
           role="alert"

@@ -110,9 +110,14 @@ export class ThreadConnection {
     if (this.following || this.streaming || document.visibilityState !== "visible") return;
     try {
       await this.refresh();
+      if (this.store.current.serverDown) this.store.update((s) => ({ ...s, serverDown: false }));
       if (this.store.current.activeRunId) void this.follow();
-    } catch {
-      // A missed poll is harmless: the next one, or the operator's next action, reads the view again.
+    } catch (error) {
+      // A refusal (a 4xx) is an answer; no answer at all (network, 5xx) means the server is down: say so, retry.
+      const down = error instanceof StreamBroken || (error instanceof AppError && error.status >= 500);
+      if (down && !this.abort.signal.aborted && !this.store.current.serverDown) {
+        this.store.update((s) => ({ ...s, serverDown: true }));
+      }
     }
   }
 }

@@ -63,6 +63,8 @@ export interface ThreadState {
   sending: boolean;
   connection: ConnectionState;
   reconnectAttempt: number;
+  /** The server stopped answering the page's polls (nothing running): shown until a poll gets through again. */
+  serverDown: boolean;
   /** The last refusal or failure to show the operator. */
   error: { code: string; message: string } | null;
 }
@@ -97,6 +99,7 @@ export function initialThreadState(view: ThreadViewJson): ThreadState {
     sending: false,
     connection: "idle",
     reconnectAttempt: 0,
+    serverDown: false,
     error: null,
   };
 }
