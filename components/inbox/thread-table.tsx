@@ -5,6 +5,9 @@ import type { InboxThreadItem } from "@/lib/db/queries/inbox";
 import { ageText } from "./age";
 import { TableHead } from "./table-head";
 
+// Below 640 px each row is a card in a list (like the decisions' table): no sideways scrolling on a phone.
+const cell = "px-4 py-3 max-sm:p-0";
+
 const COLUMNS = [
   { key: "thread", label: "Thread" },
   { key: "order", label: "Order" },
@@ -25,19 +28,21 @@ export function ThreadTable({
   now: number;
 }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-      <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="thread-table">
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm max-sm:overflow-visible max-sm:border-0 max-sm:bg-transparent max-sm:shadow-none">
+      <table className="min-w-full divide-y divide-slate-200 text-sm max-sm:block" data-testid="thread-table">
         <caption className="sr-only">Threads, most recently updated first</caption>
         <TableHead columns={COLUMNS} />
-        <tbody className="divide-y divide-slate-100">
+        <tbody className="divide-y divide-slate-100 max-sm:block max-sm:space-y-3 max-sm:divide-y-0">
           {items.map(({ thread: t, pendingDecisions }) => (
             <tr
               key={t.threadId}
               data-testid="thread-row"
               data-thread-id={t.threadId}
-              className={fresh.has(t.threadId) ? "bg-amber-50" : "hover:bg-slate-50"}
+              className={`max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-3 max-sm:gap-y-1 max-sm:rounded-lg max-sm:border max-sm:border-slate-200 max-sm:bg-white max-sm:p-3 ${
+                fresh.has(t.threadId) ? "bg-amber-50" : "hover:bg-slate-50"
+              }`}
             >
-              <td className="px-4 py-3">
+              <td className={`${cell} max-sm:w-full max-sm:[overflow-wrap:anywhere]`}>
                 <Link
                   href={`/threads/${t.threadId}`}
                   className="font-medium text-indigo-800 underline-offset-2 hover:underline"
@@ -45,21 +50,21 @@ export function ThreadTable({
                   {t.title}
                 </Link>
               </td>
-              <td className="whitespace-nowrap px-4 py-3 font-mono text-xs text-slate-800">
+              <td className={`${cell} whitespace-nowrap font-mono text-xs text-slate-800`}>
                 {t.orderRef ?? "—"}
               </td>
-              <td className="px-4 py-3">
+              <td className={cell}>
                 <StatusBadge status={t.status} />
               </td>
-              <td className="px-4 py-3 text-slate-800">
+              <td className={`${cell} text-slate-800`}>
                 {pendingDecisions.length === 0
                   ? "—"
                   : pendingDecisions.map((d) => actionLabel(d.action)).join(", ")}
               </td>
-              <td className="whitespace-nowrap px-4 py-3 tabular-nums text-slate-700">
+              <td className={`${cell} whitespace-nowrap tabular-nums text-slate-700`}>
                 {ageText(now - Date.parse(t.updatedAt))} ago
               </td>
-              <td className="whitespace-nowrap px-4 py-3">
+              <td className={`${cell} whitespace-nowrap`}>
                 <Link
                   href={`/threads/${t.threadId}/history`}
                   className="text-indigo-800 underline underline-offset-2"
