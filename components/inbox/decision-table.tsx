@@ -90,7 +90,7 @@ export function DecisionTable({
                 >
                   <TimeLeft ms={leftOf(item)} escalated={d.escalatedAt !== null} />
                 </td>
-                <td className={`${cell} max-sm:w-full`}>
+                <td className={`${cell} max-sm:w-full max-sm:[overflow-wrap:anywhere]`}>
                   <Link
                     href={`/threads/${t.threadId}`}
                     data-testid="inbox-row-link"
