@@ -94,7 +94,7 @@ export async function claimRun({ db, ...request }: ClaimRequest & { db: AppDb })
     if (missing.length > 0) {
       throw new AppError(
         "unprocessable:resume_incomplete",
-        "The resume must answer every pending interrupt.",
+        "Every decision the thread is waiting for must be answered together; some were left out.",
         {
           missing: missing.map((d) => ({ interruptId: d.interruptId, action: d.action })),
         },
@@ -230,7 +230,7 @@ function newInput(
   if (pending.length > 0) {
     throw new AppError(
       "conflict:interrupt_pending",
-      "The thread is waiting for a decision; answer it with `resume` before sending new input.",
+      "The thread is waiting for a decision: take it before sending the agent new input.",
       { interrupts: pending.map((d) => ({ interruptId: d.interruptId, action: d.action })) },
     );
   }
