@@ -18,6 +18,10 @@ test("an idle thread page says the connection is lost while the server does not 
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
   await expect(page.getByTestId("decision-refund_approval")).toBeVisible();
   await expect(page.getByTestId("server-down")).toHaveCount(0);
+  // Idle: the page has read the thread's events and only polls its view now (nothing streams to break).
+  await expect
+    .poll(async () => (await page.getByTestId("thread-page").getAttribute("data-connection")) ?? "idle")
+    .toBe("idle");
 
   const cut = (url: URL) => url.pathname.startsWith(`/api/threads/${threadId}`);
   await page.route(cut, (route) => route.abort("connectionrefused"));

@@ -40,6 +40,7 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
       data-testid="thread-page"
       data-ready={hydrated ? "true" : "false"}
       data-status={state.status}
+      data-connection={state.connection}
       data-last-seq={state.lastSeq}
       data-applied-seqs={state.applied.join(",")}
       data-dropped-seqs={state.dropped}
