@@ -22,7 +22,7 @@ test("a question with no order stays in the inbox as 'Reply to the customer' unt
   await expect(page.getByTestId("inbox")).toHaveAttribute("data-ready", "true");
   const row = page.locator(`[data-testid="inbox-row"][data-thread-id="${threadId}"]`);
   await expect(row).toBeVisible();
-  await checkScreens(page, testInfo, "inbox-reply-task", { overflow: false });
+  await checkScreens(page, testInfo, "inbox-reply-task");
 
   await row.getByTestId("inbox-row-link").click();
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
