@@ -17,8 +17,13 @@ export interface SearchHit {
 }
 
 const ORDER = /^ord-\d{1,10}$/i;
-/** How many word matches a search reads at most before picking the newest. */
-const MAX_MATCHES = 1000;
+/** How many of the newest threads a word search tests first (a word in one ticket of 25 has its 20 there). */
+export const RECENT_WINDOW = 500;
+/**
+ * How many word matches a search reads through the full-text index before it calls the word common. Up to this many,
+ * all of them are read and the newest shown; more, and the newest are found by walking all threads newest first.
+ */
+export const MAX_MATCHES = 1000;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** Words of a free-text query as a prefix tsquery (`refund:* & broke:*`), or null when it has no words. */
@@ -31,22 +36,44 @@ export function prefixQuery(q: string): string | null {
   return words.length ? words.map((w) => `${w}:*`).join(" & ") : null;
 }
 
-/** One way a search can match, as its own statement (merged by {@link searchThreads}). */
+/**
+ * One way a search can match, as its own statements (merged by {@link searchThreads}). Exact lookups have one,
+ * `query`. A word search has up to three, each answering exactly (the newest `limit` of all matches) or handing on:
+ * 1. `query` tests the newest {@link RECENT_WINDOW} threads' stored vectors, newest first: `limit` hits there are the
+ *    answer (any newer match would be in the window) — the usual case for a common word, a few hundred rows read.
+ * 2. `probe` reads at most `maxMatches + 1` matches through the GIN index and, when that was all of them, answers the
+ *    newest (its first row's `matches` is the count; a row of nulls when nothing matched) — rare words.
+ * 3. `common` — only for a word with more matches than that, few of them recent — walks all threads newest first.
+ * Never a sort of every match of a common word, never the newest of an arbitrary sample.
+ */
 export interface SearchBranch {
   matched: "thread" | "order" | "email" | "name" | "text";
   query: SQL;
+  probe?: SQL;
+  common?: SQL;
 }
 
 const hitColumns = sql`t.id AS "threadId", t.title, t.status, t.order_ref AS "orderRef",
   o.customer_name AS "customerName", o.customer_email AS "customerEmail",
   to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
+const newest = sql`t.updated_at DESC, t.id DESC`;
 
 /**
  * The statements of a search, best kind of match first: thread id, order number, customer email (exact), customer
- * name, words of the ticket (full text, word prefixes, the 'simple' configuration). Each is its own statement with
- * its own plan; an order number or an email is only looked up exactly.
+ * name, words of the ticket (full text on stored vectors, word prefixes, the 'simple' configuration). Each is its own
+ * statement with its own plan; an order number or an email is only looked up exactly.
  */
-export function buildSearchQueries({ q, limit }: { q: string; limit: number }): SearchBranch[] {
+export function buildSearchQueries({
+  q,
+  limit,
+  maxMatches = MAX_MATCHES,
+  recentWindow = RECENT_WINDOW,
+}: {
+  q: string;
+  limit: number;
+  maxMatches?: number;
+  recentWindow?: number;
+}): SearchBranch[] {
   const text = q.trim();
   const words = prefixQuery(text);
   const from = sql`FROM threads t LEFT JOIN orders o ON o.id = t.order_ref`;
@@ -57,7 +84,7 @@ export function buildSearchQueries({ q, limit }: { q: string; limit: number }): 
     const order = text.toUpperCase();
     branches.push({
       matched: "order",
-      query: sql`SELECT ${hitColumns} ${from} WHERE t.order_ref = ${order} ORDER BY t.updated_at DESC LIMIT ${limit}`,
+      query: sql`SELECT ${hitColumns} ${from} WHERE t.order_ref = ${order} ORDER BY ${newest} LIMIT ${limit}`,
     });
     branches.push({
       matched: "order",
@@ -68,29 +95,40 @@ export function buildSearchQueries({ q, limit }: { q: string; limit: number }): 
     branches.push({
       matched: "email",
       query: sql`SELECT ${hitColumns} FROM orders o JOIN threads t ON t.order_ref = o.id
-        WHERE lower(o.customer_email) = lower(${text}) ORDER BY t.updated_at DESC LIMIT ${limit}`,
+        WHERE lower(o.customer_email) = lower(${text}) ORDER BY ${newest} LIMIT ${limit}`,
     });
   } else if (words) {
-    // Matches are read through the GIN index, at most MAX_MATCHES of them (a word in every tenth ticket must not
-    // sort ten thousand rows), and the newest of those are shown. A materialized CTE keeps the planner from walking
-    // the recency index instead, which it prefers for prefix queries it cannot estimate — and which reads the whole
-    // table for a rare word.
+    const tsq = sql`to_tsquery('simple', ${words})`;
+    const recent = sql`(SELECT * FROM threads t ORDER BY ${newest} LIMIT ${recentWindow}) t`;
+    // The materialized CTE keeps the planner on the GIN index (it cannot estimate a prefix query, and would rather
+    // walk the recency index, which reads the whole table for a rare word); reading stops after maxMatches + 1. The
+    // hits are read only when that was every match (a one-time filter: not run otherwise).
+    const probe = (matches: SQL, hits: SQL) => sql`WITH m AS MATERIALIZED (${matches} LIMIT ${maxMatches + 1})
+      SELECT c.matches, h.* FROM (SELECT count(*)::int AS matches FROM m) c
+      LEFT JOIN LATERAL (${hits} AND c.matches <= ${maxMatches} ORDER BY ${newest} LIMIT ${limit}) h ON true`;
     branches.push({
       matched: "name",
-      query: sql`WITH m AS MATERIALIZED (
-          SELECT id FROM orders WHERE to_tsvector('simple', customer_name) @@ to_tsquery('simple', ${words})
-          LIMIT ${MAX_MATCHES})
-        SELECT ${hitColumns} FROM m JOIN orders o ON o.id = m.id JOIN threads t ON t.order_ref = o.id
-        ORDER BY t.updated_at DESC LIMIT ${limit}`,
+      // Each recent thread's order by its key (LIMIT 1 keeps the planner from hashing every order of the name).
+      query: sql`SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email FROM orders
+          WHERE id = t.order_ref AND name_tsv @@ ${tsq} LIMIT 1) o ON true
+        ORDER BY ${newest} LIMIT ${limit}`,
+      probe: probe(
+        sql`SELECT id, customer_name, customer_email FROM orders WHERE name_tsv @@ ${tsq}`,
+        sql`SELECT ${hitColumns} FROM m o JOIN threads t ON t.order_ref = o.id WHERE true`,
+      ),
+      common: sql`SELECT ${hitColumns} FROM threads t JOIN orders o ON o.id = t.order_ref
+        WHERE o.name_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
     });
     branches.push({
       matched: "text",
-      query: sql`WITH m AS MATERIALIZED (
-          SELECT id FROM threads
-          WHERE to_tsvector('simple', title || ' ' || customer_message) @@ to_tsquery('simple', ${words})
-          LIMIT ${MAX_MATCHES})
-        SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.order_ref
-        ORDER BY t.updated_at DESC LIMIT ${limit}`,
+      query: sql`SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.order_ref
+        WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
+      probe: probe(
+        sql`SELECT id FROM threads WHERE search_tsv @@ ${tsq}`,
+        sql`SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.order_ref
+          WHERE true`,
+      ),
+      common: sql`SELECT ${hitColumns} ${from} WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
     });
   }
   return branches;
@@ -100,19 +138,41 @@ function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }
 
+type HitRow = Omit<SearchHit, "matched">;
+
+/** A branch's rows, through as many of its statements as it takes (see {@link SearchBranch}). */
+async function runBranch(
+  db: Queryable,
+  branch: SearchBranch,
+  { limit, maxMatches }: { limit: number; maxMatches: number },
+): Promise<HitRow[]> {
+  const rows = rowsOf<HitRow>(await db.execute(branch.query));
+  if (!branch.probe || rows.length >= limit) return rows;
+  const probed = rowsOf<HitRow & { matches: number }>(await db.execute(branch.probe));
+  if (branch.common && (probed[0]?.matches ?? 0) > maxMatches) {
+    return rowsOf<HitRow>(await db.execute(branch.common));
+  }
+  return probed.filter((r) => r.threadId !== null).map(({ matches: _matches, ...hit }) => hit);
+}
+
 /** Threads matching `q`, best kind of match first, then newest-updated; each thread once. */
 export async function searchThreads({
   db,
   q,
   limit = 20,
+  maxMatches = MAX_MATCHES,
+  recentWindow = RECENT_WINDOW,
 }: {
   db: Queryable;
   q: string;
   limit?: number;
+  /** See {@link MAX_MATCHES} and {@link RECENT_WINDOW} (tests lower them). */
+  maxMatches?: number;
+  recentWindow?: number;
 }): Promise<SearchHit[]> {
   const hits = new Map<string, SearchHit>();
-  for (const branch of buildSearchQueries({ q, limit })) {
-    for (const row of rowsOf<Omit<SearchHit, "matched">>(await db.execute(branch.query))) {
+  for (const branch of buildSearchQueries({ q, limit, maxMatches, recentWindow })) {
+    for (const row of await runBranch(db, branch, { limit, maxMatches })) {
       if (!hits.has(row.threadId)) hits.set(row.threadId, { ...row, matched: branch.matched });
     }
     if (hits.size >= limit) break;
