@@ -172,7 +172,13 @@ describe.each<Backend>(["pglite", "postgres"])("queue queries on %s", (kind) => 
     const as = (matched: string) => newest.map((id) => `${id} ${matched}`);
     // Each way a word search can answer: among the newest threads; all matches read through the index (few of them);
     // the recency walk (many, few recent). The same newest 20 every time.
-    for (const options of [{}, { recentWindow: 10 }, { recentWindow: 10, maxMatches: 50 }]) {
+    const paths = [
+      {},
+      { recentWindow: 10, maxMatches: 5000 },
+      { recentWindow: 10 },
+      { recentWindow: 10, maxMatches: 50 },
+    ];
+    for (const options of paths) {
       expect(await found("gizmo", options), JSON.stringify(options)).toEqual(as("text"));
       expect(await found("zora", options), JSON.stringify(options)).toEqual(as("name"));
     }

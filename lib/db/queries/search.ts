@@ -37,19 +37,19 @@ export function prefixQuery(q: string): string | null {
 }
 
 /**
- * One way a search can match, as its own statements (merged by {@link searchThreads}). Exact lookups have one,
- * `query`. A word search has up to three, each answering exactly (the newest `limit` of all matches) or handing on:
+ * One way a search can match, as its own statement (merged by {@link searchThreads}). A word search answers exactly —
+ * the newest `limit` of all matches, never of a sample, never by sorting every match of a common word — in one
+ * statement, or two for a word with many matches few of which are recent:
  * 1. `query` tests the newest {@link RECENT_WINDOW} threads' stored vectors, newest first: `limit` hits there are the
- *    answer (any newer match would be in the window) — the usual case for a common word, a few hundred rows read.
- * 2. `probe` reads at most `maxMatches + 1` matches through the GIN index and, when that was all of them, answers the
- *    newest (its first row's `matches` is the count; a row of nulls when nothing matched) — rare words.
- * 3. `common` — only for a word with more matches than that, few of them recent — walks all threads newest first.
- * Never a sort of every match of a common word, never the newest of an arbitrary sample.
+ *    answer (any newer match would be in the window) — a common word or name, a few hundred rows read. Only when
+ *    there are fewer (a one-time filter: not run otherwise) does the same statement read at most `maxMatches + 1`
+ *    matches through the GIN index and, when that was all of them, answer the newest — rare words. Its rows say
+ *    which: `matches` is null for the window's hits, the count for the index read's (a row of nulls when none).
+ * 2. `common`, when the index read found more than `maxMatches`, walks all threads newest first to the limit.
  */
 export interface SearchBranch {
   matched: "thread" | "order" | "email" | "name" | "text";
   query: SQL;
-  probe?: SQL;
   common?: SQL;
 }
 
@@ -75,7 +75,7 @@ export function buildSearchQueries({
   recentWindow?: number;
 }): SearchBranch[] {
   const text = q.trim();
-  const words = prefixQuery(text);
+  const terms = prefixQuery(text);
   const from = sql`FROM threads t LEFT JOIN orders o ON o.id = t.order_ref`;
   const branches: SearchBranch[] = [
     { matched: "thread", query: sql`SELECT ${hitColumns} ${from} WHERE t.id = ${text}` },
@@ -97,22 +97,27 @@ export function buildSearchQueries({
       query: sql`SELECT ${hitColumns} FROM orders o JOIN threads t ON t.order_ref = o.id
         WHERE lower(o.customer_email) = lower(${text}) ORDER BY ${newest} LIMIT ${limit}`,
     });
-  } else if (words) {
-    const tsq = sql`to_tsquery('simple', ${words})`;
+  } else if (terms) {
+    const tsq = sql`to_tsquery('simple', ${terms})`;
     const recent = sql`(SELECT * FROM threads t ORDER BY ${newest} LIMIT ${recentWindow}) t`;
-    // The materialized CTE keeps the planner on the GIN index (it cannot estimate a prefix query, and would rather
-    // walk the recency index, which reads the whole table for a rare word); reading stops after maxMatches + 1. The
-    // hits are read only when that was every match (a one-time filter: not run otherwise).
-    const probe = (matches: SQL, hits: SQL) => sql`WITH m AS MATERIALIZED (${matches} LIMIT ${maxMatches + 1})
+    // The index read is a materialized CTE so the planner stays on the GIN index (it cannot estimate a prefix query,
+    // and would rather walk the recency index, which reads the whole table for a rare word); it stops after
+    // maxMatches + 1, and its hits are read only when that was every match.
+    const wordSearch = (window: SQL, matches: SQL, hits: SQL) => sql`WITH w AS MATERIALIZED (${window}),
+        enough AS MATERIALIZED (SELECT count(*) >= ${limit} AS yes FROM w),
+        m AS MATERIALIZED (${matches} AND NOT (SELECT yes FROM enough) LIMIT ${maxMatches + 1})
+      SELECT NULL::int AS matches, w.* FROM w WHERE (SELECT yes FROM enough)
+      UNION ALL
       SELECT c.matches, h.* FROM (SELECT count(*)::int AS matches FROM m) c
-      LEFT JOIN LATERAL (${hits} AND c.matches <= ${maxMatches} ORDER BY ${newest} LIMIT ${limit}) h ON true`;
+        LEFT JOIN LATERAL (${hits} AND c.matches <= ${maxMatches} ORDER BY ${newest} LIMIT ${limit}) h ON true
+      WHERE NOT (SELECT yes FROM enough)`;
     branches.push({
       matched: "name",
-      // Each recent thread's order by its key (LIMIT 1 keeps the planner from hashing every order of the name).
-      query: sql`SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email FROM orders
-          WHERE id = t.order_ref AND name_tsv @@ ${tsq} LIMIT 1) o ON true
-        ORDER BY ${newest} LIMIT ${limit}`,
-      probe: probe(
+      query: wordSearch(
+        // Each recent thread's order by its key (LIMIT 1 keeps the planner from hashing every order of the name).
+        sql`SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email FROM orders
+            WHERE id = t.order_ref AND name_tsv @@ ${tsq} LIMIT 1) o ON true
+          ORDER BY ${newest} LIMIT ${limit}`,
         sql`SELECT id, customer_name, customer_email FROM orders WHERE name_tsv @@ ${tsq}`,
         sql`SELECT ${hitColumns} FROM m o JOIN threads t ON t.order_ref = o.id WHERE true`,
       ),
@@ -121,9 +126,9 @@ export function buildSearchQueries({
     });
     branches.push({
       matched: "text",
-      query: sql`SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.order_ref
-        WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
-      probe: probe(
+      query: wordSearch(
+        sql`SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.order_ref
+          WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
         sql`SELECT id FROM threads WHERE search_tsv @@ ${tsq}`,
         sql`SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.order_ref
           WHERE true`,
@@ -140,19 +145,14 @@ function rowsOf<T>(result: unknown): T[] {
 
 type HitRow = Omit<SearchHit, "matched">;
 
-/** A branch's rows, through as many of its statements as it takes (see {@link SearchBranch}). */
-async function runBranch(
-  db: Queryable,
-  branch: SearchBranch,
-  { limit, maxMatches }: { limit: number; maxMatches: number },
-): Promise<HitRow[]> {
-  const rows = rowsOf<HitRow>(await db.execute(branch.query));
-  if (!branch.probe || rows.length >= limit) return rows;
-  const probed = rowsOf<HitRow & { matches: number }>(await db.execute(branch.probe));
-  if (branch.common && (probed[0]?.matches ?? 0) > maxMatches) {
+/** A branch's rows: its statement's, or the common-word walk's (see {@link SearchBranch}). */
+async function runBranch(db: Queryable, branch: SearchBranch, maxMatches: number): Promise<HitRow[]> {
+  const rows = rowsOf<HitRow & { matches?: number | null }>(await db.execute(branch.query));
+  const matches = rows[0]?.matches;
+  if (branch.common && typeof matches === "number" && matches > maxMatches) {
     return rowsOf<HitRow>(await db.execute(branch.common));
   }
-  return probed.filter((r) => r.threadId !== null).map(({ matches: _matches, ...hit }) => hit);
+  return rows.filter((r) => r.threadId !== null).map(({ matches: _matches, ...hit }) => hit);
 }
 
 /** Threads matching `q`, best kind of match first, then newest-updated; each thread once. */
@@ -172,7 +172,7 @@ export async function searchThreads({
 }): Promise<SearchHit[]> {
   const hits = new Map<string, SearchHit>();
   for (const branch of buildSearchQueries({ q, limit, maxMatches, recentWindow })) {
-    for (const row of await runBranch(db, branch, { limit, maxMatches })) {
+    for (const row of await runBranch(db, branch, maxMatches)) {
       if (!hits.has(row.threadId)) hits.set(row.threadId, { ...row, matched: branch.matched });
     }
     if (hits.size >= limit) break;
