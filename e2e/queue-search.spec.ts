@@ -63,6 +63,7 @@ test("at 390 px the header still has the one search box: it finds a thread by or
 test("axe: no serious or critical violations on the queue views and search; the inbox is a list at 360 px", async ({
   page,
 }) => {
+  test.slow(); // axe over four inbox views of up to 200 rows: 57 s of the 60 s budget on a loaded machine
   const [order] = await lateOrders(7510, 1, 2950);
   const threadId = await pausedThread(page, `Refund ${order}, broken on arrival.`, { orderRef: order });
   for (const search of ["limit=200", "assigned=me", "assigned=none&limit=200", "escalated=true"]) {
