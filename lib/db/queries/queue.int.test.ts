@@ -167,14 +167,16 @@ describe.each<Backend>(["pglite", "postgres"])("queue queries on %s", (kind) => 
        FROM generate_series(1, 1200) AS g`,
     );
     const newest = Array.from({ length: 20 }, (_, i) => `g-${String(1200 - i).padStart(4, "0")}`);
-    const found = async (q: string, options: { maxMatches?: number; recentWindow?: number } = {}) =>
-      (await searchThreads({ db, q, ...options })).map((h) => `${h.threadId} ${h.matched}`);
+    const found = async (
+      q: string,
+      options: { maxMatches?: number; nameMatches?: number; recentWindow?: number } = {},
+    ) => (await searchThreads({ db, q, ...options })).map((h) => `${h.threadId} ${h.matched}`);
     const as = (matched: string) => newest.map((id) => `${id} ${matched}`);
     // Each way a word search can answer: among the newest threads; all matches read through the index (few of them);
-    // the recency walk (many, few recent). The same newest 20 every time.
+    // the walk of all threads (many, few recent). The same newest 20 every time, for words and for names.
     const paths = [
       {},
-      { recentWindow: 10, maxMatches: 5000 },
+      { recentWindow: 10, maxMatches: 5000, nameMatches: 5000 },
       { recentWindow: 10 },
       { recentWindow: 10, maxMatches: 50 },
     ];

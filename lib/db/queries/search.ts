@@ -24,6 +24,11 @@ export const RECENT_WINDOW = 500;
  * all of them are read and the newest shown; more, and the newest are found by walking all threads newest first.
  */
 export const MAX_MATCHES = 1000;
+/**
+ * A customer name's matches are read through its index first, up to this many: testing the newest threads' names
+ * costs a lookup of each one's order, which a rare name (or a word that is nobody's name) should not pay.
+ */
+export const NAME_MATCHES = 200;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** Words of a free-text query as a prefix tsquery (`refund:* & broke:*`), or null when it has no words. */
@@ -39,13 +44,15 @@ export function prefixQuery(q: string): string | null {
 /**
  * One way a search can match, as its own statement (merged by {@link searchThreads}). A word search answers exactly —
  * the newest `limit` of all matches, never of a sample, never by sorting every match of a common word — in one
- * statement, or two for a word with many matches few of which are recent:
- * 1. `query` tests the newest {@link RECENT_WINDOW} threads' stored vectors, newest first: `limit` hits there are the
- *    answer (any newer match would be in the window) — a common word or name, a few hundred rows read. Only when
- *    there are fewer (a one-time filter: not run otherwise) does the same statement read at most `maxMatches + 1`
- *    matches through the GIN index and, when that was all of them, answer the newest — rare words. Its rows say
- *    which: `matches` is null for the window's hits, the count for the index read's (a row of nulls when none).
- * 2. `common`, when the index read found more than `maxMatches`, walks all threads newest first to the limit.
+ * statement, or two when a word has many matches few of which are recent. Its statement has two parts, the second
+ * behind a one-time filter (not run at all when the first answered):
+ * - the index read: at most N + 1 matches through the GIN index; when that was all of them, the newest are the answer
+ *   (`capped` false; a row of nulls when nothing matched) — rare words;
+ * - the recent window: the newest {@link RECENT_WINDOW} threads tested newest first; `limit` hits there are the
+ *   answer (any newer match would be in the window; `capped` null) — a common word or name, a few hundred rows.
+ * Words of the ticket try the window first (a stored vector per row: cheap), names the index read first (a window row
+ * costs its order's lookup). When neither answered (`capped` true, or fewer than `limit` window rows), `common` walks
+ * all threads newest first to the limit.
  */
 export interface SearchBranch {
   matched: "thread" | "order" | "email" | "name" | "text";
@@ -67,11 +74,13 @@ export function buildSearchQueries({
   q,
   limit,
   maxMatches = MAX_MATCHES,
+  nameMatches = NAME_MATCHES,
   recentWindow = RECENT_WINDOW,
 }: {
   q: string;
   limit: number;
   maxMatches?: number;
+  nameMatches?: number;
   recentWindow?: number;
 }): SearchBranch[] {
   const text = q.trim();
@@ -100,39 +109,52 @@ export function buildSearchQueries({
   } else if (terms) {
     const tsq = sql`to_tsquery('simple', ${terms})`;
     const recent = sql`(SELECT * FROM threads t ORDER BY ${newest} LIMIT ${recentWindow}) t`;
-    // The index read is a materialized CTE so the planner stays on the GIN index (it cannot estimate a prefix query,
-    // and would rather walk the recency index, which reads the whole table for a rare word); it stops after
-    // maxMatches + 1, and its hits are read only when that was every match.
-    const wordSearch = (window: SQL, matches: SQL, hits: SQL) => sql`WITH w AS MATERIALIZED (${window}),
-        enough AS MATERIALIZED (SELECT count(*) >= ${limit} AS yes FROM w),
-        m AS MATERIALIZED (${matches} AND NOT (SELECT yes FROM enough) LIMIT ${maxMatches + 1})
-      SELECT NULL::int AS matches, w.* FROM w WHERE (SELECT yes FROM enough)
-      UNION ALL
-      SELECT c.matches, h.* FROM (SELECT count(*)::int AS matches FROM m) c
-        LEFT JOIN LATERAL (${hits} AND c.matches <= ${maxMatches} ORDER BY ${newest} LIMIT ${limit}) h ON true
-      WHERE NOT (SELECT yes FROM enough)`;
+    // The index read: `every` match, planned as a whole (so through the GIN index: with the LIMIT inside, a small cap
+    // made the planner - who cannot estimate a prefix query - prefer a sequential scan, and it would rather walk the
+    // recency index too; both read the whole table for a rare word), read as far as `m` needs: cap + 1 rows. Its hits
+    // are read only when that was every match.
+    const indexRead = (hits: SQL, cap: number, gate: SQL) => sql`
+      SELECT c.matches > ${cap} AS capped, h.* FROM (SELECT count(*)::int AS matches FROM m) c
+        LEFT JOIN LATERAL (${hits} AND c.matches <= ${cap} ORDER BY ${newest} LIMIT ${limit}) h ON true
+      WHERE ${gate}`;
+    // Names: the index read first, then the window when the name is common (each recent thread's order looked up by
+    // its key; LIMIT 1 keeps the planner from hashing every order of the name instead).
+    const nameCap = Math.min(maxMatches, nameMatches);
+    const nameMatch = sql`SELECT id, customer_name, customer_email FROM orders WHERE name_tsv @@ ${tsq}`;
     branches.push({
       matched: "name",
-      query: wordSearch(
-        // Each recent thread's order by its key (LIMIT 1 keeps the planner from hashing every order of the name).
-        sql`SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email FROM orders
-            WHERE id = t.order_ref AND name_tsv @@ ${tsq} LIMIT 1) o ON true
-          ORDER BY ${newest} LIMIT ${limit}`,
-        sql`SELECT id, customer_name, customer_email FROM orders WHERE name_tsv @@ ${tsq}`,
-        sql`SELECT ${hitColumns} FROM m o JOIN threads t ON t.order_ref = o.id WHERE true`,
-      ),
+      query: sql`WITH every AS MATERIALIZED (${nameMatch}),
+          m AS MATERIALIZED (SELECT * FROM every LIMIT ${nameCap + 1}),
+          few AS MATERIALIZED (SELECT count(*) <= ${nameCap} AS yes FROM m)
+        ${indexRead(
+          sql`SELECT ${hitColumns} FROM m o JOIN threads t ON t.order_ref = o.id WHERE true`,
+          nameCap,
+          sql`(SELECT yes FROM few)`,
+        )}
+        UNION ALL
+        SELECT NULL::boolean, w.* FROM (
+          SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email FROM orders
+              WHERE id = t.order_ref AND name_tsv @@ ${tsq} LIMIT 1) o ON true
+          WHERE NOT (SELECT yes FROM few) ORDER BY ${newest} LIMIT ${limit}) w`,
       common: sql`SELECT ${hitColumns} FROM threads t JOIN orders o ON o.id = t.order_ref
         WHERE o.name_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
     });
+    // Words of the ticket: the window first, then the index read when the window had fewer than a page.
     branches.push({
       matched: "text",
-      query: wordSearch(
-        sql`SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.order_ref
-          WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
-        sql`SELECT id FROM threads WHERE search_tsv @@ ${tsq}`,
-        sql`SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.order_ref
-          WHERE true`,
-      ),
+      query: sql`WITH w AS MATERIALIZED (SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.order_ref
+            WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}),
+          enough AS MATERIALIZED (SELECT count(*) >= ${limit} AS yes FROM w),
+          every AS MATERIALIZED (SELECT id FROM threads WHERE search_tsv @@ ${tsq} AND NOT (SELECT yes FROM enough)),
+          m AS MATERIALIZED (SELECT * FROM every LIMIT ${maxMatches + 1})
+        SELECT NULL::boolean AS capped, w.* FROM w WHERE (SELECT yes FROM enough)
+        UNION ALL
+        ${indexRead(
+          sql`SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.order_ref
+            WHERE true`,
+          maxMatches,
+          sql`NOT (SELECT yes FROM enough)`,
+        )}`,
       common: sql`SELECT ${hitColumns} ${from} WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
     });
   }
@@ -145,14 +167,13 @@ function rowsOf<T>(result: unknown): T[] {
 
 type HitRow = Omit<SearchHit, "matched">;
 
-/** A branch's rows: its statement's, or the common-word walk's (see {@link SearchBranch}). */
-async function runBranch(db: Queryable, branch: SearchBranch, maxMatches: number): Promise<HitRow[]> {
-  const rows = rowsOf<HitRow & { matches?: number | null }>(await db.execute(branch.query));
-  const matches = rows[0]?.matches;
-  if (branch.common && typeof matches === "number" && matches > maxMatches) {
-    return rowsOf<HitRow>(await db.execute(branch.common));
-  }
-  return rows.filter((r) => r.threadId !== null).map(({ matches: _matches, ...hit }) => hit);
+/** A branch's rows: its statement's, or the walk's when the statement could not answer (see {@link SearchBranch}). */
+async function runBranch(db: Queryable, branch: SearchBranch, limit: number): Promise<HitRow[]> {
+  const rows = rowsOf<HitRow & { capped?: boolean | null }>(await db.execute(branch.query));
+  const capped = rows[0]?.capped;
+  const answered = capped === false || (capped == null && rows.length >= limit);
+  if (branch.common && !answered) return rowsOf<HitRow>(await db.execute(branch.common));
+  return rows.filter((r) => r.threadId !== null).map(({ capped: _capped, ...hit }) => hit);
 }
 
 /** Threads matching `q`, best kind of match first, then newest-updated; each thread once. */
@@ -161,18 +182,20 @@ export async function searchThreads({
   q,
   limit = 20,
   maxMatches = MAX_MATCHES,
+  nameMatches = NAME_MATCHES,
   recentWindow = RECENT_WINDOW,
 }: {
   db: Queryable;
   q: string;
   limit?: number;
-  /** See {@link MAX_MATCHES} and {@link RECENT_WINDOW} (tests lower them). */
+  /** See {@link MAX_MATCHES}, {@link NAME_MATCHES} and {@link RECENT_WINDOW} (tests change them). */
   maxMatches?: number;
+  nameMatches?: number;
   recentWindow?: number;
 }): Promise<SearchHit[]> {
   const hits = new Map<string, SearchHit>();
-  for (const branch of buildSearchQueries({ q, limit, maxMatches, recentWindow })) {
-    for (const row of await runBranch(db, branch, maxMatches)) {
+  for (const branch of buildSearchQueries({ q, limit, maxMatches, nameMatches, recentWindow })) {
+    for (const row of await runBranch(db, branch, limit)) {
       if (!hits.has(row.threadId)) hits.set(row.threadId, { ...row, matched: branch.matched });
     }
     if (hits.size >= limit) break;
