@@ -44,7 +44,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to main content
         </a>
         <header className="border-b border-slate-200 bg-white">
-          <div className="mx-auto flex max-w-6xl items-center gap-4 px-4 py-3 sm:gap-6 sm:px-6">
+          <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:gap-x-6 sm:px-6">
             <Link href="/" className="shrink-0 font-semibold text-slate-900">
               Refund console
             </Link>
@@ -53,8 +53,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 <nav aria-label="Main" className="hidden items-center gap-2 md:flex">
                   <MainLinks role={user.role} />
                 </nav>
-                {/* One search box (its id is the page's): in the bar from md up. */}
-                <div className="hidden md:block">
+                {/* One search box at every width (its id is the page's): in the bar from md up, below md a row of
+                    its own under the logo and the menu, so search is one tap away on a phone too. */}
+                <div className="order-last w-full md:order-none md:w-auto">
                   <SearchBox />
                 </div>
                 <div

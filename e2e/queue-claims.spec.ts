@@ -1,3 +1,4 @@
+import type { Page } from "@playwright/test";
 import { apiAs, emailOf, expect, pausedThread, test, threadState } from "./fixtures";
 import { inboxRow, lateOrders, openLiveInbox, pageAs } from "./support/queue";
 
@@ -65,6 +66,66 @@ test("A claims, B sees it within 1 s and must take over to answer; A's decision 
   expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(
     true,
   );
+  await a.context().close();
+});
+
+test("the thread page: A's claim shows on B's answer buttons within 1 s; B must take over to answer", async ({
+  page,
+  browser,
+}) => {
+  const [order] = await lateOrders(7120, 1, 3900);
+  const threadId = await pausedThread(page, `The lamp from ${order} arrived broken. Refund please.`, {
+    orderRef: order,
+  });
+  const interruptId = (await threadState(page, threadId)).pendingInterrupts[0].interruptId as string;
+  const card = (p: Page) =>
+    p.locator(`[data-testid="decision-refund_approval"][data-interrupt-id="${interruptId}"]`);
+  const openThread = async (p: Page) => {
+    await p.goto(`/threads/${threadId}`);
+    await expect(p.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+    await expect(p.getByTestId("thread-page")).toHaveAttribute("data-claims-live", "true");
+  };
+
+  const a = await pageAs(browser, "operator");
+  await openThread(page);
+  await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+  await expect(card(page).getByTestId("thread-claim")).toHaveCount(0);
+  await expect(card(page).getByTestId("approve")).toBeEnabled();
+
+  // A claims (from the inbox, as another tab would): B's buttons say who handles it, with no reload.
+  await openLiveInbox(a);
+  await inboxRow(a, threadId).getByTestId("claim-button").click();
+  await expect(card(page).getByTestId("thread-claim")).toContainText(
+    `Being handled by ${emailOf("operator")} since`,
+    { timeout: LIVE_MS },
+  );
+  await expect(card(page).getByTestId("thread-claim")).toContainText("take over to answer");
+  await expect(card(page).getByTestId("approve")).toBeDisabled();
+  await expect(card(page).getByTestId("reject")).toBeDisabled();
+
+  // A on the thread page sees the item as theirs; B takes over, and A's page says so within 1 s.
+  await openThread(a);
+  await expect(card(a).getByTestId("thread-claim")).toContainText("You are handling this since");
+  await expect(card(a).getByTestId("approve")).toBeEnabled();
+  await card(page).getByTestId("thread-take-over").click();
+  await expect(card(page).getByTestId("thread-claim")).toContainText("You are handling this since");
+  await expect(card(page).getByTestId("approve")).toBeEnabled();
+  await expect(card(a).getByTestId("thread-claim")).toContainText(
+    `Being handled by ${emailOf("supervisor")}`,
+    {
+      timeout: LIVE_MS,
+    },
+  );
+  await expect(card(a).getByTestId("approve")).toBeDisabled();
+
+  // B answers; the decision releases the claim.
+  await card(page).getByTestId("approve").click();
+  await expect.poll(async () => (await threadState(page, threadId)).pendingInterrupts.length).toBe(0);
+  expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(
+    true,
+  );
+  const claims = await (await page.request.get(`/api/inbox/claims?threadId=${threadId}`)).json();
+  expect(claims.claims).toEqual([]);
   await a.context().close();
 });
 

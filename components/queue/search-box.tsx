@@ -1,8 +1,11 @@
-/** The search box of the header: a plain GET form to /search (works before hydration, and with the keyboard). */
+/**
+ * The search box of the header — the only one on the page, at every width (two would share the id and every locator):
+ * a plain GET form to /search (works before hydration, and with the keyboard).
+ */
 export function SearchBox() {
   return (
     <search>
-      <form action="/search" method="get" className="flex items-center gap-1" data-testid="search-box">
+      <form action="/search" method="get" className="flex w-full items-center gap-1" data-testid="search-box">
         <label htmlFor="site-search" className="sr-only">
           Search threads by order, customer or text
         </label>
@@ -13,7 +16,7 @@ export function SearchBox() {
           required
           maxLength={200}
           placeholder="Order, email, name…"
-          className="w-40 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 placeholder:text-slate-500 sm:w-56"
+          className="min-w-0 flex-1 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 placeholder:text-slate-500 md:w-56 md:flex-none"
           data-testid="search-input"
         />
         <button

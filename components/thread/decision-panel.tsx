@@ -8,6 +8,8 @@ import { Button } from "@/components/ui/button";
 import { LocalTime } from "@/components/ui/local-time";
 import { humanizeStep } from "@/components/ui/status-badge";
 import { hasRole } from "@/lib/auth/roles";
+import type { ClaimView } from "@/lib/db/queries/claims";
+import { ClaimNotice } from "./claim-notice";
 import { DecidedElsewhere } from "./decided-elsewhere";
 import type { ThreadState } from "./thread-state";
 
@@ -26,16 +28,23 @@ export function DecisionPanel({
   send,
   decide,
   refusals = {},
+  claims = {},
+  onClaimChange = () => {},
 }: {
   /** Per pending interrupt id, why this operator may not give the acting answer (`mayDecide`). */
   refusals?: Record<string, string>;
+  /** Per pending interrupt id, who is handling it (live claims). */
+  claims?: Record<string, ClaimView>;
+  /** This operator took a claim over: read the claims again. */
+  onClaimChange?: () => void;
   state: ThreadState;
   actor: string;
   send: Send;
   decide: Decide;
 }) {
   const [answers, setAnswers] = useState<Record<string, unknown>>({});
-  const canDecide = hasRole(useUser()?.role, "operator");
+  const user = useUser();
+  const canDecide = hasRole(user?.role, "operator");
   const container = useRef<HTMLDivElement>(null);
   const pendingKey = state.pending.map((p) => p.interruptId).join(",");
   const shownKey = useRef(pendingKey);
@@ -83,6 +92,9 @@ export function DecisionPanel({
           const open = state.pending.filter(
             (p) => !p.answeredBy && p.interruptId !== item.interruptId,
           ).length;
+          // Someone else's claim closes the form until this operator takes it over.
+          const claim = canDecide && !item.answeredBy ? claims[item.interruptId] : undefined;
+          const mine = claim?.userId === user?.id;
           return (
             <DecisionCard
               key={item.interruptId}
@@ -94,6 +106,7 @@ export function DecisionPanel({
                 state.status === "needs_attention" ||
                 state.sending ||
                 queued ||
+                Boolean(claim && !mine) ||
                 Boolean(item.answeredBy) ||
                 state.ownIds.includes(item.interruptId)
               }
@@ -105,6 +118,8 @@ export function DecisionPanel({
                   <QueuedNotice
                     onChange={() => setAnswers(({ [item.interruptId]: _dropped, ...rest }) => rest)}
                   />
+                ) : claim ? (
+                  <ClaimNotice claim={claim} mine={mine} onTakenOver={onClaimChange} />
                 ) : null
               }
             />

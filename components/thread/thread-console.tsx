@@ -3,6 +3,7 @@
 import { useUser } from "@/components/auth/user-context";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { hasRole } from "@/lib/auth/roles";
+import type { ClaimView } from "@/lib/db/queries/claims";
 import type { StreamEvent } from "./apply-event";
 import { AttentionPanel } from "./attention-panel";
 import { ConnectionBanner } from "./connection-banner";
@@ -16,21 +17,34 @@ import type { ThreadViewJson } from "./thread-state";
 import { useLiveEffects } from "./use-live-effects";
 import { useMayDecide } from "./use-may-decide";
 import { useThread } from "./use-thread";
+import { useThreadClaims } from "./use-thread-claims";
 
 /**
  * The thread page's client root. It starts from the server render and stays attached: its own runs stream in
  * through HttpAgent, anything else through the event log. `data-ready` turns true once hydrated (clicks before that
  * would be lost); `data-last-seq` and `data-applied-seqs` show which events the page applied, for tests.
  */
-export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEvents: StreamEvent[] }) {
+export function ThreadConsole({
+  view,
+  runEvents,
+  claims: initialClaims = [],
+}: {
+  view: ThreadViewJson;
+  runEvents: StreamEvent[];
+  /** Live claims of the pending decisions when the page was rendered. */
+  claims?: ClaimView[];
+}) {
   const { state, send, decide, dismissError } = useThread(view, runEvents);
   const user = useUser();
   const hydrated = useHydrated();
   const effects = useLiveEffects(state.threadId, view.effects ?? [], state.lastSeq, state.status);
-  const refusals = useMayDecide(
+  const pendingKey = state.pending.map((p) => p.interruptId).join(",");
+  const refusals = useMayDecide(state.threadId, pendingKey, view.mayDecide ?? []);
+  // Claims matter to those who may answer: a viewer's page does not follow them.
+  const claims = useThreadClaims(
     state.threadId,
-    state.pending.map((p) => p.interruptId).join(","),
-    view.mayDecide ?? [],
+    hasRole(user?.role, "operator") ? pendingKey : "",
+    initialClaims,
   );
   const order = state.values.order as { currency?: unknown } | null | undefined;
   const currency = typeof order?.currency === "string" ? order.currency : undefined;
@@ -44,6 +58,7 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
       data-last-seq={state.lastSeq}
       data-applied-seqs={state.applied.join(",")}
       data-dropped-seqs={state.dropped}
+      data-claims-live={claims.live ? "true" : "false"}
     >
       <ThreadHeader
         threadId={state.threadId}
@@ -63,6 +78,8 @@ export function ThreadConsole({ view, runEvents }: { view: ThreadViewJson; runEv
             send={send}
             decide={decide}
             refusals={refusals}
+            claims={claims.claims}
+            onClaimChange={claims.refresh}
           />
           <OutcomeCard values={state.values} effects={effects.effects} />
           <EffectsPanel

@@ -594,6 +594,16 @@ export const TARGETS: Target[] = [
       }),
   },
   {
+    name: "GET /api/inbox/claims",
+    build: (ctx) =>
+      request({
+        method: "GET",
+        path: fc.constant("/api/inbox/claims"),
+        senders: sender(VIEWER),
+        query: hostileQuery({ threadId: idFrom(ctx.threadIds) }),
+      }),
+  },
+  {
     name: "POST /api/inbox/claims",
     build: (ctx) =>
       request({

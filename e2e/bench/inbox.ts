@@ -26,7 +26,7 @@ import {
   listInbox,
   listPendingInbox,
 } from "@/lib/db/queries/inbox";
-import { buildSearchQueries, searchThreads } from "@/lib/db/queries/search";
+import { searchThreads } from "@/lib/db/queries/search";
 import type { SqlClient } from "@/lib/db/sql-client";
 import { percentile, round, sample, table } from "./measure";
 
@@ -103,6 +103,10 @@ FROM threads t, LATERAL (SELECT (ARRAY['Anna Schmidt','Lars Jensen','Sofia Rossi
   [1 + abs(hashtext(t.id)) % 14] AS name) AS n
 WHERE t.order_ref IS NOT NULL`;
 
+/** Five orders, spread over the table, of a customer whose name no other order has. */
+const LOAD_RARE_NAME = `UPDATE orders SET customer_name = 'Greta Lindqvist'
+WHERE id IN (SELECT 'ORD-' || (100000 + g * 19997) FROM generate_series(1, 5) AS g)`;
+
 /** Deadlines spread from 1 h overdue to 7 h ahead (≈ 1 in 8 overdue, and escalated). */
 const LOAD_QUEUE_DEADLINES = `UPDATE decisions SET due_at = now() + (random() * 8 - 1) * interval '1 hour'
 WHERE status = 'pending';
@@ -138,8 +142,9 @@ interface Statement {
 interface Scenario {
   name: string;
   run: () => Promise<unknown>;
-  statement: Statement;
-  /** The index its plan must scan. */
+  /** What it runs, to EXPLAIN: one statement, or (a search) each statement it ran, in order. */
+  statement: Statement | Statement[];
+  /** The index its plan must scan (one of its plans, for a search). */
   index: string;
   target: number;
 }
@@ -155,7 +160,8 @@ function planSummary(plan: string[]): string {
 /**
  * The live stream: a production server on the bench database (needs `npm run build`; skipped without one), 50 inbox
  * streams connected, then 20 changes committed one by one (a claim on a pending decision, straight in SQL: the
- * trigger NOTIFYs). Latency = from the commit to each stream's frame naming that decision.
+ * trigger NOTIFYs). Latency = from sending the INSERT (so its commit included) to each stream's frame naming that
+ * decision; a frame counts once per stream, whenever the bench's event loop reads it.
  */
 async function streamBench(): Promise<{
   inboxes: number;
@@ -172,7 +178,9 @@ async function streamBench(): Promise<{
   try {
     const headers = await authHeaders(server.url, "viewer");
     const sentAt = new Map<string, number>();
-    const latencies: number[] = [];
+    const arrivalsByInbox: Map<string, number>[] = [];
+    const delivered = () =>
+      arrivalsByInbox.reduce((n, a) => n + [...a.keys()].filter((id) => sentAt.has(id)).length, 0);
     let ready = 0;
     const readers = Array.from({ length: STREAM_INBOXES }, async () => {
       const abort = new AbortController();
@@ -182,6 +190,8 @@ async function streamBench(): Promise<{
       const decoder = new TextDecoder();
       let buffer = "";
       let counted = false;
+      const arrivals = new Map<string, number>();
+      arrivalsByInbox.push(arrivals);
       try {
         for (;;) {
           const { value, done } = await reader.read();
@@ -200,8 +210,10 @@ async function streamBench(): Promise<{
             if (!frame.includes("event: changes") || !data) continue;
             const now = performance.now();
             for (const c of (JSON.parse(data.slice(6)) as { changes: { interruptId: string }[] }).changes) {
-              const t0 = sentAt.get(c.interruptId);
-              if (t0 !== undefined) latencies.push(now - t0);
+              // Kept as it arrives, matched to its commit afterwards: a frame may be read before the INSERT's own
+              // reply is (both wait in this process's event loop), and counting only frames whose send time was
+              // already known dropped those (the 999/1000 and 950/1000 runs).
+              if (!arrivals.has(c.interruptId)) arrivals.set(c.interruptId, now);
             }
           }
         }
@@ -216,20 +228,24 @@ async function streamBench(): Promise<{
       [STREAM_CHANGES],
     );
     for (const { id } of targets) {
+      // The clock starts as the INSERT is sent: the latency includes its commit.
+      sentAt.set(id, performance.now());
       await database.sql.query(
         `INSERT INTO decision_claims (interrupt_id, thread_id, user_id, user_label, expires_at)
          SELECT interrupt_id, thread_id, 'bench', 'bench@example.com', now() + interval '1 hour'
          FROM decisions WHERE interrupt_id = $1`,
         [id],
       );
-      sentAt.set(id, performance.now());
       await new Promise((r) => setTimeout(r, 250));
     }
     const expected = targets.length * STREAM_INBOXES;
     const until = Date.now() + 5_000;
-    while (latencies.length < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while (delivered() < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     for (const a of aborts) a.abort();
     await Promise.allSettled(readers);
+    const latencies = arrivalsByInbox.flatMap((arrivals) =>
+      [...arrivals].flatMap(([id, at]) => (sentAt.has(id) ? [at - sentAt.get(id)!] : [])),
+    );
     const result = {
       inboxes: STREAM_INBOXES,
       deliveries: latencies.length,
@@ -275,6 +291,7 @@ try {
   );
   await writeLongHistory(new DrizzleCheckpointSaver(database.sql), historyThread, HISTORY_STEPS);
   await database.sql.query(LOAD_ORDERS);
+  await database.sql.query(LOAD_RARE_NAME);
   await database.sql.query(LOAD_QUEUE_DEADLINES);
   await database.sql.query(LOAD_QUEUE_CLAIMS);
   await database.sql.query("ANALYZE");
@@ -334,7 +351,7 @@ try {
     return { text: q.sql, params: q.params };
   };
   /** The queue's reads: My queue, Unassigned, Escalated, and search by order, email, name and words. */
-  const queueScenarios = (): Scenario[] => {
+  const queueScenarios = async (): Promise<Scenario[]> => {
     const pendingView = (name: string, filter: InboxFilter, index: string): Scenario => ({
       name,
       run: () => listInbox({ db, filter, limit: 50 }),
@@ -342,24 +359,40 @@ try {
       index,
       target: TARGET_INBOX_MS,
     });
-    // Timed: the whole search (its statements one after another). Explained: the branch the scenario is about.
-    const search = (name: string, q: string, matched: string, index: string): Scenario => ({
-      name,
-      run: () => searchThreads({ db, q, limit: 20 }),
-      statement: sqlStatement(buildSearchQueries({ q, limit: 20 }).find((b) => b.matched === matched)!.query),
-      index,
-      target: TARGET_INBOX_MS,
-    });
+    // Timed: the whole search (its statements one after another). Explained: every statement it ran, recorded by
+    // a handle that passes each one on to the database.
+    const search = async (name: string, q: string, index: string): Promise<Scenario> => {
+      const ran: Statement[] = [];
+      const recorder = new Proxy(db, {
+        get(target, key, receiver) {
+          if (key !== "execute") return Reflect.get(target, key, receiver);
+          return (query: ReturnType<typeof dsql>) => {
+            ran.push(sqlStatement(query));
+            return target.execute(query);
+          };
+        },
+      });
+      await searchThreads({ db: recorder, q, limit: 20 });
+      return {
+        name,
+        run: () => searchThreads({ db, q, limit: 20 }),
+        statement: ran,
+        index,
+        target: TARGET_INBOX_MS,
+      };
+    };
     const some = Math.floor(THREADS / 2) + 100_000;
     return [
       pendingView("queue, My queue (user-3)", { claimedBy: "user-3" }, "decision_claims_user_idx"),
       pendingView("queue, Unassigned", { claimedBy: null }, "decisions_pending_due_idx"),
       pendingView("queue, Escalated", { escalated: true }, "decisions_escalated_due_idx"),
-      search("search, order number", `ORD-${some}`, "order", "threads_order_ref_idx"),
-      search("search, customer email", `c${some}@example.com`, "email", "orders_email_idx"),
-      search("search, customer name", "Karimi", "name", "orders_name_search_idx"),
-      search("search, a word of the message (10% of threads)", "kettle", "text", "threads_search_idx"),
-      search("search, a rare word (serial)", `SN${some - 100_000}`, "text", "threads_search_idx"),
+      await search("search, order number", `ORD-${some}`, "threads_order_ref_idx"),
+      await search("search, customer email", `c${some}@example.com`, "orders_email_idx"),
+      // ~7% of the orders: its newest 20 are among the newest threads (the recency walk, never the name index).
+      await search("search, customer name (7% of orders)", "Karimi", "threads_updated_idx"),
+      await search("search, a rare customer name", "Greta", "orders_name_search_idx"),
+      await search("search, a word of the message (10% of threads)", "kettle", "threads_updated_idx"),
+      await search("search, a rare word (serial)", `SN${some - 100_000}`, "threads_search_idx"),
     ];
   };
   const scenarios: Scenario[] = [
@@ -400,7 +433,7 @@ try {
       index: "threads_status_updated_idx",
       target: TARGET_INBOX_MS,
     },
-    ...queueScenarios(),
+    ...(await queueScenarios()),
     {
       name: "history, first page (50)",
       run: () => listCheckpointHistory({ sql: database.sql, threadId: historyThread, limit: 50 }),
@@ -426,25 +459,36 @@ try {
   const rows: (string | number)[][] = [];
   const figures: { p50: number; p95: number; p99: number; serverMs: number; indexScan: boolean }[] = [];
   for (const scenario of scenarios) {
-    const { text, params } = scenario.statement;
-    const plan = (await database.sql.query<Plan>(`EXPLAIN (ANALYZE) ${text}`, params)).map(
-      (r) => r["QUERY PLAN"],
-    );
-    if (/^(inbox|threads|queue|search)/.test(scenario.name)) {
-      console.log(`plan (${scenario.name}):\n${planSummary(plan)}\n`);
+    const statements = Array.isArray(scenario.statement) ? scenario.statement : [scenario.statement];
+    const plan: string[] = [];
+    for (const [n, { text, params }] of statements.entries()) {
+      const one = (await database.sql.query<Plan>(`EXPLAIN (ANALYZE) ${text}`, params)).map(
+        (r) => r["QUERY PLAN"],
+      );
+      plan.push(...one);
+      if (/^(inbox|threads|queue|search)/.test(scenario.name)) {
+        const which = statements.length > 1 ? ` ${n + 1}/${statements.length}` : "";
+        const time = one.find((l) => l.startsWith("Execution Time")) ?? "";
+        console.log(`plan (${scenario.name}${which}): ${time}\n${planSummary(one)}\n`);
+      }
     }
-    const server: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      const timed = await database.sql.query<Plan>(`EXPLAIN (ANALYZE, TIMING OFF) ${text}`, params);
-      const line = timed.map((r) => r["QUERY PLAN"]).find((l) => l.startsWith("Execution Time"));
-      server.push(Number(line?.match(/([\d.]+) ms/)?.[1] ?? Number.NaN));
+    // Server time: the sum of its statements' (median of 7 each).
+    let serverSum = 0;
+    for (const { text, params } of statements) {
+      const server: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const timed = await database.sql.query<Plan>(`EXPLAIN (ANALYZE, TIMING OFF) ${text}`, params);
+        const line = timed.map((r) => r["QUERY PLAN"]).find((l) => l.startsWith("Execution Time"));
+        server.push(Number(line?.match(/([\d.]+) ms/)?.[1] ?? Number.NaN));
+      }
+      serverSum += percentile(server, 50);
     }
     const values = await sample(SAMPLES, 20, scenario.run);
     const f = {
       p50: round(percentile(values, 50), 2),
       p95: round(percentile(values, 95), 2),
       p99: round(percentile(values, 99), 2),
-      serverMs: round(percentile(server, 50), 3),
+      serverMs: round(serverSum, 3),
       // A plain, backward or bitmap scan of the expected index (a very selective amount filter makes the planner
       // read the whole pending set through the partial index and sort it: still bounded by the pending set).
       indexScan: plan.some((l) =>
@@ -466,7 +510,7 @@ try {
   }
   console.log(table(["query", "p50 ms", "p95 ms", "p99 ms", "server ms", "target p95", ""], rows));
   const p95 = (i: number) => figures[i]!.p95;
-  const QUEUE = 8;
+  const QUEUE = 9;
   const historyP95 = Math.max(p95(5 + QUEUE), p95(6 + QUEUE));
   const queueP95 = Math.max(...Array.from({ length: QUEUE }, (_, i) => p95(5 + i)));
   const targetsMet =
@@ -500,8 +544,9 @@ try {
       search_order_p95_ms: p95(8),
       search_email_p95_ms: p95(9),
       search_name_p95_ms: p95(10),
-      search_common_word_p95_ms: p95(11),
-      search_rare_word_p95_ms: p95(12),
+      search_rare_name_p95_ms: p95(11),
+      search_common_word_p95_ms: p95(12),
+      search_rare_word_p95_ms: p95(13),
       queue_max_p95_ms: queueP95,
       stream_inboxes: stream?.inboxes ?? null,
       stream_deliveries: stream?.deliveries ?? null,
@@ -513,7 +558,10 @@ try {
       history_page_p95_ms: historyP95,
       history_server_ms: Math.max(figures[5 + QUEUE]!.serverMs, figures[6 + QUEUE]!.serverMs),
       index_scans: indexScans,
-      targets_met: targetsMet && (stream === null || stream.p95 <= TARGET_STREAM_MS),
+      targets_met:
+        targetsMet &&
+        (stream === null ||
+          (stream.p95 <= TARGET_STREAM_MS && stream.deliveries === stream.inboxes * STREAM_CHANGES)),
     }),
   );
 } finally {

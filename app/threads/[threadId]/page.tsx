@@ -5,6 +5,7 @@ import type { StreamEvent } from "@/components/thread/apply-event";
 import { ThreadConsole } from "@/components/thread/thread-console";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
+import { listThreadClaims } from "@/lib/db/queries/claims";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { AppError } from "@/lib/errors";
 import { mayDecide } from "@/lib/runtime/may-decide";
@@ -53,5 +54,6 @@ export default async function ThreadPage({ params }: Params) {
     threadId,
     principal: { kind: "user", id: user.id, label: user.email, role: user.role },
   });
-  return <ThreadConsole view={{ ...view, mayDecide: verdicts }} runEvents={runEvents} />;
+  const claims = await listThreadClaims({ db, threadId });
+  return <ThreadConsole view={{ ...view, mayDecide: verdicts }} runEvents={runEvents} claims={claims} />;
 }

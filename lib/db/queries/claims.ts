@@ -146,6 +146,27 @@ export async function getLiveClaims({
     .where(and(inArray(decisionClaims.interruptId, interruptIds), sql`${decisionClaims.expiresAt} > now()`));
 }
 
+/** Live claims of a thread's pending decisions (the thread page shows who is handling each). */
+export async function listThreadClaims({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<ClaimView[]> {
+  return db
+    .select(claimView)
+    .from(decisions)
+    .innerJoin(decisionClaims, eq(decisionClaims.interruptId, decisions.interruptId))
+    .where(
+      and(
+        eq(decisions.threadId, threadId),
+        sql`${decisions.status} = 'pending'`,
+        sql`${decisionClaims.expiresAt} > now()`,
+      ),
+    );
+}
+
 /** Delete claims that expired more than `graceMs` ago, so the inbox feed tells every open inbox they are gone. */
 export async function deleteExpiredClaims({ db, graceMs = 0 }: { db: Queryable; graceMs?: number }) {
   const rows = await db

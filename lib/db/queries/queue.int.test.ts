@@ -149,4 +149,43 @@ describe.each<Backend>(["pglite", "postgres"])("queue queries on %s", (kind) => 
     expect(await ids("nothing-like-this")).toEqual([]);
     expect(await ids("'&|!:*()")).toEqual([]);
   });
+
+  it("answers a common word or name with its newest matches, wherever they lie on disk", async () => {
+    const { db } = database;
+    // 1,200 tickets sharing a word and a customer name; the last ones written are the newest (an index read in disk
+    // order meets the oldest first, and a sample of the first 1,000 matches would miss the newest 200).
+    await database.sql.query(
+      `INSERT INTO orders (id, customer_name, customer_email, amount_cents, placed_at, payment_method, items, status)
+       SELECT 'ORD-7' || lpad(g::text, 5, '0'), 'Zora Quill', 'zora' || g || '@example.com', 100, now(), 'card', '[]',
+         'delivered'
+       FROM generate_series(1, 1200) AS g`,
+    );
+    await database.sql.query(
+      `INSERT INTO threads (id, title, customer_message, order_ref, status, updated_at)
+       SELECT 'g-' || lpad(g::text, 4, '0'), 'Gadget ' || g, 'My gizmo stopped working', 'ORD-7' || lpad(g::text, 5, '0'),
+         'completed', now() + g * interval '1 second'
+       FROM generate_series(1, 1200) AS g`,
+    );
+    const newest = Array.from({ length: 20 }, (_, i) => `g-${String(1200 - i).padStart(4, "0")}`);
+    const found = async (
+      q: string,
+      options: { maxMatches?: number; nameMatches?: number; recentWindow?: number } = {},
+    ) => (await searchThreads({ db, q, ...options })).map((h) => `${h.threadId} ${h.matched}`);
+    const as = (matched: string) => newest.map((id) => `${id} ${matched}`);
+    // Each way a word search can answer: among the newest threads; all matches read through the index (few of them);
+    // the walk of all threads (many, few recent). The same newest 20 every time, for words and for names.
+    const paths = [
+      {},
+      { recentWindow: 10, maxMatches: 5000, nameMatches: 5000 },
+      { recentWindow: 10 },
+      { recentWindow: 10, maxMatches: 50 },
+    ];
+    for (const options of paths) {
+      expect(await found("gizmo", options), JSON.stringify(options)).toEqual(as("text"));
+      expect(await found("zora", options), JSON.stringify(options)).toEqual(as("name"));
+    }
+    // Fewer matches than a page: the index read finds them all.
+    expect(await found("gadget 1199", { recentWindow: 10 })).toEqual(["g-1199 text"]);
+    expect(await found("gizm stopp")).toEqual(as("text"));
+  });
 });

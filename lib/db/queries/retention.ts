@@ -77,7 +77,10 @@ function blobFields(alias: string) {
     'blob', CASE WHEN ${t}.type IS DISTINCT FROM 'json' THEN encode(${t}.blob, 'base64') END`;
 }
 
-/** Every row of a thread as it goes to the archive: JSON-safe, one object (saver values: see {@link blobFields}). */
+/**
+ * Every row of a thread as it goes to the archive: JSON-safe, one object (saver values: see {@link blobFields}). The
+ * thread's search vector stays behind: it is derived from the message, and would be a second copy of its words.
+ */
 export async function readThreadArchive({
   db,
   threadId,
@@ -87,7 +90,7 @@ export async function readThreadArchive({
 }): Promise<Record<string, unknown>> {
   const [row] = rowsOf<{ archive: Record<string, unknown> }>(
     await db.execute(sql`SELECT jsonb_build_object(
-      'thread', (SELECT to_jsonb(t) FROM threads t WHERE t.id = ${threadId}),
+      'thread', (SELECT to_jsonb(t) - 'search_tsv' FROM threads t WHERE t.id = ${threadId}),
       'runs', (SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.created_at), '[]') FROM runs r
         WHERE r.thread_id = ${threadId}),
       'events', (SELECT coalesce(jsonb_agg(to_jsonb(e) ORDER BY e.seq), '[]') FROM events e

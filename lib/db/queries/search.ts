@@ -17,8 +17,18 @@ export interface SearchHit {
 }
 
 const ORDER = /^ord-\d{1,10}$/i;
-/** How many word matches a search reads at most before picking the newest. */
-const MAX_MATCHES = 1000;
+/** How many of the newest threads a word search tests first (a word in one ticket of 25 has its 20 there). */
+export const RECENT_WINDOW = 500;
+/**
+ * How many word matches a search reads through the full-text index before it calls the word common. Up to this many,
+ * all of them are read and the newest shown; more, and the newest are found by walking all threads newest first.
+ */
+export const MAX_MATCHES = 1000;
+/**
+ * A customer name's matches are read through its index first, up to this many: testing the newest threads' names
+ * costs a lookup of each one's order, which a rare name (or a word that is nobody's name) should not pay.
+ */
+export const NAME_MATCHES = 200;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** Words of a free-text query as a prefix tsquery (`refund:* & broke:*`), or null when it has no words. */
@@ -31,24 +41,50 @@ export function prefixQuery(q: string): string | null {
   return words.length ? words.map((w) => `${w}:*`).join(" & ") : null;
 }
 
-/** One way a search can match, as its own statement (merged by {@link searchThreads}). */
+/**
+ * One way a search can match, as its own statement (merged by {@link searchThreads}). A word search answers exactly —
+ * the newest `limit` of all matches, never of a sample, never by sorting every match of a common word — in one
+ * statement, or two when a word has many matches few of which are recent. Its statement has two parts, the second
+ * behind a one-time filter (not run at all when the first answered):
+ * - the index read: at most N + 1 matches through the GIN index; when that was all of them, the newest are the answer
+ *   (`capped` false; a row of nulls when nothing matched) — rare words;
+ * - the recent window: the newest {@link RECENT_WINDOW} threads tested newest first; `limit` hits there are the
+ *   answer (any newer match would be in the window; `capped` null) — a common word or name, a few hundred rows.
+ * Words of the ticket try the window first (a stored vector per row: cheap), names the index read first (a window row
+ * costs its order's lookup). When neither answered (`capped` true, or fewer than `limit` window rows), `common` walks
+ * all threads newest first to the limit.
+ */
 export interface SearchBranch {
   matched: "thread" | "order" | "email" | "name" | "text";
   query: SQL;
+  common?: SQL;
 }
 
 const hitColumns = sql`t.id AS "threadId", t.title, t.status, t.order_ref AS "orderRef",
   o.customer_name AS "customerName", o.customer_email AS "customerEmail",
   to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
+const newest = sql`t.updated_at DESC, t.id DESC`;
 
 /**
  * The statements of a search, best kind of match first: thread id, order number, customer email (exact), customer
- * name, words of the ticket (full text, word prefixes, the 'simple' configuration). Each is its own statement with
- * its own plan; an order number or an email is only looked up exactly.
+ * name, words of the ticket (full text on stored vectors, word prefixes, the 'simple' configuration). Each is its own
+ * statement with its own plan; an order number or an email is only looked up exactly.
  */
-export function buildSearchQueries({ q, limit }: { q: string; limit: number }): SearchBranch[] {
+export function buildSearchQueries({
+  q,
+  limit,
+  maxMatches = MAX_MATCHES,
+  nameMatches = NAME_MATCHES,
+  recentWindow = RECENT_WINDOW,
+}: {
+  q: string;
+  limit: number;
+  maxMatches?: number;
+  nameMatches?: number;
+  recentWindow?: number;
+}): SearchBranch[] {
   const text = q.trim();
-  const words = prefixQuery(text);
+  const terms = prefixQuery(text);
   const from = sql`FROM threads t LEFT JOIN orders o ON o.id = t.order_ref`;
   const branches: SearchBranch[] = [
     { matched: "thread", query: sql`SELECT ${hitColumns} ${from} WHERE t.id = ${text}` },
@@ -57,7 +93,7 @@ export function buildSearchQueries({ q, limit }: { q: string; limit: number }): 
     const order = text.toUpperCase();
     branches.push({
       matched: "order",
-      query: sql`SELECT ${hitColumns} ${from} WHERE t.order_ref = ${order} ORDER BY t.updated_at DESC LIMIT ${limit}`,
+      query: sql`SELECT ${hitColumns} ${from} WHERE t.order_ref = ${order} ORDER BY ${newest} LIMIT ${limit}`,
     });
     branches.push({
       matched: "order",
@@ -68,29 +104,58 @@ export function buildSearchQueries({ q, limit }: { q: string; limit: number }): 
     branches.push({
       matched: "email",
       query: sql`SELECT ${hitColumns} FROM orders o JOIN threads t ON t.order_ref = o.id
-        WHERE lower(o.customer_email) = lower(${text}) ORDER BY t.updated_at DESC LIMIT ${limit}`,
+        WHERE lower(o.customer_email) = lower(${text}) ORDER BY ${newest} LIMIT ${limit}`,
     });
-  } else if (words) {
-    // Matches are read through the GIN index, at most MAX_MATCHES of them (a word in every tenth ticket must not
-    // sort ten thousand rows), and the newest of those are shown. A materialized CTE keeps the planner from walking
-    // the recency index instead, which it prefers for prefix queries it cannot estimate — and which reads the whole
-    // table for a rare word.
+  } else if (terms) {
+    const tsq = sql`to_tsquery('simple', ${terms})`;
+    const recent = sql`(SELECT * FROM threads t ORDER BY ${newest} LIMIT ${recentWindow}) t`;
+    // The index read: `every` match, planned as a whole (so through the GIN index: with the LIMIT inside, a small cap
+    // made the planner - who cannot estimate a prefix query - prefer a sequential scan, and it would rather walk the
+    // recency index too; both read the whole table for a rare word), read as far as `m` needs: cap + 1 rows. Its hits
+    // are read only when that was every match.
+    const indexRead = (hits: SQL, cap: number, gate: SQL) => sql`
+      SELECT c.matches > ${cap} AS capped, h.* FROM (SELECT count(*)::int AS matches FROM m) c
+        LEFT JOIN LATERAL (${hits} AND c.matches <= ${cap} ORDER BY ${newest} LIMIT ${limit}) h ON true
+      WHERE ${gate}`;
+    // Names: the index read first, then the window when the name is common (each recent thread's order looked up by
+    // its key; LIMIT 1 keeps the planner from hashing every order of the name instead).
+    const nameCap = Math.min(maxMatches, nameMatches);
+    const nameMatch = sql`SELECT id, customer_name, customer_email FROM orders WHERE name_tsv @@ ${tsq}`;
     branches.push({
       matched: "name",
-      query: sql`WITH m AS MATERIALIZED (
-          SELECT id FROM orders WHERE to_tsvector('simple', customer_name) @@ to_tsquery('simple', ${words})
-          LIMIT ${MAX_MATCHES})
-        SELECT ${hitColumns} FROM m JOIN orders o ON o.id = m.id JOIN threads t ON t.order_ref = o.id
-        ORDER BY t.updated_at DESC LIMIT ${limit}`,
+      query: sql`WITH every AS MATERIALIZED (${nameMatch}),
+          m AS MATERIALIZED (SELECT * FROM every LIMIT ${nameCap + 1}),
+          few AS MATERIALIZED (SELECT count(*) <= ${nameCap} AS yes FROM m)
+        ${indexRead(
+          sql`SELECT ${hitColumns} FROM m o JOIN threads t ON t.order_ref = o.id WHERE true`,
+          nameCap,
+          sql`(SELECT yes FROM few)`,
+        )}
+        UNION ALL
+        SELECT NULL::boolean, w.* FROM (
+          SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email FROM orders
+              WHERE id = t.order_ref AND name_tsv @@ ${tsq} LIMIT 1) o ON true
+          WHERE NOT (SELECT yes FROM few) ORDER BY ${newest} LIMIT ${limit}) w`,
+      common: sql`SELECT ${hitColumns} FROM threads t JOIN orders o ON o.id = t.order_ref
+        WHERE o.name_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
     });
+    // Words of the ticket: the window first, then the index read when the window had fewer than a page.
     branches.push({
       matched: "text",
-      query: sql`WITH m AS MATERIALIZED (
-          SELECT id FROM threads
-          WHERE to_tsvector('simple', title || ' ' || customer_message) @@ to_tsquery('simple', ${words})
-          LIMIT ${MAX_MATCHES})
-        SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.order_ref
-        ORDER BY t.updated_at DESC LIMIT ${limit}`,
+      query: sql`WITH w AS MATERIALIZED (SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.order_ref
+            WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}),
+          enough AS MATERIALIZED (SELECT count(*) >= ${limit} AS yes FROM w),
+          every AS MATERIALIZED (SELECT id FROM threads WHERE search_tsv @@ ${tsq} AND NOT (SELECT yes FROM enough)),
+          m AS MATERIALIZED (SELECT * FROM every LIMIT ${maxMatches + 1})
+        SELECT NULL::boolean AS capped, w.* FROM w WHERE (SELECT yes FROM enough)
+        UNION ALL
+        ${indexRead(
+          sql`SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.order_ref
+            WHERE true`,
+          maxMatches,
+          sql`NOT (SELECT yes FROM enough)`,
+        )}`,
+      common: sql`SELECT ${hitColumns} ${from} WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
     });
   }
   return branches;
@@ -100,19 +165,37 @@ function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }
 
+type HitRow = Omit<SearchHit, "matched">;
+
+/** A branch's rows: its statement's, or the walk's when the statement could not answer (see {@link SearchBranch}). */
+async function runBranch(db: Queryable, branch: SearchBranch, limit: number): Promise<HitRow[]> {
+  const rows = rowsOf<HitRow & { capped?: boolean | null }>(await db.execute(branch.query));
+  const capped = rows[0]?.capped;
+  const answered = capped === false || (capped == null && rows.length >= limit);
+  if (branch.common && !answered) return rowsOf<HitRow>(await db.execute(branch.common));
+  return rows.filter((r) => r.threadId !== null).map(({ capped: _capped, ...hit }) => hit);
+}
+
 /** Threads matching `q`, best kind of match first, then newest-updated; each thread once. */
 export async function searchThreads({
   db,
   q,
   limit = 20,
+  maxMatches = MAX_MATCHES,
+  nameMatches = NAME_MATCHES,
+  recentWindow = RECENT_WINDOW,
 }: {
   db: Queryable;
   q: string;
   limit?: number;
+  /** See {@link MAX_MATCHES}, {@link NAME_MATCHES} and {@link RECENT_WINDOW} (tests change them). */
+  maxMatches?: number;
+  nameMatches?: number;
+  recentWindow?: number;
 }): Promise<SearchHit[]> {
   const hits = new Map<string, SearchHit>();
-  for (const branch of buildSearchQueries({ q, limit })) {
-    for (const row of rowsOf<Omit<SearchHit, "matched">>(await db.execute(branch.query))) {
+  for (const branch of buildSearchQueries({ q, limit, maxMatches, nameMatches, recentWindow })) {
+    for (const row of await runBranch(db, branch, limit)) {
       if (!hits.has(row.threadId)) hits.set(row.threadId, { ...row, matched: branch.matched });
     }
     if (hits.size >= limit) break;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { listThreadClaims } from "@/lib/db/queries/claims";
 import { claimForPrincipal } from "@/lib/queue/claims";
 import { json, route } from "@/lib/route";
 
@@ -11,6 +12,22 @@ const claimBody = z.strictObject({
   /** A supervisor assigns it to this operator (email) instead. */
   assignTo: z.email().max(320).optional(),
 });
+
+const claimsQuery = z.strictObject({
+  /** The thread whose pending decisions' claims are wanted. */
+  threadId: z.string().min(1).max(200),
+});
+
+/** Who is handling a thread's pending decisions: `{ claims: [...] }` (live claims only; the thread page reads it). */
+export const GET = route<Record<string, never>, undefined, z.infer<typeof claimsQuery>>(
+  {
+    name: "GET /api/inbox/claims",
+    access: "viewer",
+    query: { schema: claimsQuery, code: "bad_request:claims", what: "The claims query" },
+  },
+  async ({ query, database: { db } }) =>
+    json({ claims: await listThreadClaims({ db, threadId: query.threadId }) }),
+);
 
 /** Claim a pending decision (soft lock with a TTL): 200 `{ claim }`, 409 `conflict:claimed` with the holder. */
 export const POST = route<Record<string, never>, z.infer<typeof claimBody>>(

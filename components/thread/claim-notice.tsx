@@ -1,0 +1,79 @@
+"use client";
+
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { errorMessage, postJson } from "@/components/ui/fetch-json";
+import { useHydrated } from "@/components/ui/use-hydrated";
+import type { ClaimView } from "@/lib/db/queries/claims";
+
+/** Hours and minutes: the viewer's zone once in the browser, UTC in the server render (no hydration mismatch). */
+function timeOf(iso: string, local: boolean): string {
+  const options: Intl.DateTimeFormatOptions = { hour: "2-digit", minute: "2-digit" };
+  const date = new Date(iso);
+  return local
+    ? date.toLocaleTimeString("en-GB", options)
+    : `${date.toLocaleTimeString("en-GB", { ...options, timeZone: "UTC" })} UTC`;
+}
+
+/**
+ * Who is handling a pending decision, above its form. Someone else's claim closes the form until this operator takes
+ * it over (claims are advisory: the ledger would accept their answer, but two people should not answer one item
+ * unknowingly); one's own just says so.
+ */
+export function ClaimNotice({
+  claim,
+  mine,
+  onTakenOver,
+}: {
+  claim: ClaimView;
+  mine: boolean;
+  onTakenOver: () => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const since = <time dateTime={claim.claimedAt}>{timeOf(claim.claimedAt, useHydrated())}</time>;
+  if (mine) {
+    return (
+      <p className="text-sm text-slate-700" data-testid="thread-claim" data-claimed-by={claim.userLabel}>
+        You are handling this since {since}.
+      </p>
+    );
+  }
+  const takeOver = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await postJson("/api/inbox/claims", { interruptId: claim.interruptId, mode: "take_over" });
+      onTakenOver();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div
+      className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950"
+      data-testid="thread-claim"
+      data-claimed-by={claim.userLabel}
+    >
+      <p role="status" className="min-w-0 flex-1">
+        Being handled by <bdi className="font-semibold">{claim.userLabel}</bdi> since {since} — take over to
+        answer.
+      </p>
+      <Button
+        variant="secondary"
+        disabled={busy}
+        onClick={() => void takeOver()}
+        data-testid="thread-take-over"
+      >
+        Take over
+      </Button>
+      {error && (
+        <p role="alert" className="w-full text-red-800" data-testid="thread-claim-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
