@@ -115,8 +115,10 @@ type Sql = Database["sql"];
 
 async function columnsOf(sql: Sql, table: string): Promise<{ name: string; type: string }[]> {
   return sql.query<{ name: string; type: string }>(
+    // Generated columns (the search vectors) are computed by the copy itself and cannot be written.
     `SELECT column_name AS name, data_type AS type FROM information_schema.columns
-     WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+     WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER'
+     ORDER BY ordinal_position`,
     [table],
   );
 }
