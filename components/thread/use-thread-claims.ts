@@ -4,9 +4,6 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { fetchJson } from "@/components/ui/fetch-json";
 import type { ClaimView } from "@/lib/db/queries/claims";
 
-/** An empty frame of the inbox stream is a wake-up, sent every few seconds: re-read on one at most this often. */
-const TICK_READ_MS = 10_000;
-
 /**
  * Who is handling each of this thread's pending decisions, kept live by the inbox stream (`/api/inbox/stream`, fed by
  * LISTEN/NOTIFY): a change that names this thread — claimed, released, taken over, decided — reads the thread's
@@ -19,7 +16,6 @@ export function useThreadClaims(
 ): { claims: Record<string, ClaimView>; refresh: () => void; live: boolean } {
   const [claims, setClaims] = useState<readonly ClaimView[]>(initial);
   const [live, setLive] = useState(false);
-  const lastRead = useRef(Date.now());
   const reading = useRef(false);
   const again = useRef(false);
 
@@ -29,7 +25,6 @@ export function useThreadClaims(
       return;
     }
     reading.current = true;
-    lastRead.current = Date.now();
     fetchJson<{ claims: ClaimView[] }>(`/api/inbox/claims?threadId=${encodeURIComponent(threadId)}`)
       .then((body) => setClaims(body.claims))
       .catch(() => {}) // advisory: the last known claims stay; the ledger decides anyway
@@ -79,7 +74,6 @@ export function useThreadClaims(
         return;
       }
       if (changes.some((c) => c.threadId === threadId)) refresh();
-      else if (changes.length === 0 && Date.now() - lastRead.current >= TICK_READ_MS) refresh();
     });
     return () => {
       source.close();

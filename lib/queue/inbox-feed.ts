@@ -16,15 +16,22 @@ import { env } from "@/lib/env";
  * INBOX_FEED_POLL_MS while someone is subscribed (one indexed query per process, not per browser).
  *
  * Ids come from a sequence, and transactions commit out of id order: a reader can see id 11 before id 10 commits.
- * So every wake-up is also delivered as a tick even when no new row was read: a live inbox refetches its page on any
- * message, and the page — never the feed — is the truth.
+ * So each read looks back {@link LOOKBACK} ids below the newest one seen and hands on only the ids not handed on
+ * before: a change that commits late still reaches every inbox, once. A read that finds nothing new sends nothing —
+ * no inbox refetches its page unless something changed (an expired claim is deleted by the sweeper, which is a change).
  */
+
+/** How far below the newest id seen a read looks for changes that committed late. */
+const LOOKBACK = 256;
+const READ_LIMIT = 1_000;
 
 type Listener = (changes: InboxChangeView[]) => void;
 
 interface Pump {
   listeners: Set<Listener>;
   lastId: number;
+  /** Ids in the look-back window already handed on (or already there when the pump started). */
+  seen: Set<number>;
   client: pg.Client | null;
   timer?: NodeJS.Timeout;
   reading: Promise<void> | null;
@@ -37,7 +44,15 @@ type G = typeof globalThis & { [KEY]?: Pump };
 
 function pump(): Pump {
   const g = globalThis as G;
-  g[KEY] ??= { listeners: new Set(), lastId: -1, client: null, reading: null, again: false, stopped: false };
+  g[KEY] ??= {
+    listeners: new Set(),
+    lastId: -1,
+    seen: new Set(),
+    client: null,
+    reading: null,
+    again: false,
+    stopped: false,
+  };
   return g[KEY];
 }
 
@@ -51,18 +66,29 @@ function wake(): void {
   p.reading = (async () => {
     do {
       p.again = false;
-      let changes: InboxChangeView[] = [];
+      let fresh: InboxChangeView[] = [];
       try {
         const { db } = await getDatabase();
-        // A new pump starts at the head: each stream replays its own client's cursor itself.
-        if (p.lastId < 0) p.lastId = await latestInboxChangeId({ db });
-        changes = await listInboxChanges({ db, afterId: p.lastId });
-        const last = changes[changes.length - 1];
-        if (last) p.lastId = last.id;
+        if (p.lastId < 0) {
+          // A new pump starts at the head (each stream replays its own client's cursor itself): what is already in
+          // the window counts as seen.
+          p.lastId = await latestInboxChangeId({ db });
+          const window = await listInboxChanges({ db, afterId: p.lastId - LOOKBACK, limit: LOOKBACK });
+          for (const c of window) p.seen.add(c.id);
+        }
+        const read = await listInboxChanges({ db, afterId: p.lastId - LOOKBACK, limit: READ_LIMIT });
+        fresh = read.filter((c) => !p.seen.has(c.id));
+        for (const c of fresh) {
+          p.seen.add(c.id);
+          if (c.id > p.lastId) p.lastId = c.id;
+        }
+        for (const id of p.seen) if (id <= p.lastId - LOOKBACK) p.seen.delete(id);
+        // A full page: there may be more behind it.
+        if (read.length === READ_LIMIT) p.again = true;
       } catch (error) {
         console.error("[inbox-feed] read failed:", error instanceof Error ? error.message : error);
       }
-      for (const listener of p.listeners) listener(changes);
+      if (fresh.length > 0) for (const listener of p.listeners) listener(fresh);
     } while (p.again);
   })().finally(() => {
     p.reading = null;
@@ -94,7 +120,7 @@ async function listen(p: Pump): Promise<void> {
 }
 
 /**
- * Follow the inbox change feed: `listener` hears every batch of new changes (possibly empty: a wake-up). Starts the
+ * Follow the inbox change feed: `listener` hears every batch of new changes (never an empty one), each change once. Starts the
  * pump on the first subscriber and stops it after the last one leaves.
  */
 export function subscribeInbox(listener: Listener): () => void {
@@ -119,6 +145,9 @@ function stopPump(p: Pump): void {
   clearInterval(p.timer);
   p.timer = undefined;
   p.stopped = true;
+  // The next subscriber starts a new pump at the head.
+  p.lastId = -1;
+  p.seen.clear();
   const client = p.client;
   p.client = null;
   if (client) {

@@ -31,7 +31,7 @@ const wire = (changes: InboxChangeView[]) =>
 /**
  * The live inbox as server-sent events. `ready` first, with the cursor (the newest change id); after a reconnect
  * (`after`, from Last-Event-ID) the changes missed meanwhile, or `reset` when they are no longer kept; then
- * `changes` as they happen (an empty list is a wake-up: something may have changed). Every frame carries the cursor
+ * `changes` as they happen (each once, never an empty list). Every frame carries the cursor
  * as its SSE id, so the browser's EventSource reconnects from where it was. A keep-alive comment every 15 s.
  */
 export function inboxStreamResponse(
@@ -78,9 +78,9 @@ export function inboxStreamResponse(
           early.push(changes);
           return;
         }
-        const fresh = changes.filter((c) => c.id > cursor);
-        cursor = Math.max(cursor, ...fresh.map((c) => c.id));
-        send(frame("changes", { changes: wire(fresh) }, cursor));
+        // Each change comes once from the feed, even one that committed after a higher id was read.
+        cursor = Math.max(cursor, ...changes.map((c) => c.id));
+        send(frame("changes", { changes: wire(changes) }, cursor));
       });
       try {
         const head = await latestInboxChangeId({ db });
