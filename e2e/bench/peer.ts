@@ -39,6 +39,10 @@ const argOf = (name: string, fallback: number) => {
 const THREADS = argOf("--threads", quick ? 20 : 60);
 const ROUNDS = argOf("--rounds", quick ? 2 : 3);
 /** `--cpu-prof <dir>`: our server writes V8 CPU profiles there (on exit) for finding where its time goes. */
+/** `--ours-only`: skip the peer (for quick before/after figures of our server while cutting its cost). */
+const oursOnly = args.includes("--ours-only");
+/** `--log-statements`: Postgres logs every statement of our server's database (to count round trips per thread). */
+const logStatements = args.includes("--log-statements");
 const cpuProfDir = args.includes("--cpu-prof")
   ? resolve(args[args.indexOf("--cpu-prof") + 1] ?? "prof")
   : null;
@@ -419,6 +423,38 @@ function merge(phases: Phase[]) {
   };
 }
 
+/**
+ * CPU (server process group + its Postgres backends) of a signed-in request beyond an anonymous one: the same route
+ * (an admin-only list) asked by a signed-in viewer (the session is verified, then 403) and with no cookie (401 at
+ * once), in interleaved sequential blocks. Returns ms per request.
+ */
+async function signedInOverhead(side: Side, admin: pg.Pool, cookie: string, blocks = 6, perBlock = 200) {
+  const url = `${side.url}/api/admin/users`;
+  const cost = { signed: 0, anonymous: 0 };
+  for (let b = 0; b < blocks; b++) {
+    for (const kind of b % 2 === 0
+      ? (["signed", "anonymous"] as const)
+      : (["anonymous", "signed"] as const)) {
+      const backends = new BackendCpu(admin, side.database);
+      await backends.start();
+      const cpu0 = groupUsage(side.pgid).cpuMs;
+      for (let i = 0; i < perBlock; i++) {
+        const res = await fetch(url, kind === "signed" ? { headers: { cookie } } : {});
+        await res.arrayBuffer();
+        const expected = kind === "signed" ? 403 : 401;
+        if (res.status !== expected) throw new Error(`signed-in overhead: ${kind} got ${res.status}`);
+      }
+      cost[kind] += groupUsage(side.pgid).cpuMs - cpu0 + (await backends.stop());
+    }
+  }
+  const n = blocks * perBlock;
+  return {
+    signed_in_cpu_ms_per_request: round(cost.signed / n, 3),
+    anonymous_cpu_ms_per_request: round(cost.anonymous / n, 3),
+    signed_in_overhead_cpu_ms: round((cost.signed - cost.anonymous) / n, 3),
+  };
+}
+
 // ——— main ———
 
 if (!existsSync(".next/BUILD_ID")) {
@@ -444,16 +480,20 @@ const sides: Side[] = [];
 let exitCode = 0;
 try {
   const [oursDb, peerDb] = databases as [(typeof databases)[0], (typeof databases)[0]];
+  if (logStatements) {
+    await oursDb.sql.rows(`ALTER DATABASE "${nameOf(oursDb.url)}" SET log_statement = 'all'`);
+    console.log(`logging every statement of database ${nameOf(oursDb.url)}`);
+  }
   const server = await startTestServer({
     databaseUrl: oursDb.url,
     env: {
       DATABASE_POOL_MAX: "20",
-      ...(cpuProfDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${cpuProfDir}` } : {}),
     },
+    ...(cpuProfDir ? { wrap: [process.execPath, "--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] } : {}),
   });
   sides.push(await oursSide(server, nameOf(oursDb.url), server.pid));
-  sides.push(await peerSide(peerDir, peerDb.url, nameOf(peerDb.url)));
-  const [ours, peer] = sides as [Side, Side];
+  if (!oursOnly) sides.push(await peerSide(peerDir, peerDb.url, nameOf(peerDb.url)));
+  const [ours, peer = ours] = sides as [Side, Side?];
   console.log(
     `bench:peer — ${ROUNDS} rounds × ${THREADS} threads per phase (sequential, concurrency ${CONCURRENCY}), ` +
       `ours ${ours.url} vs ${PEER_PACKAGE} dev ${peer.url}`,
@@ -476,7 +516,7 @@ try {
   for (let r = 0; r < ROUNDS; r++) {
     const seqOrders = take(THREADS);
     const concOrders = take(THREADS);
-    for (const side of r % 2 === 0 ? [ours, peer] : [peer, ours]) {
+    for (const side of oursOnly ? [ours] : r % 2 === 0 ? [ours, peer] : [peer, ours]) {
       results[side.name].seq.push(await phase(side, admin, seqOrders, 1));
       results[side.name].c10.push(await phase(side, admin, concOrders, CONCURRENCY));
       console.log(
@@ -485,69 +525,96 @@ try {
       );
     }
   }
-  const rss = { ours: groupUsage(ours.pgid).rssBytes, peer: groupUsage(peer.pgid).rssBytes };
-  const summary = {
-    ours: {
-      seq: merge(results.ours.seq),
-      c10: merge(results.ours.c10),
-      rss_mb: round(rss.ours / 2 ** 20, 0),
-    },
-    peer: {
-      seq: merge(results.peer.seq),
-      c10: merge(results.peer.c10),
-      rss_mb: round(rss.peer / 2 ** 20, 0),
-    },
-  };
-  const ratio = (a: number, b: number) => round(a / b, 2);
-  const line = (label: string, s: ReturnType<typeof merge>) =>
-    `${label}: ${s.threads_per_s} threads/s; resume first event p50 ${s.resume_first_event_ms.p50} / p95 ` +
-    `${s.resume_first_event_ms.p95} ms; last event p50 ${s.resume_last_event_ms.p50} / p95 ` +
-    `${s.resume_last_event_ms.p95} ms; CPU ${s.cpu_ms_per_thread} ms/thread; errors ${s.errors}`;
-  console.log(line("ours seq ", summary.ours.seq));
-  console.log(line("peer seq ", summary.peer.seq));
-  console.log(line(`ours c${CONCURRENCY}`, summary.ours.c10));
-  console.log(line(`peer c${CONCURRENCY}`, summary.peer.c10));
-  console.log(`RSS after the run: ours ${summary.ours.rss_mb} MB, peer ${summary.peer.rss_mb} MB`);
-  const errors =
-    summary.ours.seq.errors + summary.ours.c10.errors + summary.peer.seq.errors + summary.peer.c10.errors;
-  const ratios = {
-    ratio_throughput_seq: ratio(summary.ours.seq.threads_per_s, summary.peer.seq.threads_per_s),
-    ratio_throughput_c10: ratio(summary.ours.c10.threads_per_s, summary.peer.c10.threads_per_s),
-    ratio_resume_last_event_p50_seq: ratio(
-      summary.ours.seq.resume_last_event_ms.p50,
-      summary.peer.seq.resume_last_event_ms.p50,
-    ),
-    ratio_resume_last_event_p50_c10: ratio(
-      summary.ours.c10.resume_last_event_ms.p50,
-      summary.peer.c10.resume_last_event_ms.p50,
-    ),
-    ratio_resume_last_event_p95_c10: ratio(
-      summary.ours.c10.resume_last_event_ms.p95,
-      summary.peer.c10.resume_last_event_ms.p95,
-    ),
-    ratio_first_event_p50_c10: ratio(
-      summary.ours.c10.resume_first_event_ms.p50,
-      summary.peer.c10.resume_first_event_ms.p50,
-    ),
-    ratio_cpu_per_thread_seq: ratio(summary.ours.seq.cpu_ms_per_thread, summary.peer.seq.cpu_ms_per_thread),
-    ratio_cpu_per_thread_c10: ratio(summary.ours.c10.cpu_ms_per_thread, summary.peer.c10.cpu_ms_per_thread),
-    ratio_rss: ratio(summary.ours.rss_mb, summary.peer.rss_mb),
-  };
-  for (const [k, v] of Object.entries(ratios)) console.log(`  ${k.padEnd(34)} ${v}`);
-  if (errors > 0) exitCode = 1;
-  console.log(
-    JSON.stringify({
-      bench: "peer",
-      peer: PEER_PACKAGE,
-      rounds: ROUNDS,
-      threads_per_phase: THREADS,
-      concurrency: CONCURRENCY,
-      ...ratios,
-      errors,
-      ours: summary.ours,
-      peer_server: summary.peer,
-    }),
+  const overhead = await signedInOverhead(
+    ours,
+    admin,
+    await authHeaders(ours.url, "viewer").then((h) => h.cookie ?? ""),
   );
+  console.log(
+    `signed-in request overhead (ours): ${overhead.signed_in_overhead_cpu_ms} ms CPU per request ` +
+      `(signed-in ${overhead.signed_in_cpu_ms_per_request}, anonymous ${overhead.anonymous_cpu_ms_per_request})`,
+  );
+  if (oursOnly) {
+    const o = { seq: merge(results.ours.seq), c10: merge(results.ours.c10) };
+    const rssMb = round(groupUsage(ours.pgid).rssBytes / 2 ** 20, 0);
+    for (const [label, p] of [
+      ["seq", o.seq],
+      [`c${CONCURRENCY}`, o.c10],
+    ] as const) {
+      console.log(
+        `ours ${label}: ${p.threads_per_s} threads/s; resume last event p50 ${p.resume_last_event_ms.p50} ms; ` +
+          `CPU ${p.cpu_ms_per_thread} ms/thread; errors ${p.errors}`,
+      );
+    }
+    console.log(
+      JSON.stringify({ bench: "peer", ours_only: true, ...overhead, ours: { ...o, rss_mb: rssMb } }),
+    );
+    process.exitCode = o.seq.errors + o.c10.errors > 0 ? 1 : 0;
+  } else {
+    const rss = { ours: groupUsage(ours.pgid).rssBytes, peer: groupUsage(peer.pgid).rssBytes };
+    const summary = {
+      ours: {
+        seq: merge(results.ours.seq),
+        c10: merge(results.ours.c10),
+        rss_mb: round(rss.ours / 2 ** 20, 0),
+      },
+      peer: {
+        seq: merge(results.peer.seq),
+        c10: merge(results.peer.c10),
+        rss_mb: round(rss.peer / 2 ** 20, 0),
+      },
+    };
+    const ratio = (a: number, b: number) => round(a / b, 2);
+    const line = (label: string, s: ReturnType<typeof merge>) =>
+      `${label}: ${s.threads_per_s} threads/s; resume first event p50 ${s.resume_first_event_ms.p50} / p95 ` +
+      `${s.resume_first_event_ms.p95} ms; last event p50 ${s.resume_last_event_ms.p50} / p95 ` +
+      `${s.resume_last_event_ms.p95} ms; CPU ${s.cpu_ms_per_thread} ms/thread; errors ${s.errors}`;
+    console.log(line("ours seq ", summary.ours.seq));
+    console.log(line("peer seq ", summary.peer.seq));
+    console.log(line(`ours c${CONCURRENCY}`, summary.ours.c10));
+    console.log(line(`peer c${CONCURRENCY}`, summary.peer.c10));
+    console.log(`RSS after the run: ours ${summary.ours.rss_mb} MB, peer ${summary.peer.rss_mb} MB`);
+    const errors =
+      summary.ours.seq.errors + summary.ours.c10.errors + summary.peer.seq.errors + summary.peer.c10.errors;
+    const ratios = {
+      ratio_throughput_seq: ratio(summary.ours.seq.threads_per_s, summary.peer.seq.threads_per_s),
+      ratio_throughput_c10: ratio(summary.ours.c10.threads_per_s, summary.peer.c10.threads_per_s),
+      ratio_resume_last_event_p50_seq: ratio(
+        summary.ours.seq.resume_last_event_ms.p50,
+        summary.peer.seq.resume_last_event_ms.p50,
+      ),
+      ratio_resume_last_event_p50_c10: ratio(
+        summary.ours.c10.resume_last_event_ms.p50,
+        summary.peer.c10.resume_last_event_ms.p50,
+      ),
+      ratio_resume_last_event_p95_c10: ratio(
+        summary.ours.c10.resume_last_event_ms.p95,
+        summary.peer.c10.resume_last_event_ms.p95,
+      ),
+      ratio_first_event_p50_c10: ratio(
+        summary.ours.c10.resume_first_event_ms.p50,
+        summary.peer.c10.resume_first_event_ms.p50,
+      ),
+      ratio_cpu_per_thread_seq: ratio(summary.ours.seq.cpu_ms_per_thread, summary.peer.seq.cpu_ms_per_thread),
+      ratio_cpu_per_thread_c10: ratio(summary.ours.c10.cpu_ms_per_thread, summary.peer.c10.cpu_ms_per_thread),
+      ratio_rss: ratio(summary.ours.rss_mb, summary.peer.rss_mb),
+    };
+    for (const [k, v] of Object.entries(ratios)) console.log(`  ${k.padEnd(34)} ${v}`);
+    if (errors > 0) exitCode = 1;
+    console.log(
+      JSON.stringify({
+        bench: "peer",
+        peer: PEER_PACKAGE,
+        rounds: ROUNDS,
+        threads_per_phase: THREADS,
+        concurrency: CONCURRENCY,
+        ...ratios,
+        errors,
+        ours: summary.ours,
+        peer_server: summary.peer,
+      }),
+    );
+  }
 } catch (error) {
   console.error(error);
   exitCode = 1;
@@ -559,4 +626,4 @@ try {
     await d.drop();
   }
 }
-process.exit(exitCode);
+process.exit(exitCode || process.exitCode || 0);
