@@ -22,6 +22,8 @@ export function freePort(): Promise<number> {
 export interface TestServer {
   url: string;
   port: number;
+  /** The server's pid; it leads its own process group (next-server's workers are in it too). */
+  pid: number;
   /** Output so far (for failure messages). */
   log(): string;
   /** SIGKILL the whole process group: a crash. */
@@ -122,6 +124,7 @@ export async function startTestServer(options: {
   const server = {
     url,
     port,
+    pid: child.pid as number,
     log: () => output,
     kill: () => signal("SIGKILL"),
     stop: () => signal("SIGTERM"),

@@ -5,6 +5,7 @@ import { readBodyText } from "@/lib/http";
 import { getAuth } from "./auth";
 import { forBetterAuth } from "./client-ip";
 import { sessionUser } from "./principal";
+import { invalidateSessions } from "./session-cache";
 import { withoutSessionTokens } from "./session-tokens";
 import { signInWithEmail } from "./sign-in";
 
@@ -25,9 +26,15 @@ export async function authPost(request: Request): Promise<Response> {
   if (path.endsWith("/sign-in/email")) return signInWithEmail(request);
   const auth = await getAuth();
   const forwarded = forBetterAuth(request, await readBodyText(request, AUTH_BODY_LIMIT));
-  if (!path.endsWith("/sign-out")) return withoutSessionTokens(await auth.handler(forwarded));
+  // Sessions may have changed: this process forgets cached ones at once (others hear the tables' NOTIFY).
+  if (!path.endsWith("/sign-out")) {
+    const response = await auth.handler(forwarded);
+    invalidateSessions();
+    return withoutSessionTokens(response);
+  }
   const user = await sessionUser(request.headers);
   const response = await auth.handler(forwarded);
+  invalidateSessions();
   if (user && response.ok) {
     const { db } = await getDatabase();
     await recordAudit({

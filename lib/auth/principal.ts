@@ -4,6 +4,7 @@ import { AppError } from "@/lib/errors";
 import { principalForKey } from "./api-keys";
 import { getAuth } from "./auth";
 import { hasRole, isRole, type Principal, type Role, type SessionUser } from "./roles";
+import { cachedSessionUser } from "./session-cache";
 
 /**
  * Who sent a request: an intake key (`Authorization: Bearer hitl_…`) or the signed-in user of the session cookie.
@@ -21,14 +22,19 @@ export async function authenticate(request: Request): Promise<Principal | null> 
   return user ? { kind: "user", id: user.id, label: user.email, role: user.role } : null;
 }
 
-/** The signed-in, enabled user of these request headers, or null. */
+/** The signed-in, enabled user of these request headers, or null (verified sessions are cached: session-cache.ts). */
 export async function sessionUser(headers: Headers): Promise<SessionUser | null> {
-  const auth = await getAuth();
-  const session = await auth.api.getSession({ headers });
-  if (!session) return null;
-  const user = session.user as typeof session.user & { role?: unknown; disabled?: unknown };
-  if (user.disabled === true || !isRole(user.role)) return null;
-  return { id: user.id, email: user.email, name: user.name, role: user.role };
+  return cachedSessionUser(headers.get("cookie"), async () => {
+    const auth = await getAuth();
+    const session = await auth.api.getSession({ headers });
+    if (!session) return null;
+    const user = session.user as typeof session.user & { role?: unknown; disabled?: unknown };
+    if (user.disabled === true || !isRole(user.role)) return null;
+    return {
+      user: { id: user.id, email: user.email, name: user.name, role: user.role },
+      expiresAt: new Date(session.session.expiresAt),
+    };
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ import { sqlState } from "@/lib/db/sql-client";
 import { AppError } from "@/lib/errors";
 import { getAuth } from "./auth";
 import { isRole, type Principal, type Role } from "./roles";
+import { invalidateSessions } from "./session-cache";
 
 export interface UserView {
   id: string;
@@ -89,7 +90,10 @@ export async function updateUser(change: {
   by: Principal;
 }): Promise<UserView> {
   try {
-    return await applyUserChange(change);
+    const view = await applyUserChange(change);
+    // Committed: this process forgets cached sessions at once (other processes hear the auth tables' NOTIFY).
+    invalidateSessions();
+    return view;
   } catch (error) {
     if (sqlState((error as { cause?: unknown })?.cause ?? error) === LAST_ADMIN_SQLSTATE) {
       throw new AppError(

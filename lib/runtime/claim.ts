@@ -385,6 +385,11 @@ async function preflight(db: AppDb, threadId: string, interruptIds: string[]): P
       );
     }
   }
+  // The common case needs no look at the state: the thread paused under a version this process runs, and the run
+  // that paused it recorded exactly the interrupts pending at its head, in the transaction that set `interrupted`
+  // (finalize.ts); nothing moves the head without a run that records again. Any other status (a run in progress, a
+  // run that ended while the ledger still waited, needs_attention) takes the full check.
+  if (thread.status === "interrupted" && findAgent(thread.agentId, thread.agentVersion)) return;
   // Only decisions still open in the ledger, on a thread nothing runs on: anything else (an unknown id, one already
   // decided, a race lost to another operator, a run in progress) gets its own answer from the transaction.
   const open = async () => {

@@ -1,5 +1,6 @@
 import "server-only";
 import pg from "pg";
+import { AUTH_CHANNEL, invalidateSessions, setSessionCacheLive } from "@/lib/auth/session-cache";
 import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
 import { RUNS_CHANNEL } from "@/lib/db/queries/runs";
 import { env } from "@/lib/env";
@@ -20,7 +21,8 @@ type G = typeof globalThis & { [KEY]?: Listener };
  * Hear appends made by other server instances (Postgres LISTEN/NOTIFY on a dedicated connection) and wake this
  * process's streams of those threads, so a run executing on instance A streams live to a client connected to B —
  * with Postgres only. Also hears runs released by a draining instance, and sweeps for them at once. Reconnects by
- * itself with back-off; while disconnected, streams still see new events by polling the log.
+ * itself with back-off; while disconnected, streams still see new events by polling the log. Also hears changes to
+ * sessions and users (`hitl_auth`), which empty the session cache; the cache serves only while this listens.
  */
 export async function startEventListener(): Promise<void> {
   const g = globalThis as G;
@@ -40,6 +42,8 @@ export async function startEventListener(): Promise<void> {
       client.on("error", () => {});
       client.end().catch(() => {});
       if (state.client === client) state.client = null;
+      // Revocations announced while nobody listens would be missed: no cached sessions until listening again.
+      setSessionCacheLive(false);
       if (state.stopped) return;
       reportUnreachable("listener", error);
       state.timer = setTimeout(() => void connect(), delays.next());
@@ -48,6 +52,10 @@ export async function startEventListener(): Promise<void> {
     client.on("error", retry);
     client.on("end", () => retry(new Error("connection ended")));
     client.on("notification", (message) => {
+      if (message.channel === AUTH_CHANNEL) {
+        invalidateSessions();
+        return;
+      }
       if (message.channel === RUNS_CHANNEL) {
         if (message.payload !== me) sweepSoon();
         return;
@@ -59,11 +67,13 @@ export async function startEventListener(): Promise<void> {
       await client.connect();
       await client.query(`LISTEN ${EVENTS_CHANNEL}`);
       await client.query(`LISTEN ${RUNS_CHANNEL}`);
+      await client.query(`LISTEN ${AUTH_CHANNEL}`);
       if (state.stopped) {
         retry(new Error("stopped"));
         return;
       }
       state.client = client;
+      setSessionCacheLive(true);
       delays.reset();
       reportReachable("listener");
     } catch (error) {
@@ -81,6 +91,7 @@ export async function stopEventListener(): Promise<void> {
   clearTimeout(state.timer);
   const client = state.client;
   state.client = null;
+  setSessionCacheLive(false);
   if (client) {
     client.removeAllListeners();
     client.on("error", () => {});

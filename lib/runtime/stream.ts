@@ -10,6 +10,8 @@ import { ACTIVE_RUN_STATUSES } from "@/lib/wire";
 import { subscribeEvents } from "./event-bus";
 
 const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
+/** Events per read of the log. */
+const PAGE = 500;
 
 export interface TailOptions {
   db: AppDb;
@@ -25,15 +27,20 @@ export interface TailOptions {
 
 /**
  * The thread's events after `afterSeq`: what the log already holds, then live ones as they are committed. The log
- * is the source of truth; the in-process bus only wakes the tail and, when its batch follows on exactly, saves a
- * read. Each event is yielded once, in sequence order.
+ * is the source of truth; the in-process bus wakes the tail and, when its batch follows on exactly, stands in for a
+ * read: the log is read at the start, on a gap in what was heard, when another instance announces events, and when
+ * nothing was heard for `idleMs` — not after every batch this process published itself. Each event is yielded once,
+ * in sequence order.
  */
 export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEvent> {
   const { db, threadId, signal } = options;
   let after = options.afterSeq;
   let heard: LoggedEvent[] = [];
+  // Read the log next time round: at the start, and whenever another instance says it appended (an empty batch).
+  let mustRead = true;
   let wake: (() => void) | null = null;
   const unsubscribe = subscribeEvents(threadId, (batch) => {
+    if (batch.length === 0) mustRead = true;
     heard.push(...batch);
     wake?.();
   });
@@ -47,15 +54,22 @@ export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEv
           if (e.seq !== after + next.length + 1) break;
           next.push(e);
         }
+      } else if (mustRead || heard.length > 0) {
+        // A gap between what was yielded and what was heard, or news from elsewhere: the log has it.
+        mustRead = false;
+        next = await readEvents({ db, threadId, afterSeq: after, limit: PAGE });
+        // A full page: there may be more behind it.
+        if (next.length === PAGE) mustRead = true;
       } else {
-        next = await readEvents({ db, threadId, afterSeq: after });
+        // Everything heard so far was yielded: wait for the next batch instead of asking the log again.
+        next = [];
       }
       for (const event of next) {
         yield event;
         after = event.seq;
         if (options.untilRunId && event.runId === options.untilRunId && TERMINAL.has(event.type)) return;
       }
-      if (next.length > 0 || heard.some((e) => e.seq > after)) continue;
+      if (mustRead || heard.some((e) => e.seq > after)) continue;
       const woke = await new Promise<boolean>((resolve) => {
         const onAbort = () => wake?.();
         const timer = setTimeout(() => {
@@ -72,7 +86,8 @@ export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEv
       wake = null;
       if (!woke && !signal.aborted) {
         const more = await readEvents({ db, threadId, afterSeq: after, limit: 1 });
-        if (more.length === 0 && (await options.idle(after))) {
+        if (more.length > 0) mustRead = true;
+        else if (await options.idle(after)) {
           // The run may have written its last events and ended between the read above and that check: a run's
           // events are logged before it leaves the active states, so one more read now sees all of them.
           for (const event of await readEvents({ db, threadId, afterSeq: after })) yield event;

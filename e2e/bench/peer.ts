@@ -1,0 +1,629 @@
+/**
+ * `npm run bench:peer [-- --quick] [-- --threads N] [-- --rounds R]`: our server (`next start`, the AG-UI endpoint,
+ * signed in) side by side with LangGraph's own API server for JS (`langgraphjs dev` from `@langchain/langgraph-cli`,
+ * in-memory), both serving the app's refund graph with the offline model against their own fresh Postgres database.
+ *
+ * The peer is installed on demand into a throw-away folder (`npm install --prefix <tmp>`; it is not a dependency of
+ * the app) and loads `e2e/bench/peer/graph.ts`. The flow is the same on both sides: create the thread and run it to
+ * the approval interrupt, resume with an approval (to the reply confirmation), resume with "send" (to the end). The
+ * measured leg is the approval's resume: time to its first event and to its last event (the peer keeps a stream open
+ * for a while after its last event, so the last event's arrival is what counts, not the stream's close).
+ *
+ * Rounds interleave the two servers (ours, peer; then peer, ours; …); each round runs a sequential phase and a phase
+ * at concurrency 10 per server. CPU per thread counts every process of the server's process group (from /proc)
+ * plus its database's Postgres backends (polled from pg_stat_activity). RSS is the process group's, after the run.
+ * The last line is one JSON object; ratios are ours ÷ peer.
+ * `--cpu-prof <dir>` makes our server write V8 CPU profiles into <dir> when it stops.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import pg from "pg";
+import { createTicket } from "@/e2e/api/client";
+import { prepareDatabase } from "@/e2e/api/setup";
+import { authHeaders } from "@/e2e/support/auth";
+import { ADMIN_URL } from "@/e2e/support/pg";
+import { freePort, startTestServer, type TestServer } from "@/e2e/support/server";
+import { percentile, round } from "./measure";
+
+const PEER_PACKAGE = "@langchain/langgraph-cli@1.5.1";
+const CONCURRENCY = 10;
+
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const argOf = (name: string, fallback: number) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const THREADS = argOf("--threads", quick ? 20 : 60);
+const ROUNDS = argOf("--rounds", quick ? 2 : 3);
+/** `--cpu-prof <dir>`: our server writes V8 CPU profiles there (on exit) for finding where its time goes. */
+/** `--ours-only`: skip the peer (for quick before/after figures of our server while cutting its cost). */
+const oursOnly = args.includes("--ours-only");
+/** `--log-statements`: Postgres logs every statement of our server's database (to count round trips per thread). */
+const logStatements = args.includes("--log-statements");
+const cpuProfDir = args.includes("--cpu-prof")
+  ? resolve(args[args.indexOf("--cpu-prof") + 1] ?? "prof")
+  : null;
+
+// ——— measuring ———
+
+/** CPU ms (user + system) and RSS bytes of every live process whose process group is `pgid`. */
+export function groupUsage(pgid: number): { cpuMs: number; rssBytes: number } {
+  let cpuMs = 0;
+  let rssBytes = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // After "(comm) ": state(3) ppid(4) pgrp(5) … utime(14) stime(15) … rss(24), 1-based over the whole line.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(f[2]) !== pgid) continue;
+    cpuMs += ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    rssBytes += Number(f[21]) * 4096;
+  }
+  return { cpuMs, rssBytes };
+}
+
+function pidCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU of one database's Postgres backends between `start()` and `stop()`: the backends are polled (a backend that
+ * comes and goes between two polls is missed; the pools here keep theirs open), and each one's CPU counts from the
+ * first poll that saw it — or from zero when it connected after `start()`.
+ */
+class BackendCpu {
+  private readonly base = new Map<number, number>();
+  private readonly last = new Map<number, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private started = false;
+  constructor(
+    private readonly admin: pg.Pool,
+    private readonly database: string,
+  ) {}
+  private async poll() {
+    const { rows } = await this.admin.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'",
+      [this.database],
+    );
+    for (const { pid } of rows) {
+      const cpu = pidCpuMs(pid);
+      if (cpu === undefined) continue;
+      if (!this.base.has(pid)) this.base.set(pid, this.started ? 0 : cpu);
+      this.last.set(pid, cpu);
+    }
+  }
+  async start() {
+    this.base.clear();
+    this.last.clear();
+    this.started = false;
+    await this.poll();
+    this.started = true;
+    this.timer = setInterval(() => void this.poll().catch(() => {}), 200);
+  }
+  async stop(): Promise<number> {
+    clearInterval(this.timer);
+    await this.poll();
+    let total = 0;
+    for (const [pid, cpu] of this.last) total += cpu - (this.base.get(pid) ?? cpu);
+    return total;
+  }
+}
+
+// ——— the two servers ———
+
+interface Leg {
+  /** ms from sending the request to the first event. */
+  firstMs: number;
+  /** ms from sending the request to the last event. */
+  lastMs: number;
+  events: { event?: string; data: unknown }[];
+}
+
+/** POST and read a server-sent event stream to its end, timing the first and the last event. */
+async function streamPost(url: string, headers: Record<string, string>, body: unknown): Promise<Leg> {
+  const t0 = performance.now();
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 200 || !res.body) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  const events: Leg["events"] = [];
+  let firstMs = Number.NaN;
+  let lastMs = Number.NaN;
+  let buffer = "";
+  const decoder = new TextDecoder();
+  const flush = (block: string) => {
+    let event: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event:")) event = line.slice(6).trim();
+      else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+    }
+    if (data.length === 0) return;
+    const now = performance.now() - t0;
+    if (Number.isNaN(firstMs)) firstMs = now;
+    lastMs = now;
+    events.push({ event, data: JSON.parse(data.join("\n")) });
+  };
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, "\n");
+    for (let i = buffer.indexOf("\n\n"); i >= 0; i = buffer.indexOf("\n\n")) {
+      flush(buffer.slice(0, i));
+      buffer = buffer.slice(i + 2);
+    }
+  }
+  if (buffer.trim()) flush(buffer);
+  return { firstMs, lastMs, events };
+}
+
+interface Side {
+  name: "ours" | "peer";
+  url: string;
+  pgid: number;
+  database: string;
+  /** One thread through the flow; returns the approval resume's leg. */
+  thread(order: string): Promise<Leg>;
+  stop(): Promise<void>;
+}
+
+async function oursSide(server: TestServer, database: string, pgid: number): Promise<Side> {
+  const intake = await authHeaders(server.url, "intake");
+  const supervisor = await authHeaders(server.url, "supervisor");
+  const run = async (threadId: string, headers: Record<string, string>, body: Record<string, unknown>) => {
+    const leg = await streamPost(`${server.url}/api/threads/${threadId}/runs`, headers, {
+      threadId,
+      runId: crypto.randomUUID(),
+      messages: [],
+      tools: [],
+      context: [],
+      ...body,
+    });
+    const last = leg.events[leg.events.length - 1]?.data as
+      | { type?: string; outcome?: { type: string; interrupts?: { id: string }[] } }
+      | undefined;
+    if (last?.type !== "RUN_FINISHED") throw new Error(`ours: run ended with ${JSON.stringify(last)}`);
+    return { leg, outcome: last.outcome };
+  };
+  const interruptId = (outcome: { interrupts?: { id: string }[] } | undefined) => {
+    const id = outcome?.interrupts?.[0]?.id;
+    if (!id) throw new Error(`ours: expected an interrupt, got ${JSON.stringify(outcome)}`);
+    return id;
+  };
+  return {
+    name: "ours",
+    url: server.url,
+    pgid,
+    database,
+    async thread(order) {
+      const message = `Please refund ${order}, the television arrived broken.`;
+      const threadId = await createTicket(server.url, message);
+      const paused = await run(threadId, intake, {
+        messages: [{ id: crypto.randomUUID(), role: "user", content: message }],
+      });
+      const approved = await run(threadId, supervisor, {
+        resume: [
+          { interruptId: interruptId(paused.outcome), status: "resolved", payload: { decision: "approve" } },
+        ],
+      });
+      const done = await run(threadId, supervisor, {
+        resume: [
+          { interruptId: interruptId(approved.outcome), status: "resolved", payload: { choice: "send" } },
+        ],
+      });
+      if (done.outcome?.type !== "success") throw new Error(`ours: ended ${JSON.stringify(done.outcome)}`);
+      return approved.leg;
+    },
+    stop: () => server.stop(),
+  };
+}
+
+/** Install the peer's CLI into a throw-away folder (reused while its version matches). */
+function installPeer(dir: string): string {
+  const bin = join(dir, "node_modules", ".bin", "langgraphjs");
+  const pkg = join(dir, "node_modules", "@langchain", "langgraph-cli", "package.json");
+  const wanted = PEER_PACKAGE.split("@").pop();
+  if (existsSync(bin) && JSON.parse(readFileSync(pkg, "utf8")).version === wanted) return bin;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bench-peer", private: true }));
+  console.log(`installing ${PEER_PACKAGE} into ${dir}…`);
+  const r = spawnSync("npm", ["install", "--prefix", dir, PEER_PACKAGE, "--no-audit", "--no-fund"], {
+    stdio: "inherit",
+  });
+  if (r.status !== 0) throw new Error("npm install of the peer failed");
+  return bin;
+}
+
+async function peerSide(dir: string, databaseUrl: string, database: string): Promise<Side> {
+  const bin = installPeer(dir);
+  const project = join(dir, "project");
+  mkdirSync(project, { recursive: true });
+  const graphFile = resolve("e2e/bench/peer/graph.ts");
+  writeFileSync(
+    join(project, "langgraph.json"),
+    JSON.stringify({ node_version: "20", graphs: { refund: `${graphFile}:refund` }, env: {} }),
+  );
+  const port = Number(process.env.PEER_PORT) || (await freePort());
+  let output = "";
+  // Run from this tree so the loader finds tsconfig.json (the `@/` paths); `server-only` needs react-server.
+  const child: ChildProcess = spawn(
+    bin,
+    [
+      "dev",
+      "-c",
+      join(project, "langgraph.json"),
+      "--port",
+      String(port),
+      "--host",
+      "127.0.0.1",
+      "--no-browser",
+      "--no-reload",
+    ],
+    {
+      cwd: process.cwd(),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        NODE_OPTIONS: "--conditions=react-server",
+        BROWSER: "none",
+        LANGSMITH_TRACING: "false",
+        LANGCHAIN_TRACING_V2: "false",
+        PEER_DATABASE_URL: databaseUrl,
+      },
+    },
+  );
+  child.stdout?.on("data", (d) => {
+    output += d;
+  });
+  child.stderr?.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`peer exited early (${child.exitCode}):\n${output}`);
+    try {
+      if ((await fetch(`${url}/ok`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`peer did not start in 120 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const stream = async (threadId: string, body: Record<string, unknown>) => {
+    const leg = await streamPost(
+      `${url}/threads/${threadId}/runs/stream`,
+      {},
+      {
+        assistant_id: "refund",
+        stream_mode: ["updates", "messages-tuple"],
+        ...body,
+      },
+    );
+    const error = leg.events.find((e) => e.event === "error");
+    if (error) throw new Error(`peer: ${JSON.stringify(error.data)}`);
+    const interrupt = leg.events.find(
+      (e) => e.event === "updates" && typeof e.data === "object" && e.data && "__interrupt__" in e.data,
+    );
+    return { leg, interrupted: Boolean(interrupt) };
+  };
+  return {
+    name: "peer",
+    url,
+    pgid: child.pid as number,
+    database,
+    async thread(order) {
+      const message = `Please refund ${order}, the television arrived broken.`;
+      const res = await fetch(`${url}/threads`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({}),
+      });
+      if (res.status !== 200) throw new Error(`peer: create thread ${res.status} ${await res.text()}`);
+      const { thread_id: threadId } = (await res.json()) as { thread_id: string };
+      const first = await stream(threadId, {
+        input: {
+          messages: [{ type: "human", id: crypto.randomUUID(), content: message }],
+          customerMessage: message,
+          orderRef: null,
+        },
+      });
+      if (!first.interrupted) throw new Error("peer: the first run did not stop at the approval");
+      const approved = await stream(threadId, { command: { resume: { decision: "approve" } } });
+      if (!approved.interrupted) throw new Error("peer: the approval did not stop at the reply confirmation");
+      const done = await stream(threadId, { command: { resume: { choice: "send" } } });
+      if (done.interrupted) throw new Error("peer: the thread did not finish");
+      return approved.leg;
+    },
+    async stop() {
+      try {
+        process.kill(-(child.pid as number), "SIGTERM");
+      } catch {
+        // gone
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      try {
+        process.kill(-(child.pid as number), "SIGKILL");
+      } catch {
+        // gone
+      }
+    },
+  };
+}
+
+// ——— phases ———
+
+interface Phase {
+  threads: number;
+  errors: number;
+  seconds: number;
+  cpuMs: number;
+  first: number[];
+  last: number[];
+}
+
+async function phase(side: Side, admin: pg.Pool, orders: string[], concurrency: number): Promise<Phase> {
+  const backends = new BackendCpu(admin, side.database);
+  await backends.start();
+  const cpu0 = groupUsage(side.pgid).cpuMs;
+  const first: number[] = [];
+  const last: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < orders.length; i = next++) {
+        try {
+          const leg = await side.thread(orders[i] as string);
+          first.push(leg.firstMs);
+          last.push(leg.lastMs);
+        } catch (error) {
+          errors += 1;
+          if (errors <= 3) console.error(`  ${side.name} error: ${(error as Error).message.slice(0, 500)}`);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const serverCpu = groupUsage(side.pgid).cpuMs - cpu0;
+  const pgCpu = await backends.stop();
+  return { threads: first.length, errors, seconds, cpuMs: serverCpu + pgCpu, first, last };
+}
+
+function merge(phases: Phase[]) {
+  const threads = phases.reduce((n, p) => n + p.threads, 0);
+  const seconds = phases.reduce((n, p) => n + p.seconds, 0);
+  const cpuMs = phases.reduce((n, p) => n + p.cpuMs, 0);
+  const first = phases.flatMap((p) => p.first);
+  const last = phases.flatMap((p) => p.last);
+  return {
+    threads,
+    errors: phases.reduce((n, p) => n + p.errors, 0),
+    threads_per_s: round(threads / seconds, 2),
+    resume_first_event_ms: { p50: round(percentile(first, 50), 1), p95: round(percentile(first, 95), 1) },
+    resume_last_event_ms: { p50: round(percentile(last, 50), 1), p95: round(percentile(last, 95), 1) },
+    cpu_ms_per_thread: round(cpuMs / Math.max(1, threads), 1),
+  };
+}
+
+/**
+ * CPU (server process group + its Postgres backends) of a signed-in request beyond an anonymous one: the same route
+ * (an admin-only list) asked by a signed-in viewer (the session is verified, then 403) and with no cookie (401 at
+ * once), in interleaved sequential blocks. Returns ms per request.
+ */
+async function signedInOverhead(side: Side, admin: pg.Pool, cookie: string, blocks = 6, perBlock = 200) {
+  const url = `${side.url}/api/admin/users`;
+  const cost = { signed: 0, anonymous: 0 };
+  for (let b = 0; b < blocks; b++) {
+    for (const kind of b % 2 === 0
+      ? (["signed", "anonymous"] as const)
+      : (["anonymous", "signed"] as const)) {
+      const backends = new BackendCpu(admin, side.database);
+      await backends.start();
+      const cpu0 = groupUsage(side.pgid).cpuMs;
+      for (let i = 0; i < perBlock; i++) {
+        const res = await fetch(url, kind === "signed" ? { headers: { cookie } } : {});
+        await res.arrayBuffer();
+        const expected = kind === "signed" ? 403 : 401;
+        if (res.status !== expected) throw new Error(`signed-in overhead: ${kind} got ${res.status}`);
+      }
+      cost[kind] += groupUsage(side.pgid).cpuMs - cpu0 + (await backends.stop());
+    }
+  }
+  const n = blocks * perBlock;
+  return {
+    signed_in_cpu_ms_per_request: round(cost.signed / n, 3),
+    anonymous_cpu_ms_per_request: round(cost.anonymous / n, 3),
+    signed_in_overhead_cpu_ms: round((cost.signed - cost.anonymous) / n, 3),
+  };
+}
+
+// ——— main ———
+
+if (!existsSync(".next/BUILD_ID")) {
+  console.log("building the server (next build)…");
+  if (spawnSync("node_modules/.bin/next", ["build"], { stdio: "inherit" }).status !== 0) process.exit(1);
+}
+const perRound = THREADS * 2;
+const total = ROUNDS * perRound + 20;
+const peerDir = process.env.PEER_DIR || join(tmpdir(), "hitl-bench-peer");
+const databases = await Promise.all([prepareDatabase("benchours"), prepareDatabase("benchpeer")]);
+const admin = new pg.Pool({ connectionString: ADMIN_URL, max: 2 });
+for (const { sql } of databases) {
+  await sql.rows(
+    `INSERT INTO orders (id, customer_name, customer_email, amount_cents, currency, placed_at, payment_method, items, status)
+     SELECT 'ORD-' || (2000 + g), 'Customer ' || g, 'c' || g || '@example.com', 50000, 'EUR', now() - interval '2 days',
+       'card', '[{"sku":"TV","name":"Television","quantity":1,"unitCents":50000}]'::jsonb, 'delivered'
+     FROM generate_series(0, $1 - 1) AS g`,
+    [total],
+  );
+}
+const nameOf = (url: string) => new URL(url).pathname.slice(1);
+const sides: Side[] = [];
+let exitCode = 0;
+try {
+  const [oursDb, peerDb] = databases as [(typeof databases)[0], (typeof databases)[0]];
+  if (logStatements) {
+    await oursDb.sql.rows(`ALTER DATABASE "${nameOf(oursDb.url)}" SET log_statement = 'all'`);
+    console.log(`logging every statement of database ${nameOf(oursDb.url)}`);
+  }
+  const server = await startTestServer({
+    databaseUrl: oursDb.url,
+    env: {
+      DATABASE_POOL_MAX: "20",
+    },
+    ...(cpuProfDir ? { wrap: [process.execPath, "--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] } : {}),
+  });
+  sides.push(await oursSide(server, nameOf(oursDb.url), server.pid));
+  if (!oursOnly) sides.push(await peerSide(peerDir, peerDb.url, nameOf(peerDb.url)));
+  const [ours, peer = ours] = sides as [Side, Side?];
+  console.log(
+    `bench:peer — ${ROUNDS} rounds × ${THREADS} threads per phase (sequential, concurrency ${CONCURRENCY}), ` +
+      `ours ${ours.url} vs ${PEER_PACKAGE} dev ${peer.url}`,
+  );
+  // Each side's order ids: its own range in its own database.
+  const ids = (offset: number, n: number) => Array.from({ length: n }, (_, i) => `ORD-${2000 + offset + i}`);
+  let cursor = 0;
+  const take = (n: number) => {
+    const out = ids(cursor, n);
+    cursor += n;
+    return out;
+  };
+  // Warm-up (not measured): the same orders on both sides, each in its own database.
+  const warm = take(10);
+  for (const side of sides) await phase(side, admin, warm, 2);
+  const results = {
+    ours: { seq: [] as Phase[], c10: [] as Phase[] },
+    peer: { seq: [] as Phase[], c10: [] as Phase[] },
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    const seqOrders = take(THREADS);
+    const concOrders = take(THREADS);
+    for (const side of oursOnly ? [ours] : r % 2 === 0 ? [ours, peer] : [peer, ours]) {
+      results[side.name].seq.push(await phase(side, admin, seqOrders, 1));
+      results[side.name].c10.push(await phase(side, admin, concOrders, CONCURRENCY));
+      console.log(
+        `  round ${r + 1} ${side.name}: seq ${round(THREADS / results[side.name].seq.at(-1)!.seconds, 1)} threads/s, ` +
+          `c${CONCURRENCY} ${round(THREADS / results[side.name].c10.at(-1)!.seconds, 1)} threads/s`,
+      );
+    }
+  }
+  const overhead = await signedInOverhead(
+    ours,
+    admin,
+    await authHeaders(ours.url, "viewer").then((h) => h.cookie ?? ""),
+  );
+  console.log(
+    `signed-in request overhead (ours): ${overhead.signed_in_overhead_cpu_ms} ms CPU per request ` +
+      `(signed-in ${overhead.signed_in_cpu_ms_per_request}, anonymous ${overhead.anonymous_cpu_ms_per_request})`,
+  );
+  if (oursOnly) {
+    const o = { seq: merge(results.ours.seq), c10: merge(results.ours.c10) };
+    const rssMb = round(groupUsage(ours.pgid).rssBytes / 2 ** 20, 0);
+    for (const [label, p] of [
+      ["seq", o.seq],
+      [`c${CONCURRENCY}`, o.c10],
+    ] as const) {
+      console.log(
+        `ours ${label}: ${p.threads_per_s} threads/s; resume last event p50 ${p.resume_last_event_ms.p50} ms; ` +
+          `CPU ${p.cpu_ms_per_thread} ms/thread; errors ${p.errors}`,
+      );
+    }
+    console.log(
+      JSON.stringify({ bench: "peer", ours_only: true, ...overhead, ours: { ...o, rss_mb: rssMb } }),
+    );
+    process.exitCode = o.seq.errors + o.c10.errors > 0 ? 1 : 0;
+  } else {
+    const rss = { ours: groupUsage(ours.pgid).rssBytes, peer: groupUsage(peer.pgid).rssBytes };
+    const summary = {
+      ours: {
+        seq: merge(results.ours.seq),
+        c10: merge(results.ours.c10),
+        rss_mb: round(rss.ours / 2 ** 20, 0),
+      },
+      peer: {
+        seq: merge(results.peer.seq),
+        c10: merge(results.peer.c10),
+        rss_mb: round(rss.peer / 2 ** 20, 0),
+      },
+    };
+    const ratio = (a: number, b: number) => round(a / b, 2);
+    const line = (label: string, s: ReturnType<typeof merge>) =>
+      `${label}: ${s.threads_per_s} threads/s; resume first event p50 ${s.resume_first_event_ms.p50} / p95 ` +
+      `${s.resume_first_event_ms.p95} ms; last event p50 ${s.resume_last_event_ms.p50} / p95 ` +
+      `${s.resume_last_event_ms.p95} ms; CPU ${s.cpu_ms_per_thread} ms/thread; errors ${s.errors}`;
+    console.log(line("ours seq ", summary.ours.seq));
+    console.log(line("peer seq ", summary.peer.seq));
+    console.log(line(`ours c${CONCURRENCY}`, summary.ours.c10));
+    console.log(line(`peer c${CONCURRENCY}`, summary.peer.c10));
+    console.log(`RSS after the run: ours ${summary.ours.rss_mb} MB, peer ${summary.peer.rss_mb} MB`);
+    const errors =
+      summary.ours.seq.errors + summary.ours.c10.errors + summary.peer.seq.errors + summary.peer.c10.errors;
+    const ratios = {
+      ratio_throughput_seq: ratio(summary.ours.seq.threads_per_s, summary.peer.seq.threads_per_s),
+      ratio_throughput_c10: ratio(summary.ours.c10.threads_per_s, summary.peer.c10.threads_per_s),
+      ratio_resume_last_event_p50_seq: ratio(
+        summary.ours.seq.resume_last_event_ms.p50,
+        summary.peer.seq.resume_last_event_ms.p50,
+      ),
+      ratio_resume_last_event_p50_c10: ratio(
+        summary.ours.c10.resume_last_event_ms.p50,
+        summary.peer.c10.resume_last_event_ms.p50,
+      ),
+      ratio_resume_last_event_p95_c10: ratio(
+        summary.ours.c10.resume_last_event_ms.p95,
+        summary.peer.c10.resume_last_event_ms.p95,
+      ),
+      ratio_first_event_p50_c10: ratio(
+        summary.ours.c10.resume_first_event_ms.p50,
+        summary.peer.c10.resume_first_event_ms.p50,
+      ),
+      ratio_cpu_per_thread_seq: ratio(summary.ours.seq.cpu_ms_per_thread, summary.peer.seq.cpu_ms_per_thread),
+      ratio_cpu_per_thread_c10: ratio(summary.ours.c10.cpu_ms_per_thread, summary.peer.c10.cpu_ms_per_thread),
+      ratio_rss: ratio(summary.ours.rss_mb, summary.peer.rss_mb),
+    };
+    for (const [k, v] of Object.entries(ratios)) console.log(`  ${k.padEnd(34)} ${v}`);
+    if (errors > 0) exitCode = 1;
+    console.log(
+      JSON.stringify({
+        bench: "peer",
+        peer: PEER_PACKAGE,
+        rounds: ROUNDS,
+        threads_per_phase: THREADS,
+        concurrency: CONCURRENCY,
+        ...ratios,
+        errors,
+        ours: summary.ours,
+        peer_server: summary.peer,
+      }),
+    );
+  }
+} catch (error) {
+  console.error(error);
+  exitCode = 1;
+} finally {
+  await Promise.all(sides.map((s) => s.stop()));
+  await admin.end();
+  for (const d of databases) {
+    await d.sql.end();
+    await d.drop();
+  }
+}
+process.exit(exitCode || process.exitCode || 0);

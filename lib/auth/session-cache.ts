@@ -1,0 +1,78 @@
+import "server-only";
+import type { SessionUser } from "./roles";
+
+/**
+ * Verified sessions, briefly, in this process: a signed-in request whose cookies were verified a moment ago skips
+ * better-auth's session and user lookups (two statements and the cookie's signature check per request).
+ *
+ * Revocation is pushed: every change to `auth_sessions` or `auth_users` (sign-out, a session revoked, a user
+ * disabled or given another role, by the app, the CLI or plain SQL) fires a trigger that NOTIFYs `hitl_auth`, and the
+ * event listener empties the cache when it hears it — milliseconds after the commit. The cache only serves while the
+ * listener holds its connection (it is switched off the moment the connection drops, and emptied when it comes
+ * back), so a revocation is never missed for want of a listener; embedded PGlite has no listener and no cache. An
+ * entry also lapses after `TTL_MS` and at the session's own expiry, and a lookup that was under way while the cache
+ * was emptied is not stored (it may have read the row before the change).
+ */
+
+/** Channel the auth tables' triggers notify on (migration 0016). */
+export const AUTH_CHANNEL = "hitl_auth";
+
+const TTL_MS = 5_000;
+const MAX_ENTRIES = 2_000;
+
+interface Entry {
+  user: SessionUser;
+  until: number;
+}
+
+interface CacheState {
+  live: boolean;
+  generation: number;
+  entries: Map<string, Entry>;
+}
+
+const KEY = Symbol.for("hitl-console.session-cache");
+type G = typeof globalThis & { [KEY]?: CacheState };
+
+function state(): CacheState {
+  const g = globalThis as G;
+  g[KEY] ??= { live: false, generation: 0, entries: new Map() };
+  return g[KEY];
+}
+
+/** Forget every cached session (a revocation was announced, or announcements may have been missed). */
+export function invalidateSessions(): void {
+  const s = state();
+  s.generation += 1;
+  s.entries.clear();
+}
+
+/** The listener reports whether it hears `hitl_auth`: the cache serves only while it does. */
+export function setSessionCacheLive(live: boolean): void {
+  const s = state();
+  invalidateSessions();
+  s.live = live;
+}
+
+/**
+ * The user of this cookie header: from the cache when verified less than `TTL_MS` ago and nothing was revoked since,
+ * otherwise from `lookup` (better-auth), whose answer is kept when it is a user.
+ */
+export async function cachedSessionUser(
+  cookie: string | null,
+  lookup: () => Promise<{ user: SessionUser; expiresAt: Date } | null>,
+): Promise<SessionUser | null> {
+  const s = state();
+  if (!s.live || !cookie) return (await lookup())?.user ?? null;
+  const now = Date.now();
+  const hit = s.entries.get(cookie);
+  if (hit && hit.until > now) return hit.user;
+  if (hit) s.entries.delete(cookie);
+  const generation = s.generation;
+  const found = await lookup();
+  if (found && s.live && s.generation === generation) {
+    if (s.entries.size >= MAX_ENTRIES) s.entries.delete(s.entries.keys().next().value as string);
+    s.entries.set(cookie, { user: found.user, until: Math.min(now + TTL_MS, found.expiresAt.getTime()) });
+  }
+  return found?.user ?? null;
+}
