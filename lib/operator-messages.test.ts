@@ -6,7 +6,7 @@ describe("operatorMessage", () => {
   it("says a listed code in the operator's words, what to do, and keeps the code as a details line", () => {
     const m = operatorMessage({
       code: "conflict:interrupt_pending",
-      message: "The thread is waiting for a decision: take it before sending the agent new input.",
+      message: "The thread is waiting for a decision; answer it with `resume` before sending new input.",
     });
     expect(m.text).toBe("The thread is waiting for a decision, so it cannot take new input now.");
     expect(m.todo).toMatch(/Take the decision first/);

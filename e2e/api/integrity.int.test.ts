@@ -53,6 +53,12 @@ describe("decisions only through the ledger", () => {
     return { threadId, orderId, interruptId: run.interrupts[0]!.id };
   }
 
+  /** The first of `wanted` that the pending select_option offers. */
+  function firstOption(pending: { payload?: unknown }, wanted: string[]): string {
+    const ids = ((pending.payload as { options?: { id: string }[] })?.options ?? []).map((o) => o.id);
+    return wanted.find((id) => ids.includes(id)) ?? wanted[0]!;
+  }
+
   /** The checkpoint the order lookup wrote: forking there runs the policy again. */
   async function lookupCheckpoint(threadId: string): Promise<string> {
     const history = await (await authedFetch(url(`/api/threads/${threadId}/history?limit=200`))).json();
@@ -73,7 +79,11 @@ describe("decisions only through the ledger", () => {
   }
 
   async function pendingOf(threadId: string) {
-    return (await view(threadId)).pendingInterrupts as { interruptId: string; action: string }[];
+    return (await view(threadId)).pendingInterrupts as {
+      interruptId: string;
+      action: string;
+      payload?: unknown;
+    }[];
   }
 
   const NOT_EDITABLE = [
@@ -238,7 +248,9 @@ describe("decisions only through the ledger", () => {
                 : p.action === "confirm_email"
                   ? { choice: "send" }
                   : p.action === "select_option"
-                    ? { optionId: "original_payment" }
+                    ? // How to pay back; who the sender is (an edited message no longer names the order); or reply
+                      // yourself (no order left to write to).
+                      { optionId: firstOption(p, ["original_payment", "sender_is_customer", "replied"]) }
                     : { text: orderId };
             const entry = [{ interruptId: p.interruptId, status: "resolved", payload }];
             const mine = await resumeAs(threadId, entry, "supervisor");
