@@ -95,6 +95,19 @@ describe("live inbox stream", () => {
     expect(stream.received()).toEqual(["early-2", "late-1"]);
   });
 
+  it("a change committed the moment a fresh stream says it is ready reaches it", async () => {
+    // Each round is the only stream, so the server's feed starts afresh every time.
+    for (let round = 0; round < 8; round++) {
+      const stream = await follow();
+      await pool.query("SELECT inbox_change($1, 'thread-ready', 'claimed')", [`ready-${round}`]);
+      await until(() => stream.received().includes(`ready-${round}`), 3_000);
+      await stream.stop();
+      expect(stream.received(), `round ${round}`).toEqual([`ready-${round}`]);
+      // Let the server notice the stream is gone (its feed stops with its last subscriber).
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  });
+
   it("every one of many interleaved changes reaches every stream once", async () => {
     const streams = await Promise.all([follow(), follow(), follow()]);
     const ids = Array.from({ length: 60 }, (_, i) => `many-${i}`);

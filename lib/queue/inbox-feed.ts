@@ -37,6 +37,10 @@ interface Pump {
   reading: Promise<void> | null;
   again: boolean;
   stopped: boolean;
+  /** The pump's starting point being read (the head, and the window below it as seen); null until subscribed. */
+  start: Promise<void> | null;
+  /** Bumped when the pump stops: a read begun before the stop hands nothing on and moves nothing. */
+  generation: number;
 }
 
 const KEY = Symbol.for("hitl-console.inbox-feed");
@@ -52,31 +56,54 @@ function pump(): Pump {
     reading: null,
     again: false,
     stopped: false,
+    start: null,
+    generation: 0,
   };
   return g[KEY];
+}
+
+/**
+ * Where the pump starts following: the newest change id, and what is already in the look-back window below it counts
+ * as handed on. Streams wait for this before reading their own head, so every change after their head reaches them.
+ */
+function begin(p: Pump): Promise<void> {
+  if (!p.start) {
+    const generation = p.generation;
+    const start = (async () => {
+      const { db } = await getDatabase();
+      const head = await latestInboxChangeId({ db });
+      const window = await listInboxChanges({ db, afterId: head - LOOKBACK, limit: READ_LIMIT });
+      if (generation !== p.generation) return;
+      p.seen = new Set(window.map((c) => c.id));
+      p.lastId = Math.max(head, ...window.map((c) => c.id));
+    })();
+    p.start = start;
+    // A failed start is tried again by the next subscriber or wake-up.
+    start.catch(() => {
+      if (p.start === start) p.start = null;
+    });
+  }
+  return p.start;
 }
 
 /** Read what is new and hand it to every listener (coalesced: one read at a time, one more if woken meanwhile). */
 function wake(): void {
   const p = pump();
+  if (p.stopped) return;
   if (p.reading) {
     p.again = true;
     return;
   }
+  const generation = p.generation;
   p.reading = (async () => {
     do {
       p.again = false;
       let fresh: InboxChangeView[] = [];
       try {
+        await begin(p);
         const { db } = await getDatabase();
-        if (p.lastId < 0) {
-          // A new pump starts at the head (each stream replays its own client's cursor itself): what is already in
-          // the window counts as seen.
-          p.lastId = await latestInboxChangeId({ db });
-          const window = await listInboxChanges({ db, afterId: p.lastId - LOOKBACK, limit: LOOKBACK });
-          for (const c of window) p.seen.add(c.id);
-        }
         const read = await listInboxChanges({ db, afterId: p.lastId - LOOKBACK, limit: READ_LIMIT });
+        if (generation !== p.generation) return;
         fresh = read.filter((c) => !p.seen.has(c.id));
         for (const c of fresh) {
           p.seen.add(c.id);
@@ -91,7 +118,7 @@ function wake(): void {
       if (fresh.length > 0) for (const listener of p.listeners) listener(fresh);
     } while (p.again);
   })().finally(() => {
-    p.reading = null;
+    if (generation === p.generation) p.reading = null;
   });
 }
 
@@ -120,13 +147,15 @@ async function listen(p: Pump): Promise<void> {
 }
 
 /**
- * Follow the inbox change feed: `listener` hears every batch of new changes (never an empty one), each change once. Starts the
- * pump on the first subscriber and stops it after the last one leaves.
+ * Follow the inbox change feed: `listener` hears every batch of new changes (never an empty one), each change once.
+ * Starts the pump on the first subscriber and stops it after the last one leaves. `started` resolves once the pump
+ * knows where it starts: every change committed after that reaches the listener.
  */
-export function subscribeInbox(listener: Listener): () => void {
+export function subscribeInbox(listener: Listener): { started: Promise<void>; unsubscribe: () => void } {
   const p = pump();
   p.stopped = false;
   p.listeners.add(listener);
+  const started = begin(p);
   if (!p.timer) {
     p.timer = setInterval(
       wake,
@@ -135,9 +164,12 @@ export function subscribeInbox(listener: Listener): () => void {
     p.timer.unref();
     void listen(p);
   }
-  return () => {
-    p.listeners.delete(listener);
-    if (p.listeners.size === 0) stopPump(p);
+  return {
+    started,
+    unsubscribe: () => {
+      p.listeners.delete(listener);
+      if (p.listeners.size === 0) stopPump(p);
+    },
   };
 }
 
@@ -145,9 +177,13 @@ function stopPump(p: Pump): void {
   clearInterval(p.timer);
   p.timer = undefined;
   p.stopped = true;
-  // The next subscriber starts a new pump at the head.
+  // The next subscriber starts a new pump at the head; a read still under way is dropped.
+  p.generation += 1;
+  p.start = null;
+  p.reading = null;
+  p.again = false;
   p.lastId = -1;
-  p.seen.clear();
+  p.seen = new Set();
   const client = p.client;
   p.client = null;
   if (client) {

@@ -73,7 +73,7 @@ export function inboxStreamResponse(
       // Subscribe before reading the head, so nothing committed in between is missed.
       const early: InboxChangeView[][] = [];
       let live = false;
-      unsubscribe = subscribeInbox((changes) => {
+      const subscription = subscribeInbox((changes) => {
         if (!live) {
           early.push(changes);
           return;
@@ -82,7 +82,10 @@ export function inboxStreamResponse(
         cursor = Math.max(cursor, ...changes.map((c) => c.id));
         send(frame("changes", { changes: wire(changes) }, cursor));
       });
+      unsubscribe = subscription.unsubscribe;
       try {
+        // The feed's starting point first: every change committed after it reaches this stream.
+        await subscription.started;
         const head = await latestInboxChangeId({ db });
         if (after !== undefined && after < head) {
           const oldest = await oldestInboxChangeId({ db });
@@ -100,12 +103,11 @@ export function inboxStreamResponse(
           return;
         }
         live = true;
+        // What the feed handed on while this stream was starting: all of it (a change that committed late may sit
+        // below the head just read, and the page the client loads next may have been read before it committed).
         for (const changes of early) {
-          const fresh = changes.filter((c) => c.id > cursor);
-          if (fresh.length) {
-            cursor = Math.max(...fresh.map((c) => c.id));
-            send(frame("changes", { changes: wire(fresh) }, cursor));
-          }
+          cursor = Math.max(cursor, ...changes.map((c) => c.id));
+          send(frame("changes", { changes: wire(changes) }, cursor));
         }
       } catch (error) {
         console.error("[inbox-stream] start failed:", error instanceof Error ? error.message : error);
