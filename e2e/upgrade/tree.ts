@@ -97,16 +97,28 @@ const EDITS: Edit[] = [
   { file: "lib/graphs/goodwill/agent.ts", find: '"ask"', replace: '"ask_person"' },
 ];
 
+/**
+ * Apply one edit. Whitespace inside `find` matches any run of whitespace (a reformatted file — e.g. a chain re-indented
+ * by the formatter — still takes the deploy's edit); everything else must match exactly.
+ */
 function edit(tree: string, { file, find, replace, all }: Edit): void {
   const path = join(tree, file);
   const text = readFileSync(path, "utf8");
-  const count = text.split(find).length - 1;
+  const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // Leading and trailing whitespace stay exact (they are part of the lines the replacement writes back).
+  const [, lead = "", core = "", trail = ""] = /^(\s*)([\s\S]*?)(\s*)$/.exec(find) ?? [];
+  const pattern = escape(lead) + core.split(/\s+/).map(escape).join("\\s+") + escape(trail);
+  const matcher = new RegExp(pattern, "g");
+  const count = [...text.matchAll(matcher)].length;
   if (count === 0 || (!all && count > 1)) {
     throw new Error(
       `upgrade tree: ${file} has ${count} × ${JSON.stringify(find)} (the v2 edit no longer applies)`,
     );
   }
-  writeFileSync(path, all ? text.split(find).join(replace) : text.replace(find, replace));
+  writeFileSync(
+    path,
+    text.replace(matcher, () => replace),
+  );
 }
 
 /** Keep the current definition as version 1: graph, state and agent copied, their relative imports re-pointed. */
