@@ -12,6 +12,7 @@ import {
   signInOver,
   storageStatePath,
 } from "./auth/users";
+import { developerWords } from "./support/words";
 
 /**
  * The demo shop's orders are shared by every spec's threads, and refunds add up to at most an order's total: a spec
@@ -31,7 +32,39 @@ async function freshDemoShop(): Promise<void> {
 }
 
 /** Every test saves a screenshot of its final page as an artifact (attached to the report, kept in test-results). */
-export const test = base.extend<{ finalScreenshot: undefined; freshShop: undefined }>({
+export const test = base.extend<{
+  finalScreenshot: undefined;
+  freshShop: undefined;
+  operatorWords: undefined;
+}>({
+  /*
+   * Issue 12: no page an e2e run visits shows an operator a developer's words (an error code, zod's "expected",
+   * the API's "resume"). Read from the DOM of every page of the test's browser context on each load and once more
+   * at the end (what the test left on screen); a hit fails the test, naming the page and the strings. What a
+   * customer wrote is shown as written, so the specs' own ticket texts keep clear of those words; a thread's state
+   * and raw payloads are data (`data-raw`) and are not read.
+   */
+  operatorWords: [
+    async ({ context, page }, use) => {
+      const found: string[] = [];
+      const reads: Promise<void>[] = [];
+      const read = (p: Page) =>
+        developerWords(p).then(
+          (words) => {
+            if (words.length) found.push(`${new URL(p.url()).pathname}: ${words.join(" | ")}`);
+          },
+          () => {}, // navigated away or closed meanwhile: the next load reads it
+        );
+      const watch = (p: Page) => p.on("load", () => reads.push(read(p)));
+      watch(page);
+      context.on("page", watch);
+      await use(undefined);
+      await Promise.all(reads);
+      for (const p of context.pages()) if (!p.isClosed() && p.url().startsWith("http")) await read(p);
+      expect.soft([...new Set(found)], "developer words shown to an operator").toEqual([]);
+    },
+    { auto: true },
+  ],
   freshShop: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
     async ({}, use) => {

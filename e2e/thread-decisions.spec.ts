@@ -50,7 +50,7 @@ test("approve, then send the drafted email: the thread finishes with its refund 
 });
 
 test("reject needs a note; rejected with one, no refund is made", async ({ page }) => {
-  const threadId = await pausedThread(page, "Refund please for ORD-1006, the lamp is not what I expected.");
+  const threadId = await pausedThread(page, "Refund please for ORD-1006, the lamp is not what I ordered.");
   await openReady(page, `/threads/${threadId}`, "thread-page");
   const approval = page.getByTestId("decision-refund_approval");
   await expect(approval.getByTestId("policy-findings")).toContainText("block");

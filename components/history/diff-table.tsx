@@ -100,8 +100,11 @@ export function DiffTable({ delta }: { delta: Delta | null }) {
                     {kind.label}
                   </span>
                 </td>
-                <td className="break-all py-1.5 pr-2 font-mono text-slate-900">{change.path}</td>
-                <td className="min-w-0 py-1.5 font-mono text-slate-900">
+                {/* Paths and values are the thread's state: data a supervisor inspects, not the console's words. */}
+                <td data-raw className="break-all py-1.5 pr-2 font-mono text-slate-900">
+                  {change.path}
+                </td>
+                <td data-raw className="min-w-0 py-1.5 font-mono text-slate-900">
                   <ChangeValue change={change} />
                 </td>
               </tr>

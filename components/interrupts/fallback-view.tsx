@@ -44,8 +44,14 @@ export function FallbackView({
       </p>
       {reason && (
         <details className="text-sm">
-          <summary className="cursor-pointer text-slate-700">Why it could not be read</summary>
-          <pre className="mt-1 whitespace-pre-wrap break-words rounded bg-slate-100 p-2 text-xs text-slate-800">
+          <summary className="cursor-pointer text-slate-700">
+            Why it could not be read (technical details for support)
+          </summary>
+          {/* The validator's own words about a payload outside the contract: data for support, like the raw value. */}
+          <pre
+            data-raw
+            className="mt-1 whitespace-pre-wrap break-words rounded bg-slate-100 p-2 text-xs text-slate-800"
+          >
             {reason}
           </pre>
         </details>
