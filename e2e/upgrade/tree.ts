@@ -104,10 +104,10 @@ const EDITS: Edit[] = [
 function edit(tree: string, { file, find, replace, all }: Edit): void {
   const path = join(tree, file);
   const text = readFileSync(path, "utf8");
-  const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const literal = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   // Leading and trailing whitespace stay exact (they are part of the lines the replacement writes back).
   const [, lead = "", core = "", trail = ""] = /^(\s*)([\s\S]*?)(\s*)$/.exec(find) ?? [];
-  const pattern = escape(lead) + core.split(/\s+/).map(escape).join("\\s+") + escape(trail);
+  const pattern = literal(lead) + core.split(/\s+/).map(literal).join("\\s+") + literal(trail);
   const matcher = new RegExp(pattern, "g");
   const count = [...text.matchAll(matcher)].length;
   if (count === 0 || (!all && count > 1)) {

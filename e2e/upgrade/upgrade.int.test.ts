@@ -122,8 +122,8 @@ const emailOfOrder = (n: number) => `customer${n}@example.com`;
 
 /** The open decisions of a thread, from the ledger. */
 async function pendingOf(sql: ReturnType<typeof sqlFor>, threadId: string) {
-  return sql.rows<{ interrupt_id: string; action: string }>(
-    "SELECT interrupt_id, action FROM decisions WHERE thread_id = $1 AND status = 'pending' ORDER BY created_at",
+  return sql.rows<{ interrupt_id: string; action: string; payload: unknown }>(
+    "SELECT interrupt_id, action, payload FROM decisions WHERE thread_id = $1 AND status = 'pending' ORDER BY created_at",
     [threadId],
   );
 }
@@ -140,14 +140,18 @@ async function decide(base: string, threadId: string, interruptId: string, answe
 }
 
 /** What an operator answers to each kind of question (the order number is given by an operator, the rest by a supervisor). */
-function answerFor(action: string, c: Case): { answer: unknown; who: Who } {
+function answerFor(action: string, c: Case, payload?: unknown): { answer: unknown; who: Who } {
   switch (action) {
     case "input_text":
       return { answer: { text: c.orderId }, who: "operator" };
     case "refund_approval":
       return { answer: { decision: "approve" }, who: "supervisor" };
-    case "select_option":
-      return { answer: { optionId: "original_payment" }, who: "supervisor" };
+    case "select_option": {
+      // The refund method, or — for an order number typed by the operator — whether the sender is its customer.
+      const offered = ((payload as { options?: { id: string }[] } | null)?.options ?? []).map((o) => o.id);
+      const optionId = offered.includes("sender_is_customer") ? "sender_is_customer" : "original_payment";
+      return { answer: { optionId }, who: "supervisor" };
+    }
     case "confirm_email":
       return { answer: { choice: "send" }, who: "supervisor" };
     case "goodwill_voucher":
@@ -182,7 +186,7 @@ async function driveToEnd(
       await new Promise((r) => setTimeout(r, 150));
       continue;
     }
-    const { answer, who } = answerFor(open.action, c);
+    const { answer, who } = answerFor(open.action, c, open.payload);
     const result = await decide(pick(i), c.threadId, open.interrupt_id, answer, who);
     if (result.status >= 400 && !result.migrating && result.code !== "conflict:run_active") {
       throw new Error(`thread ${c.threadId} (${c.kind}) ${open.action}: ${result.status} ${result.code}`);
@@ -235,7 +239,7 @@ async function pauseUnderV1(
           true,
       );
       if (open?.action === want) return c;
-      const { answer, who } = answerFor(open!.action, c);
+      const { answer, who } = answerFor(open!.action, c, open!.payload);
       const r = await decide(base, c.threadId, open!.interrupt_id, answer, who);
       if (r.status >= 400)
         throw new Error(`pausing ${c.threadId} at ${kind}: ${open!.action} ${r.status} ${r.code}`);
