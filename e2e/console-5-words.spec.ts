@@ -1,4 +1,4 @@
-import { apiAs, expect, pausedThread, test, threadState } from "./fixtures";
+import { expect, pausedThread, resumeAs, test, threadState } from "./fixtures";
 import { checkScreens, developerWords } from "./support/console";
 
 /*
@@ -31,31 +31,8 @@ test("a decision taken meanwhile by someone else is said in words; no code, zod 
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
 
   // An operator rejects it over the API while this page still shows the form.
-  const operator = await apiAs("operator");
-  try {
-    const [pending] = (await threadState(page, threadId)).pendingInterrupts;
-    const res = await operator.post(`/api/threads/${threadId}/runs`, {
-      headers: { accept: "text/event-stream" },
-      data: {
-        threadId,
-        runId: crypto.randomUUID(),
-        messages: [],
-        tools: [],
-        context: [],
-        resume: [
-          {
-            interruptId: pending.interruptId,
-            status: "resolved",
-            payload: { decision: "reject", note: "Out of warranty" },
-          },
-        ],
-      },
-    });
-    expect(res.status()).toBe(200);
-    await res.text();
-  } finally {
-    await operator.dispose();
-  }
+  const [pending] = (await threadState(page, threadId)).pendingInterrupts;
+  await resumeAs("operator", threadId, pending.interruptId, { decision: "reject", note: "Out of warranty" });
 
   const card = page.getByTestId("decision-refund_approval");
   await card.getByLabel("Internal note").fill("Looks fine to me");

@@ -1,4 +1,4 @@
-import { answerOverApi, apiAs, expect, pausedThread, test, threadState } from "./fixtures";
+import { answerOverApi, expect, pausedThread, resumeAs, test, threadState } from "./fixtures";
 import { checkScreens } from "./support/console";
 
 /*
@@ -22,26 +22,7 @@ test("a closed 'already decided' form shows the option that was taken, not the d
 
   // An operator chooses store credit over the API while this page still shows the form with its default.
   const [pending] = (await threadState(page, threadId)).pendingInterrupts;
-  const operator = await apiAs("operator");
-  try {
-    const res = await operator.post(`/api/threads/${threadId}/runs`, {
-      headers: { accept: "text/event-stream" },
-      data: {
-        threadId,
-        runId: crypto.randomUUID(),
-        messages: [],
-        tools: [],
-        context: [],
-        resume: [
-          { interruptId: pending.interruptId, status: "resolved", payload: { optionId: "store_credit" } },
-        ],
-      },
-    });
-    expect(res.status()).toBe(200);
-    await res.text();
-  } finally {
-    await operator.dispose();
-  }
+  await resumeAs("operator", threadId, pending.interruptId, { optionId: "store_credit" });
 
   const submit = card.getByTestId("submit-option");
   if (await submit.isEnabled()) await submit.click();

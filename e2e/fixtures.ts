@@ -199,6 +199,28 @@ export async function answerOverApi(page: Page, threadId: string, action: string
   });
 }
 
+/** Answer one decision over the API as `role` (another person than the page's user), as a second tab or desk would. */
+export async function resumeAs(role: E2eRole, threadId: string, interruptId: string, payload: unknown) {
+  const other = await apiAs(role);
+  try {
+    const res = await other.post(`/api/threads/${threadId}/runs`, {
+      headers: { accept: "text/event-stream" },
+      data: {
+        threadId,
+        runId: crypto.randomUUID(),
+        messages: [],
+        tools: [],
+        context: [],
+        resume: [{ interruptId, status: "resolved", payload }],
+      },
+    });
+    expect(res.status()).toBe(200);
+    await res.text();
+  } finally {
+    await other.dispose();
+  }
+}
+
 /** Open a page and wait until its root says it is hydrated (clicks before hydration are lost). */
 export async function openReady(page: Page, path: string, testId: string) {
   await page.goto(path);
