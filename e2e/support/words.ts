@@ -9,52 +9,53 @@ import type { Page } from "@playwright/test";
 /** Text an operator should never read: error codes (`type:subject`), zod's "expected …", "zod", the API's "resume". */
 export const DEVELOPER_WORDS = /[a-z_]+:[a-z_]+|expected|zod|resume/;
 
-/** Every string the page shows a person: visible text and the attributes read aloud or on hover. */
-export async function operatorStrings(page: Page): Promise<string[]> {
+/**
+ * Every string the page shows a person (visible text, and the attributes read aloud or on hover), and the strings
+ * that are data rather than wording: a thread's raw state and payloads (JSON a supervisor inspects), marked in the
+ * DOM with `data-raw`. Read in one evaluation, so both come from the same DOM (a page that re-renders between two
+ * reads — the history view polls — would otherwise show a raw value as wording).
+ */
+async function pageStrings(page: Page): Promise<{ shown: string[]; raw: string[] }> {
   return page.evaluate(() => {
-    const out: string[] = [];
+    const shown: string[] = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
       if (!parent || parent.closest("script, style, template, noscript")) continue;
       const text = node.textContent?.trim();
-      if (text) out.push(text);
+      if (text) shown.push(text);
     }
     for (const el of document.body.querySelectorAll("[title], [aria-label], [placeholder], [alt]")) {
       for (const name of ["title", "aria-label", "placeholder", "alt"]) {
         const value = el.getAttribute(name)?.trim();
-        if (value) out.push(value);
+        if (value) shown.push(value);
       }
     }
     for (const el of document.body.querySelectorAll("input[type=submit], input[type=button], option")) {
       const value = (el as HTMLInputElement).value?.trim();
-      if (value) out.push(value);
+      if (value) shown.push(value);
     }
-    return out;
-  });
-}
-
-/**
- * Strings that are data rather than wording: a thread's raw state (a JSON tree a supervisor inspects),
- * marked in the DOM with `data-raw`.
- */
-async function rawStrings(page: Page): Promise<Set<string>> {
-  const raw = await page.evaluate(() =>
-    [...document.body.querySelectorAll("[data-raw]")].flatMap((el) => {
+    const raw = [...document.body.querySelectorAll("[data-raw]")].flatMap((el) => {
       const texts: string[] = [];
-      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const inner = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = inner.nextNode(); n; n = inner.nextNode()) {
         const t = n.textContent?.trim();
         if (t) texts.push(t);
       }
       return texts;
-    }),
-  );
-  return new Set(raw);
+    });
+    return { shown, raw };
+  });
 }
 
-/** The strings on the page that read like a developer's. */
+/** Every string the page shows a person: visible text and the attributes read aloud or on hover. */
+export async function operatorStrings(page: Page): Promise<string[]> {
+  return (await pageStrings(page)).shown;
+}
+
+/** The strings on the page that read like a developer's (raw data aside). */
 export async function developerWords(page: Page): Promise<string[]> {
-  const raw = await rawStrings(page);
-  return (await operatorStrings(page)).filter((s) => !raw.has(s) && DEVELOPER_WORDS.test(s));
+  const { shown, raw } = await pageStrings(page);
+  const data = new Set(raw);
+  return shown.filter((s) => !data.has(s) && DEVELOPER_WORDS.test(s));
 }
