@@ -128,7 +128,7 @@ export default async function AuditPage({
                 <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
                   <span className="font-semibold text-slate-900">{entry.action.replace("_", " ")}</span>
                   <span data-testid="audit-actor" className="min-w-0 break-all">
-                    by <bdi className="font-medium">{showControls(entry.actor)}</bdi>
+                    by <bdi className="font-medium">{showControls(actorName(entry.actor))}</bdi>
                     {entry.actorRole ? ` (${entry.actorRole})` : ""}
                   </span>
                   <span className="text-slate-700">
@@ -215,4 +215,11 @@ export default async function AuditPage({
       )}
     </div>
   );
+}
+
+/** The runtime's own actors (`system:expiry`, `system:deadlines`, …) in words; people and keys as recorded. */
+function actorName(actor: string): string {
+  const system = /^system:(.+)$/.exec(actor);
+  if (!system) return actor;
+  return `the system (${system[1]!.replace(/[_-]+/g, " ")})`;
 }

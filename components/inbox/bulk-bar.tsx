@@ -156,7 +156,7 @@ export function BulkBar({
             <ul className="list-disc pl-5" data-testid="bulk-refused">
               {result.refused.map((r) => (
                 <li key={r.interruptId} data-testid="bulk-refused-item" data-code={r.code}>
-                  {titleOf(r.interruptId)}: {r.message} <code className="text-xs">({r.code})</code>
+                  {titleOf(r.interruptId)}: {r.message}
                 </li>
               ))}
             </ul>
