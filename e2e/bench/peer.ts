@@ -369,11 +369,17 @@ async function peerSide(dir: string, databaseUrl: string, database: string): Pro
 
 // ——— phases ———
 
+/** "server + database" CPU ms per thread of one phase. */
+const cpuSplit = (p: { threads: number; cpuMs: number; dbCpuMs: number }) =>
+  `${round((p.cpuMs - p.dbCpuMs) / Math.max(1, p.threads), 1)} + ${round(p.dbCpuMs / Math.max(1, p.threads), 1)}`;
+
 interface Phase {
   threads: number;
   errors: number;
   seconds: number;
   cpuMs: number;
+  /** The part of cpuMs spent in the database's backends. */
+  dbCpuMs: number;
   first: number[];
   last: number[];
 }
@@ -404,7 +410,7 @@ async function phase(side: Side, admin: pg.Pool, orders: string[], concurrency: 
   const seconds = (performance.now() - t0) / 1000;
   const serverCpu = groupUsage(side.pgid).cpuMs - cpu0;
   const pgCpu = await backends.stop();
-  return { threads: first.length, errors, seconds, cpuMs: serverCpu + pgCpu, first, last };
+  return { threads: first.length, errors, seconds, cpuMs: serverCpu + pgCpu, dbCpuMs: pgCpu, first, last };
 }
 
 function merge(phases: Phase[]) {
@@ -521,7 +527,9 @@ try {
       results[side.name].c10.push(await phase(side, admin, concOrders, CONCURRENCY));
       console.log(
         `  round ${r + 1} ${side.name}: seq ${round(THREADS / results[side.name].seq.at(-1)!.seconds, 1)} threads/s, ` +
-          `c${CONCURRENCY} ${round(THREADS / results[side.name].c10.at(-1)!.seconds, 1)} threads/s`,
+          `c${CONCURRENCY} ${round(THREADS / results[side.name].c10.at(-1)!.seconds, 1)} threads/s; ` +
+          `CPU ms/thread (server + database) seq ${cpuSplit(results[side.name].seq.at(-1)!)}, ` +
+          `c${CONCURRENCY} ${cpuSplit(results[side.name].c10.at(-1)!)}`,
       );
     }
   }
