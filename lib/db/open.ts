@@ -6,6 +6,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { ensurePrivateDir, tightenTree, withPrivateUmask } from "@/lib/private-files";
 import { parseByteaArray } from "./bytea-array";
+import { PreparingClient } from "./prepared-client";
 import { acquireDataDirLock } from "./pglite-lock";
 
 const BYTEA_ARRAY_OID = 1001;
@@ -30,6 +31,8 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 20,
+    // Every parameterized statement is prepared once per connection (hot queries skip parse and analysis).
+    Client: PreparingClient,
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
         oid === BYTEA_ARRAY_OID && format !== "binary"
