@@ -5,7 +5,7 @@ import { migrateDatabase } from "@/lib/db/migrate";
 import { type Database, openPostgres } from "@/lib/db/open";
 import type { LoggedEvent } from "@/lib/db/queries/events";
 import { publishEvents, wakeThread } from "./event-bus";
-import { tailEvents } from "./stream";
+import { sseBody, tailEvents } from "./stream";
 
 /*
  * The tail reads the log at the start and whenever what it heard does not follow on — not after every batch this
@@ -80,5 +80,39 @@ it("follows published batches without reading the log again, and reads it when a
   publishEvents(threadId, [event(4, "RUN_FINISHED")]);
   await tail;
   expect(seen).toEqual([1, 2, 3, 4]);
+  abort.abort();
+});
+
+it("writes each batch it hears as one SSE chunk (a run's burst is one socket write), events still one per block", async () => {
+  const threadId = crypto.randomUUID();
+  const abort = new AbortController();
+  const body = sseBody(
+    { db: database.db, threadId, afterSeq: 0, untilRunId: "run-1", idle: async () => false, idleMs: 60_000 },
+    abort.signal,
+  );
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const chunks: string[] = [];
+  const read = (async () => {
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(decoder.decode(r.value));
+  })();
+  const before = counter.statements;
+  await until(() => counter.statements > before);
+  await new Promise((r) => setTimeout(r, 50));
+  publishEvents(threadId, [event(1, "RUN_STARTED"), event(2), event(3), event(4)]);
+  await until(() => chunks.some((c) => c.includes("data:")));
+  publishEvents(threadId, [event(5), event(6, "RUN_FINISHED"), event(7, "RUN_STARTED")]);
+  await read;
+  const eventChunks = chunks.filter((c) => c.includes("data:"));
+  expect(eventChunks.map((c) => c.match(/^data: /gm)?.length)).toEqual([4, 2]);
+  // Every event keeps its own block and id, in order; the tail stops at the run's RUN_FINISHED.
+  expect(eventChunks.join("").match(/^id: \d+$/gm)).toEqual([
+    "id: 1",
+    "id: 2",
+    "id: 3",
+    "id: 4",
+    "id: 5",
+    "id: 6",
+  ]);
   abort.abort();
 });

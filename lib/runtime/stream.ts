@@ -33,6 +33,14 @@ export interface TailOptions {
  * in sequence order.
  */
 export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEvent> {
+  for await (const batch of tailEventBatches(options)) yield* batch;
+}
+
+/**
+ * {@link tailEvents} in the batches they become known (one log read, or one batch a run published): an SSE body
+ * writes each batch as one chunk, so a run's burst of events costs one socket write, not one per event.
+ */
+export async function* tailEventBatches(options: TailOptions): AsyncGenerator<LoggedEvent[]> {
   const { db, threadId, signal } = options;
   let after = options.afterSeq;
   let heard: LoggedEvent[] = [];
@@ -64,10 +72,14 @@ export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEv
         // Everything heard so far was yielded: wait for the next batch instead of asking the log again.
         next = [];
       }
-      for (const event of next) {
-        yield event;
-        after = event.seq;
-        if (options.untilRunId && event.runId === options.untilRunId && TERMINAL.has(event.type)) return;
+      if (next.length > 0) {
+        const end = next.findIndex(
+          (e) => options.untilRunId !== undefined && e.runId === options.untilRunId && TERMINAL.has(e.type),
+        );
+        const batch = end >= 0 ? next.slice(0, end + 1) : next;
+        after = (batch.at(-1) as LoggedEvent).seq;
+        yield batch;
+        if (end >= 0) return;
       }
       if (mustRead || heard.some((e) => e.seq > after)) continue;
       const woke = await new Promise<boolean>((resolve) => {
@@ -90,7 +102,8 @@ export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEv
         else if (await options.idle(after)) {
           // The run may have written its last events and ended between the read above and that check: a run's
           // events are logged before it leaves the active states, so one more read now sees all of them.
-          for (const event of await readEvents({ db, threadId, afterSeq: after })) yield event;
+          const last = await readEvents({ db, threadId, afterSeq: after });
+          if (last.length > 0) yield last;
           return;
         }
       }
@@ -101,6 +114,13 @@ export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEv
 }
 
 const encoder = new TextEncoder();
+
+/** Events as one SSE chunk (each event its own `data:` block, as if written one by one). */
+function encodeBatch(events: LoggedEvent[]): Uint8Array {
+  let text = "";
+  for (const e of events) text += encodeSse(e.event as unknown as BaseEvent, e.seq);
+  return encoder.encode(text);
+}
 
 /** Open SSE bodies of this process, each with a function that ends it normally (on `globalThis`: see status.ts). */
 const STREAMS = Symbol.for("hitl-console.open-streams");
@@ -147,11 +167,9 @@ export function sseBody(
       controller.enqueue(encoder.encode(": stream open\n\n"));
       keepAlive = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), 15_000);
       try {
-        for (const e of options.prelude ?? []) {
-          controller.enqueue(encoder.encode(encodeSse(e.event as unknown as BaseEvent, e.seq)));
-        }
-        for await (const e of tailEvents({ ...options, signal: abort.signal })) {
-          controller.enqueue(encoder.encode(encodeSse(e.event as unknown as BaseEvent, e.seq)));
+        if (options.prelude?.length) controller.enqueue(encodeBatch(options.prelude));
+        for await (const batch of tailEventBatches({ ...options, signal: abort.signal })) {
+          controller.enqueue(encodeBatch(batch));
         }
       } catch (error) {
         logger().error({ threadId: options.threadId, ...errorFields(error) }, "event stream: tail failed");
