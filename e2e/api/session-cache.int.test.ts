@@ -84,6 +84,77 @@ describe("session cache: revocations reach every server within 1 s", () => {
     await refusedWithin(b!, cookie);
   });
 
+  /** Issue an intake key and have both servers verify (and cache) it: a key's request gets past sign-in (400). */
+  async function cachedKey(name: string) {
+    const issued = await fetch(`${a!.url}/api/admin/keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: await signIn(a!.url, "admin@test.local") },
+      body: JSON.stringify({ name }),
+    });
+    expect(issued.status).toBe(201);
+    const { key, apiKey } = (await issued.json()) as { key: string; apiKey: { id: string } };
+    for (let i = 0; i < 3; i++) {
+      expect(await keyStatus(a!, key)).toBe(400);
+      expect(await keyStatus(b!, key)).toBe(400);
+    }
+    return { key, id: apiKey.id };
+  }
+  /** A ticket filed with an empty body: 400 once the key is accepted, 401 when it is not. */
+  const keyStatus = async (server: TestServer, key: string) =>
+    (
+      await fetch(`${server.url}/api/threads`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: "{}",
+      })
+    ).status;
+  async function keyRefusedWithin(server: TestServer, key: string): Promise<number> {
+    const t0 = Date.now();
+    for (;;) {
+      const s = await keyStatus(server, key);
+      if (s === 401) return Date.now() - t0;
+      expect(s).toBe(400);
+      if (Date.now() - t0 > 1_000) throw new Error(`${server.url} still accepts the key after 1 s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it("refuses a revoked intake key at once on the server that revoked it, and within 1 s on the other", async () => {
+    const { key, id } = await cachedKey("cache-revoked");
+    const revoked = await fetch(`${a!.url}/api/admin/keys/${id}/revoke`, {
+      method: "POST",
+      headers: { cookie: await signIn(a!.url, "admin@test.local"), origin: a!.url },
+    });
+    expect(revoked.status).toBe(200);
+    expect(await keyStatus(a!, key)).toBe(401);
+    await keyRefusedWithin(b!, key);
+  });
+
+  it("refuses an intake key revoked or deleted in plain SQL within 1 s", async () => {
+    const first = await cachedKey("cache-sql-revoked");
+    await prepared.sql.rows("UPDATE api_keys SET revoked_at = now() WHERE id = $1", [first.id]);
+    await keyRefusedWithin(a!, first.key);
+    await keyRefusedWithin(b!, first.key);
+    const second = await cachedKey("cache-sql-deleted");
+    await prepared.sql.rows("DELETE FROM api_keys WHERE id = $1", [second.id]);
+    await keyRefusedWithin(a!, second.key);
+    await keyRefusedWithin(b!, second.key);
+  });
+
+  it("verifies a key in use from the database at most once per cache lifetime (last_used_at is not written per request)", async () => {
+    const { key, id } = await cachedKey("cache-last-used");
+    const lastUsed = async () =>
+      (
+        await prepared.sql.rows<{ at: string }>(
+          "SELECT last_used_at::text AS at FROM api_keys WHERE id = $1",
+          [id],
+        )
+      )[0]?.at;
+    const before = await lastUsed();
+    for (let i = 0; i < 10; i++) expect(await keyStatus(a!, key)).toBe(400);
+    expect(await lastUsed()).toBe(before);
+  });
+
   it("keeps other users signed in", async () => {
     const cookie = await signIn(a!.url, emailOf("viewer"));
     expect(await status(a!, cookie)).toBe(200);

@@ -6,6 +6,7 @@ import { type ApiKey, apiKeys } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
 import type { Principal } from "./roles";
+import { cachedCredential, invalidateSessions } from "./session-cache";
 
 /** Keys look like `hitl_<43 base64url characters>`: 256 random bits. */
 const KEY_PREFIX = "hitl_";
@@ -63,7 +64,7 @@ export async function revokeApiKey({
   keyId: string;
   by: Principal;
 }): Promise<ApiKeyView> {
-  return db.transaction(async (tx) => {
+  const revoked = await db.transaction(async (tx) => {
     const [row] = await tx
       .update(apiKeys)
       .set({ revokedAt: new Date(), revokedBy: by.id })
@@ -80,22 +81,36 @@ export async function revokeApiKey({
     });
     return view(row);
   });
+  // Committed: this process forgets cached keys at once (other processes hear the NOTIFY of migration 0018).
+  invalidateSessions();
+  return revoked;
 }
 
 export async function listApiKeys({ db }: { db: Queryable }): Promise<ApiKeyView[]> {
   return (await db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt))).map(view);
 }
 
-/** The principal of a presented key, or an error: unknown and revoked keys are both 401. */
+/**
+ * The principal of a presented key, or an error: unknown and revoked keys are both 401. A verified key is cached
+ * briefly like a session (session-cache.ts): revoking or deleting a key NOTIFYs `hitl_auth` (migration 0018), so a
+ * revocation still takes effect within a second on every server. `last_used_at` is written when the key is verified
+ * from the database: at most once per cache lifetime (5 s) per server while the key is in use.
+ */
 export async function principalForKey({ db, key }: { db: Queryable; key: string }): Promise<Principal> {
   if (!key.startsWith(KEY_PREFIX)) {
     throw new AppError("unauthorized:api_key", "The API key is not valid.");
   }
-  const [row] = await db
-    .update(apiKeys)
-    .set({ lastUsedAt: new Date() })
-    .where(and(eq(apiKeys.keyHash, hashKey(key)), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id, name: apiKeys.name });
-  if (!row) throw new AppError("unauthorized:api_key", "The API key is not valid or has been revoked.");
-  return { kind: "key", id: `key:${row.id}`, label: `key ${row.name}`, role: null, scope: "intake" };
+  const keyHash = hashKey(key);
+  const principal = await cachedCredential<Principal>(`key:${keyHash}`, async () => {
+    const [row] = await db
+      .update(apiKeys)
+      .set({ lastUsedAt: new Date() })
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id, name: apiKeys.name });
+    return row
+      ? { value: { kind: "key", id: `key:${row.id}`, label: `key ${row.name}`, role: null, scope: "intake" } }
+      : null;
+  });
+  if (!principal) throw new AppError("unauthorized:api_key", "The API key is not valid or has been revoked.");
+  return principal;
 }

@@ -21,7 +21,8 @@ const TTL_MS = 5_000;
 const MAX_ENTRIES = 2_000;
 
 interface Entry {
-  user: SessionUser;
+  /** A session's user, or an API key's principal. */
+  value: unknown;
   until: number;
 }
 
@@ -62,17 +63,38 @@ export async function cachedSessionUser(
   cookie: string | null,
   lookup: () => Promise<{ user: SessionUser; expiresAt: Date } | null>,
 ): Promise<SessionUser | null> {
+  if (!cookie) return (await lookup())?.user ?? null;
+  const found = await cachedCredential(`cookie:${cookie}`, async () => {
+    const session = await lookup();
+    return session ? { value: session.user, expiresAt: session.expiresAt } : null;
+  });
+  return found as SessionUser | null;
+}
+
+/**
+ * A verified credential's answer (a session's user, an API key's principal), under `key`: from the cache when
+ * verified less than `TTL_MS` ago and nothing was revoked since, otherwise from `lookup`, whose answer is kept (until
+ * `expiresAt` at the latest) when it is not null. Revocations of either kind NOTIFY `hitl_auth` (migrations 0017 and
+ * 0018), which empties the whole cache.
+ */
+export async function cachedCredential<T>(
+  key: string,
+  lookup: () => Promise<{ value: T; expiresAt?: Date } | null>,
+): Promise<T | null> {
   const s = state();
-  if (!s.live || !cookie) return (await lookup())?.user ?? null;
+  if (!s.live) return (await lookup())?.value ?? null;
   const now = Date.now();
-  const hit = s.entries.get(cookie);
-  if (hit && hit.until > now) return hit.user;
-  if (hit) s.entries.delete(cookie);
+  const hit = s.entries.get(key);
+  if (hit && hit.until > now) return hit.value as T;
+  if (hit) s.entries.delete(key);
   const generation = s.generation;
   const found = await lookup();
   if (found && s.live && s.generation === generation) {
     if (s.entries.size >= MAX_ENTRIES) s.entries.delete(s.entries.keys().next().value as string);
-    s.entries.set(cookie, { user: found.user, until: Math.min(now + TTL_MS, found.expiresAt.getTime()) });
+    s.entries.set(key, {
+      value: found.value,
+      until: Math.min(now + TTL_MS, found.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY),
+    });
   }
-  return found?.user ?? null;
+  return found?.value ?? null;
 }
