@@ -434,30 +434,86 @@ function merge(phases: Phase[]) {
  * (an admin-only list) asked by a signed-in viewer (the session is verified, then 403) and with no cookie (401 at
  * once), in interleaved sequential blocks. Returns ms per request.
  */
-async function signedInOverhead(side: Side, admin: pg.Pool, cookie: string, blocks = 6, perBlock = 200) {
+/**
+ * CPU ns of every live process whose process group is `pgid`, plus the given extra pids, from each thread's
+ * `/proc/<pid>/task/<tid>/schedstat` (nanoseconds on CPU): /proc's stat counts in 10 ms ticks, too coarse to see a
+ * fraction of a millisecond per request.
+ */
+function cpuNs(pgid: number, extraPids: number[]): number {
+  const pids = new Set(extraPids);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pgid) pids.add(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  let ns = 0;
+  for (const pid of pids) {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tasks) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      } catch {
+        // the thread ended
+      }
+    }
+  }
+  return ns;
+}
+
+/**
+ * CPU (server process group + its Postgres backends, in ns from schedstat) of a signed-in request beyond an
+ * anonymous one: the same admin-only route asked by a signed-in viewer (the session is verified, then 403) and with
+ * no cookie (401), in interleaved pairs of blocks (signed first, then anonymous first, …). Reported: the mean over
+ * all requests, and the median and spread of the per-pair differences (one pair's difference is noise plus the cost).
+ */
+async function signedInOverhead(side: Side, admin: pg.Pool, cookie: string, blocks = 16, perBlock = 200) {
   const url = `${side.url}/api/admin/users`;
   const cost = { signed: 0, anonymous: 0 };
+  const differences: number[] = [];
+  const backendPids = async () =>
+    (
+      await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'",
+        [side.database],
+      )
+    ).rows.map((r) => r.pid);
   for (let b = 0; b < blocks; b++) {
+    const pair = { signed: 0, anonymous: 0 };
     for (const kind of b % 2 === 0
       ? (["signed", "anonymous"] as const)
       : (["anonymous", "signed"] as const)) {
-      const backends = new BackendCpu(admin, side.database);
-      await backends.start();
-      const cpu0 = groupUsage(side.pgid).cpuMs;
+      const pids = await backendPids();
+      const before = cpuNs(side.pgid, pids);
       for (let i = 0; i < perBlock; i++) {
         const res = await fetch(url, kind === "signed" ? { headers: { cookie } } : {});
         await res.arrayBuffer();
         const expected = kind === "signed" ? 403 : 401;
         if (res.status !== expected) throw new Error(`signed-in overhead: ${kind} got ${res.status}`);
       }
-      cost[kind] += groupUsage(side.pgid).cpuMs - cpu0 + (await backends.stop());
+      // A backend that connected during the block counts from zero (it was not in `before`).
+      const ms = (cpuNs(side.pgid, [...new Set([...pids, ...(await backendPids())])]) - before) / 1e6;
+      pair[kind] = ms / perBlock;
+      cost[kind] += ms;
     }
+    differences.push(pair.signed - pair.anonymous);
   }
   const n = blocks * perBlock;
+  const sorted = [...differences].sort((a, b) => a - b);
   return {
     signed_in_cpu_ms_per_request: round(cost.signed / n, 3),
     anonymous_cpu_ms_per_request: round(cost.anonymous / n, 3),
     signed_in_overhead_cpu_ms: round((cost.signed - cost.anonymous) / n, 3),
+    signed_in_overhead_median_ms: round(percentile(sorted, 50), 3),
+    signed_in_overhead_p25_p75_ms: [round(percentile(sorted, 25), 3), round(percentile(sorted, 75), 3)],
   };
 }
 
@@ -540,7 +596,9 @@ try {
   );
   console.log(
     `signed-in request overhead (ours): ${overhead.signed_in_overhead_cpu_ms} ms CPU per request ` +
-      `(signed-in ${overhead.signed_in_cpu_ms_per_request}, anonymous ${overhead.anonymous_cpu_ms_per_request})`,
+      `(signed-in ${overhead.signed_in_cpu_ms_per_request}, anonymous ${overhead.anonymous_cpu_ms_per_request}); ` +
+      `per pair of blocks: median ${overhead.signed_in_overhead_median_ms}, ` +
+      `p25–p75 ${overhead.signed_in_overhead_p25_p75_ms.join("…")} ms`,
   );
   if (oursOnly) {
     const o = { seq: merge(results.ours.seq), c10: merge(results.ours.c10) };
@@ -618,6 +676,7 @@ try {
         concurrency: CONCURRENCY,
         ...ratios,
         errors,
+        ...overhead,
         ours: summary.ours,
         peer_server: summary.peer,
       }),
