@@ -6,8 +6,8 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { ensurePrivateDir, tightenTree, withPrivateUmask } from "@/lib/private-files";
 import { parseByteaArray } from "./bytea-array";
-import { PreparingClient } from "./prepared-client";
 import { acquireDataDirLock } from "./pglite-lock";
+import { PreparingClient } from "./prepared-client";
 
 const BYTEA_ARRAY_OID = 1001;
 
