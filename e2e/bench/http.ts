@@ -6,69 +6,15 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createTicket, postRun, sqlFor } from "@/e2e/api/client";
+import { sqlFor } from "@/e2e/api/client";
 import { prepareDatabase } from "@/e2e/api/setup";
 import { startTestServer, type TestServer } from "@/e2e/support/server";
+import { BENCH_ORDERS_SQL, type FlowSample, refundThread } from "./flow";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const threadsArg = args.indexOf("--threads");
 const N = threadsArg >= 0 ? Number(args[threadsArg + 1]) : quick ? 40 : 200;
-
-interface Sample {
-  create: number;
-  approve: number;
-  send: number;
-}
-
-/** POST a run and read its SSE until RUN_FINISHED / RUN_ERROR; returns the final event. */
-async function run(
-  base: string,
-  threadId: string,
-  body: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  const { status, text } = await postRun(
-    base,
-    threadId,
-    { threadId, runId: crypto.randomUUID(), messages: [], tools: [], context: [], ...body },
-    "resume" in body ? "supervisor" : "intake",
-  );
-  if (status !== 200) throw new Error(`run: ${status} ${text}`);
-  const events = text
-    .split("\n")
-    .filter((l) => l.startsWith("data: "))
-    .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
-  const last = events[events.length - 1];
-  if (last?.type !== "RUN_FINISHED") throw new Error(`run ended with ${JSON.stringify(last)}`);
-  return last;
-}
-
-function interruptIdOf(finished: Record<string, unknown>): string {
-  const outcome = finished.outcome as { type: string; interrupts?: { id: string }[] };
-  const id = outcome.interrupts?.[0]?.id;
-  if (!id) throw new Error(`expected an interrupt, got ${JSON.stringify(outcome)}`);
-  return id;
-}
-
-async function oneThread(base: string, order: string): Promise<Sample> {
-  const message = `Please refund ${order}, the television arrived broken.`;
-  const t0 = performance.now();
-  const threadId = await createTicket(base, message);
-  const paused = await run(base, threadId, {
-    messages: [{ id: crypto.randomUUID(), role: "user", content: message }],
-  });
-  const t1 = performance.now();
-  const email = await run(base, threadId, {
-    resume: [{ interruptId: interruptIdOf(paused), status: "resolved", payload: { decision: "approve" } }],
-  });
-  const t2 = performance.now();
-  const done = await run(base, threadId, {
-    resume: [{ interruptId: interruptIdOf(email), status: "resolved", payload: { choice: "send" } }],
-  });
-  const t3 = performance.now();
-  if ((done.outcome as { type: string }).type !== "success") throw new Error("thread did not finish");
-  return { create: t1 - t0, approve: t2 - t1, send: t3 - t2 };
-}
 
 function pct(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -78,7 +24,7 @@ function pct(values: number[], p: number): number {
 }
 
 async function phase(base: string, orders: string[], concurrency: number) {
-  const samples: Sample[] = [];
+  const samples: FlowSample[] = [];
   let errors = 0;
   const queue = [...orders];
   const started = performance.now();
@@ -86,7 +32,7 @@ async function phase(base: string, orders: string[], concurrency: number) {
     Array.from({ length: concurrency }, async () => {
       for (let order = queue.shift(); order; order = queue.shift()) {
         try {
-          samples.push(await oneThread(base, order));
+          samples.push(await refundThread(base, order));
         } catch (error) {
           errors += 1;
           if (errors <= 3) console.error(`  error: ${(error as Error).message}`);
@@ -95,7 +41,7 @@ async function phase(base: string, orders: string[], concurrency: number) {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const leg = (k: keyof Sample) => ({
+  const leg = (k: keyof FlowSample) => ({
     p50: pct(
       samples.map((s) => s[k]),
       50,
@@ -123,20 +69,9 @@ if (!existsSync(".next/BUILD_ID")) {
 const total = N * 2 + 10;
 const prepared = await prepareDatabase("bench", { prefix: "ORD-", count: 0 });
 const sql = sqlFor(prepared.url);
-await sql.rows(
-  `INSERT INTO orders (id, customer_name, customer_email, amount_cents, currency, placed_at, payment_method, items, status)
-   SELECT 'BENCH-' || g, 'Customer ' || g, 'c' || g || '@example.com', 50000, 'EUR', now() - interval '2 days', 'card',
-     '[{"sku":"TV","name":"Television","quantity":1,"unitCents":50000}]'::jsonb, 'delivered'
-   FROM generate_series(0, $1 - 1) AS g`,
-  [total],
-);
+await sql.rows(BENCH_ORDERS_SQL, [2000, total]);
 let server: TestServer | undefined;
 try {
-  // The bench orders are not ORD-#### references, so the ticket names them through orderRef-less text: use ids the
-  // classifier recognizes by giving each order a demo-style id instead.
-  await sql.rows(
-    `UPDATE orders SET id = 'ORD-' || (2000 + substring(id from 7)::int) WHERE id LIKE 'BENCH-%'`,
-  );
   server = await startTestServer({ databaseUrl: prepared.url, env: { DATABASE_POOL_MAX: "20" } });
   const ids = Array.from({ length: total }, (_, i) => `ORD-${2000 + i}`);
   console.log(`bench:http — ${N} threads per phase, offline model, Postgres, next start on ${server.url}`);

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type pg from "pg";
 
@@ -171,5 +171,79 @@ export function systemBusyMs(): number {
     );
   } catch {
     return Number.NaN;
+  }
+}
+
+/** CPU ms (user + system) and RSS bytes of every live process whose process group is `pgid`. */
+export function groupUsage(pgid: number): { cpuMs: number; rssBytes: number } {
+  let cpuMs = 0;
+  let rssBytes = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // After "(comm) ": state(3) ppid(4) pgrp(5) … utime(14) stime(15) … rss(24), 1-based over the whole line.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(f[2]) !== pgid) continue;
+    cpuMs += ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    rssBytes += Number(f[21]) * 4096;
+  }
+  return { cpuMs, rssBytes };
+}
+
+export function pidCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU of one database's Postgres backends between `start()` and `stop()`: the backends are polled (a backend that
+ * comes and goes between two polls is missed; the pools here keep theirs open), and each one's CPU counts from the
+ * first poll that saw it — or from zero when it connected after `start()`.
+ */
+export class BackendCpu {
+  private readonly base = new Map<number, number>();
+  private readonly last = new Map<number, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private started = false;
+  constructor(
+    private readonly admin: pg.Pool,
+    private readonly database: string,
+  ) {}
+  private async poll() {
+    const { rows } = await this.admin.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'",
+      [this.database],
+    );
+    for (const { pid } of rows) {
+      const cpu = pidCpuMs(pid);
+      if (cpu === undefined) continue;
+      if (!this.base.has(pid)) this.base.set(pid, this.started ? 0 : cpu);
+      this.last.set(pid, cpu);
+    }
+  }
+  async start() {
+    this.base.clear();
+    this.last.clear();
+    this.started = false;
+    await this.poll();
+    this.started = true;
+    this.timer = setInterval(() => void this.poll().catch(() => {}), 200);
+  }
+  async stop(): Promise<number> {
+    clearInterval(this.timer);
+    await this.poll();
+    let total = 0;
+    for (const [pid, cpu] of this.last) total += cpu - (this.base.get(pid) ?? cpu);
+    return total;
   }
 }
