@@ -11,7 +11,7 @@ import { startQueueSampler } from "@/lib/observability/sampler";
 import { startDeadlines } from "@/lib/queue/deadlines";
 import { seedDemoThreads } from "@/lib/runtime/demo";
 import { instanceId, instanceLabels } from "@/lib/runtime/instance";
-import { startEventListener } from "@/lib/runtime/listener";
+import { listenEmbedded, startEventListener } from "@/lib/runtime/listener";
 import { startRecovery } from "@/lib/runtime/recovery";
 import { installShutdownHandlers } from "@/lib/runtime/shutdown";
 import {
@@ -51,6 +51,7 @@ async function startRuntime(): Promise<boolean> {
     if (env.DEMO_ORDERS) await seedDemoOrders({ db: database.db });
     await registerInstance({ db: database.db, instance: { id: instanceId(), ...instanceLabels() } });
     if (database.kind === "postgres") await startEventListener();
+    else await listenEmbedded(database);
     await startRecovery();
     // Side effects recorded by runs (payments, email) leave the process here, on every instance.
     await startDispatcher();

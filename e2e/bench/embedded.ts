@@ -8,12 +8,12 @@
  * process group (PGlite runs inside it) and, for Postgres, its database's backends. RSS is taken after the last
  * round (default 5 rounds × 100 threads: after 500 threads each): the server's process group, and for Postgres also
  * with its backends' proportional share (PSS, so shared buffers count once). The last line is one JSON object;
- * ratios are PGlite ÷ Postgres.
+ * ratios are PGlite ÷ Postgres. `--cpu-prof <dir>` profiles the PGlite server (written when it stops).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import pg from "pg";
 import { prepareDatabase } from "@/e2e/api/setup";
 import { ADMIN_URL } from "@/e2e/support/pg";
@@ -32,6 +32,10 @@ const argOf = (name: string, fallback: number) => {
 const THREADS = argOf("--threads", quick ? 20 : 100);
 const ROUNDS = argOf("--rounds", quick ? 2 : 5);
 const WARMUP = 10;
+/** `--cpu-prof <dir>`: the PGlite server writes a V8 CPU profile there when it stops. */
+const cpuProfDir = args.includes("--cpu-prof")
+  ? resolve(args[args.indexOf("--cpu-prof") + 1] ?? "prof")
+  : null;
 
 interface Side {
   name: "postgres" | "pglite";
@@ -138,6 +142,7 @@ try {
     // The sign-in helper keys its test users by this string; the server itself gets no DATABASE_URL.
     databaseUrl: `pglite:${dataDir}`,
     env: { DATABASE_URL: "", PGLITE_DATA_DIR: dataDir },
+    ...(cpuProfDir ? { wrap: [process.execPath, "--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] } : {}),
   });
   sides.push({ name: "pglite", server: pglite, orders: orderIds() });
   console.log(

@@ -9,7 +9,8 @@ import type { SessionUser } from "./roles";
  * disabled or given another role, by the app, the CLI or plain SQL) fires a trigger that NOTIFYs `hitl_auth`, and the
  * event listener empties the cache when it hears it — milliseconds after the commit. The cache only serves while the
  * listener holds its connection (it is switched off the moment the connection drops, and emptied when it comes
- * back), so a revocation is never missed for want of a listener; embedded PGlite has no listener and no cache. An
+ * back), so a revocation is never missed for want of a listener; on embedded PGlite the process hears its own
+ * NOTIFYs (it is the database's only client: `listenEmbedded`). An
  * entry also lapses after `TTL_MS` and at the session's own expiry, and a lookup that was under way while the cache
  * was emptied is not stored (it may have read the row before the change).
  */

@@ -60,6 +60,10 @@ export class EventSink {
 
   private async flushLoop(): Promise<void> {
     try {
+      // Let the rest of this turn's events join the first batch (a node's start, its first tokens): one statement
+      // instead of one for the first event and one for the others. On embedded PGlite, whose queries run on this
+      // thread, nothing else would gather while a write is under way.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.splice(0);
         const since = this.queuedSince;

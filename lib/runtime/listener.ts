@@ -1,6 +1,7 @@
 import "server-only";
 import pg from "pg";
 import { AUTH_CHANNEL, invalidateSessions, setSessionCacheLive } from "@/lib/auth/session-cache";
+import type { Database } from "@/lib/db/open";
 import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
 import { RUNS_CHANNEL } from "@/lib/db/queries/runs";
 import { env } from "@/lib/env";
@@ -97,4 +98,20 @@ export async function stopEventListener(): Promise<void> {
     client.on("error", () => {});
     await client.end().catch(() => {});
   }
+}
+
+const EMBEDDED_KEY = Symbol.for("hitl-console.embedded-listener");
+type GE = typeof globalThis & { [EMBEDDED_KEY]?: boolean };
+
+/**
+ * Embedded PGlite: this process is the database's only client (its data directory is locked), so every change to
+ * sessions, users and keys runs here, and the auth tables' triggers' NOTIFY is heard in-process (PGlite delivers a
+ * transaction's notifications with its COMMIT). The session cache can serve on PGlite too, with the same revocation.
+ */
+export async function listenEmbedded(database: Database): Promise<void> {
+  const g = globalThis as GE;
+  if (g[EMBEDDED_KEY] || !database.listen) return;
+  await database.listen(AUTH_CHANNEL, invalidateSessions);
+  g[EMBEDDED_KEY] = true;
+  setSessionCacheLive(true);
 }
