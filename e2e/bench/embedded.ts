@@ -131,6 +131,15 @@ try {
   } finally {
     await embedded.close();
   }
+  // First start on a directory that was never initialized (as `npm run demo` on a new machine): resident memory once
+  // healthy and signed in, against the same on the stocked directory below.
+  const freshDir = join(dataRoot, "fresh");
+  const fresh = await startTestServer({
+    databaseUrl: `pglite:${freshDir}`,
+    env: { DATABASE_URL: "", PGLITE_DATA_DIR: freshDir },
+  });
+  const firstStartRss = groupUsage(fresh.pid).rssBytes;
+  await fresh.stop();
   const postgres = await startTestServer({ databaseUrl: prepared.url });
   sides.push({
     name: "postgres",
@@ -145,6 +154,7 @@ try {
     ...(cpuProfDir ? { wrap: [process.execPath, "--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] } : {}),
   });
   sides.push({ name: "pglite", server: pglite, orders: orderIds() });
+  const startRss = groupUsage(pglite.pid).rssBytes;
   console.log(
     `bench:embedded — ${ROUNDS} rounds × ${THREADS} threads per server at concurrency 1 (after ${WARMUP} warm-up), ` +
       `offline model; Postgres on ${postgres.url}, PGlite (${dataDir}) on ${pglite.url}`,
@@ -184,6 +194,10 @@ try {
     `RSS after ${threadsEach} threads each: PGlite server ${mb(liteRss)} MB; Postgres-mode server ${mb(pgRss)} MB ` +
       `(+ its backends' PSS ${mb(pgBackends)} MB)`,
   );
+  console.log(
+    `PGlite server once started and signed in: ${mb(startRss)} MB on an initialized directory, ` +
+      `${mb(firstStartRss)} MB on a new one (first start, initdb included)`,
+  );
   const ratioThroughput = round(ours.pglite.threads_per_s / ours.postgres.threads_per_s, 2);
   const ratioRss = round(liteRss / pgRss, 2);
   const errors = ours.postgres.errors + ours.pglite.errors;
@@ -199,11 +213,17 @@ try {
       threads_each: threadsEach,
       postgres: ours.postgres,
       pglite: ours.pglite,
-      rss_mb: { pglite: mb(liteRss), postgres_server: mb(pgRss), postgres_backends_pss: mb(pgBackends) },
+      rss_mb: {
+        pglite: mb(liteRss),
+        postgres_server: mb(pgRss),
+        postgres_backends_pss: mb(pgBackends),
+        pglite_started: mb(startRss),
+        pglite_first_start: mb(firstStartRss),
+      },
       ratio_throughput_c1: ratioThroughput,
       ratio_cpu_per_thread: round(ours.pglite.cpu_ms_per_thread / ours.postgres.cpu_ms_per_thread, 2),
       ratio_rss: ratioRss,
-      ratio_rss_with_backends: round(liteRss / (pgRss + pgBackends), 2),
+      ratio_rss_with_database: round(liteRss / (pgRss + pgBackends), 2),
       errors,
     }),
   );

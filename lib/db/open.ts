@@ -6,6 +6,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { ensurePrivateDir, tightenTree, withPrivateUmask } from "@/lib/private-files";
 import { parseByteaArray } from "./bytea-array";
+import { initializeInChild } from "./pglite-init";
 import { acquireDataDirLock } from "./pglite-lock";
 import { PreparingClient } from "./prepared-client";
 
@@ -94,6 +95,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
     if (!inMemory) {
       ensurePrivateDir(dataDir);
       tightenTree(dataDir);
+      await initializeInChild(dataDir);
     }
     const client = inMemory
       ? await PGlite.create(PGLITE_OPTIONS)
