@@ -8,6 +8,7 @@ import { ensurePrivateDir, tightenTree, withPrivateUmask } from "@/lib/private-f
 import { parseByteaArray } from "./bytea-array";
 import { initializeInChild } from "./pglite-init";
 import { acquireDataDirLock } from "./pglite-lock";
+import { preparedPglite } from "./pglite-prepared";
 import { PreparingClient } from "./prepared-client";
 
 const BYTEA_ARRAY_OID = 1001;
@@ -101,15 +102,19 @@ export async function openPglite(dataDir: string): Promise<Database> {
       ? await PGlite.create(PGLITE_OPTIONS)
       : await withPrivateUmask(() => PGlite.create(dataDir, PGLITE_OPTIONS));
     if (!inMemory) tightenTree(dataDir);
+    // Parameterized statements prepared once (pglite-prepared.ts); PGlite as is if this version lacks what it needs.
+    const prepared = preparedPglite(client);
     const sql: SqlClient = {
       async query(text, params) {
-        const result = await client.query(text, params as unknown[]);
+        const result = prepared
+          ? await prepared.query(text, params as unknown[])
+          : await client.query(text, params as unknown[]);
         return result.rows as never[];
       },
     };
     return {
       kind: "pglite",
-      db: drizzlePglite(client, { schema }) as unknown as AppDb,
+      db: drizzlePglite({ client: prepared?.client ?? client, schema }) as unknown as AppDb,
       sql,
       async listen(channel, onNotify) {
         await client.listen(channel, onNotify);

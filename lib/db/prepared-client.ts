@@ -15,7 +15,7 @@ export function statementName(text: string): string {
  * type") on every connection that prepared it. A rolling deploy migrates under running instances, so these stay
  * unnamed. `count(*)` is not a wildcard.
  */
-const WILDCARD = /(^|[\s,.])\*(?=[\s,)]|$)/;
+export const WILDCARD = /(^|[\s,.])\*(?=[\s,)]|$)/;
 
 interface QueryConfigLike {
   text?: unknown;
