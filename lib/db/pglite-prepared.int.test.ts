@@ -30,7 +30,12 @@ describe("prepared statements on PGlite", () => {
     doc: fc.option(fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v))),
     bytes: fc.option(fc.uint8Array({ maxLength: 300 })),
     at: fc.option(fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true })),
-    tags: fc.option(fc.array(fc.string({ maxLength: 8 }).map((s) => s.replaceAll("\u0000", "")), { maxLength: 4 })),
+    tags: fc.option(
+      fc.array(
+        fc.string({ maxLength: 8 }).map((s) => s.replaceAll("\u0000", "")),
+        { maxLength: 4 },
+      ),
+    ),
   });
 
   it("writes and reads every type as PGlite's own path does, in both row modes", async () => {
@@ -39,7 +44,8 @@ describe("prepared statements on PGlite", () => {
       fc.asyncProperty(row, async (r) => {
         id += 1;
         const values = [id, r.label, r.n, r.flag, r.doc, r.bytes, r.at, r.tags];
-        const insert = "INSERT INTO t VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8) RETURNING id, label, n, bytes";
+        const insert =
+          "INSERT INTO t VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8) RETURNING id, label, n, bytes";
         const returned = await prepared.query<Record<string, unknown>>(insert, values);
         const plain = await client.query<Record<string, unknown>>(
           "SELECT id, label, n, bytes FROM t WHERE id = $1",
@@ -92,7 +98,9 @@ describe("prepared statements on PGlite", () => {
     await expect(prepared.query("INSERT INTO t (id) VALUES ($1)", [100_002])).rejects.toMatchObject({
       code: "23505",
     });
-    await expect(prepared.query("SELEC id FROM t WHERE id = $1", [1])).rejects.toMatchObject({ code: "42601" });
+    await expect(prepared.query("SELEC id FROM t WHERE id = $1", [1])).rejects.toMatchObject({
+      code: "42601",
+    });
     expect(prepared.prepared).toBe(before + 1);
     const again = await prepared.query<{ id: number }>("SELECT id FROM t WHERE id = $1", [100_002]);
     expect(again.rows).toEqual([{ id: 100_002 }]);
