@@ -13,7 +13,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import pg from "pg";
 import { prepareDatabase } from "@/e2e/api/setup";
 import { ADMIN_URL } from "@/e2e/support/pg";
@@ -21,21 +21,15 @@ import { startTestServer, type TestServer } from "@/e2e/support/server";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { openPglite } from "@/lib/db/open";
 import { BENCH_ORDERS_SQL, refundThread } from "./flow";
-import { BackendCpu, groupUsage, percentile, round } from "./measure";
+import { BackendCpu, benchArgs, groupUsage, percentile, round } from "./measure";
 
-const args = process.argv.slice(2);
-const quick = args.includes("--quick");
-const argOf = (name: string, fallback: number) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
-const THREADS = argOf("--threads", quick ? 20 : 100);
-const ROUNDS = argOf("--rounds", quick ? 2 : 5);
+const args = benchArgs();
+const quick = args.quick;
+const THREADS = args.number("--threads", quick ? 20 : 100);
+const ROUNDS = args.number("--rounds", quick ? 2 : 5);
 const WARMUP = 10;
 /** `--cpu-prof <dir>`: the PGlite server writes a V8 CPU profile there when it stops. */
-const cpuProfDir = args.includes("--cpu-prof")
-  ? resolve(args[args.indexOf("--cpu-prof") + 1] ?? "prof")
-  : null;
+const cpuProfDir = args.dir("--cpu-prof");
 
 interface Side {
   name: "postgres" | "pglite";

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type pg from "pg";
 
@@ -246,4 +247,15 @@ export class BackendCpu {
     for (const [pid, cpu] of this.last) total += cpu - (this.base.get(pid) ?? cpu);
     return total;
   }
+}
+
+/** A bench's command line: `--quick`, flags, numeric options (`--threads N`) and directory options (`--cpu-prof <dir>`). */
+export function benchArgs(argv: string[] = process.argv.slice(2)) {
+  const after = (name: string) => argv[argv.indexOf(name) + 1];
+  return {
+    quick: argv.includes("--quick"),
+    has: (name: string) => argv.includes(name),
+    number: (name: string, fallback: number) => (argv.includes(name) ? Number(after(name)) : fallback),
+    dir: (name: string) => (argv.includes(name) ? resolve(after(name) ?? "prof") : null),
+  };
 }

@@ -25,27 +25,21 @@ import { prepareDatabase } from "@/e2e/api/setup";
 import { authHeaders } from "@/e2e/support/auth";
 import { ADMIN_URL } from "@/e2e/support/pg";
 import { freePort, startTestServer, type TestServer } from "@/e2e/support/server";
-import { BackendCpu, groupUsage, percentile, round } from "./measure";
+import { BackendCpu, benchArgs, groupUsage, percentile, round } from "./measure";
 
 const PEER_PACKAGE = "@langchain/langgraph-cli@1.5.1";
 const CONCURRENCY = 10;
 
-const args = process.argv.slice(2);
-const quick = args.includes("--quick");
-const argOf = (name: string, fallback: number) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
-const THREADS = argOf("--threads", quick ? 20 : 60);
-const ROUNDS = argOf("--rounds", quick ? 2 : 3);
+const args = benchArgs();
+const quick = args.quick;
+const THREADS = args.number("--threads", quick ? 20 : 60);
+const ROUNDS = args.number("--rounds", quick ? 2 : 3);
 /** `--cpu-prof <dir>`: our server writes V8 CPU profiles there (on exit) for finding where its time goes. */
 /** `--ours-only`: skip the peer (for quick before/after figures of our server while cutting its cost). */
-const oursOnly = args.includes("--ours-only");
+const oursOnly = args.has("--ours-only");
 /** `--log-statements`: Postgres logs every statement of our server's database (to count round trips per thread). */
-const logStatements = args.includes("--log-statements");
-const cpuProfDir = args.includes("--cpu-prof")
-  ? resolve(args[args.indexOf("--cpu-prof") + 1] ?? "prof")
-  : null;
+const logStatements = args.has("--log-statements");
+const cpuProfDir = args.dir("--cpu-prof");
 
 // ——— the two servers ———
 
