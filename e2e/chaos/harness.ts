@@ -169,7 +169,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     await provider.close();
     await smtp.close();
     await prepared.sql.end();
-    await prepared.drop();
+    // CHAOS_KEEP_DB=1 keeps the database for a post-mortem (its URL is printed); otherwise it is dropped.
+    if (process.env.CHAOS_KEEP_DB) console.error(`chaos: database kept at ${prepared.url}`);
+    else await prepared.drop();
   }
 }
 
