@@ -55,6 +55,11 @@ export interface StartOptions {
  */
 export function startRunInBackground(run: Run, startSeq: number, options: StartOptions = {}): void {
   const runs = activeRuns();
+  // Never two executions of one run in one process: they would share the owner, so neither notices the other, and
+  // the second one's LangGraph loop writes checkpoints beside the first's (a second head whose interrupt the ledger
+  // never records). The sweeper can claim a run a request is just starting here (see recovery.ts); whichever starts
+  // it second leaves it to the first, and the request still streams it from the log.
+  if (runs.has(run.id)) return;
   const abort = new AbortController();
   // The trace begun at the claim; a recovered run continues the trace its row names (another process began it).
   const span =

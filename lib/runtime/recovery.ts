@@ -105,6 +105,10 @@ async function sweep(everyActive: boolean): Promise<void> {
         agentKeys: keys,
       });
       if (!run) break;
+      // This process started it after the sweep took its snapshot of the runs executing here (a claim whose lease,
+      // counted from its transaction's start, had run out by its commit): it is executing, and the claim above only
+      // renewed its lease. Not a takeover, and not an attempt that could exhaust MAX_RUN_ATTEMPTS.
+      if (activeRuns().has(run.id)) continue;
       metrics().leaseTakeovers.inc({ reason: "lease_expired" });
       if (run.attempts > env.MAX_RUN_ATTEMPTS) {
         logger().error(
