@@ -3,7 +3,7 @@ import { appendEvents } from "@/lib/db/queries/events";
 import { finishRun } from "@/lib/db/queries/runs";
 import { authedFetch } from "../support/auth";
 import type { TestServer } from "../support/server";
-import { agentFor, createTicket, runOnce } from "./client";
+import { agentFor, createTicket, runBody, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
 import { readSse, type SseEvent } from "./sse";
 
@@ -153,4 +153,67 @@ describe("recovery limits", () => {
       await db.close();
     }
   });
+});
+
+/**
+ * An execution whose run was taken over stops at its next event write, not at the next heartbeat: the heartbeat runs
+ * every RUN_LEASE_MS / 3 (20 s here), and an execution left running that long writes checkpoints beside the new
+ * owner's (a second head the ledger never hears of).
+ */
+describe("a run taken over mid-stream", () => {
+  let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
+  let server: TestServer | undefined;
+
+  beforeAll(async () => {
+    prepared = await prepareDatabase("takeover");
+    server = await startTestServer({
+      databaseUrl: prepared.url,
+      env: { RUN_LEASE_MS: "60000", OFFLINE_TOKEN_DELAY_MS: "40" },
+    });
+  });
+  afterAll(async () => {
+    await cleanUp([server], prepared);
+  });
+
+  it("stops its graph at the first event write that finds another owner: no checkpoint after the takeover", async () => {
+    const message = "Refund ORD-1002 please, it broke.";
+    const threadId = await createTicket(server!.url, message);
+    const first = await runOnce(agentFor(server!.url, threadId), { message });
+    // The approval's run streams the reply to the customer token by token.
+    const resume = [
+      { interruptId: first.interrupts[0]!.id, status: "resolved", payload: { decision: "approve" } },
+    ];
+    const client = new AbortController();
+    const streaming = authedFetch(
+      `${server!.url}/api/threads/${threadId}/runs`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify(runBody(threadId, resume)),
+        signal: client.signal,
+      },
+      "supervisor",
+    ).then((res) => res.text().catch(() => ""));
+    const count = (table: string, where = "thread_id = $1") => prepared.sql.count(table, where, [threadId]);
+    // Take the run over while its model streams tokens (each one an event to write).
+    const deadline = Date.now() + 30_000;
+    while ((await count("events", "thread_id = $1 AND type = 'TEXT_MESSAGE_CONTENT'")) < 3) {
+      if (Date.now() > deadline) throw new Error("the run never streamed tokens");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await prepared.sql.rows(
+      "UPDATE runs SET owner = 'thief:1:elsewhere' WHERE thread_id = $1 AND status = 'running'",
+      [threadId],
+    );
+    const checkpointsAtTakeover = await count("checkpoints");
+    // Long enough for the reply to finish and the run to reach its next question had the execution gone on (it took
+    // about half a second more before this rule).
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await count("checkpoints")).toBe(checkpointsAtTakeover);
+    // Nothing asked in its name either: the question the run would have reached (the email) was never recorded.
+    expect(await count("decisions", "thread_id = $1 AND action = 'confirm_email'")).toBe(0);
+    client.abort();
+    await streaming.catch(() => {});
+    await prepared.sql.rows("UPDATE runs SET status = 'cancelled' WHERE thread_id = $1", [threadId]);
+  }, 60_000);
 });

@@ -24,3 +24,22 @@ describe("EventSink after a failed write", () => {
     expect(appendEvents).toHaveBeenCalledTimes(1);
   });
 });
+
+describe("EventSink losing its run", () => {
+  it("tells its execution at once (to stop the graph), once, with the ownership error", async () => {
+    appendEvents.mockReset();
+    appendEvents.mockResolvedValueOnce(true).mockResolvedValueOnce(false);
+    const lost: unknown[] = [];
+    const sink = new EventSink({} as AppDb, "t-2", "r-2", "owner", 0, (error) => lost.push(error));
+    sink.emit([event]);
+    await sink.drain();
+    expect(lost).toEqual([]);
+    sink.emit([event, event]);
+    await expect(sink.drain()).rejects.toThrow(/no longer owned/);
+    expect(lost).toHaveLength(1);
+    expect((lost[0] as Error).name).toBe("LostOwnershipError");
+    sink.emit([event]);
+    await expect(sink.drain()).rejects.toThrow(/no longer owned/);
+    expect(lost).toHaveLength(1);
+  });
+});

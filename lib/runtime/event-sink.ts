@@ -25,6 +25,8 @@ export class EventSink {
     private readonly runId: string,
     private readonly owner: string,
     private seq: number,
+    /** Called once when a write finds the run owned by another process: its execution must stop at once. */
+    private readonly onLost: (error: LostOwnershipError) => void = () => {},
   ) {}
 
   /** Number events and queue them for the log. */
@@ -74,7 +76,11 @@ export class EventSink {
           owner: this.owner,
           batch,
         });
-        if (!owned) throw new LostOwnershipError(`run ${this.runId} is no longer owned by ${this.owner}`);
+        if (!owned) {
+          const lost = new LostOwnershipError(`run ${this.runId} is no longer owned by ${this.owner}`);
+          this.onLost(lost);
+          throw lost;
+        }
         publishEvents(this.threadId, batch);
         metrics().eventLogLag.observe((performance.now() - since) / 1000);
       }

@@ -71,7 +71,7 @@ export function startRunInBackground(run: Run, startSeq: number, options: StartO
     );
   const done = withRunSpan(span, () => {
     observeRunStart(run, options.recovered ?? false);
-    return executeRun(run, startSeq, abort.signal, options, new RunTraceHandler(span));
+    return executeRun(run, startSeq, abort, options, new RunTraceHandler(span));
   })
     .catch((error) => observeRunStopped(run, error instanceof LostOwnershipError, error))
     .finally(() => {
@@ -84,13 +84,16 @@ export function startRunInBackground(run: Run, startSeq: number, options: StartO
 async function executeRun(
   run: Run,
   startSeq: number,
-  signal: AbortSignal,
+  abort: AbortController,
   options: StartOptions,
   trace: RunTraceHandler,
 ): Promise<void> {
+  const { signal } = abort;
   const database = await getDatabase();
   const owner = run.owner ?? "";
-  const sink = new EventSink(database.db, run.threadId, run.id, owner, startSeq);
+  // An event write that finds the run owned elsewhere stops the graph there and then, not at the next heartbeat: an
+  // execution that lost its run must not go on writing checkpoints beside the new owner's.
+  const sink = new EventSink(database.db, run.threadId, run.id, owner, startSeq, (lost) => abort.abort(lost));
   // Claims and the sweeper only hand this process runs of versions it has; if that ever fails, end the run loudly.
   const agent = findAgentForKey(run.agentKey);
   const mapper = createAguiMapper({
