@@ -41,12 +41,24 @@ export type ResumeStatus = (typeof RESUME_STATUSES)[number];
 
 /**
  * A side effect's delivery (`effects.status`): recorded `queued`, claimed by a dispatcher `sending`, confirmed by the
- * provider `delivered`; out of attempts `failed` (an operator task), closed by an operator `handled`.
+ * provider `delivered`; out of attempts `failed` (an operator task), closed by an operator `handled`. `unconfirmed`:
+ * handed over on a channel with nothing to look up (SMTP) by a server that stopped before the provider's answer — it
+ * may or may not have arrived, so it is neither called delivered nor sent again unasked (an operator task).
  */
-export const EFFECT_STATUSES = ["queued", "sending", "delivered", "failed", "handled"] as const;
+export const EFFECT_STATUSES = [
+  "queued",
+  "sending",
+  "delivered",
+  "failed",
+  "unconfirmed",
+  "handled",
+] as const;
 export type EffectStatus = (typeof EFFECT_STATUSES)[number];
 
-/** What an operator may do about a failed effect: deliver it again, or close it (done by hand, or not needed). */
+/**
+ * What an operator may do about a failed or unconfirmed effect: deliver it again, or close it (done by hand, arrived
+ * after all, or not needed).
+ */
 export const EFFECT_TASK_ACTIONS = ["retry", "mark_handled", "refunded_manually"] as const;
 export type EffectTaskAction = (typeof EFFECT_TASK_ACTIONS)[number];
 
@@ -69,7 +81,7 @@ export interface EffectView {
   createdAt: string;
   nextAttemptAt: string | null;
   deliveredAt: string | null;
-  /** A failed effect's operator task: open with what may be done, or what was done about it. */
+  /** A failed or unconfirmed effect's operator task: open with what may be done, or what was done about it. */
   task: {
     open: boolean;
     actions: EffectTaskAction[];

@@ -12,6 +12,7 @@ const STATUS_STYLE: Record<string, string> = {
   sending: "bg-sky-50 text-sky-900 ring-sky-300",
   delivered: "bg-emerald-50 text-emerald-900 ring-emerald-300",
   failed: "bg-red-50 text-red-900 ring-red-300",
+  unconfirmed: "bg-amber-50 text-amber-900 ring-amber-300",
   handled: "bg-slate-100 text-slate-800 ring-slate-300",
 };
 
@@ -32,6 +33,8 @@ export function effectStatusText(effect: EffectView): string {
       return "Delivered";
     case "failed":
       return `Failed after ${effect.attempts} attempt(s)`;
+    case "unconfirmed":
+      return "Unconfirmed: may not have arrived";
     case "handled":
       return `Closed: ${humanize(effect.task?.resolution ?? "handled").toLowerCase()}`;
   }
@@ -39,7 +42,7 @@ export function effectStatusText(effect: EffectView): string {
 
 /**
  * What this thread did to the outside world: each payment and email, how its delivery stands (attempts, last error,
- * the provider's id), and for a failed one the operator task — retry, refunded by hand, or mark handled.
+ * the provider's id), and for a failed or unconfirmed one the operator task — retry, refunded by hand, or mark handled.
  */
 export function EffectsPanel({
   threadId,
@@ -103,7 +106,12 @@ export function EffectsPanel({
                 <> · provider id {effect.providerRef}</>
               )}
             </p>
-            {effect.lastError && effect.status !== "delivered" && (
+            {effect.lastError && effect.status === "unconfirmed" && (
+              <p className="mt-0.5 text-amber-900" data-testid="effect-error">
+                {effect.lastError}
+              </p>
+            )}
+            {effect.lastError && effect.status !== "delivered" && effect.status !== "unconfirmed" && (
               <p className="mt-0.5 text-red-900" data-testid="effect-error">
                 Last error: {effect.lastError}
               </p>
@@ -113,7 +121,9 @@ export function EffectsPanel({
                 {effect.task.open ? (
                   <>
                     <p className="font-medium text-red-900">
-                      Operator task: the delivery failed. Retry it, or record what was done instead.
+                      {effect.status === "unconfirmed"
+                        ? "Operator task: nobody knows whether it arrived. Check with the recipient, then send it again or mark it handled."
+                        : "Operator task: the delivery failed. Retry it, or record what was done instead."}
                     </p>
                     {canAct && (
                       <div className="mt-1 flex flex-wrap gap-2">

@@ -27,7 +27,7 @@ export interface LedgerOutcome {
   contradictions: { id: string; text: string }[];
 }
 
-/** Whether an effect counts as done (or as good as done) in the world. */
+/** Whether an effect counts as done (or as good as done, or may be done: unconfirmed) in the world. */
 export function isStanding(effect: EffectView): boolean {
   if (effect.status === "failed") return false;
   if (effect.status === "handled") return effect.task?.resolution === "refunded_manually";
@@ -81,7 +81,12 @@ export function ledgerOutcome(values: Values, effects: readonly EffectView[]): L
   }
   const branchMailed = lines.some((l) => l.onThisBranch && l.effect.kind === "email");
   for (const line of elsewhere.filter((l) => l.effect.kind === "email")) {
-    const sent = line.effect.status === "delivered" ? "was sent" : "is on its way";
+    const sent =
+      line.effect.status === "delivered"
+        ? "was sent"
+        : line.effect.status === "unconfirmed"
+          ? "may have been sent"
+          : "is on its way";
     contradictions.push({
       id: line.effect.id,
       text:

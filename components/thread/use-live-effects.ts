@@ -5,7 +5,7 @@ import { fetchJson } from "@/components/ui/fetch-json";
 import { usePoll } from "@/components/ui/use-poll";
 import type { EffectView } from "@/lib/wire";
 
-const FINAL = new Set(["delivered", "failed", "handled"]);
+const FINAL = new Set(["delivered", "failed", "unconfirmed", "handled"]);
 
 /**
  * The thread's side effects, kept live: effects are delivered outside runs (by the dispatcher), so the page asks

@@ -19,9 +19,16 @@ export interface EffectCounts {
   duplicates_at_provider: number;
   /** Authorized effects never received. */
   missing: number;
+  /**
+   * Of those, the ones the console does not flag: no `unconfirmed` effect (an open operator task) to their recipient.
+   * An email handed to SMTP by a server killed before the answer is flagged, not lost in silence; this must be 0.
+   */
+  missing_unflagged: number;
+  /** Effects whose outcome nobody can know (handed over to SMTP, then killed), each an open operator task. */
+  unconfirmed_effects: number;
   /** Deliveries no decision authorized. */
   unauthorized_at_provider: number;
-  /** Effects the dispatcher gave up on (failed) or still had open when the run ended. */
+  /** Effects the dispatcher gave up on (failed) or still had open when the run ended (unconfirmed ones aside). */
   undelivered_effects: number;
   /** Where duplicates were: refunds at the provider, emails at the SMTP server — and of those, how many carried a
    * Message-ID received before (the same effect sent again after a crash between the server's acceptance and our
@@ -85,14 +92,28 @@ export async function countProviderDeliveries(
       (n, [what, w]) => n + (what.startsWith(prefix) ? Math.max(0, w - (got.get(what) ?? 0)) : 0),
       0,
     );
+  // An unconfirmed email flags its recipient's missing email (the console shows it as an operator task).
+  const flagged = tally(
+    (
+      await sql.rows<{ to: string }>(
+        "SELECT payload ->> 'to' AS to FROM effects WHERE kind = 'email' AND status = 'unconfirmed'",
+      )
+    ).map((r) => `email ${r.to}`),
+  );
+  let unflagged = 0;
+  for (const [what, n] of wanted) {
+    unflagged += Math.max(0, Math.max(0, n - (got.get(what) ?? 0)) - (flagged.get(what) ?? 0));
+  }
   const ids = smtp.received.map((m) => m.messageId ?? "");
   return {
     effects: authorized.length,
     delivered,
     duplicates_at_provider: duplicates,
     missing,
+    missing_unflagged: unflagged,
+    unconfirmed_effects: await sql.count("effects", "status = 'unconfirmed'"),
     unauthorized_at_provider: unauthorized,
-    undelivered_effects: await sql.count("effects", "status <> 'delivered'"),
+    undelivered_effects: await sql.count("effects", "status NOT IN ('delivered', 'unconfirmed')"),
     duplicate_refunds: dup("refund "),
     duplicate_emails: dup("email "),
     duplicate_emails_same_message_id: ids.length - new Set(ids).size,

@@ -17,13 +17,15 @@ describe("kill test", () => {
       lost_events: 0,
       invalid_event_logs: 0,
       duplicates_at_provider: 0,
-      missing: 0,
+      missing_unflagged: 0,
+      missing_refunds_at_provider: 0,
       unauthorized_at_provider: 0,
       undelivered_effects: 0,
     });
-    // Each ticket: one approved refund and one sent email, counted at the provider and the SMTP server.
+    // Each ticket: one approved refund and one sent email, counted at the provider and the SMTP server. An email the
+    // server was killed while handing over is the one exception, and it is flagged unconfirmed, never lost silently.
     expect(summary.effects).toBe(2 * summary.threads);
-    expect(summary.delivered).toBe(summary.effects);
+    expect(summary.missing).toBeLessThanOrEqual(summary.unconfirmed_effects);
     expect(summary.recovered_runs).toBeGreaterThan(0);
   }, 240_000);
 });

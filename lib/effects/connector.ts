@@ -9,7 +9,7 @@ export interface EffectDelivery {
   payload: Record<string, unknown>;
   /**
    * An earlier attempt got as far as handing the effect over for good (`markHandedOver`) and its dispatcher stopped
-   * before recording the outcome. For a channel with nothing to look up (SMTP), that is the best knowledge there is.
+   * before recording the outcome. For a channel with nothing to look up (SMTP), the outcome is unknown: `unconfirmed`.
    */
   handedOver: boolean;
   /**
@@ -23,7 +23,12 @@ export interface EffectDelivery {
 export type DeliveryResult =
   | { ok: true; providerRef: string | null }
   /** `retry`: a transient failure (5xx, network, timeout); otherwise the provider refused it for good. */
-  | { ok: false; retry: boolean; error: string };
+  | { ok: false; retry: boolean; error: string; unconfirmed?: undefined }
+  /**
+   * Nobody can tell whether it arrived: handed over before a restart, on a channel with nothing to look up. Not sent
+   * again and not called delivered — an operator confirms or resends. `providerRef`: what to look for at the provider.
+   */
+  | { ok: false; retry: false; unconfirmed: true; error: string; providerRef: string };
 
 /** Delivers one kind of effect (`payment`, `email`) to the outside world. */
 export interface EffectConnector {

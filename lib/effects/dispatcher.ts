@@ -53,8 +53,9 @@ const DISPATCH_SYSTEM = { id: "system:dispatcher", label: "effect dispatcher", r
 
 /**
  * Deliver what is due, once: claim due effects (and those a dead dispatcher held), deliver each through its
- * connector, and record the outcome — delivered, queued again after a back-off, or failed (out of attempts, or
- * refused for good), which opens the effect's operator task and is written to the audit trail. Returns how many
+ * connector, and record the outcome — delivered, queued again after a back-off, failed (out of attempts, or refused
+ * for good) or unconfirmed (handed over by a dispatcher that died before the answer), the last two opening the
+ * effect's operator task and written to the audit trail. Returns how many
  * effects it claimed.
  */
 export async function dispatchDueEffects({
@@ -133,9 +134,11 @@ async function deliverOne({
     owner,
     error: result.error,
     retryInMs: result.retry && !outOfAttempts ? backoffMs(effect.attempts, retry) : null,
+    ...(result.unconfirmed ? { unconfirmed: { providerRef: result.providerRef } } : {}),
   });
-  observeDelivery(effect, status === "failed" ? "failed" : "retry", result.error);
-  if (status === "failed") {
+  const taskOpened = status === "failed" || status === "unconfirmed";
+  observeDelivery(effect, taskOpened ? status : "retry", result.error);
+  if (taskOpened) {
     await recordAudit({
       db,
       entries: [
@@ -143,7 +146,13 @@ async function deliverOne({
           action: "effect_failed",
           actor: DISPATCH_SYSTEM,
           threadId: effect.threadId,
-          detail: { effectId: effect.id, kind: effect.kind, attempts: effect.attempts, error: result.error },
+          detail: {
+            effectId: effect.id,
+            kind: effect.kind,
+            attempts: effect.attempts,
+            error: result.error,
+            ...(status === "unconfirmed" ? { unconfirmed: true } : {}),
+          },
         },
       ],
     });

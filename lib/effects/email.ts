@@ -3,7 +3,13 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import nodemailer from "nodemailer";
-import { type EffectConnector, type EffectDelivery, refused, retryable } from "./connector";
+import {
+  type DeliveryResult,
+  type EffectConnector,
+  type EffectDelivery,
+  refused,
+  retryable,
+} from "./connector";
 
 /** The email an `email` effect sends (its payload). */
 export interface EmailMessage {
@@ -20,8 +26,10 @@ export type MailTransportConfig = { smtpUrl: string } | { directory: string };
  * Email through nodemailer. SMTP has no idempotency key to look up, so the one moment that matters is recorded: right
  * before the DATA terminator is written (the server accepts the message on it), the dispatcher durably marks the
  * effect handed over. A crash before that point leaves no mark and the email is sent again (the server never took the
- * unterminated message); a crash after it is presumed delivered rather than sent twice. The Message-ID derives from
- * the effect, so a receiver can still recognise a repeat. The file transport writes one file per effect (a retry
+ * unterminated message). A crash after it leaves the outcome unknown — the terminator may never have been written, or
+ * the server may have accepted the message a moment before the crash — so the effect becomes `unconfirmed`: neither
+ * sent twice nor called delivered, an operator resends it or confirms it arrived. The Message-ID derives from the
+ * effect, so the mail server's log and a receiver can recognise it. The file transport writes one file per effect (a retry
  * overwrites it).
  */
 export function emailConnector({
@@ -47,7 +55,7 @@ export function emailConnector({
     async deliver(effect: EffectDelivery) {
       const email = effect.payload as unknown as EmailMessage;
       const messageId = `<${effect.id}@hitl-console.local>`;
-      if (effect.handedOver) return { ok: true, providerRef: `${messageId} (handed over before a restart)` };
+      if (effect.handedOver) return unconfirmed(messageId);
       try {
         const composed = await composer.sendMail({
           from,
@@ -92,6 +100,19 @@ function handOverLast(message: Buffer, beforeEnd: () => Promise<void>): Readable
       );
     },
   });
+}
+
+/** The server stopped between the hand-over mark and the SMTP server's answer: nobody knows whether it arrived. */
+function unconfirmed(messageId: string): DeliveryResult {
+  return {
+    ok: false,
+    retry: false,
+    unconfirmed: true,
+    providerRef: messageId,
+    error:
+      `Handed to the mail server as this server stopped, before the mail server confirmed it: it may or may not have ` +
+      `arrived (Message-ID ${messageId}). Send it again only if the recipient did not get it.`,
+  };
 }
 
 /** SMTP 5xx replies are refusals (a bad address, a rejected message); 4xx and network errors may pass later. */

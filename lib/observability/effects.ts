@@ -47,7 +47,7 @@ export async function traceDelivery(db: Queryable, effect: Effect, work: () => P
 /** Count an attempt's result and log it (the provider's error at warn; a give-up at error). */
 export function observeDelivery(
   effect: Effect,
-  result: "delivered" | "retry" | "failed",
+  result: "delivered" | "retry" | "failed" | "unconfirmed",
   error?: string,
 ): void {
   const kind = boundedLabel(effect.kind);
@@ -55,5 +55,10 @@ export function observeDelivery(
   const fields = { threadId: effect.threadId, effectId: effect.id, kind, attempt: effect.attempts };
   if (result === "delivered") logger().info(fields, "effect delivered");
   else if (result === "retry") logger().warn({ ...fields, error }, "effect attempt failed; will retry");
-  else logger().error({ ...fields, error }, "effect failed after its last attempt; an operator must act");
+  else if (result === "unconfirmed") {
+    logger().warn(
+      { ...fields, error },
+      "effect handed over before a restart, outcome unknown; an operator must confirm",
+    );
+  } else logger().error({ ...fields, error }, "effect failed after its last attempt; an operator must act");
 }

@@ -65,7 +65,7 @@ function create() {
     }),
     effectDeliveries: new Counter({
       name: "hitl_effect_deliveries_total",
-      help: "Side-effect delivery attempts on this instance, by kind and result (delivered, retry, failed).",
+      help: "Side-effect delivery attempts on this instance, by kind and result (delivered, retry, failed, unconfirmed).",
       labelNames: ["kind", "result"] as const,
       registers,
     }),

@@ -2,13 +2,18 @@ import "server-only";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { getEffect, listThreadEffects, resolveEffectTask } from "@/lib/db/queries/effects";
+import {
+  getEffect,
+  listThreadEffects,
+  OPEN_TASK_STATUSES,
+  resolveEffectTask,
+} from "@/lib/db/queries/effects";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
 import { type EffectTaskAction, type EffectView, formatMoney } from "@/lib/wire";
 
-/** What an operator may do about a failed effect of this kind. */
+/** What an operator may do about a failed or unconfirmed effect of this kind. */
 export function taskActionsFor(kind: string): EffectTaskAction[] {
   return kind === "payment" ? ["retry", "refunded_manually", "mark_handled"] : ["retry", "mark_handled"];
 }
@@ -24,7 +29,8 @@ function summaryOf(effect: Effect): string {
 
 /** An `effects` row as the API and the thread page show it. */
 export function toEffectView(effect: Effect): EffectView {
-  const hadTask = effect.status === "failed" || effect.resolution !== null;
+  const open = (OPEN_TASK_STATUSES as readonly string[]).includes(effect.status);
+  const hadTask = open || effect.resolution !== null;
   return {
     id: effect.id,
     kind: effect.kind,
@@ -40,8 +46,8 @@ export function toEffectView(effect: Effect): EffectView {
     deliveredAt: effect.deliveredAt?.toISOString() ?? null,
     task: hadTask
       ? {
-          open: effect.status === "failed",
-          actions: effect.status === "failed" ? taskActionsFor(effect.kind) : [],
+          open,
+          actions: open ? taskActionsFor(effect.kind) : [],
           resolution: effect.resolution,
           resolvedBy: effect.resolvedBy,
           resolvedAt: effect.resolvedAt?.toISOString() ?? null,
@@ -56,9 +62,10 @@ export async function listEffectViews({ db, threadId }: { db: Queryable; threadI
 }
 
 /**
- * An operator acts on a failed effect's task: deliver it again (`retry`, a fresh round of attempts), or close it —
- * refunded by hand, or handled otherwise. One transaction with its audit entry; a task already acted on (or an effect
- * that has not failed) is refused with `conflict:effect_task` naming its status.
+ * An operator acts on a failed or unconfirmed effect's task: deliver it again (`retry`, a fresh round of attempts), or
+ * close it — refunded by hand, or handled otherwise (an unconfirmed email that did arrive). One transaction with its
+ * audit entry; a task already acted on (or an effect with no open task) is refused with `conflict:effect_task` naming
+ * its status.
  */
 export async function actOnEffectTask({
   db,

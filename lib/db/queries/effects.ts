@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import type { EffectTaskAction } from "@/lib/wire";
+import type { EffectStatus, EffectTaskAction } from "@/lib/wire";
 import { type Effect, effects } from "../schema";
 import type { Queryable } from "../tx";
 import { type LocalScope, listLocalOwners } from "./instances";
@@ -160,12 +160,16 @@ export async function markEffectHandedOver({
   return rows.length > 0;
 }
 
+/** Effect statuses whose operator task is open: an operator must act. */
+export const OPEN_TASK_STATUSES = ["failed", "unconfirmed"] as const satisfies readonly EffectStatus[];
+
 /** The prefix of `provider_ref` while an effect is being handed over (see `markEffectHandedOver`). */
 export const HANDED_OVER = "handed-over:";
 
 /**
  * An attempt failed: queue the effect again after `retryInMs`, or — out of attempts, or a permanent refusal
- * (`retryInMs` null) — mark it failed, which opens its operator task.
+ * (`retryInMs` null) — mark it failed, which opens its operator task. `unconfirmed` (with what to look for at the
+ * provider): its outcome is unknown, which opens the operator task too, under that name.
  */
 export async function markEffectAttemptFailed({
   db,
@@ -173,23 +177,27 @@ export async function markEffectAttemptFailed({
   owner,
   error,
   retryInMs,
+  unconfirmed,
 }: {
   db: Queryable;
   effectId: string;
   owner: string;
   error: string;
   retryInMs: number | null;
-}): Promise<"queued" | "failed" | "lost"> {
-  const status = retryInMs === null ? "failed" : "queued";
+  unconfirmed?: { providerRef: string };
+}): Promise<"queued" | "failed" | "unconfirmed" | "lost"> {
+  const status = unconfirmed ? "unconfirmed" : retryInMs === null ? "failed" : "queued";
   const rows = await db
     .update(effects)
     .set({
       status,
       lastError: error.slice(0, 2000),
-      // A hand-over the provider then refused did not happen.
-      providerRef: null,
+      // A hand-over the provider then refused did not happen; an unconfirmed one keeps what to look for.
+      providerRef: unconfirmed?.providerRef ?? null,
       nextAttemptAt:
-        retryInMs === null ? sql`now()` : sql`now() + make_interval(secs => ${retryInMs / 1000})`,
+        retryInMs === null || unconfirmed
+          ? sql`now()`
+          : sql`now() + make_interval(secs => ${retryInMs / 1000})`,
       leaseExpiresAt: null,
       updatedAt: sql`now()`,
     })
@@ -199,8 +207,9 @@ export async function markEffectAttemptFailed({
 }
 
 /**
- * An operator's answer to a failed effect's task: `retry` queues it again with a fresh count of attempts; the others
- * close it as handled. Compare-and-set on `failed`: two operators cannot both act on one task.
+ * An operator's answer to a failed or unconfirmed effect's task: `retry` queues it again with a fresh count of attempts
+ * (and no hand-over mark: it is sent again); the others close it as handled. Compare-and-set on the open status: two
+ * operators cannot both act on one task.
  */
 export async function resolveEffectTask({
   db,
@@ -220,6 +229,7 @@ export async function resolveEffectTask({
         ? {
             status: "queued",
             attempts: 0,
+            providerRef: null,
             nextAttemptAt: sql`now()`,
             resolution: action,
             resolvedBy,
@@ -234,7 +244,7 @@ export async function resolveEffectTask({
             updatedAt: sql`now()`,
           },
     )
-    .where(and(eq(effects.id, effectId), eq(effects.status, "failed")))
+    .where(and(eq(effects.id, effectId), inArray(effects.status, [...OPEN_TASK_STATUSES])))
     .returning();
   return row;
 }

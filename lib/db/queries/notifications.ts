@@ -174,7 +174,7 @@ export async function listRecentlyRaised({ db, withinSeconds }: { db: Queryable;
     .limit(500);
 }
 
-/** Effects that failed in the last `withinSeconds` (for `effect_failed`). */
+/** Effects that failed, or whose outcome became unknown, in the last `withinSeconds` (for `effect_failed`). */
 export async function listRecentlyFailedEffects({
   db,
   withinSeconds,
@@ -187,7 +187,7 @@ export async function listRecentlyFailedEffects({
     .from(effects)
     .where(
       and(
-        inArray(effects.status, ["failed"]),
+        inArray(effects.status, ["failed", "unconfirmed"]),
         lte(sql`now() - make_interval(secs => ${withinSeconds})`, effects.updatedAt),
       ),
     )

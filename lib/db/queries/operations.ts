@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, gte, isNotNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import { decisions, effects, queueSamples, runs, threads } from "../schema";
 import type { Queryable } from "../tx";
 
@@ -14,11 +14,11 @@ export interface QueueState {
   /** Age of the oldest waiting decision in seconds; 0 when none waits. */
   oldestAgeSeconds: number;
   threadsByStatus: Record<string, number>;
-  /** Undelivered side effects (queued, sending, failed), by kind and status. */
+  /** Undelivered side effects (queued, sending, failed, unconfirmed), by kind and status. */
   openEffects: { kind: string; status: string; count: number }[];
   /** Threads whose last run failed or that wait for a supervisor. */
   failedThreads: number;
-  /** Side effects that ran out of attempts and wait for an operator. */
+  /** Side effects that ran out of attempts, or whose outcome is unknown, and wait for an operator. */
   failedEffects: number;
 }
 
@@ -45,7 +45,7 @@ export async function readQueueState({ db }: { db: Queryable }): Promise<QueueSt
     db
       .select({ kind: effects.kind, status: effects.status, count: sql<number>`count(*)::int` })
       .from(effects)
-      .where(sql`${effects.status} in ('queued', 'sending', 'failed')`)
+      .where(sql`${effects.status} in ('queued', 'sending', 'failed', 'unconfirmed')`)
       .groupBy(effects.kind, effects.status),
   ]);
   const pendingByAction = Object.fromEntries(pendingRows.map((r) => [r.action, Number(r.count)]));
@@ -58,7 +58,9 @@ export async function readQueueState({ db }: { db: Queryable }): Promise<QueueSt
     threadsByStatus,
     openEffects,
     failedThreads: (threadsByStatus.failed ?? 0) + (threadsByStatus.needs_attention ?? 0),
-    failedEffects: openEffects.filter((e) => e.status === "failed").reduce((n, e) => n + e.count, 0),
+    failedEffects: openEffects
+      .filter((e) => e.status === "failed" || e.status === "unconfirmed")
+      .reduce((n, e) => n + e.count, 0),
   };
 }
 
@@ -141,7 +143,7 @@ export async function listFailedRuns({ db, limit }: { db: Queryable; limit: numb
     .limit(limit);
 }
 
-/** Side effects that ran out of attempts and wait for an operator (newest first). */
+/** Side effects that ran out of attempts, or whose outcome is unknown, and wait for an operator (newest first). */
 export async function listFailedEffects({ db, limit }: { db: Queryable; limit: number }) {
   return db
     .select({
@@ -152,7 +154,7 @@ export async function listFailedEffects({ db, limit }: { db: Queryable; limit: n
       updatedAt: effects.updatedAt,
     })
     .from(effects)
-    .where(eq(effects.status, "failed"))
+    .where(inArray(effects.status, ["failed", "unconfirmed"]))
     .orderBy(desc(effects.updatedAt))
     .limit(limit);
 }

@@ -60,7 +60,7 @@ export async function isThreadSettled({
       ${
         quietEffects
           ? sql`AND NOT EXISTS (SELECT 1 FROM effects WHERE thread_id = ${threadId}
-              AND (status IN ('queued', 'sending') OR (status = 'failed' AND resolution IS NULL)))`
+              AND status IN ('queued', 'sending', 'failed', 'unconfirmed'))`
           : sql``
       } AS settled`),
   );
