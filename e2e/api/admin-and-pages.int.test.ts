@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import pg from "pg";
 import { authHeaders, signIn, TEST_PASSWORD } from "../support/auth";
 import { useTestServer } from "./setup";
@@ -32,6 +33,62 @@ describe("admin invariants, redirects after sign-in and CSP", () => {
     }
     const kept = await landing(encodeURIComponent("/threads/abc/history?view=tree#x"));
     expect(kept.href).toBe(url("/threads/abc/history?view=tree#x"));
+  });
+
+  it("answers a page address whose percent-encoding does not decode with a 400 page, never a 500", async () => {
+    const headers = await authHeaders(ctx.server!.url, "viewer");
+    // Invalid escapes (a lone %, non-hex, a lone continuation or lead byte, overlong, an encoded surrogate), inside
+    // whatever surrounds them, on every page route.
+    const bad = fc
+      .tuple(
+        fc.stringMatching(/^[a-z0-9-]{0,12}$/),
+        fc.constantFrom(
+          "%",
+          "%z",
+          "%zz",
+          "%G0",
+          "%80",
+          "%FF",
+          "%C0%AF",
+          "%E0%A4%A",
+          "%ED%A0%80",
+          "%F4%90%80%80",
+        ),
+        fc.stringMatching(/^[a-z0-9-]{0,12}$/),
+      )
+      .map(([a, bad, b]) => `${a}${bad}${b}`)
+      // What follows may complete an escape ("%E0%A4%A" + "0" is ठ): only segments that do not decode.
+      .filter((segment) => {
+        try {
+          decodeURIComponent(segment);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+    const route = fc.constantFrom(
+      (x: string) => `/threads/${x}`,
+      (x: string) => `/threads/${x}/history`,
+      (x: string) => `/${x}`,
+      (x: string) => `/admin/${x}`,
+    );
+    await fc.assert(
+      fc.asyncProperty(route, bad, async (at, segment) => {
+        const path = at(segment);
+        const res = await fetch(url(path), { headers, redirect: "manual" });
+        const body = await res.text();
+        expect([path, res.status]).toEqual([path, 400]);
+        expect(body).toContain("This address is not valid");
+      }),
+      { numRuns: 40 },
+    );
+    // A well-formed address of no thread is not refused here.
+    const fine = await fetch(url(`/threads/${encodeURIComponent("no such thread")}`), {
+      headers,
+      redirect: "manual",
+    });
+    await fine.body?.cancel();
+    expect([400, 500]).not.toContain(fine.status);
   });
 
   it("sends a per-request nonce CSP without 'unsafe-inline' scripts, and the pages' scripts carry it", async () => {
