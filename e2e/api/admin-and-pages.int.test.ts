@@ -56,7 +56,7 @@ describe("admin invariants, redirects after sign-in and CSP", () => {
         ),
         fc.stringMatching(/^[a-z0-9-]{0,12}$/),
       )
-      .map(([a, bad, b]) => `${a}${bad}${b}`)
+      .map(([a, broken, b]) => `${a}${broken}${b}`)
       // What follows may complete an escape ("%E0%A4%A" + "0" is ठ): only segments that do not decode.
       .filter((segment) => {
         try {
