@@ -56,10 +56,16 @@ export const EFFECT_STATUSES = [
 export type EffectStatus = (typeof EFFECT_STATUSES)[number];
 
 /**
- * What an operator may do about a failed or unconfirmed effect: deliver it again, or close it (done by hand, arrived
- * after all, or not needed).
+ * What an operator may do about a failed or unconfirmed effect: deliver it again, or close it — refunded by hand (a
+ * payment), confirmed to have arrived (an unconfirmed email), or handled otherwise (not needed, or dealt with outside
+ * the console). Only the first two closings count as the effect having happened.
  */
-export const EFFECT_TASK_ACTIONS = ["retry", "mark_handled", "refunded_manually"] as const;
+export const EFFECT_TASK_ACTIONS = [
+  "retry",
+  "mark_handled",
+  "refunded_manually",
+  "confirmed_delivered",
+] as const;
 export type EffectTaskAction = (typeof EFFECT_TASK_ACTIONS)[number];
 
 /** A side effect of a thread as the API and the thread page show it: what it is, how its delivery stands. */

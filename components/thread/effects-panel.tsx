@@ -20,6 +20,7 @@ const ACTION_LABEL: Record<EffectTaskAction, string> = {
   retry: "Retry delivery",
   refunded_manually: "Refunded manually",
   mark_handled: "Mark handled",
+  confirmed_delivered: "It arrived",
 };
 
 /** An effect's delivery status in words. */
@@ -122,7 +123,7 @@ export function EffectsPanel({
                   <>
                     <p className="font-medium text-red-900">
                       {effect.status === "unconfirmed"
-                        ? "Operator task: nobody knows whether it arrived. Check with the recipient, then send it again or mark it handled."
+                        ? "Operator task: nobody knows whether it arrived. Check the mail server's log or ask the recipient: confirm it arrived, send it again, or mark it handled (not needed)."
                         : "Operator task: the delivery failed. Retry it, or record what was done instead."}
                     </p>
                     {canAct && (

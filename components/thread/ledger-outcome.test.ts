@@ -1,4 +1,4 @@
-import type { EffectView } from "@/lib/wire";
+import type { EffectTaskAction, EffectView } from "@/lib/wire";
 import { isStanding, ledgerOutcome } from "./ledger-outcome";
 
 const email = (status: EffectView["status"]): EffectView => ({
@@ -27,5 +27,21 @@ describe("the ledger's outcome with an unconfirmed email", () => {
     ]);
     expect(sentences("delivered")).toEqual([expect.stringContaining("was sent from another branch")]);
     expect(sentences("queued")).toEqual([expect.stringContaining("is on its way")]);
+  });
+});
+
+describe("the ledger's outcome with a closed email task", () => {
+  const closed = (resolution: EffectTaskAction): EffectView => ({
+    ...email("handled"),
+    task: { open: false, actions: [], resolution, resolvedBy: "olga@example.com", resolvedAt: null },
+  });
+
+  it("counts an email confirmed to have arrived as sent, and one closed otherwise as not sent", () => {
+    expect(isStanding(closed("confirmed_delivered"))).toBe(true);
+    expect(ledgerOutcome({}, [closed("confirmed_delivered")]).contradictions.map((c) => c.text)).toEqual([
+      expect.stringContaining("was sent from another branch"),
+    ]);
+    expect(isStanding(closed("mark_handled"))).toBe(false);
+    expect(ledgerOutcome({}, [closed("mark_handled")]).contradictions).toEqual([]);
   });
 });

@@ -27,10 +27,13 @@ export interface LedgerOutcome {
   contradictions: { id: string; text: string }[];
 }
 
+/** Closings of an operator task that say the effect happened after all (by hand, or it did arrive). */
+const DONE_RESOLUTIONS: readonly string[] = ["refunded_manually", "confirmed_delivered"];
+
 /** Whether an effect counts as done (or as good as done, or may be done: unconfirmed) in the world. */
 export function isStanding(effect: EffectView): boolean {
   if (effect.status === "failed") return false;
-  if (effect.status === "handled") return effect.task?.resolution === "refunded_manually";
+  if (effect.status === "handled") return DONE_RESOLUTIONS.includes(effect.task?.resolution ?? "");
   return true;
 }
 
@@ -82,7 +85,7 @@ export function ledgerOutcome(values: Values, effects: readonly EffectView[]): L
   const branchMailed = lines.some((l) => l.onThisBranch && l.effect.kind === "email");
   for (const line of elsewhere.filter((l) => l.effect.kind === "email")) {
     const sent =
-      line.effect.status === "delivered"
+      line.effect.status === "delivered" || line.effect.status === "handled"
         ? "was sent"
         : line.effect.status === "unconfirmed"
           ? "may have been sent"

@@ -338,7 +338,7 @@ export const TARGETS: Target[] = [
         body: hostileBody(
           obj(
             {
-              action: fc.constantFrom("retry", "refunded_manually", "mark_handled", "delete"),
+              action: fc.constantFrom("retry", "refunded_manually", "confirmed_delivered", "mark_handled", "delete"),
               note: hostileString,
             },
             ["action"],

@@ -10,6 +10,7 @@ import { recordRefund } from "@/lib/db/queries/refunds";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { actOnEffectTask, toEffectView } from "@/lib/runtime/effects";
 import { instanceLabels } from "@/lib/runtime/instance";
+import { EFFECT_TASK_ACTIONS, type EffectTaskAction } from "@/lib/wire";
 import type { EffectConnector } from "./connector";
 import { backoffMs, dispatchDueEffects, type RetryPolicy } from "./dispatcher";
 import { emailConnector } from "./email";
@@ -208,7 +209,7 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
     const unconfirmed = await getEffect({ db: database.db, effectId: after.effect.id });
     expect(unconfirmed && toEffectView(unconfirmed).task).toMatchObject({
       open: true,
-      actions: ["retry", "mark_handled"],
+      actions: ["retry", "confirmed_delivered", "mark_handled"],
     });
     await drain("dispatcher-d");
     expect(sentTo("died-after")).toBe(0);
@@ -236,6 +237,85 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
     const [live] = await effects(`id = '${fresh.effect.id}'`);
     expect(live?.status).toBe("delivered");
     expect(live?.provider_ref).not.toMatch(/^handed-over:/);
+  });
+
+  it("an operator's answer to a task is judged against the effect's kind and status: only an unconfirmed email can be confirmed delivered, and a refused answer changes nothing", async () => {
+    const operator = { kind: "user", id: "u-3", label: "omar@example.com", role: "operator" } as const;
+    // Written out, not derived from the code under test: kind × status → the answers an operator may give.
+    const allowed: Record<string, readonly EffectTaskAction[]> = {
+      "payment/failed": ["retry", "refunded_manually", "mark_handled"],
+      "payment/unconfirmed": ["retry", "refunded_manually", "mark_handled"],
+      "email/failed": ["retry", "mark_handled"],
+      "email/unconfirmed": ["retry", "confirmed_delivered", "mark_handled"],
+    };
+    let n = 0;
+    const make = async (kind: "payment" | "email", status: "failed" | "unconfirmed") => {
+      n += 1;
+      const threadId = `matrix-${n}`;
+      const effectId =
+        kind === "email"
+          ? (
+              await queueEmail({
+                db: database.db,
+                decisionRef: `matrix-${n}`,
+                threadId,
+                to: `matrix-${n}@example.com`,
+                subject: "matrix",
+                body: "Hello",
+              })
+            ).effect.id
+          : await (async () => {
+              const recorded = await recordRefund({
+                db: database.db,
+                decisionRef: `matrix-${n}`,
+                orderId: "ORD-1001",
+                threadId,
+                amountCents: 1,
+                currency: "EUR",
+                method: "original_payment",
+                approvedBy: "operator",
+              });
+              if (!recorded.ok) throw new Error(`not recorded: ${JSON.stringify(recorded)}`);
+              return recorded.effect.id;
+            })();
+      await database.sql.query(
+        "UPDATE effects SET status = $1, attempts = 2, last_error = 'x' WHERE id = $2",
+        [status, effectId],
+      );
+      return { threadId, effectId };
+    };
+    for (const [key, actions] of Object.entries(allowed)) {
+      const [kind, status] = key.split("/") as ["payment" | "email", "failed" | "unconfirmed"];
+      for (const action of EFFECT_TASK_ACTIONS) {
+        const { threadId, effectId } = await make(kind, status);
+        const offered = await getEffect({ db: database.db, effectId });
+        expect(offered && toEffectView(offered).task?.actions, key).toEqual(actions);
+        const answer = actOnEffectTask({ db: database.db, threadId, effectId, action, principal: operator });
+        if (actions.includes(action)) {
+          await expect(answer, `${key} ${action}`).resolves.toMatchObject({
+            status: action === "retry" ? "queued" : "handled",
+            task: { open: false, resolution: action },
+          });
+        } else {
+          await expect(answer, `${key} ${action}`).rejects.toMatchObject({ code: "bad_request:effect_task" });
+          const [row] = await effects(`id = '${effectId}'`);
+          expect(row, `${key} ${action}`).toMatchObject({ status, attempts: 2 });
+          const audit = await database.sql.query("SELECT 1 FROM audit_log WHERE thread_id = $1", [threadId]);
+          expect(audit).toHaveLength(0);
+        }
+      }
+    }
+    // An email confirmed delivered is closed as having arrived, and is never sent again.
+    const { threadId, effectId } = await make("email", "unconfirmed");
+    await actOnEffectTask({
+      db: database.db,
+      threadId,
+      effectId,
+      action: "confirmed_delivered",
+      principal: operator,
+    });
+    await drain("dispatcher-m");
+    expect(smtp.received.filter((m) => m.to.includes(`matrix-${n}@example.com`))).toHaveLength(0);
   });
 
   it("out of attempts: failed with its last error, an audit entry and an operator task; a retry delivers it", async () => {

@@ -2,20 +2,26 @@ import "server-only";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
-import {
-  getEffect,
-  listThreadEffects,
-  OPEN_TASK_STATUSES,
-  resolveEffectTask,
-} from "@/lib/db/queries/effects";
+import { getEffect, isOpenTaskStatus, listThreadEffects, resolveEffectTask } from "@/lib/db/queries/effects";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
 import { type EffectTaskAction, type EffectView, formatMoney } from "@/lib/wire";
 
-/** What an operator may do about a failed or unconfirmed effect of this kind. */
-export function taskActionsFor(kind: string): EffectTaskAction[] {
-  return kind === "payment" ? ["retry", "refunded_manually", "mark_handled"] : ["retry", "mark_handled"];
+/**
+ * What an operator may do about a failed or unconfirmed effect of this kind. Only an unconfirmed email can be
+ * confirmed delivered: a failed one was refused, so there is nothing that could have arrived.
+ */
+export function taskActionsFor(kind: string, status: string): EffectTaskAction[] {
+  if (kind === "payment") return ["retry", "refunded_manually", "mark_handled"];
+  return status === "unconfirmed"
+    ? ["retry", "confirmed_delivered", "mark_handled"]
+    : ["retry", "mark_handled"];
+}
+
+/** Every task action an effect of this kind can ever offer, whatever its status. */
+function anyTaskActionFor(kind: string): EffectTaskAction[] {
+  return [...new Set([...taskActionsFor(kind, "failed"), ...taskActionsFor(kind, "unconfirmed")])];
 }
 
 function summaryOf(effect: Effect): string {
@@ -29,7 +35,7 @@ function summaryOf(effect: Effect): string {
 
 /** An `effects` row as the API and the thread page show it. */
 export function toEffectView(effect: Effect): EffectView {
-  const open = (OPEN_TASK_STATUSES as readonly string[]).includes(effect.status);
+  const open = isOpenTaskStatus(effect.status);
   const hadTask = open || effect.resolution !== null;
   return {
     id: effect.id,
@@ -47,7 +53,7 @@ export function toEffectView(effect: Effect): EffectView {
     task: hadTask
       ? {
           open,
-          actions: open ? taskActionsFor(effect.kind) : [],
+          actions: open ? taskActionsFor(effect.kind, effect.status) : [],
           resolution: effect.resolution,
           resolvedBy: effect.resolvedBy,
           resolvedAt: effect.resolvedAt?.toISOString() ?? null,
@@ -87,12 +93,27 @@ export async function actOnEffectTask({
     if (!effect || effect.threadId !== threadId) {
       throw new AppError("not_found:effect", `Thread ${threadId} has no effect ${effectId}.`);
     }
-    if (!taskActionsFor(effect.kind).includes(action)) {
+    if (!anyTaskActionFor(effect.kind).includes(action)) {
       throw new AppError("bad_request:effect_task", `A ${effect.kind} effect cannot be marked ${action}.`, {
         fields: ["action"],
       });
     }
-    const updated = await resolveEffectTask({ db: tx, effectId, action, resolvedBy: principal.label });
+    if (isOpenTaskStatus(effect.status) && !taskActionsFor(effect.kind, effect.status).includes(action)) {
+      throw new AppError(
+        "bad_request:effect_task",
+        `A ${effect.status} ${effect.kind} effect cannot be marked ${action}: only an unconfirmed one may have arrived.`,
+        { fields: ["action"], status: effect.status },
+      );
+    }
+    const updated = await resolveEffectTask({
+      db: tx,
+      effectId,
+      action,
+      resolvedBy: principal.label,
+      // Compare-and-set on the status the action was judged against: an email that went from unconfirmed to
+      // failed meanwhile (sent again and refused) cannot be closed as delivered.
+      onlyIf: action === "confirmed_delivered" ? ["unconfirmed"] : undefined,
+    });
     if (!updated) {
       throw new AppError(
         "conflict:effect_task",

@@ -163,6 +163,23 @@ export async function markEffectHandedOver({
 /** Effect statuses whose operator task is open: an operator must act. */
 export const OPEN_TASK_STATUSES = ["failed", "unconfirmed"] as const satisfies readonly EffectStatus[];
 
+/** Whether an effect in `status` has an open operator task. */
+export function isOpenTaskStatus(status: string): boolean {
+  return (OPEN_TASK_STATUSES as readonly string[]).includes(status);
+}
+
+/** Effect statuses of an effect the outside world may not have received yet: waiting, in flight, or an open task. */
+export const UNDELIVERED_STATUSES = [
+  "queued",
+  "sending",
+  ...OPEN_TASK_STATUSES,
+] as const satisfies readonly EffectStatus[];
+
+/** `statuses` as an SQL list of literals, for raw SQL (constants only: never pass anything a caller supplied). */
+export function statusLiterals(statuses: readonly EffectStatus[]) {
+  return sql.raw(statuses.map((s) => `'${s.replaceAll("'", "''")}'`).join(", "));
+}
+
 /** The prefix of `provider_ref` while an effect is being handed over (see `markEffectHandedOver`). */
 export const HANDED_OVER = "handed-over:";
 
@@ -216,11 +233,14 @@ export async function resolveEffectTask({
   effectId,
   action,
   resolvedBy,
+  onlyIf = OPEN_TASK_STATUSES,
 }: {
   db: Queryable;
   effectId: string;
   action: EffectTaskAction;
   resolvedBy: string;
+  /** The open statuses the effect may be in for this action (default: any). */
+  onlyIf?: readonly (typeof OPEN_TASK_STATUSES)[number][];
 }): Promise<Effect | undefined> {
   const [row] = await db
     .update(effects)
@@ -244,7 +264,7 @@ export async function resolveEffectTask({
             updatedAt: sql`now()`,
           },
     )
-    .where(and(eq(effects.id, effectId), inArray(effects.status, [...OPEN_TASK_STATUSES])))
+    .where(and(eq(effects.id, effectId), inArray(effects.status, [...onlyIf])))
     .returning();
   return row;
 }

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { authUsers, decisions, effects, notifications, notificationTargets } from "../schema";
 import type { Queryable } from "../tx";
+import { OPEN_TASK_STATUSES } from "./effects";
 
 export const NOTIFY_EVENTS = ["new_item", "overdue", "escalated", "effect_failed"] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
@@ -187,7 +188,7 @@ export async function listRecentlyFailedEffects({
     .from(effects)
     .where(
       and(
-        inArray(effects.status, ["failed", "unconfirmed"]),
+        inArray(effects.status, [...OPEN_TASK_STATUSES]),
         lte(sql`now() - make_interval(secs => ${withinSeconds})`, effects.updatedAt),
       ),
     )

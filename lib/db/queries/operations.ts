@@ -2,6 +2,7 @@ import "server-only";
 import { and, desc, eq, gte, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import { decisions, effects, queueSamples, runs, threads } from "../schema";
 import type { Queryable } from "../tx";
+import { isOpenTaskStatus, OPEN_TASK_STATUSES, UNDELIVERED_STATUSES } from "./effects";
 
 /**
  * What operations watch, read from the shared tables: the numbers `/api/metrics` reports as gauges and the
@@ -45,7 +46,7 @@ export async function readQueueState({ db }: { db: Queryable }): Promise<QueueSt
     db
       .select({ kind: effects.kind, status: effects.status, count: sql<number>`count(*)::int` })
       .from(effects)
-      .where(sql`${effects.status} in ('queued', 'sending', 'failed', 'unconfirmed')`)
+      .where(inArray(effects.status, [...UNDELIVERED_STATUSES]))
       .groupBy(effects.kind, effects.status),
   ]);
   const pendingByAction = Object.fromEntries(pendingRows.map((r) => [r.action, Number(r.count)]));
@@ -58,9 +59,7 @@ export async function readQueueState({ db }: { db: Queryable }): Promise<QueueSt
     threadsByStatus,
     openEffects,
     failedThreads: (threadsByStatus.failed ?? 0) + (threadsByStatus.needs_attention ?? 0),
-    failedEffects: openEffects
-      .filter((e) => e.status === "failed" || e.status === "unconfirmed")
-      .reduce((n, e) => n + e.count, 0),
+    failedEffects: openEffects.filter((e) => isOpenTaskStatus(e.status)).reduce((n, e) => n + e.count, 0),
   };
 }
 
@@ -154,7 +153,7 @@ export async function listFailedEffects({ db, limit }: { db: Queryable; limit: n
       updatedAt: effects.updatedAt,
     })
     .from(effects)
-    .where(inArray(effects.status, ["failed", "unconfirmed"]))
+    .where(inArray(effects.status, [...OPEN_TASK_STATUSES]))
     .orderBy(desc(effects.updatedAt))
     .limit(limit);
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Queryable } from "../tx";
+import { statusLiterals, UNDELIVERED_STATUSES } from "./effects";
 
 /*
  * The thread-level SQL of the retention policy (lib/runtime/retention-policy.ts): which threads each step may touch,
@@ -60,7 +61,7 @@ export async function isThreadSettled({
       ${
         quietEffects
           ? sql`AND NOT EXISTS (SELECT 1 FROM effects WHERE thread_id = ${threadId}
-              AND status IN ('queued', 'sending', 'failed', 'unconfirmed'))`
+              AND status IN (${statusLiterals(UNDELIVERED_STATUSES)}))`
           : sql``
       } AS settled`),
   );

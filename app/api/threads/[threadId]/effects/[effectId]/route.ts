@@ -6,7 +6,7 @@ import { EFFECT_TASK_ACTIONS } from "@/lib/wire";
 export const dynamic = "force-dynamic";
 
 const taskBody = z.strictObject({
-  /** retry (deliver again), refunded_manually (payments), mark_handled. */
+  /** retry (deliver again), refunded_manually (payments), confirmed_delivered (unconfirmed emails), mark_handled. */
   action: z.enum(EFFECT_TASK_ACTIONS),
   note: z.string().trim().max(2000).optional(),
 });
