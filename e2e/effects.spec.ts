@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import pg from "pg";
 import { createUsersAndKey } from "./auth/users";
 import { expect, pausedThread, registerIntakeKey, signInOver, test } from "./fixtures";
 import { type FakePaymentProvider, startFakePaymentProvider } from "./support/fake-payment";
@@ -8,7 +9,8 @@ import { startTestServer, type TestServer } from "./support/server";
 /*
  * A refund's payment as the operator sees it on the thread page, with a fake payment provider over HTTP that the test
  * takes down and brings back: the delivery's status, attempts and last error, its retries, and — out of attempts —
- * the operator task. A server of its own (its provider, short back-off, three attempts).
+ * the operator task; and an email nobody can confirm (a server stopped while handing it over), which the operator closes
+ * as arrived. A server of its own (its provider, short back-off, three attempts).
  */
 test.describe.configure({ timeout: 120_000 });
 
@@ -119,4 +121,48 @@ test("out of attempts, the payment raises an operator task on the thread; Retry 
   const actions = audit.items.map((e: { action: string }) => e.action);
   expect(actions).toEqual(expect.arrayContaining(["effect_failed", "effect_task"]));
   expect(provider.created.filter((c) => c.orderId === "ORD-1008")).toHaveLength(1);
+});
+
+test("an email nobody can confirm offers 'It arrived'; confirming it closes the task and the page counts it as sent", async ({
+  page,
+}) => {
+  provider.setFaults({});
+  const { threadId } = await approveOnPage(
+    page,
+    "The running shoes from ORD-1010 fell apart. Please refund me.",
+  );
+  await page.getByTestId("decision-confirm_email").getByTestId("send-as-is").click();
+  const email = page.locator('[data-testid="effect"][data-kind="email"]');
+  await expect(email).toHaveAttribute("data-status", "delivered", { timeout: 20_000 });
+
+  // What a server killed while handing the email to the mail server leaves: nobody knows whether it arrived.
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query(
+      "UPDATE effects SET status = 'unconfirmed', last_error = 'Handed to the mail server as this server stopped' WHERE thread_id = $1 AND kind = 'email'",
+      [threadId],
+    );
+    expect(rowCount).toBe(1);
+  } finally {
+    await client.end();
+  }
+  await page.reload();
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  const task = email.getByTestId("effect-task");
+  await expect(task).toHaveAttribute("data-open", "true");
+  await expect(task.getByTestId("effect-mark_handled")).toBeVisible();
+  await expect(task.getByTestId("effect-refunded_manually")).toHaveCount(0);
+
+  // The operator checked the mail log: it did arrive.
+  await task.getByTestId("effect-confirmed_delivered").click();
+  await expect(email).toHaveAttribute("data-status", "handled");
+  await expect(email.getByTestId("effect-status")).toHaveText("Closed: confirmed delivered");
+  await expect(task).toHaveAttribute("data-open", "false");
+  const effects = (await (await page.request.get(`${server.url}/api/threads/${threadId}/effects`)).json())
+    .effects as { kind: string; status: string; task: { resolution: string } | null }[];
+  expect(effects.find((e) => e.kind === "email")).toMatchObject({
+    status: "handled",
+    task: { resolution: "confirmed_delivered" },
+  });
 });
