@@ -87,7 +87,7 @@ const HISTORY_SQL = `SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.checkp
     WHERE c.thread_id = cp.thread_id AND c.checkpoint_ns = cp.checkpoint_ns
       AND c.parent_checkpoint_id = cp.checkpoint_id)::int AS child_count
 FROM (
-  SELECT * FROM ${CP}
+  SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM ${CP}
   WHERE thread_id = $1 AND checkpoint_ns = $2 AND ($3::text IS NULL OR checkpoint_id < $3::text)
   ORDER BY checkpoint_id DESC LIMIT $4
 ) cp

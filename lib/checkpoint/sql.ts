@@ -41,7 +41,8 @@ export function selectTuplesSql(where: string, limitParam: string | null): strin
   wr.task_ids AS write_task_ids, wr.channels AS write_channels, wr.types AS write_types, wr.blobs AS write_values,
   ps.types AS send_types, ps.blobs AS send_values
 FROM (
-  SELECT * FROM ${CP} ${where} ORDER BY checkpoint_id DESC${limitParam ? ` LIMIT ${limitParam}` : ""}
+  SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata
+  FROM ${CP} ${where} ORDER BY checkpoint_id DESC${limitParam ? ` LIMIT ${limitParam}` : ""}
 ) cp
 LEFT JOIN LATERAL (
   SELECT array_agg(b.channel) AS channels, array_agg(b.type) AS types, array_agg(b.blob) AS blobs

@@ -8,6 +8,7 @@ import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
+import { logger } from "@/lib/observability/logger";
 import type { AgentDefinition, AgentMigration } from "./agent";
 import { getAgent, hasAgent, listAgents } from "./agent";
 import { activeRuns } from "./executor";
@@ -172,7 +173,10 @@ const skipped = new Map<string, string>();
 /** A migration that threw: the thread waits for a supervisor, and the audit trail says why. */
 export async function migrationFailed(threadId: string, error: AppError): Promise<void> {
   const { db } = await getDatabase();
-  console.error(`[migration] thread ${threadId}: ${error.message}`);
+  logger().error(
+    { threadId, code: error.code, reason: error.message },
+    "migration: failed; the thread waits for a supervisor",
+  );
   await db.transaction(async (tx) => {
     await markNeedsAttention({ db: tx, threadId });
     await recordAudit({

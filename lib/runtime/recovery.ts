@@ -127,7 +127,8 @@ async function sweep(everyActive: boolean): Promise<void> {
     // Paused threads a newer version declares a migration for move onto it (once, whichever instance gets there).
     if (!isDraining()) {
       const migrated = await migratePausedThreads();
-      if (migrated > 0) console.log(`[migration] moving ${migrated} paused thread(s) onto a newer version`);
+      if (migrated > 0)
+        logger().info({ threads: migrated }, "migration: moving paused threads onto a newer version");
     }
     reportReachable("sweeper");
   } catch (error) {
