@@ -54,7 +54,11 @@ export async function startTestServer(options: {
   wrap?: string[];
 }): Promise<TestServer> {
   const root = options.cwd ?? process.cwd();
-  if (!existsSync(join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
+  // The build the server will read: NEXT_DIST_DIR as the server gets it (options.env wins over this process's).
+  const distDir =
+    (options.env && "NEXT_DIST_DIR" in options.env ? options.env.NEXT_DIST_DIR : process.env.NEXT_DIST_DIR) ||
+    ".next";
+  if (!existsSync(join(root, distDir, "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does it).");
   }
   const port = options.port ?? (await freePort());

@@ -88,8 +88,10 @@ function useWorld(prefix: string) {
       );
       const server = await startTestServer({
         databaseUrl: world.prepared.url,
-        env: world.env(),
-        ...(version === 2 ? { cwd: tree?.dir } : {}),
+        // The v2 tree is built into its default .next, whatever NEXT_DIST_DIR this run's own build uses.
+        ...(version === 2
+          ? { cwd: tree?.dir, env: { ...world.env(), NEXT_DIST_DIR: "" } }
+          : { env: world.env() }),
       });
       world.servers.push(server);
       const ids = (await world.sql().rows<{ id: string }>("SELECT id FROM instances")).map((r) => r.id);
