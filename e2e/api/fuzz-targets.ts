@@ -338,7 +338,13 @@ export const TARGETS: Target[] = [
         body: hostileBody(
           obj(
             {
-              action: fc.constantFrom("retry", "refunded_manually", "confirmed_delivered", "mark_handled", "delete"),
+              action: fc.constantFrom(
+                "retry",
+                "refunded_manually",
+                "confirmed_delivered",
+                "mark_handled",
+                "delete",
+              ),
               note: hostileString,
             },
             ["action"],
