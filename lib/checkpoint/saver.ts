@@ -19,16 +19,13 @@ import { readAddress, requireThread } from "./config";
 import { fromJsonbText, jsonbSafe, toJsonbText } from "./json-text";
 import {
   DELETE_THREAD,
-  INSERT_WRITES,
-  packBlobs,
   SELECT_LATEST_TUPLE,
   SELECT_TUPLE_BY_ID,
   selectTuplesSql,
   type TupleRow,
-  UPSERT_CHECKPOINT,
-  UPSERT_WRITES,
 } from "./sql";
 import { nextChannelVersion } from "./versions";
+import { WriteBatcher } from "./write-batch";
 
 const decoder = new TextDecoder();
 
@@ -38,7 +35,8 @@ const decoder = new TextDecoder();
  *
  * Differences from `@langchain/langgraph-checkpoint-postgres` that matter:
  * - channel versions are unique sortable strings, so forks of one checkpoint never share a blob key;
- * - `put`, `putWrites`, `getTuple` and `deleteThread` are one statement each (one round trip, atomic by itself);
+ * - `getTuple` and `deleteThread` are one statement each; `put` and `putWrites` are one statement each too, shared by
+ *   every write that arrives while an earlier one is on the wire (group commit, `write-batch.ts`);
  * - the task path is stored and pending writes come back ordered by (task_path, task_id, idx);
  * - NUL characters in metadata round-trip instead of being stripped;
  * - no `setup()`: the tables come from the Drizzle migrations.
@@ -55,7 +53,11 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     private readonly stamp: Readonly<Record<string, string>> = {},
   ) {
     super(serde);
+    this.batcher = new WriteBatcher(sql);
   }
+
+  /** `put` and `putWrites` go through it: writes that meet on the way share one statement and one commit. */
+  private readonly batcher: WriteBatcher;
 
   /**
    * The checkpoint tuple at `config`: the exact `checkpoint_id` when given, otherwise the thread's latest in the
@@ -111,7 +113,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Store a checkpoint and the channel values named in `newVersions`, in one statement. Durable when the promise
+   * Store a checkpoint and the channel values named in `newVersions`, atomically. Durable when the promise
    * resolves. Returns the config that addresses the stored checkpoint.
    */
   async put(
@@ -121,53 +123,32 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
     const { threadId, checkpointNs, checkpointId: parentId } = requireThread("put", config);
-    // Serialize everything before a connection is taken.
-    const channels: string[] = [];
-    const versions: string[] = [];
-    const types: string[] = [];
-    const blobs: (Uint8Array | null)[] = [];
     const values = checkpoint.channel_values as Record<string, unknown>;
-    await Promise.all(
-      Object.entries(newVersions).map(async ([channel, version], i) => {
-        channels[i] = channel;
-        versions[i] = String(version);
-        if (channel in values) {
-          const [type, bytes] = await this.serde.dumpsTyped(values[channel]);
-          types[i] = type;
-          blobs[i] = bytes;
-        } else {
-          types[i] = "empty";
-          blobs[i] = null;
-        }
+    const blobs = await Promise.all(
+      Object.entries(newVersions).map(async ([channel, version]) => {
+        if (!(channel in values)) return { channel, version: String(version), type: "empty", value: null };
+        const [type, value] = await this.serde.dumpsTyped(values[channel]);
+        return { channel, version: String(version), type, value };
       }),
     );
     const { channel_values: _values, ...rest } = checkpoint;
-    const { packed, lengths, offsets } = packBlobs(blobs);
-    await this.sql.query(
-      UPSERT_CHECKPOINT,
-      [
-        threadId,
-        checkpointNs,
-        channels,
-        versions,
-        types,
-        packed,
-        lengths,
-        offsets,
-        checkpoint.id,
-        parentId ?? null,
-        toJsonbText(rest),
-        await this.dumpMetadata(stamped(metadata, config, this.stamp)),
-      ],
-      "cp_put",
-    );
+    await this.batcher.write({
+      kind: "checkpoint",
+      threadId,
+      ns: checkpointNs,
+      checkpointId: checkpoint.id,
+      parentId: parentId ?? null,
+      checkpoint: toJsonbText(rest),
+      metadata: await this.dumpMetadata(stamped(metadata, config, this.stamp)),
+      blobs,
+    });
     return {
       configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id },
     };
   }
 
   /**
-   * Store the writes of one task against a checkpoint, in one statement. Regular writes keep the first value
+   * Store the writes of one task against a checkpoint, atomically. Regular writes keep the first value
    * recorded for (task, idx); a batch made only of special writes (error, interrupt, resume) replaces it.
    */
   async putWrites(
@@ -183,38 +164,22 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       );
     }
     if (writes.length === 0) return;
-    const idx: number[] = [];
-    const channels: string[] = [];
-    const types: string[] = [];
-    const blobs: Uint8Array[] = [];
-    await Promise.all(
+    const serialized = await Promise.all(
       writes.map(async ([channel, value], i) => {
         const [type, bytes] = await this.serde.dumpsTyped(value);
-        idx[i] = WRITES_IDX_MAP[channel] ?? i;
-        channels[i] = channel;
-        types[i] = type;
-        blobs[i] = bytes;
+        return { idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: bytes };
       }),
     );
-    const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
-    const { packed, lengths, offsets } = packBlobs(blobs);
-    await this.sql.query(
-      upsert ? UPSERT_WRITES : INSERT_WRITES,
-      [
-        threadId,
-        checkpointNs,
-        checkpointId,
-        taskId,
-        taskPath,
-        idx,
-        channels,
-        types,
-        packed,
-        lengths,
-        offsets,
-      ],
-      upsert ? "cp_upsert_writes" : "cp_insert_writes",
-    );
+    await this.batcher.write({
+      kind: "writes",
+      threadId,
+      ns: checkpointNs,
+      checkpointId,
+      taskId,
+      taskPath,
+      upsert: writes.every(([channel]) => channel in WRITES_IDX_MAP),
+      writes: serialized,
+    });
   }
 
   /** Delete every checkpoint, blob and write of a thread, in every namespace, in one statement. */

@@ -3,8 +3,8 @@ import { getTableName } from "drizzle-orm";
 import { checkpointBlobs, checkpoints, checkpointWrites } from "@/lib/db/schema";
 
 /*
- * Every saver method is ONE statement: a single statement is atomic, so there is no BEGIN/COMMIT pair, and each call
- * costs one round trip. Table names come from the Drizzle schema, which owns the tables and their migrations.
+ * Every statement here is ONE statement doing all it does: a single statement is atomic, so there is no BEGIN/COMMIT
+ * pair, and each costs one round trip (the writes of several saver calls share one: {@link WRITE_BATCH}). Table names come from the Drizzle schema, which owns the tables and their migrations.
  */
 const CP = `"${getTableName(checkpoints)}"`;
 const BL = `"${getTableName(checkpointBlobs)}"`;
@@ -81,64 +81,53 @@ export const SELECT_TUPLE_BY_ID = selectTuplesSql(
  * Values travel as ONE bytea parameter (the concatenation) plus per-row offsets and lengths (-1 = NULL): `pg` sends
  * a Buffer parameter in binary, whereas a bytea[] parameter goes as hex text, twice the size and slow to build.
  */
-const SLICE = `CASE WHEN x.len < 0 THEN NULL ELSE substring($BLOB::bytea FROM x.off + 1 FOR x.len) END`;
 
 /**
- * Insert the changed channel values and upsert the checkpoint row in one statement.
- * $1 thread, $2 ns, $3 channels[], $4 versions[], $5 types[], $6 blobs (concatenated), $7 lengths[], $8 offsets[],
- * $9 checkpoint id, $10 parent id, $11 checkpoint json, $12 metadata json.
+ * Any number of `put`s and `putWrites` in one statement: one round trip and one commit for all of them (see
+ * `write-batch.ts`). Every payload (channel values, written values, checkpoint and metadata JSON) is a slice of the
+ * one bytea parameter $1, addressed by (offset, length); a length of -1 is NULL.
+ * Checkpoints: $2 thread[], $3 ns[], $4 id[], $5 parent id[], $6 checkpoint offset[], $7 length[], $8 metadata
+ * offset[], $9 length[]. Blobs: $10 thread[], $11 ns[], $12 channel[], $13 version[], $14 type[], $15 offset[],
+ * $16 length[]. Writes: $17 thread[], $18 ns[], $19 checkpoint id[], $20 task id[], $21 task path[], $22 idx[],
+ * $23 channel[], $24 type[], $25 offset[], $26 length[], $27 upsert[] (special writes replace, regular ones keep the
+ * first value). A batch never holds the same checkpoint or write key twice (Postgres refuses to update one row twice
+ * in a statement), so the order of its parts does not matter.
  */
-export const UPSERT_CHECKPOINT = `WITH new_blobs AS (
+export const WRITE_BATCH = `WITH new_blobs AS (
   INSERT INTO ${BL} (thread_id, checkpoint_ns, channel, version, type, blob)
-  SELECT $1, $2, x.channel, x.version, x.type, ${SLICE.replace("$BLOB", "$6")}
-  FROM unnest($3::text[], $4::text[], $5::text[], $7::int[], $8::int[]) AS x(channel, version, type, len, off)
+  SELECT x.thread_id, x.ns, x.channel, x.version, x.type, ${slice("x")}
+  FROM unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::int[])
+    AS x(thread_id, ns, channel, version, type, off, len)
   ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
+), new_checkpoints AS (
+  INSERT INTO ${CP} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+  SELECT c.thread_id, c.ns, c.id, c.parent,
+    convert_from(substring($1::bytea FROM c.cp_off + 1 FOR c.cp_len), 'UTF8')::jsonb,
+    convert_from(substring($1::bytea FROM c.md_off + 1 FOR c.md_len), 'UTF8')::jsonb
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[], $9::int[])
+    AS c(thread_id, ns, id, parent, cp_off, cp_len, md_off, md_len)
+  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
+  DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata
+), w AS (
+  SELECT * FROM unnest($17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::int[], $23::text[],
+    $24::text[], $25::int[], $26::int[], $27::bool[])
+    AS w(thread_id, ns, checkpoint_id, task_id, task_path, idx, channel, type, off, len, upsert)
+), kept_writes AS (
+  INSERT INTO ${WR} (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+  SELECT w.thread_id, w.ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, w.type, ${slice("w")}
+  FROM w WHERE NOT w.upsert
+  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING
+), replaced_writes AS (
+  INSERT INTO ${WR} (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+  SELECT w.thread_id, w.ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, w.channel, w.type, ${slice("w")}
+  FROM w WHERE w.upsert
+  ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+  DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob, task_path = EXCLUDED.task_path
 )
-INSERT INTO ${CP} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-VALUES ($1, $2, $9, $10, $11::jsonb, $12::jsonb)
-ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
-DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
+SELECT 1`;
 
-function writesSql(onConflict: string): string {
-  return `INSERT INTO ${WR} (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
-SELECT $1, $2, $3, $4, $5, x.idx, x.channel, x.type, ${SLICE.replace("$BLOB", "$9")}
-FROM unnest($6::int[], $7::text[], $8::text[], $10::int[], $11::int[]) AS x(idx, channel, type, len, off)
-ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${onConflict}`;
-}
-
-/**
- * Regular writes are kept as first written (a task re-run after a crash must not replace what was recorded);
- * special writes — errors, interrupts, resume values, all with negative idx — replace the previous one.
- * $1 thread, $2 ns, $3 checkpoint id, $4 task id, $5 task path, $6 idx[], $7 channels[], $8 types[],
- * $9 blobs (concatenated), $10 lengths[], $11 offsets[].
- */
-export const INSERT_WRITES = writesSql("DO NOTHING");
-export const UPSERT_WRITES = writesSql(
-  "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob, task_path = EXCLUDED.task_path",
-);
-
-/** Concatenate values for one bytea parameter, with their lengths (-1 for NULL) and offsets. */
-export function packBlobs(blobs: readonly (Uint8Array | null)[]): {
-  packed: Buffer;
-  lengths: number[];
-  offsets: number[];
-} {
-  const lengths: number[] = [];
-  const offsets: number[] = [];
-  let total = 0;
-  for (const blob of blobs) {
-    offsets.push(total);
-    lengths.push(blob ? blob.byteLength : -1);
-    total += blob ? blob.byteLength : 0;
-  }
-  const packed = Buffer.allocUnsafe(total);
-  let at = 0;
-  for (const blob of blobs) {
-    if (!blob) continue;
-    packed.set(blob, at);
-    at += blob.byteLength;
-  }
-  return { packed, lengths, offsets };
+function slice(alias: string): string {
+  return `CASE WHEN ${alias}.len < 0 THEN NULL ELSE substring($1::bytea FROM ${alias}.off + 1 FOR ${alias}.len) END`;
 }
 
 /** Everything of one thread, every namespace: $1 thread. */

@@ -1,11 +1,10 @@
 import "server-only";
-import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
-import { tracedSaverSql } from "@/lib/observability/traced-sql";
+import { TracedCheckpointSaver } from "@/lib/observability/traced-sql";
 import {
   type AgentDefinition,
   type AgentGraph,
@@ -34,7 +33,7 @@ export function getAgentGraph(agent: AgentDefinition): Promise<AgentGraph> {
       const database = await getDatabase();
       return agent.build({
         // Saver calls are spans of the run's trace.
-        checkpointer: new DrizzleCheckpointSaver(tracedSaverSql(database.sql), undefined, CHECKPOINT_STAMP),
+        checkpointer: new TracedCheckpointSaver(database.sql, undefined, CHECKPOINT_STAMP),
         db: database.db,
       });
     })().catch((error) => {

@@ -1,0 +1,274 @@
+import type { SqlClient } from "@/lib/db/sql-client";
+import { WRITE_BATCH } from "./sql";
+
+/** One `put`: the checkpoint row (its JSON already serialized) and the channel values it changed. */
+export interface CheckpointPut {
+  kind: "checkpoint";
+  threadId: string;
+  ns: string;
+  checkpointId: string;
+  parentId: string | null;
+  checkpoint: string;
+  metadata: string;
+  /** `value` null stores a NULL blob (an "empty" channel). */
+  blobs: readonly { channel: string; version: string; type: string; value: Uint8Array | null }[];
+}
+
+/** One `putWrites`: a task's writes against a checkpoint. `upsert`: special writes, which replace earlier ones. */
+export interface WritesPut {
+  kind: "writes";
+  threadId: string;
+  ns: string;
+  checkpointId: string;
+  taskId: string;
+  taskPath: string;
+  upsert: boolean;
+  writes: readonly { idx: number; channel: string; type: string; value: Uint8Array }[];
+}
+
+export type BatchItem = CheckpointPut | WritesPut;
+
+/** Name of the prepared batch statement. */
+export const WRITE_BATCH_NAME = "cp_write_batch";
+
+export interface WriteBatcherOptions {
+  /** Most items in one statement. */
+  maxItems?: number;
+  /** Most payload bytes in one statement (an item larger than this still goes, alone). */
+  maxBytes?: number;
+}
+
+interface Queued {
+  item: BatchItem;
+  keys: string[];
+  bytes: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for the checkpointer's writes. LangGraph does not wait for a step's writes before running the next
+ * step (its default "async" durability), so writes arrive while earlier ones are still on the wire — from one thread,
+ * and from every other thread of the process. The first write goes out at once; whatever arrives while it is in
+ * flight waits and then goes out as ONE statement: one round trip and one commit instead of one each.
+ *
+ * Each caller's promise settles only when the statement holding its item has committed, so a resolved `put` is as
+ * durable as before. Items leave in arrival order; a batch ends before an item whose checkpoint or write key it
+ * already holds (that item goes in the next statement, after the first has committed), so repeated writes keep
+ * their one-by-one meaning. When a statement fails, its items are retried one per statement, so each caller gets
+ * its own outcome and one bad item never fails another's write.
+ */
+export class WriteBatcher {
+  private readonly queue: Queued[] = [];
+  private flushing = false;
+  private scheduled = false;
+  private readonly maxItems: number;
+  private readonly maxBytes: number;
+
+  constructor(
+    private readonly sql: SqlClient,
+    options: WriteBatcherOptions = {},
+  ) {
+    this.maxItems = options.maxItems ?? 64;
+    this.maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
+  }
+
+  /** Resolves when `item` is committed; rejects with the database's error for it. */
+  write(item: BatchItem): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ item, keys: keysOf(item), bytes: payloadBytes(item), resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.flushing || this.scheduled) return;
+    this.scheduled = true;
+    // Writes made in the same tick as this one join it.
+    queueMicrotask(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.take();
+        try {
+          await this.sql.query(WRITE_BATCH, batchParams(batch.map((q) => q.item)), WRITE_BATCH_NAME);
+          for (const q of batch) q.resolve();
+        } catch (error) {
+          if (batch.length === 1) batch[0]!.reject(error);
+          else await this.oneByOne(batch);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async oneByOne(batch: readonly Queued[]): Promise<void> {
+    for (const q of batch) {
+      try {
+        await this.sql.query(WRITE_BATCH, batchParams([q.item]), WRITE_BATCH_NAME);
+        q.resolve();
+      } catch (error) {
+        q.reject(error);
+      }
+    }
+  }
+
+  /** The longest prefix of the queue that fits the limits and names no key twice (at least one item). */
+  private take(): Queued[] {
+    const seen = new Set<string>();
+    let bytes = 0;
+    let n = 0;
+    while (n < this.queue.length && n < this.maxItems) {
+      const q = this.queue[n]!;
+      if (n > 0 && (bytes + q.bytes > this.maxBytes || q.keys.some((key) => seen.has(key)))) break;
+      for (const key of q.keys) seen.add(key);
+      bytes += q.bytes;
+      n++;
+    }
+    return this.queue.splice(0, n);
+  }
+}
+
+const SEP = "\u0000";
+
+/** The rows an item may update in place: a checkpoint row, and each write's (task, idx). Blobs are never updated. */
+function keysOf(item: BatchItem): string[] {
+  const base = `${item.threadId}${SEP}${item.ns}${SEP}${item.checkpointId}`;
+  if (item.kind === "checkpoint") return [`c${SEP}${base}`];
+  return item.writes.map((w) => `w${SEP}${base}${SEP}${item.taskId}${SEP}${w.idx}`);
+}
+
+function payloadBytes(item: BatchItem): number {
+  if (item.kind === "checkpoint") {
+    return item.blobs.reduce(
+      (n, b) => n + (b.value?.byteLength ?? 0),
+      item.checkpoint.length + item.metadata.length,
+    );
+  }
+  return item.writes.reduce((n, w) => n + w.value.byteLength, 0);
+}
+
+/** The parameters of {@link WRITE_BATCH} for `items` (see its comment for their order). */
+export function batchParams(items: readonly BatchItem[]): unknown[] {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  /** Appends a payload; returns its [offset, length] in the packed parameter, length -1 for NULL. */
+  const pack = (value: Uint8Array | null): [number, number] => {
+    if (value === null) return [0, -1];
+    const at = total;
+    chunks.push(value);
+    total += value.byteLength;
+    return [at, value.byteLength];
+  };
+  const cp = {
+    thread: [] as string[],
+    ns: [] as string[],
+    id: [] as string[],
+    parent: [] as (string | null)[],
+  };
+  const cpAt = { cpOff: [] as number[], cpLen: [] as number[], mdOff: [] as number[], mdLen: [] as number[] };
+  const bl = {
+    thread: [] as string[],
+    ns: [] as string[],
+    channel: [] as string[],
+    version: [] as string[],
+    type: [] as string[],
+    off: [] as number[],
+    len: [] as number[],
+  };
+  const wr = {
+    thread: [] as string[],
+    ns: [] as string[],
+    checkpoint: [] as string[],
+    task: [] as string[],
+    path: [] as string[],
+    idx: [] as number[],
+    channel: [] as string[],
+    type: [] as string[],
+    off: [] as number[],
+    len: [] as number[],
+    upsert: [] as boolean[],
+  };
+  for (const item of items) {
+    if (item.kind === "checkpoint") {
+      cp.thread.push(item.threadId);
+      cp.ns.push(item.ns);
+      cp.id.push(item.checkpointId);
+      cp.parent.push(item.parentId);
+      const [cpOff, cpLen] = pack(Buffer.from(item.checkpoint, "utf8"));
+      const [mdOff, mdLen] = pack(Buffer.from(item.metadata, "utf8"));
+      cpAt.cpOff.push(cpOff);
+      cpAt.cpLen.push(cpLen);
+      cpAt.mdOff.push(mdOff);
+      cpAt.mdLen.push(mdLen);
+      for (const blob of item.blobs) {
+        const [off, len] = pack(blob.value);
+        bl.thread.push(item.threadId);
+        bl.ns.push(item.ns);
+        bl.channel.push(blob.channel);
+        bl.version.push(blob.version);
+        bl.type.push(blob.type);
+        bl.off.push(off);
+        bl.len.push(len);
+      }
+    } else {
+      for (const write of item.writes) {
+        const [off, len] = pack(write.value);
+        wr.thread.push(item.threadId);
+        wr.ns.push(item.ns);
+        wr.checkpoint.push(item.checkpointId);
+        wr.task.push(item.taskId);
+        wr.path.push(item.taskPath);
+        wr.idx.push(write.idx);
+        wr.channel.push(write.channel);
+        wr.type.push(write.type);
+        wr.off.push(off);
+        wr.len.push(len);
+        wr.upsert.push(item.upsert);
+      }
+    }
+  }
+  const packed = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    packed.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return [
+    packed,
+    cp.thread,
+    cp.ns,
+    cp.id,
+    cp.parent,
+    cpAt.cpOff,
+    cpAt.cpLen,
+    cpAt.mdOff,
+    cpAt.mdLen,
+    bl.thread,
+    bl.ns,
+    bl.channel,
+    bl.version,
+    bl.type,
+    bl.off,
+    bl.len,
+    wr.thread,
+    wr.ns,
+    wr.checkpoint,
+    wr.task,
+    wr.path,
+    wr.idx,
+    wr.channel,
+    wr.type,
+    wr.off,
+    wr.len,
+    wr.upsert,
+  ];
+}
