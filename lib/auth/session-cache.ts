@@ -64,7 +64,9 @@ export async function cachedSessionUser(
   cookie: string | null,
   lookup: () => Promise<{ user: SessionUser; expiresAt: Date } | null>,
 ): Promise<SessionUser | null> {
-  if (!cookie) return (await lookup())?.user ?? null;
+  // better-auth finds a session only in the cookie (no bearer or header plugin is configured): no cookie, no session,
+  // and an anonymous request costs no lookup.
+  if (!cookie) return null;
   const found = await cachedCredential(`cookie:${cookie}`, async () => {
     const session = await lookup();
     return session ? { value: session.user, expiresAt: session.expiresAt } : null;
