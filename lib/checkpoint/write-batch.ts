@@ -168,71 +168,37 @@ export function batchParams(items: readonly BatchItem[]): unknown[] {
     total += value.byteLength;
     return [at, value.byteLength];
   };
-  const cp = {
-    thread: [] as string[],
-    ns: [] as string[],
-    id: [] as string[],
-    parent: [] as (string | null)[],
-  };
-  const cpAt = { cpOff: [] as number[], cpLen: [] as number[], mdOff: [] as number[], mdLen: [] as number[] };
-  const bl = {
-    thread: [] as string[],
-    ns: [] as string[],
-    channel: [] as string[],
-    version: [] as string[],
-    type: [] as string[],
-    off: [] as number[],
-    len: [] as number[],
-  };
-  const wr = {
-    thread: [] as string[],
-    ns: [] as string[],
-    checkpoint: [] as string[],
-    task: [] as string[],
-    path: [] as string[],
-    idx: [] as number[],
-    channel: [] as string[],
-    type: [] as string[],
-    off: [] as number[],
-    len: [] as number[],
-    upsert: [] as boolean[],
-  };
+  // One array per statement parameter, each group's keys in the statement's parameter order ($2…$27).
+  const cp = columns("thread", "ns", "id", "parent", "cpOff", "cpLen", "mdOff", "mdLen");
+  const bl = columns("thread", "ns", "channel", "version", "type", "off", "len");
+  const wr = columns(
+    "thread",
+    "ns",
+    "checkpoint",
+    "task",
+    "path",
+    "idx",
+    "channel",
+    "type",
+    "off",
+    "len",
+    "upsert",
+  );
   for (const item of items) {
     if (item.kind === "checkpoint") {
-      cp.thread.push(item.threadId);
-      cp.ns.push(item.ns);
-      cp.id.push(item.checkpointId);
-      cp.parent.push(item.parentId);
       const [cpOff, cpLen] = pack(Buffer.from(item.checkpoint, "utf8"));
       const [mdOff, mdLen] = pack(Buffer.from(item.metadata, "utf8"));
-      cpAt.cpOff.push(cpOff);
-      cpAt.cpLen.push(cpLen);
-      cpAt.mdOff.push(mdOff);
-      cpAt.mdLen.push(mdLen);
-      for (const blob of item.blobs) {
-        const [off, len] = pack(blob.value);
-        bl.thread.push(item.threadId);
-        bl.ns.push(item.ns);
-        bl.channel.push(blob.channel);
-        bl.version.push(blob.version);
-        bl.type.push(blob.type);
-        bl.off.push(off);
-        bl.len.push(len);
+      const { threadId: thread, ns } = item;
+      push(cp, { thread, ns, id: item.checkpointId, parent: item.parentId, cpOff, cpLen, mdOff, mdLen });
+      for (const { channel, version, type, value } of item.blobs) {
+        const [off, len] = pack(value);
+        push(bl, { thread, ns, channel, version, type, off, len });
       }
     } else {
-      for (const write of item.writes) {
-        const [off, len] = pack(write.value);
-        wr.thread.push(item.threadId);
-        wr.ns.push(item.ns);
-        wr.checkpoint.push(item.checkpointId);
-        wr.task.push(item.taskId);
-        wr.path.push(item.taskPath);
-        wr.idx.push(write.idx);
-        wr.channel.push(write.channel);
-        wr.type.push(write.type);
-        wr.off.push(off);
-        wr.len.push(len);
-        wr.upsert.push(item.upsert);
+      const { threadId: thread, ns, checkpointId: checkpoint, taskId: task, taskPath: path, upsert } = item;
+      for (const { idx, channel, type, value } of item.writes) {
+        const [off, len] = pack(value);
+        push(wr, { thread, ns, checkpoint, task, path, idx, channel, type, off, len, upsert });
       }
     }
   }
@@ -242,33 +208,17 @@ export function batchParams(items: readonly BatchItem[]): unknown[] {
     packed.set(chunk, at);
     at += chunk.byteLength;
   }
-  return [
-    packed,
-    cp.thread,
-    cp.ns,
-    cp.id,
-    cp.parent,
-    cpAt.cpOff,
-    cpAt.cpLen,
-    cpAt.mdOff,
-    cpAt.mdLen,
-    bl.thread,
-    bl.ns,
-    bl.channel,
-    bl.version,
-    bl.type,
-    bl.off,
-    bl.len,
-    wr.thread,
-    wr.ns,
-    wr.checkpoint,
-    wr.task,
-    wr.path,
-    wr.idx,
-    wr.channel,
-    wr.type,
-    wr.off,
-    wr.len,
-    wr.upsert,
-  ];
+  return [packed, ...Object.values(cp), ...Object.values(bl), ...Object.values(wr)];
+}
+
+type Columns<K extends string> = Record<K, unknown[]>;
+
+/** Empty column arrays under these names, in this order. */
+function columns<K extends string>(...names: K[]): Columns<K> {
+  return Object.fromEntries(names.map((name) => [name, []])) as unknown as Columns<K>;
+}
+
+/** Append one row: each value to its column. */
+function push<K extends string>(target: Columns<K>, row: Record<K, unknown>): void {
+  for (const name of Object.keys(target) as K[]) target[name].push(row[name]);
 }
