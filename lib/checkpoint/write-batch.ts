@@ -31,12 +31,10 @@ export type BatchItem = CheckpointPut | WritesPut;
 /** Name of the prepared batch statement. */
 export const WRITE_BATCH_NAME = "cp_write_batch";
 
-export interface WriteBatcherOptions {
-  /** Most items in one statement. */
-  maxItems?: number;
-  /** Most payload bytes in one statement (an item larger than this still goes, alone). */
-  maxBytes?: number;
-}
+/** Most items in one statement. */
+const MAX_ITEMS = 64;
+/** Most payload bytes in one statement (an item larger than this still goes, alone). */
+const MAX_BYTES = 8 * 1024 * 1024;
 
 interface Queued {
   item: BatchItem;
@@ -62,16 +60,8 @@ export class WriteBatcher {
   private readonly queue: Queued[] = [];
   private flushing = false;
   private scheduled = false;
-  private readonly maxItems: number;
-  private readonly maxBytes: number;
 
-  constructor(
-    private readonly sql: SqlClient,
-    options: WriteBatcherOptions = {},
-  ) {
-    this.maxItems = options.maxItems ?? 64;
-    this.maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
-  }
+  constructor(private readonly sql: SqlClient) {}
 
   /** Resolves when `item` is committed; rejects with the database's error for it. */
   write(item: BatchItem): Promise<void> {
@@ -126,9 +116,9 @@ export class WriteBatcher {
     const seen = new Set<string>();
     let bytes = 0;
     let n = 0;
-    while (n < this.queue.length && n < this.maxItems) {
+    while (n < this.queue.length && n < MAX_ITEMS) {
       const q = this.queue[n]!;
-      if (n > 0 && (bytes + q.bytes > this.maxBytes || q.keys.some((key) => seen.has(key)))) break;
+      if (n > 0 && (bytes + q.bytes > MAX_BYTES || q.keys.some((key) => seen.has(key)))) break;
       for (const key of q.keys) seen.add(key);
       bytes += q.bytes;
       n++;
