@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { newNonce, pageContentSecurityPolicy } from "@/lib/csp";
-import { AppError, errorResponse } from "@/lib/errors";
+import { AppError, appErrorResponse } from "@/lib/errors";
 import { MAX_BODY_BYTES } from "@/lib/http";
 
 /**
@@ -59,7 +59,7 @@ function badPagePath(): Response {
 
 function refuseUndecodable(request: NextRequest, path: string): Response {
   if (!decodes(path)) {
-    return errorResponse(
+    return appErrorResponse(
       new AppError("bad_request:path", "The request path is not valid percent-encoded UTF-8.", {
         path: path.slice(0, 200),
       }),
@@ -67,7 +67,7 @@ function refuseUndecodable(request: NextRequest, path: string): Response {
   }
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-    return errorResponse(
+    return appErrorResponse(
       new AppError("payload_too_large:body", `The request body is larger than ${MAX_BODY_BYTES / 1024} KB.`, {
         limitBytes: MAX_BODY_BYTES,
       }),

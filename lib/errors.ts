@@ -78,16 +78,19 @@ export class AppError extends Error {
   }
 }
 
-/** Anything thrown → an AppError safe to show. Unknown errors are logged with their detail and reported generically. */
-export function toAppError(error: unknown, context = "request"): AppError {
+/**
+ * Anything thrown → an AppError safe to show. An error that is not an AppError is reported generically; the server
+ * passes `onUnexpected` to log it (`lib/error-response.ts`), since this module is shared with the browser and has no
+ * logger of its own.
+ */
+export function toAppError(error: unknown, onUnexpected?: (error: unknown) => void): AppError {
   if (error instanceof AppError) return error;
-  console.error(`[${context}] unexpected error:`, error);
+  onUnexpected?.(error);
   return new AppError("internal:unexpected", "Something went wrong on the server. The error was logged.");
 }
 
-/** The JSON response for an error (route handlers). */
-export function errorResponse(error: unknown, context?: string): Response {
-  const appError = toAppError(error, context);
+/** The JSON response for an AppError (the server's `errorResponse` maps anything thrown to one first). */
+export function appErrorResponse(appError: AppError): Response {
   return Response.json(appError.toBody(), {
     status: appError.status,
     // A body refused mid-stream is left unread on the connection: the client must not send its next request on it.

@@ -5,7 +5,8 @@ import type { z } from "zod";
 import { requireIntakeOrRole, requireRole } from "@/lib/auth/principal";
 import type { Principal, Role } from "@/lib/auth/roles";
 import { type Database, getDatabase } from "@/lib/db/client";
-import { AppError, type ErrorCode, errorResponse } from "@/lib/errors";
+import { errorResponse } from "@/lib/error-response";
+import { AppError, type ErrorCode } from "@/lib/errors";
 import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
 import { isDraining } from "@/lib/runtime/status";
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { errorFields, logger } from "@/lib/observability/logger";
 import { getDatabase } from "./client";
 
 export interface DatabaseHealth {
@@ -23,7 +24,7 @@ export async function checkDatabase(timeoutMs = 5_000): Promise<DatabaseHealth> 
   try {
     const database = await withTimeout(getDatabase(), timeoutMs);
     await withTimeout(database.sql.query("SELECT 1"), timeoutMs);
-    if (g[KEY]) console.log("[health] database answers again");
+    if (g[KEY]) logger().info("health: the database answers again");
     g[KEY] = false;
     return {
       ok: true,
@@ -32,7 +33,7 @@ export async function checkDatabase(timeoutMs = 5_000): Promise<DatabaseHealth> 
     };
   } catch (error) {
     if (!g[KEY]) {
-      console.error("[health] database check failed:", error instanceof Error ? error.message : error);
+      logger().error(errorFields(error), "health: database check failed");
     }
     g[KEY] = true;
     return { ok: false, database: "unavailable", code: "unavailable:database" };

@@ -75,3 +75,12 @@ export function errorFields(error: unknown) {
   }
   return { error: { message: String(error) } };
 }
+
+/**
+ * An error the server did not expect (a bug, a database fault), as one error line: where it surfaced, its name, code,
+ * message and stack. Not its other fields: a database error's `detail` quotes the row it refused (a customer's
+ * email, say), and a validation error carries its input.
+ */
+export function logUnexpected(error: unknown, context: string): void {
+  logger().error({ context, ...errorFields(error) }, "unexpected error");
+}

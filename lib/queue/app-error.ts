@@ -1,4 +1,6 @@
+import "server-only";
 import { AppError, type ErrorCode, toAppError } from "@/lib/errors";
+import { logUnexpected } from "@/lib/observability/logger";
 
 /**
  * An error as an AppError, also when it was thrown by a copy of lib/errors bundled into another chunk (the runtime's
@@ -14,5 +16,5 @@ export function asAppError(error: unknown, context: string): AppError {
       (e.details ?? undefined) as Record<string, unknown> | undefined,
     );
   }
-  return toAppError(error, context);
+  return toAppError(error, (e) => logUnexpected(e, context));
 }

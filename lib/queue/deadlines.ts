@@ -13,6 +13,7 @@ import {
   listRecentlyRaised,
 } from "@/lib/db/queries/notifications";
 import { env } from "@/lib/env";
+import { errorFields, logger } from "@/lib/observability/logger";
 import { decideAndResume } from "@/lib/runtime/claim";
 import { isDraining } from "@/lib/runtime/status";
 import { asAppError } from "./app-error";
@@ -147,7 +148,7 @@ export function startDeadlines(): void {
       await deleteExpiredClaims({ db, graceMs: 0 });
       if (passes++ % 60 === 0) await pruneInboxChanges({ db, keepSeconds: 3600 });
     } catch (error) {
-      console.error("[deadlines] sweep failed:", error instanceof Error ? error.message : error);
+      logger().error(errorFields(error), "deadlines: sweep failed");
     } finally {
       running = false;
     }

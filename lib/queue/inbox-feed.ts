@@ -8,6 +8,7 @@ import {
   listInboxChanges,
 } from "@/lib/db/queries/inbox-changes";
 import { env } from "@/lib/env";
+import { errorFields, logger } from "@/lib/observability/logger";
 
 /*
  * One change-feed pump per process, shared by every live inbox stream it serves. On Postgres a dedicated connection
@@ -113,7 +114,7 @@ function wake(): void {
         // A full page: there may be more behind it.
         if (read.length === READ_LIMIT) p.again = true;
       } catch (error) {
-        console.error("[inbox-feed] read failed:", error instanceof Error ? error.message : error);
+        logger().error(errorFields(error), "inbox feed: read failed");
       }
       if (fresh.length > 0) for (const listener of p.listeners) listener(fresh);
     } while (p.again);

@@ -6,6 +6,7 @@ import {
   listInboxChanges,
   oldestInboxChangeId,
 } from "@/lib/db/queries/inbox-changes";
+import { errorFields, logger } from "@/lib/observability/logger";
 import { subscribeInbox } from "./inbox-feed";
 
 const encoder = new TextEncoder();
@@ -110,7 +111,7 @@ export function inboxStreamResponse(
           send(frame("changes", { changes: wire(changes) }, cursor));
         }
       } catch (error) {
-        console.error("[inbox-stream] start failed:", error instanceof Error ? error.message : error);
+        logger().error(errorFields(error), "inbox stream: start failed");
         send(frame("error", { code: "internal:stream", message: "The inbox stream failed on the server." }));
         close();
       }
