@@ -75,9 +75,10 @@ describe("errorResponse and the server log", () => {
           log.reset();
           await client.query("DELETE FROM customers");
           await client.query("INSERT INTO customers VALUES ($1, $2)", [email, note]);
-          const thrown = await client
-            .query("INSERT INTO customers VALUES ($1, $2)", [email, note])
-            .then(() => undefined, (e: unknown) => e);
+          const thrown = await client.query("INSERT INTO customers VALUES ($1, $2)", [email, note]).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
           // The real driver's error carries the refused key in `detail`.
           expect(thrown).toBeInstanceOf(pg.DatabaseError);
           expect((thrown as pg.DatabaseError).detail).toContain(email);
@@ -98,7 +99,8 @@ describe("errorResponse and the server log", () => {
             context: "customers.create",
             error: { name: "error", code: "23505", message: expect.stringContaining("customers_pkey") },
           });
-          expect(String((log.lines[0]?.error as { stack?: unknown }).stack)).toContain("customers_pkey");
+          const logged = log.lines[0]?.error as { stack?: unknown } | undefined;
+          expect(String(logged?.stack)).toContain("customers_pkey");
           expect(log.raw[0]).not.toContain(email);
           expect(JSON.stringify(body)).not.toContain(email);
         },
