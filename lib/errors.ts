@@ -1,3 +1,5 @@
+import { jsonResponse } from "./json-response";
+
 /**
  * One error model for HTTP responses, AG-UI `RUN_ERROR` events and the browser. A code is `type:subject`
  * (e.g. `conflict:interrupt_resolved`); the HTTP status derives from the type. Database details are logged, never
@@ -91,7 +93,7 @@ export function toAppError(error: unknown, onUnexpected?: (error: unknown) => vo
 
 /** The JSON response for an AppError (the server's `errorResponse` maps anything thrown to one first). */
 export function appErrorResponse(appError: AppError): Response {
-  return Response.json(appError.toBody(), {
+  return jsonResponse(appError.toBody(), {
     status: appError.status,
     // A body refused mid-stream is left unread on the connection: the client must not send its next request on it.
     headers:

@@ -8,6 +8,7 @@ import { type Database, getDatabase } from "@/lib/db/client";
 import { errorResponse } from "@/lib/error-response";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
+import { jsonResponse } from "@/lib/json-response";
 import { isDraining } from "@/lib/runtime/status";
 
 /**
@@ -131,5 +132,5 @@ function queryParams(request: Request): Record<string, string> {
 
 /** JSON response that no cache keeps (every API answer reflects live state). */
 export function json(body: unknown, init: { status?: number } = {}): Response {
-  return Response.json(body, { status: init.status ?? 200, headers: { "cache-control": "no-store" } });
+  return jsonResponse(body, { status: init.status ?? 200, headers: { "cache-control": "no-store" } });
 }

@@ -1,3 +1,4 @@
+import { jsonResponse } from "@/lib/json-response";
 import { checkHealth } from "@/lib/runtime/health";
 
 export const dynamic = "force-dynamic";
@@ -8,7 +9,7 @@ export const dynamic = "force-dynamic";
  */
 export async function GET() {
   const result = await checkHealth();
-  return Response.json(result, {
+  return jsonResponse(result, {
     status: result.ok ? 200 : 503,
     headers: { "cache-control": "no-store" },
   });
