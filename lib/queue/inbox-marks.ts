@@ -2,7 +2,7 @@ import "server-only";
 import { hasRole, type Principal } from "@/lib/auth/roles";
 import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/db/queries/inbox";
 import type { Queryable } from "@/lib/db/tx";
-import { type DecideVerdict, firstRefusal, mayDecide } from "@/lib/runtime/may-decide";
+import { type DecideVerdict, firstRefusal, mayDecideThreads } from "@/lib/runtime/may-decide";
 import { asAppError } from "./app-error";
 
 /**
@@ -22,10 +22,12 @@ export async function markDecidable<P extends InboxPage<InboxDecisionItem> | Inb
   const items = page.items;
   if (principal.kind !== "user" || !hasRole(principal.role, "operator")) return page;
   if (!items.every((i): i is InboxDecisionItem => i.kind === "decision")) return page;
-  const verdicts = new Map<string, DecideVerdict[]>();
-  for (const threadId of new Set(items.map((i) => i.thread.threadId))) {
-    verdicts.set(threadId, await verdictsOf(db, threadId, principal));
-  }
+  const verdicts = await mayDecideThreads({
+    db,
+    threadIds: items.map((i) => i.thread.threadId),
+    principal,
+    onThreadError: refusalFromPolicy,
+  });
   return {
     ...page,
     items: items.map((item) => {
@@ -39,15 +41,12 @@ export async function markDecidable<P extends InboxPage<InboxDecisionItem> | Inb
 }
 
 /**
- * `mayDecide` for one thread. Its policy check can throw a refusal from the runtime's own bundled copy of AppError,
- * which mayDecide's `instanceof` does not recognise from a route's bundle: such a throw is read as the refusal it is.
+ * A refusal thrown while judging one thread: the runtime's policy code is bundled apart from the route and throws its
+ * own copy of AppError, which `instanceof` in mayDecide does not recognise; such a throw is read as the refusal it is
+ * and marks every decision of that thread. Anything else propagates.
  */
-async function verdictsOf(db: Queryable, threadId: string, principal: Principal): Promise<DecideVerdict[]> {
-  try {
-    return await mayDecide({ db, threadId, principal });
-  } catch (error) {
-    const e = asAppError(error, "inbox marks");
-    if (e.type !== "forbidden") throw e;
-    return [{ interruptId: "*", action: "*", may: false, code: e.code, reason: e.message }];
-  }
+function refusalFromPolicy(error: unknown): DecideVerdict[] {
+  const e = asAppError(error, "inbox marks");
+  if (e.type !== "forbidden") throw e;
+  return [{ interruptId: "*", action: "*", may: false, code: e.code, reason: e.message }];
 }

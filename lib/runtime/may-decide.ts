@@ -1,8 +1,8 @@
 import "server-only";
 import { hasRole, type Principal } from "@/lib/auth/roles";
-import { listPendingDecisions } from "@/lib/db/queries/decisions";
+import { listPendingDecisions, listPendingDecisionsOf } from "@/lib/db/queries/decisions";
 import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries/involved";
-import { getThread } from "@/lib/db/queries/threads";
+import { getThread, getThreads } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError, type ErrorCode } from "@/lib/errors";
@@ -45,18 +45,41 @@ export async function mayDecide({
   return verdictsFor({ db, thread, pending, principal });
 }
 
-/** {@link mayDecide} for several threads (the inbox): thread id → verdicts. */
+/**
+ * {@link mayDecide} for several threads (an inbox page): thread id → verdicts, with the threads and their pending
+ * decisions read in two statements rather than two per thread. `onThreadError` turns an error met on one thread into
+ * that thread's verdicts (default: it propagates).
+ */
 export async function mayDecideThreads({
   db,
   threadIds,
   principal,
+  onThreadError = (error) => {
+    throw error;
+  },
 }: {
   db: Queryable;
   threadIds: readonly string[];
   principal: Principal;
+  onThreadError?: (error: unknown) => DecideVerdict[];
 }): Promise<Map<string, DecideVerdict[]>> {
+  const ids = [...new Set(threadIds)];
+  const found = await getThreads({ db, threadIds: ids });
+  const pending =
+    found.size > 0 ? await listPendingDecisionsOf({ db, threadIds: [...found.keys()] }) : new Map();
   const out = new Map<string, DecideVerdict[]>();
-  for (const threadId of new Set(threadIds)) out.set(threadId, await mayDecide({ db, threadId, principal }));
+  for (const threadId of ids) {
+    const thread = found.get(threadId);
+    if (!thread) {
+      out.set(threadId, []);
+      continue;
+    }
+    try {
+      out.set(threadId, await verdictsFor({ db, thread, pending: pending.get(threadId) ?? [], principal }));
+    } catch (error) {
+      out.set(threadId, onThreadError(error));
+    }
+  }
   return out;
 }
 

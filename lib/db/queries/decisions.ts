@@ -12,6 +12,30 @@ export async function listPendingDecisions({ db, threadId }: ThreadScope): Promi
   return listDecisionsIn({ db, threadId, status: "pending" });
 }
 
+/** The pending decisions of several threads in one statement: thread id → its decisions, as {@link listPendingDecisions} orders them. */
+export async function listPendingDecisionsOf({
+  db,
+  threadIds,
+}: {
+  db: Queryable;
+  threadIds: readonly string[];
+}): Promise<Map<string, Decision[]>> {
+  const ids = [...new Set(threadIds)];
+  const out = new Map<string, Decision[]>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .select()
+    .from(decisions)
+    .where(and(sql`${decisions.threadId} = ANY(${sql.param(ids)}::text[])`, eq(decisions.status, "pending")))
+    .orderBy(decisions.resolvedAt, decisions.createdAt);
+  for (const row of rows) {
+    const list = out.get(row.threadId);
+    if (list) list.push(row);
+    else out.set(row.threadId, [row]);
+  }
+  return out;
+}
+
 /** A thread's decisions in one ledger status, in the order they were answered (then raised). */
 async function listDecisionsIn({
   db,

@@ -55,6 +55,23 @@ export async function getThread({
   return row;
 }
 
+/** Several threads by id in one statement (ids no thread can have are skipped): id → thread. */
+export async function getThreads({
+  db,
+  threadIds,
+}: {
+  db: Queryable;
+  threadIds: readonly string[];
+}): Promise<Map<string, Thread>> {
+  const ids = [...new Set(threadIds)].filter(isPlausibleId);
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(threads)
+    .where(sql`${threads.id} = ANY(${sql.param(ids)}::text[])`);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
 /** Lock the thread row for the rest of the transaction: serializes run claims on one thread. */
 export async function lockThread({
   tx,
