@@ -2,6 +2,7 @@ import "server-only";
 import { and, desc, eq, gte, ilike, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Principal } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
+import { rowsOf } from "../rows";
 import { type AuditEntry, auditLog } from "../schema";
 import type { Queryable } from "../tx";
 
@@ -207,8 +208,4 @@ export async function eraseFromAuditTrail({
     .from(auditLog)
     .where(eq(auditLog.id, erasureId));
   return { erasureId, auditRows: Number((entry?.detail as { auditRows?: number } | null)?.auditRows ?? 0) };
-}
-
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }

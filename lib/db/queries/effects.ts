@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { EffectStatus, EffectTaskAction } from "@/lib/wire";
+import { rowsOf } from "../rows";
 import { type Effect, effects } from "../schema";
 import type { Queryable } from "../tx";
 import { type LocalScope, listLocalOwners } from "./instances";
@@ -267,9 +268,4 @@ export async function resolveEffectTask({
     .where(and(eq(effects.id, effectId), inArray(effects.status, [...onlyIf])))
     .returning();
   return row;
-}
-
-function rowsOf(result: unknown): Record<string, unknown>[] {
-  // `pg` returns a QueryResult, PGlite a Results object: both carry `rows`.
-  return ((result as { rows?: Record<string, unknown>[] }).rows ?? []) as Record<string, unknown>[];
 }

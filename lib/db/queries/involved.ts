@@ -1,5 +1,6 @@
 import "server-only";
-import { and, desc, eq, gt, inArray, isNotNull, ne, or, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../rows";
 import { decisions, runs, type Thread } from "../schema";
 import type { Queryable } from "../tx";
 
@@ -14,6 +15,9 @@ export interface InvolvedPrincipal {
 /** Decisions whose answer is free input (it can name another order or amount), not a choice among offered ones. */
 const INPUT_ACTIONS = ["input_text"];
 
+/** The decision that acts: free-text answers before the last one of these no longer count. */
+const APPROVAL_ACTION = "refund_approval";
+
 /**
  * Everyone who supplied input that led to what a thread asks now — four-eyes bars them from approving it:
  * who filed the ticket; who started a run (new message, retry, fork) since the thread's previous decision; who answered
@@ -27,31 +31,40 @@ export async function listInvolvedPrincipals({
   db: Queryable;
   thread: Pick<Thread, "id" | "createdBy" | "startedBy" | "lastEditedBy">;
 }): Promise<InvolvedPrincipal[]> {
-  const previous = await latestResolved({ db, threadId: thread.id });
-  const lastApproval = await latestResolved({ db, threadId: thread.id, action: "refund_approval" });
-  const sincePrevious: SQL[] = [ne(runs.kind, "resume")];
-  if (previous) sincePrevious.push(gt(runs.createdAt, previous));
-  const starters = await db
-    .select({ id: runs.startedBy, kind: runs.kind, edited: runs.editedState })
-    .from(runs)
-    .where(
-      and(
-        eq(runs.threadId, thread.id),
-        isNotNull(runs.startedBy),
-        or(eq(runs.editedState, true), and(...sincePrevious)),
-      ),
-    );
-  const answerWhere: SQL[] = [
-    eq(decisions.threadId, thread.id),
-    inArray(decisions.action, INPUT_ACTIONS),
-    eq(decisions.status, "resolved"),
-    isNotNull(decisions.resolvedById),
-  ];
-  if (lastApproval) answerWhere.push(gt(decisions.resolvedAt, lastApproval));
-  const answerers = await db
-    .select({ id: decisions.resolvedById })
-    .from(decisions)
-    .where(and(...answerWhere));
+  // One statement: the time of the thread's previous decision and of its last approval, the runs started since the
+  // previous decision (and every run that edited state), the free-text answers since the last approval.
+  const rows = rowsOf<{
+    source: "run" | "answer" | "previous";
+    id: string | null;
+    kind: string | null;
+    edited: boolean | null;
+  }>(
+    await db.execute(sql`WITH previous AS (
+      SELECT max(resolved_at) AS at FROM ${decisions}
+      WHERE thread_id = ${thread.id} AND status = 'resolved' AND resolved_at IS NOT NULL
+    ), approval AS (
+      SELECT max(resolved_at) AS at FROM ${decisions}
+      WHERE thread_id = ${thread.id} AND status = 'resolved' AND resolved_at IS NOT NULL AND action = ${APPROVAL_ACTION}
+    )
+    SELECT 'run' AS source, r.started_by AS id, r.kind, r.edited_state AS edited
+    FROM ${runs} r
+    WHERE r.thread_id = ${thread.id} AND r.started_by IS NOT NULL
+      AND (r.edited_state OR (r.kind <> 'resume'
+        AND ((SELECT at FROM previous) IS NULL OR r.created_at > (SELECT at FROM previous))))
+    UNION ALL
+    SELECT 'answer', d.resolved_by_id, NULL, NULL
+    FROM ${decisions} d
+    WHERE d.thread_id = ${thread.id} AND d.action = ANY(${sql.param(INPUT_ACTIONS)}::text[])
+      AND d.status = 'resolved' AND d.resolved_by_id IS NOT NULL
+      AND ((SELECT at FROM approval) IS NULL OR d.resolved_at > (SELECT at FROM approval))
+    UNION ALL
+    SELECT 'previous', NULL, NULL, NULL WHERE (SELECT at FROM previous) IS NOT NULL`),
+  );
+  const previous = rows.some((r) => r.source === "previous");
+  const starters = rows
+    .filter((r) => r.source === "run")
+    .map((r) => ({ id: r.id, kind: r.kind, edited: r.edited === true }));
+  const answerers = rows.filter((r) => r.source === "answer").map((r) => ({ id: r.id }));
 
   const involved: InvolvedPrincipal[] = [];
   const add = (id: string | null | undefined, kind: InvolvedPrincipal["kind"], why: string) => {
@@ -71,29 +84,4 @@ export async function listInvolvedPrincipals({
   // Threads from before runs recorded their starter: the first run's starter, as recorded on the thread.
   if (!previous) add(thread.startedBy, "starter", "started this thread");
   return involved;
-}
-
-/** When the thread's latest resolved decision (of `action`, if given) was taken, or null. */
-async function latestResolved({
-  db,
-  threadId,
-  action,
-}: {
-  db: Queryable;
-  threadId: string;
-  action?: string;
-}): Promise<Date | null> {
-  const where = [
-    eq(decisions.threadId, threadId),
-    eq(decisions.status, "resolved"),
-    isNotNull(decisions.resolvedAt),
-  ];
-  if (action) where.push(eq(decisions.action, action));
-  const [row] = await db
-    .select({ at: decisions.resolvedAt })
-    .from(decisions)
-    .where(and(...where))
-    .orderBy(desc(decisions.resolvedAt))
-    .limit(1);
-  return row?.at ?? null;
 }
