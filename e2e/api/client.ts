@@ -136,3 +136,14 @@ export async function pausedTicket(
   const run = await runOnce(agentFor(baseUrl, threadId), { message });
   return { threadId, interruptId: run.interrupts[0]!.id };
 }
+
+/** A refund ticket about `order` whose first run `startedBy` started, paused at its refund approval: the thread id. */
+export async function pausedAtApproval(baseUrl: string, order: string, startedBy: Who): Promise<string> {
+  const message = `Refund ${order} please, it broke.`;
+  const threadId = await createTicket(baseUrl, message);
+  const run = await runOnce(agentFor(baseUrl, threadId), { message, as: startedBy });
+  const reason = run.interrupts[0]?.reason;
+  if (reason !== "refund_approval")
+    throw new Error(`${order}: paused at ${reason ?? "nothing"}, not refund_approval`);
+  return threadId;
+}

@@ -4,7 +4,7 @@ import { type InboxDecisionItem, type InboxPage, listInbox } from "@/lib/db/quer
 import { markDecidable } from "@/lib/queue/inbox-marks";
 import { firstRefusal, mayDecide } from "@/lib/runtime/may-decide";
 import { emailOf, type Who } from "../support/auth";
-import { agentFor, createTicket, runOnce } from "./client";
+import { pausedAtApproval } from "./client";
 import { useTestServer } from "./setup";
 
 /** Every statement sent on the pool's connections: its text and its parameters. */
@@ -36,13 +36,7 @@ describe("decide marks on an inbox page", () => {
     await database?.close();
   });
 
-  async function paused(order: string, startedBy: Who) {
-    const message = `Refund ${order} please, it broke.`;
-    const threadId = await createTicket(ctx.server!.url, message);
-    const run = await runOnce(agentFor(ctx.server!.url, threadId), { message, as: startedBy });
-    expect(run.interrupts[0]?.reason).toBe("refund_approval");
-    return threadId;
-  }
+  const paused = (order: string, startedBy: Who) => pausedAtApproval(ctx.server!.url, order, startedBy);
 
   it("reads the page's threads and pending decisions once, and marks each as the thread page does", async () => {
     // Above the four-eyes amount (an operator may not approve), below it (they may), and below it but started by

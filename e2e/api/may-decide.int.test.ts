@@ -1,5 +1,5 @@
 import { authedFetch, type Who } from "../support/auth";
-import { agentFor, createTicket, runOnce } from "./client";
+import { pausedAtApproval } from "./client";
 import { useTestServer } from "./setup";
 
 /**
@@ -9,13 +9,7 @@ import { useTestServer } from "./setup";
 describe("may decide (the rules before the click)", () => {
   const ctx = useTestServer("maydecide");
 
-  async function paused(order: string, startedBy: Who) {
-    const message = `Refund ${order} please, it broke.`;
-    const threadId = await createTicket(ctx.server!.url, message);
-    const run = await runOnce(agentFor(ctx.server!.url, threadId), { message, as: startedBy });
-    expect(run.interrupts[0]?.reason).toBe("refund_approval");
-    return threadId;
-  }
+  const paused = (order: string, startedBy: Who) => pausedAtApproval(ctx.server!.url, order, startedBy);
 
   const verdicts = async (threadId: string, who: Who) => {
     const res = await authedFetch(ctx.url(`/api/threads/${threadId}`), {}, who);
