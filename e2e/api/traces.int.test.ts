@@ -139,6 +139,10 @@ describe("traces and logs of one refund thread", () => {
         expect(line).toMatchObject({ threadId, traceId: run.trace_id });
       }
     }
+    // Libraries log through the same logger: no coloured text lines from better-auth (its base-URL warning at
+    // every start was one).
+    expect(server!.log()).not.toContain("Better Auth]");
+    expect(server!.log()).not.toContain("Base URL is not set");
     expect(server!.log()).not.toContain("television arrived broken");
     expect(server!.log()).not.toContain("customer0@example.com");
   });

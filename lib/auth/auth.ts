@@ -6,6 +6,8 @@ import { type AppDb, getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { authAccounts, authRateLimits, authSessions, authUsers, authVerifications } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { logger } from "@/lib/observability/logger";
+import { betterAuthLog } from "./auth-log";
 import { CLIENT_IP_HEADER } from "./client-ip";
 import { isRole } from "./roles";
 import { authSecret } from "./secret";
@@ -25,6 +27,7 @@ function createAuth(db: AppDb) {
       },
     }),
     telemetry: { enabled: false },
+    logger: { level: "info", log: betterAuthLog(logger) },
     // Accounts are created by an admin (or the first-admin bootstrap), never by signing up.
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 12, maxPasswordLength: 128 },
     user: {
