@@ -4,7 +4,7 @@ import { type AguiEvent, closeOpenEvents } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { listLocalRunOwners, touchInstance } from "@/lib/db/queries/instances";
-import { claimExpiredRun, expireLeasesOf, extendLeases } from "@/lib/db/queries/runs";
+import { claimExpiredRun, expireLeasesOf, extendLeases, uncountClaim } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -94,36 +94,7 @@ async function sweep(everyActive: boolean): Promise<void> {
     // Rolling upgrades: this process takes only runs of agent versions it has; the others wait for an instance that does.
     const keys = registeredAgentKeys();
     await expireLeasesOfGoneOwners(db);
-    for (;;) {
-      if (isDraining()) break;
-      const run = await claimExpiredRun({
-        db,
-        owner: instanceId(),
-        leaseMs: env.RUN_LEASE_MS,
-        everyActive,
-        executingHere: [...activeRuns().keys()],
-        agentKeys: keys,
-      });
-      if (!run) break;
-      // This process started it after the sweep took its snapshot of the runs executing here (a claim whose lease,
-      // counted from its transaction's start, had run out by its commit): it is executing, and the claim above only
-      // renewed its lease. Not a takeover, and not an attempt that could exhaust MAX_RUN_ATTEMPTS.
-      if (activeRuns().has(run.id)) continue;
-      metrics().leaseTakeovers.inc({ reason: "lease_expired" });
-      if (run.attempts > env.MAX_RUN_ATTEMPTS) {
-        logger().error(
-          { ...runFields(run), attempts: run.attempts - 1 },
-          "recovery: run crashed too many times; marking it failed",
-        );
-        await abandon(run, run.lastSeq);
-        continue;
-      }
-      logger().info(
-        { ...runFields(run), attempt: run.attempts },
-        "recovery: continuing run from its last checkpoint",
-      );
-      startRunInBackground(run, run.lastSeq, { recovered: true });
-    }
+    await takeOverExpiredRuns(db, { everyActive, agentKeys: keys });
     // Paused threads a newer version declares a migration for move onto it (once, whichever instance gets there).
     if (!isDraining()) {
       const migrated = await migratePausedThreads();
@@ -139,6 +110,68 @@ async function sweep(everyActive: boolean): Promise<void> {
   if (sweepAgain) {
     sweepAgain = false;
     await sweep(false);
+  }
+}
+
+/** What a sweep needs to know of the runs executing in this process (a test stands in for the executor). */
+export interface ExecutingHere {
+  /** The runs executing here now, passed to the claim so it leaves them alone. */
+  snapshot(): string[];
+  /** Whether a run executes here now (it may have started since the snapshot). */
+  has(runId: string): boolean;
+}
+
+const executingHere: ExecutingHere = {
+  snapshot: () => [...activeRuns().keys()],
+  has: (runId) => activeRuns().has(runId),
+};
+
+/**
+ * Claim runs whose lease expired, one at a time, and continue each from its last checkpoint (or end it with a
+ * visible error when it has crashed too often). Stops when none is left or the process drains.
+ */
+export async function takeOverExpiredRuns(
+  db: Awaited<ReturnType<typeof getDatabase>>["db"],
+  { everyActive, agentKeys }: { everyActive: boolean; agentKeys?: string[] },
+  here: ExecutingHere = executingHere,
+  act: { start: (run: Run & { lastSeq: number }) => void; abandon: typeof abandon } = {
+    start: (run) => startRunInBackground(run, run.lastSeq, { recovered: true }),
+    abandon,
+  },
+): Promise<void> {
+  for (;;) {
+    if (isDraining()) break;
+    const run = await claimExpiredRun({
+      db,
+      owner: instanceId(),
+      leaseMs: env.RUN_LEASE_MS,
+      everyActive,
+      executingHere: here.snapshot(),
+      ...(agentKeys ? { agentKeys } : {}),
+    });
+    if (!run) break;
+    // This process started it after the snapshot above (a claim whose lease, counted from its transaction's start,
+    // had run out by its commit): it is executing, and the claim only renewed its lease. Not a takeover, and not an
+    // attempt that could exhaust MAX_RUN_ATTEMPTS: the claim's count is taken back (compare-and-set, so a count
+    // another writer changed meanwhile stays as it is).
+    if (here.has(run.id)) {
+      await uncountClaim({ db, runId: run.id, owner: instanceId(), attempts: run.attempts });
+      continue;
+    }
+    metrics().leaseTakeovers.inc({ reason: "lease_expired" });
+    if (run.attempts > env.MAX_RUN_ATTEMPTS) {
+      logger().error(
+        { ...runFields(run), attempts: run.attempts - 1 },
+        "recovery: run crashed too many times; marking it failed",
+      );
+      await act.abandon(run, run.lastSeq);
+      continue;
+    }
+    logger().info(
+      { ...runFields(run), attempt: run.attempts },
+      "recovery: continuing run from its last checkpoint",
+    );
+    act.start(run);
   }
 }
 

@@ -182,6 +182,29 @@ export async function claimExpiredRun({
   return row ? { ...row.run, lastSeq: Number(row.lastSeq) } : undefined;
 }
 
+/**
+ * Take back the attempt a claim counted for a run that turned out to be executing here (see the sweeper): only while
+ * `owner` still holds it and the count is still the one the claim returned. Returns whether it was taken back.
+ */
+export async function uncountClaim({
+  db,
+  runId,
+  owner,
+  attempts,
+}: {
+  db: Queryable;
+  runId: string;
+  owner: string;
+  attempts: number;
+}): Promise<boolean> {
+  const updated = await db
+    .update(runs)
+    .set({ attempts: sql`${runs.attempts} - 1` })
+    .where(and(eq(runs.id, runId), eq(runs.owner, owner), eq(runs.attempts, attempts)))
+    .returning({ id: runs.id });
+  return updated.length === 1;
+}
+
 /** Channel on which released runs are announced, so other instances sweep at once instead of at their next tick. */
 export const RUNS_CHANNEL = "hitl_runs";
 
