@@ -26,8 +26,8 @@ function recordStatements(database: Database) {
 
 /**
  * The operator's inbox marks each pending decision they may not take (four-eyes, amount) before the click. A page of
- * many threads is judged with one read of the threads and one of their pending decisions — not two per thread — and
- * each mark is what the thread's own page says.
+ * many threads is judged with one read of the threads, one of their pending decisions and one of who was involved in
+ * them — not three per thread — and each mark is what the thread's own page says.
  */
 describe("decide marks on an inbox page", () => {
   const ctx = useTestServer("marks");
@@ -38,7 +38,7 @@ describe("decide marks on an inbox page", () => {
 
   const paused = (order: string, startedBy: Who) => pausedAtApproval(ctx.server!.url, order, startedBy);
 
-  it("reads the page's threads and pending decisions once, and marks each as the thread page does", async () => {
+  it("reads the page's threads, pending decisions and who was involved once each, and marks each as the thread page does", async () => {
     // Above the four-eyes amount (an operator may not approve), below it (they may), and below it but started by
     // the operator themself (they may not approve their own).
     const plan: [string, Who][] = [
@@ -72,10 +72,13 @@ describe("decide marks on an inbox page", () => {
     const marked = await markDecidable({ db: database.db, page, principal });
     const threadReads = seen.filter((s) => /from "threads"/i.test(s.text));
     const pendingReads = seen.filter((s) => /from "decisions"/i.test(s.text) && s.values.includes("pending"));
-    expect({ threadReads: threadReads.length, pendingReads: pendingReads.length }).toEqual({
-      threadReads: 1,
-      pendingReads: 1,
-    });
+    // Who was involved (four-eyes), for every thread whose approval acts on the world: one read for the page.
+    const involvedReads = seen.filter((s) => /from "runs"/i.test(s.text));
+    expect({
+      threadReads: threadReads.length,
+      pendingReads: pendingReads.length,
+      involvedReads: involvedReads.length,
+    }).toEqual({ threadReads: 1, pendingReads: 1, involvedReads: 1 });
 
     // Each mark is the thread page's own verdict for that decision.
     for (const item of marked.items as (InboxDecisionItem & {

@@ -1,7 +1,11 @@
 import "server-only";
 import { hasRole, type Principal } from "@/lib/auth/roles";
 import { listPendingDecisions, listPendingDecisionsOf } from "@/lib/db/queries/decisions";
-import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries/involved";
+import {
+  type InvolvedPrincipal,
+  listInvolvedPrincipals,
+  listInvolvedPrincipalsOf,
+} from "@/lib/db/queries/involved";
 import { getThread, getThreads } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
@@ -42,13 +46,19 @@ export async function mayDecide({
   const thread = await getThread({ db, threadId });
   if (!thread) return [];
   const pending = await listPendingDecisions({ db, threadId });
-  return verdictsFor({ db, thread, pending, principal });
+  return verdictsFor({
+    thread,
+    pending,
+    principal,
+    involvedIn: (t) => listInvolvedPrincipals({ db, thread: t }),
+  });
 }
 
 /**
- * {@link mayDecide} for several threads (an inbox page): thread id → verdicts, with the threads and their pending
- * decisions read in two statements rather than two per thread. `onThreadError` turns an error met on one thread into
- * that thread's verdicts (default: it propagates).
+ * {@link mayDecide} for several threads (an inbox page): thread id → verdicts, with the threads, their pending
+ * decisions and (for the threads whose decisions act on the world) who was involved read in three statements rather
+ * than three per thread. `onThreadError` turns an error met on one thread into that thread's verdicts (default: it
+ * propagates).
  */
 export async function mayDecideThreads({
   db,
@@ -65,22 +75,45 @@ export async function mayDecideThreads({
 }): Promise<Map<string, DecideVerdict[]>> {
   const ids = [...new Set(threadIds)];
   const found = await getThreads({ db, threadIds: ids });
-  const pending =
-    found.size > 0 ? await listPendingDecisionsOf({ db, threadIds: [...found.keys()] }) : new Map();
-  const out = new Map<string, DecideVerdict[]>();
-  for (const threadId of ids) {
-    const thread = found.get(threadId);
-    if (!thread) {
-      out.set(threadId, []);
-      continue;
+  const pending = await listPendingDecisionsOf({ db, threadIds: [...found.keys()] });
+  const involvedIn = batchedInvolved(db);
+  const verdicts = await Promise.all(
+    ids.map(async (threadId): Promise<[string, DecideVerdict[]]> => {
+      const thread = found.get(threadId);
+      if (!thread) return [threadId, []];
+      try {
+        return [
+          threadId,
+          await verdictsFor({ thread, pending: pending.get(threadId) ?? [], principal, involvedIn }),
+        ];
+      } catch (error) {
+        return [threadId, onThreadError(error)];
+      }
+    }),
+  );
+  return new Map(verdicts);
+}
+
+/**
+ * Who was involved in a thread, asked by many threads at once: the threads that ask in the same tick are read
+ * together in one statement (every caller asks before its first await, see {@link mayDecideThreads}).
+ */
+function batchedInvolved(db: Queryable): (thread: Thread) => Promise<InvolvedPrincipal[]> {
+  type Read = Promise<Map<string, InvolvedPrincipal[]>>;
+  let batch: { threads: Thread[]; read: Read } | null = null;
+  return async (thread) => {
+    if (!batch) {
+      const next: { threads: Thread[]; read: Read } = { threads: [], read: Promise.resolve(new Map()) };
+      // The statement goes out once every caller of this tick has joined.
+      next.read = new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => {
+        batch = null;
+        return listInvolvedPrincipalsOf({ db, threads: next.threads });
+      });
+      batch = next;
     }
-    try {
-      out.set(threadId, await verdictsFor({ db, thread, pending: pending.get(threadId) ?? [], principal }));
-    } catch (error) {
-      out.set(threadId, onThreadError(error));
-    }
-  }
-  return out;
+    batch.threads.push(thread);
+    return (await batch.read).get(thread.id) ?? [];
+  };
 }
 
 /** Whether any verdict is a refusal: the first one (for a one-line mark in a list), or null. */
@@ -91,15 +124,15 @@ export function firstRefusal(
 }
 
 async function verdictsFor({
-  db,
   thread,
   pending,
   principal,
+  involvedIn,
 }: {
-  db: Queryable;
   thread: Thread;
   pending: Decision[];
   principal: Principal;
+  involvedIn: (thread: Thread) => Promise<InvolvedPrincipal[]>;
 }): Promise<DecideVerdict[]> {
   if (pending.length === 0) return [];
   const refused = roleRefusal(principal);
@@ -123,7 +156,7 @@ async function verdictsFor({
       verdicts.push({ ...base, may: true });
       continue;
     }
-    involved ??= await listInvolvedPrincipals({ db, thread });
+    involved ??= await involvedIn(thread);
     try {
       agent.policy({
         interruptId: decision.interruptId,

@@ -4,7 +4,7 @@ import { createTestDatabase } from "@/e2e/support/pg";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { type Database, openPostgres } from "@/lib/db/open";
 import { RUN_KINDS } from "@/lib/wire";
-import { type InvolvedPrincipal, listInvolvedPrincipals } from "./involved";
+import { type InvolvedPrincipal, listInvolvedPrincipals, listInvolvedPrincipalsOf } from "./involved";
 
 /*
  * Four-eyes reads who was involved in what a thread asks now. Generated thread histories (runs of every kind, edited or
@@ -194,6 +194,28 @@ describe("listInvolvedPrincipals", () => {
           ],
         ],
       },
+    );
+  });
+
+  it("names the same for many threads read together (an inbox page) as for each thread alone", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(history, { minLength: 1, maxLength: 12 }), async (histories) => {
+        const threads = [];
+        for (const h of histories) {
+          const id = await write(h);
+          threads.push({ id, createdBy: h.createdBy, startedBy: h.startedBy, lastEditedBy: h.lastEditedBy });
+        }
+        // An unknown thread reads as no one involved but its own fields.
+        const unknown = { id: crypto.randomUUID(), createdBy: "u1", startedBy: null, lastEditedBy: null };
+        const together = await listInvolvedPrincipalsOf({ db: database.db, threads: [...threads, unknown] });
+        for (const [i, thread] of threads.entries()) {
+          const got = together.get(thread.id)!;
+          expect(Object.fromEntries(got.map((p) => [p.id, p.kind]))).toEqual(expected(histories[i]!));
+          expect(got).toEqual(await listInvolvedPrincipals({ db: database.db, thread }));
+        }
+        expect(together.get(unknown.id)).toEqual([{ id: "u1", kind: "filer", why: "filed this ticket" }]);
+      }),
+      { numRuns: 30, seed: 20_261_203 },
     );
   });
 });

@@ -29,37 +29,79 @@ export async function listInvolvedPrincipals({
   thread,
 }: {
   db: Queryable;
-  thread: Pick<Thread, "id" | "createdBy" | "startedBy" | "lastEditedBy">;
+  thread: InvolvedThread;
 }): Promise<InvolvedPrincipal[]> {
-  // One statement: the time of the thread's previous decision and of its last approval, the runs started since the
-  // previous decision (and every run that edited state), the free-text answers since the last approval.
+  return (await listInvolvedPrincipalsOf({ db, threads: [thread] })).get(thread.id) ?? [];
+}
+
+type InvolvedThread = Pick<Thread, "id" | "createdBy" | "startedBy" | "lastEditedBy">;
+
+/**
+ * {@link listInvolvedPrincipals} for several threads (an operator's inbox page) in one statement: thread id → who was
+ * involved.
+ */
+export async function listInvolvedPrincipalsOf({
+  db,
+  threads,
+}: {
+  db: Queryable;
+  threads: readonly InvolvedThread[];
+}): Promise<Map<string, InvolvedPrincipal[]>> {
+  const out = new Map<string, InvolvedPrincipal[]>();
+  if (threads.length === 0) return out;
+  const ids = [...new Set(threads.map((t) => t.id))];
+  // Per thread: the time of its previous decision and of its last approval; the runs started since the previous
+  // decision (and every run that edited state), in the order they were started; the free-text answers since the last
+  // approval; and a row saying the thread had a previous decision.
   const rows = rowsOf<{
     source: "run" | "answer" | "previous";
+    thread_id: string;
     id: string | null;
     kind: string | null;
     edited: boolean | null;
   }>(
-    await db.execute(sql`WITH previous AS (
-      SELECT max(resolved_at) AS at FROM ${decisions}
-      WHERE thread_id = ${thread.id} AND status = 'resolved' AND resolved_at IS NOT NULL
-    ), approval AS (
-      SELECT max(resolved_at) AS at FROM ${decisions}
-      WHERE thread_id = ${thread.id} AND status = 'resolved' AND resolved_at IS NOT NULL AND action = ${APPROVAL_ACTION}
+    await db.execute(sql`WITH marks AS (
+      SELECT thread_id, max(resolved_at) AS previous,
+        max(resolved_at) FILTER (WHERE action = ${APPROVAL_ACTION}) AS approval
+      FROM ${decisions}
+      WHERE thread_id = ANY(${sql.param(ids)}::text[]) AND status = 'resolved' AND resolved_at IS NOT NULL
+      GROUP BY thread_id
     )
-    SELECT 'run' AS source, r.started_by AS id, r.kind, r.edited_state AS edited
-    FROM ${runs} r
-    WHERE r.thread_id = ${thread.id} AND r.started_by IS NOT NULL
-      AND (r.edited_state OR (r.kind <> 'resume'
-        AND ((SELECT at FROM previous) IS NULL OR r.created_at > (SELECT at FROM previous))))
-    UNION ALL
-    SELECT 'answer', d.resolved_by_id, NULL, NULL
-    FROM ${decisions} d
-    WHERE d.thread_id = ${thread.id} AND d.action = ANY(${sql.param(INPUT_ACTIONS)}::text[])
-      AND d.status = 'resolved' AND d.resolved_by_id IS NOT NULL
-      AND ((SELECT at FROM approval) IS NULL OR d.resolved_at > (SELECT at FROM approval))
-    UNION ALL
-    SELECT 'previous', NULL, NULL, NULL WHERE (SELECT at FROM previous) IS NOT NULL`),
+    SELECT source, thread_id, id, kind, edited FROM (
+      SELECT 'run' AS source, r.thread_id, r.started_by AS id, r.kind, r.edited_state AS edited, r.created_at AS at
+      FROM ${runs} r LEFT JOIN marks m ON m.thread_id = r.thread_id
+      WHERE r.thread_id = ANY(${sql.param(ids)}::text[]) AND r.started_by IS NOT NULL
+        AND (r.edited_state OR (r.kind <> 'resume' AND (m.previous IS NULL OR r.created_at > m.previous)))
+      UNION ALL
+      SELECT 'answer', d.thread_id, d.resolved_by_id, NULL, NULL, d.resolved_at
+      FROM ${decisions} d LEFT JOIN marks m ON m.thread_id = d.thread_id
+      WHERE d.thread_id = ANY(${sql.param(ids)}::text[]) AND d.action = ANY(${sql.param(INPUT_ACTIONS)}::text[])
+        AND d.status = 'resolved' AND d.resolved_by_id IS NOT NULL
+        AND (m.approval IS NULL OR d.resolved_at > m.approval)
+      UNION ALL
+      SELECT 'previous', thread_id, NULL, NULL, NULL, NULL FROM marks
+    ) involved
+    ORDER BY at NULLS FIRST, source, id, kind, edited`),
   );
+  const byThread = new Map<string, typeof rows>();
+  for (const row of rows) {
+    const list = byThread.get(row.thread_id);
+    if (list) list.push(row);
+    else byThread.set(row.thread_id, [row]);
+  }
+  for (const thread of threads) out.set(thread.id, involvedOf(thread, byThread.get(thread.id) ?? []));
+  return out;
+}
+
+function involvedOf(
+  thread: InvolvedThread,
+  rows: {
+    source: "run" | "answer" | "previous";
+    id: string | null;
+    kind: string | null;
+    edited: boolean | null;
+  }[],
+): InvolvedPrincipal[] {
   const previous = rows.some((r) => r.source === "previous");
   const starters = rows
     .filter((r) => r.source === "run")
