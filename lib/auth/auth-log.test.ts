@@ -1,16 +1,8 @@
-import { Writable } from "node:stream";
-import { createLogger } from "@/lib/observability/logger";
+import { captureLog } from "@/e2e/support/log-capture";
 import { betterAuthLog } from "./auth-log";
 
 function capture(level = "debug") {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const log = createLogger(stream, level);
+  const { log, lines } = captureLog(level);
   return { log: betterAuthLog(() => log), lines };
 }
 

@@ -1,17 +1,8 @@
-import { Writable } from "node:stream";
-import { createLogger, errorFields, runFields } from "./logger";
+import { captureLog } from "@/e2e/support/log-capture";
+import { errorFields, runFields } from "./logger";
 import { boundedLabel } from "./metrics";
 
-function capture(level = "info") {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: createLogger(stream, level), lines };
-}
+const capture = captureLog;
 
 describe("the server log", () => {
   it("writes one JSON object per line with the level as a word, the time and the run's ids", () => {

@@ -1,8 +1,5 @@
-import { join } from "node:path";
 import fc from "fast-check";
-import { createTestDatabase } from "@/e2e/support/pg";
-import { migrateDatabase } from "@/lib/db/migrate";
-import { type Database, openPostgres } from "@/lib/db/open";
+import { withMigratedDatabase } from "@/e2e/support/migrated-database";
 import { env } from "@/lib/env";
 import { instanceId } from "./instance";
 import { takeOverExpiredRuns } from "./recovery";
@@ -13,19 +10,7 @@ import { takeOverExpiredRuns } from "./recovery";
  * renews its lease, and must not count as a crash — MAX_RUN_ATTEMPTS would end a healthy run as "crashed too often".
  */
 
-let database: Database;
-let drop: () => Promise<void>;
-
-beforeAll(async () => {
-  const db = await createTestDatabase("sweep");
-  drop = db.drop;
-  database = openPostgres(db.url, { max: 2 });
-  await migrateDatabase(database, join(process.cwd(), "drizzle"));
-});
-afterAll(async () => {
-  await database?.close();
-  await drop?.();
-});
+const ctx = withMigratedDatabase("sweep");
 
 const runShape = fc.record({
   owner: fc.constantFrom("me", "other", "none"),
@@ -34,7 +19,7 @@ const runShape = fc.record({
 });
 
 it("counts an attempt for every run it takes over, and none for a run that started here after its snapshot", async () => {
-  const sql = database.pool!;
+  const sql = ctx.database.pool!;
   await fc.assert(
     fc.asyncProperty(fc.array(runShape, { minLength: 1, maxLength: 8 }), async (shapes) => {
       await sql.query("DELETE FROM runs");
@@ -65,7 +50,7 @@ it("counts an attempt for every run it takes over, and none for a run that start
       const started: string[] = [];
       const abandoned: string[] = [];
       await takeOverExpiredRuns(
-        database.db,
+        ctx.database.db,
         { everyActive: false },
         // The worst case: every run executing here started after the snapshot.
         { snapshot: () => [], has: (id) => runs.some((r) => r.id === id && r.executingHere) },

@@ -1,8 +1,5 @@
-import { join } from "node:path";
 import fc from "fast-check";
-import { createTestDatabase } from "@/e2e/support/pg";
-import { migrateDatabase } from "@/lib/db/migrate";
-import { type Database, openPostgres } from "@/lib/db/open";
+import { withMigratedDatabase } from "@/e2e/support/migrated-database";
 import { RUN_KINDS } from "@/lib/wire";
 import { type InvolvedPrincipal, listInvolvedPrincipals, listInvolvedPrincipalsOf } from "./involved";
 
@@ -99,23 +96,11 @@ function expected(h: History): Record<string, InvolvedPrincipal["kind"]> {
   return out;
 }
 
-let database: Database;
-let drop: () => Promise<void>;
-
-beforeAll(async () => {
-  const db = await createTestDatabase("involved");
-  drop = db.drop;
-  database = openPostgres(db.url, { max: 2 });
-  await migrateDatabase(database, join(process.cwd(), "drizzle"));
-});
-afterAll(async () => {
-  await database?.close();
-  await drop?.();
-});
+const ctx = withMigratedDatabase("involved");
 
 async function write(h: History): Promise<string> {
   const threadId = crypto.randomUUID();
-  const q = (text: string, values: unknown[]) => database.pool!.query(text, values);
+  const q = (text: string, values: unknown[]) => ctx.database.pool!.query(text, values);
   await q(
     `INSERT INTO threads (id, title, customer_message, status, created_by, started_by, last_edited_by)
      VALUES ($1, 't', 'm', 'interrupted', $2, $3, $4)`,
@@ -153,7 +138,7 @@ describe("listInvolvedPrincipals", () => {
       fc.asyncProperty(history, async (h) => {
         const threadId = await write(h);
         const involved = await listInvolvedPrincipals({
-          db: database.db,
+          db: ctx.database.db,
           thread: {
             id: threadId,
             createdBy: h.createdBy,
@@ -207,11 +192,14 @@ describe("listInvolvedPrincipals", () => {
         }
         // An unknown thread reads as no one involved but its own fields.
         const unknown = { id: crypto.randomUUID(), createdBy: "u1", startedBy: null, lastEditedBy: null };
-        const together = await listInvolvedPrincipalsOf({ db: database.db, threads: [...threads, unknown] });
+        const together = await listInvolvedPrincipalsOf({
+          db: ctx.database.db,
+          threads: [...threads, unknown],
+        });
         for (const [i, thread] of threads.entries()) {
           const got = together.get(thread.id)!;
           expect(Object.fromEntries(got.map((p) => [p.id, p.kind]))).toEqual(expected(histories[i]!));
-          expect(got).toEqual(await listInvolvedPrincipals({ db: database.db, thread }));
+          expect(got).toEqual(await listInvolvedPrincipals({ db: ctx.database.db, thread }));
         }
         expect(together.get(unknown.id)).toEqual([{ id: "u1", kind: "filer", why: "filed this ticket" }]);
       }),
