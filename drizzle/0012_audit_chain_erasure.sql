@@ -179,14 +179,33 @@ BEGIN
 END;
 $$;
 --> statement-breakpoint
-ALTER FUNCTION audit_log_erase(text[], text[], text[], text, text, text, jsonb) OWNER TO audit_eraser;
---> statement-breakpoint
-REVOKE ALL ON FUNCTION audit_log_erase(text[], text[], text[], text, text, text, jsonb) FROM PUBLIC;
---> statement-breakpoint
 DO $$
+DECLARE
+  was_member boolean := pg_has_role(current_user, 'audit_eraser', 'MEMBER');
+  fn_schema text := (SELECT n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    WHERE p.oid = 'audit_log_erase(text[], text[], text[], text, text, text, jsonb)'::regprocedure);
+  could_create boolean;
 BEGIN
+  -- Handing the function to audit_eraser takes membership in it, and audit_eraser must be able to create in the
+  -- function's schema. A migrating user that is not a superuser (a managed database's owner with CREATEROLE) gets
+  -- both for this block only: afterwards it cannot act as audit_eraser, and audit_eraser cannot create anything.
+  could_create := has_schema_privilege('audit_eraser', fn_schema, 'CREATE');
+  IF NOT was_member THEN
+    EXECUTE format('GRANT audit_eraser TO %I', current_user);
+  END IF;
+  IF NOT could_create THEN
+    EXECUTE format('GRANT CREATE ON SCHEMA %I TO audit_eraser', fn_schema);
+  END IF;
+  ALTER FUNCTION audit_log_erase(text[], text[], text[], text, text, text, jsonb) OWNER TO audit_eraser;
+  IF NOT could_create THEN
+    EXECUTE format('REVOKE CREATE ON SCHEMA %I FROM audit_eraser', fn_schema);
+  END IF;
+  REVOKE ALL ON FUNCTION audit_log_erase(text[], text[], text[], text, text, text, jsonb) FROM PUBLIC;
   -- The migrating user is the application's: it may call the erasure (and nothing else may, but superusers).
   EXECUTE format('GRANT EXECUTE ON FUNCTION audit_log_erase(text[], text[], text[], text, text, text, jsonb) TO %I',
     current_user);
+  IF NOT was_member THEN
+    EXECUTE format('REVOKE audit_eraser FROM %I', current_user);
+  END IF;
 END;
 $$;
