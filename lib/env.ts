@@ -21,6 +21,13 @@ const schema = z.object({
   PGLITE_DATA_DIR: z.string().trim().min(1).default(".data/pglite"),
   /** Size of the `pg` pool. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
+  /**
+   * The longest a request waits for the database: for a pooled connection (Postgres) or for the embedded database's
+   * one connection (PGlite). Past it the request answers 503 `unavailable:database_busy`; nothing waits without bound.
+   */
+  DATABASE_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** Postgres: the longest one statement may run (`statement_timeout`); past it, 503 `unavailable:database_busy`. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Apply pending migrations when the server starts. */
   MIGRATE_ON_START: z
     .enum(["true", "false", "1", "0"])

@@ -81,12 +81,48 @@ export class AppError extends Error {
 }
 
 /**
+ * The AppError a thrown value is, read by its shape and code — never by class identity: Next.js bundles a module into
+ * several chunks, so an AppError thrown by an agent's policy may be an instance of another copy of this class, and
+ * `instanceof` would turn its 403 into a 500. An error that wraps one (`cause`) is read as the one it wraps. Null when
+ * it is not one.
+ */
+export function appErrorOf(error: unknown, depth = 0): AppError | null {
+  if (typeof error !== "object" || error === null) return null;
+  const e = error as {
+    name?: unknown;
+    code?: unknown;
+    message?: unknown;
+    details?: unknown;
+    cause?: unknown;
+  };
+  // A driver or ORM wraps what a statement threw (Drizzle's "Failed query" keeps it as `cause`).
+  if (e.name !== "AppError" || !isErrorCode(e.code)) return depth < 3 ? appErrorOf(e.cause, depth + 1) : null;
+  if (Object.getPrototypeOf(error) === AppError.prototype) return error as AppError;
+  const details =
+    typeof e.details === "object" && e.details !== null ? (e.details as Record<string, unknown>) : undefined;
+  return new AppError(e.code, typeof e.message === "string" ? e.message : e.code, details);
+}
+
+/** The error code of a thrown AppError (of any bundle's copy), or undefined. */
+export function errorCodeOf(error: unknown): ErrorCode | undefined {
+  return appErrorOf(error)?.code;
+}
+
+/** Whether `value` is a code of our error model (`type:subject` with a known type). */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  if (typeof value !== "string") return false;
+  const at = value.indexOf(":");
+  return at > 0 && at < value.length - 1 && Object.hasOwn(STATUS, value.slice(0, at));
+}
+
+/**
  * Anything thrown → an AppError safe to show. An error that is not an AppError is reported generically; the server
  * passes `onUnexpected` to log it (`lib/error-response.ts`), since this module is shared with the browser and has no
  * logger of its own.
  */
 export function toAppError(error: unknown, onUnexpected?: (error: unknown) => void): AppError {
-  if (error instanceof AppError) return error;
+  const known = appErrorOf(error);
+  if (known) return known;
   onUnexpected?.(error);
   return new AppError("internal:unexpected", "Something went wrong on the server. The error was logged.");
 }

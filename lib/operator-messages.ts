@@ -96,6 +96,10 @@ const BY_CODE: Record<string, Entry> = {
     todo: "Check your connection; the page tries again by itself.",
   },
   "unavailable:database": { text: "The database is not answering.", todo: "Try again in a minute." },
+  "unavailable:database_busy": {
+    text: "The database is busy and did not get to this in time. Nothing was saved.",
+    todo: "Try again in a moment.",
+  },
   "unavailable:draining": { text: "The server is restarting.", todo: "Try again in a moment." },
   "unavailable:runtime": { text: "The agent is not available right now.", todo: "Try again in a minute." },
   "internal:run_failed": {

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorMessage, fetchJson } from "@/components/ui/fetch-json";
 import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/db/queries/inbox";
-import { AppError } from "@/lib/errors";
+import { appErrorOf } from "@/lib/errors";
 import { type InboxParams, inboxSearch } from "./inbox-query";
 
 export type InboxItem = InboxDecisionItem | InboxThreadItem;
@@ -107,7 +107,7 @@ export function useLiveInbox(params: InboxParams, initial: InboxPageData, render
         if (!signal?.aborted) {
           setError(errorMessage(e));
           // No answer, or the server failing (5xx): the connection is lost, not the request refused.
-          setDown(!(e instanceof AppError) || e.status >= 500);
+          setDown((appErrorOf(e)?.status ?? 500) >= 500);
         }
         return false;
       }

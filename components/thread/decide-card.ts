@@ -1,5 +1,5 @@
 import { postJson } from "@/components/ui/fetch-json";
-import { AppError } from "@/lib/errors";
+import { AppError, appErrorOf } from "@/lib/errors";
 import { settleRefusal } from "./send-run";
 import type { ThreadConnection } from "./thread-connection";
 
@@ -28,9 +28,7 @@ export async function decideCard(
   } catch (error) {
     settleRefusal(
       connection,
-      error instanceof AppError
-        ? error
-        : new AppError("unavailable:not_sent", "The decision did not reach the server."),
+      appErrorOf(error) ?? new AppError("unavailable:not_sent", "The decision did not reach the server."),
       [interruptId],
     );
   }

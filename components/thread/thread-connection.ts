@@ -1,4 +1,4 @@
-import { AppError } from "@/lib/errors";
+import { AppError, appErrorOf } from "@/lib/errors";
 import { fetchThreadView, readEventStream, StreamBroken } from "./event-stream";
 import type { ThreadStore } from "./thread-store";
 
@@ -93,7 +93,7 @@ export class ThreadConnection {
       } catch (error) {
         if (signal.aborted) break;
         if (!(error instanceof StreamBroken)) {
-          const appError = error instanceof AppError ? error : AppError.fromBody(null, 500);
+          const appError = appErrorOf(error) ?? AppError.fromBody(null, 500);
           store.update((s) => ({ ...s, error: { code: appError.code, message: appError.message } }));
           break;
         }
@@ -114,7 +114,7 @@ export class ThreadConnection {
       if (this.store.current.activeRunId) void this.follow();
     } catch (error) {
       // A refusal (a 4xx) is an answer; no answer at all (network, 5xx) means the server is down: say so, retry.
-      const down = error instanceof StreamBroken || (error instanceof AppError && error.status >= 500);
+      const down = error instanceof StreamBroken || (appErrorOf(error)?.status ?? 0) >= 500;
       if (down && !this.abort.signal.aborted && !this.store.current.serverDown) {
         this.store.update((s) => ({ ...s, serverDown: true }));
       }

@@ -1,4 +1,4 @@
-import { AppError } from "@/lib/errors";
+import { AppError, appErrorOf } from "@/lib/errors";
 import { operatorSentence } from "@/lib/operator-messages";
 
 /**
@@ -30,5 +30,6 @@ export function postJson<T>(url: string, body: unknown, init?: RequestInit): Pro
 
 /** A message for an error caught from {@link fetchJson}, in the operator's words (`lib/operator-messages.ts`). */
 export function errorMessage(error: unknown): string {
-  return error instanceof AppError ? operatorSentence(error) : "Something went wrong. Try again.";
+  const known = appErrorOf(error);
+  return known ? operatorSentence(known) : "Something went wrong. Try again.";
 }

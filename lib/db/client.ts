@@ -16,8 +16,12 @@ export function getDatabase(): Promise<Database> {
   const g = globalThis as GlobalWithDb;
   g[GLOBAL_KEY] ??= (async () => {
     const database = env.DATABASE_URL
-      ? openPostgres(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX })
-      : await openPglite(env.PGLITE_DATA_DIR);
+      ? openPostgres(env.DATABASE_URL, {
+          max: env.DATABASE_POOL_MAX,
+          waitMs: env.DATABASE_WAIT_MS,
+          statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+        })
+      : await openPglite(env.PGLITE_DATA_DIR, { waitMs: env.DATABASE_WAIT_MS });
     try {
       if (env.MIGRATE_ON_START) await migrateDatabase(database);
     } catch (error) {

@@ -1,14 +1,18 @@
 import "server-only";
+import { errorCodeOf } from "@/lib/errors";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { getDatabase } from "./client";
+import type { Database } from "./open";
 
 export interface DatabaseHealth {
   ok: boolean;
   database: "postgres" | "pglite" | "unavailable";
   /** Round trip of `SELECT 1`, in milliseconds. */
   latencyMs?: number;
-  /** Stable code when unhealthy; the underlying error is logged, not returned. */
-  code?: "unavailable:database";
+  /** Stable code when unhealthy (busy: it answers, but not within the limit); the error is logged, not returned. */
+  code?: "unavailable:database" | "unavailable:database_busy";
+  /** Embedded database: statements waiting for its one connection now. */
+  waiting?: number;
 }
 
 const KEY = Symbol.for("hitl-console.health-failing");
@@ -21,8 +25,9 @@ type G = typeof globalThis & { [KEY]?: boolean };
 export async function checkDatabase(timeoutMs = 5_000): Promise<DatabaseHealth> {
   const g = globalThis as G;
   const started = performance.now();
+  let database: Database | undefined;
   try {
-    const database = await withTimeout(getDatabase(), timeoutMs);
+    database = await withTimeout(getDatabase(), timeoutMs);
     await withTimeout(database.sql.query("SELECT 1"), timeoutMs);
     if (g[KEY]) logger().info("health: the database answers again");
     g[KEY] = false;
@@ -36,14 +41,28 @@ export async function checkDatabase(timeoutMs = 5_000): Promise<DatabaseHealth> 
       logger().error(errorFields(error), "health: database check failed");
     }
     g[KEY] = true;
-    return { ok: false, database: "unavailable", code: "unavailable:database" };
+    // Opened, but the statement waited past its limit: busy (a long or stuck transaction), not unreachable.
+    const busy =
+      database !== undefined && (errorCodeOf(error) === "unavailable:database_busy" || isTimeout(error));
+    return {
+      ok: false,
+      database: "unavailable",
+      code: busy ? "unavailable:database_busy" : "unavailable:database",
+      ...(database?.gate ? { waiting: database.gate.waiting } : {}),
+    };
   }
+}
+
+const TIMED_OUT = "health check timed out";
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith(TIMED_OUT);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new Error(`${TIMED_OUT} after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

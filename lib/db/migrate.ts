@@ -25,6 +25,8 @@ export async function migrateDatabase(
   if (!database.pool) throw new Error("Postgres database without a pool");
   const client = await database.pool.connect();
   try {
+    // A migration (and the wait for another process's) may take longer than a request's statement limit.
+    await client.query("SET statement_timeout = 0");
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
     try {
       await migratePg(drizzlePg(client), { migrationsFolder });
@@ -32,6 +34,7 @@ export async function migrateDatabase(
       await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
     }
   } finally {
+    await client.query("RESET statement_timeout").catch(() => {});
     client.release();
   }
 }

@@ -7,9 +7,10 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
 import { ensurePrivateDir, tightenTree, withPrivateUmask } from "@/lib/private-files";
 import { parseByteaArray } from "./bytea-array";
+import { createGate, type Gate, type GateOptions } from "./pglite-gate";
 import { initializeInChild } from "./pglite-init";
 import { acquireDataDirLock } from "./pglite-lock";
-import { preparedPglite } from "./pglite-prepared";
+import { gatedPglite, preparedPglite } from "./pglite-prepared";
 import { PreparingClient } from "./prepared-client";
 
 const BYTEA_ARRAY_OID = 1001;
@@ -26,16 +27,26 @@ export interface Database {
   sql: SqlClient;
   /** The `pg` pool when `kind` is "postgres" (LISTEN/NOTIFY and advisory locks need a dedicated client). */
   pool?: pg.Pool;
+  /** PGlite: the one queue in front of its single connection (health reads how many wait). */
+  gate?: Gate;
   /** PGlite: hear NOTIFYs on `channel` in-process (the process is the database's only client). */
   listen?(channel: string, onNotify: () => void): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Open real Postgres through a `pg` pool. */
-export function openPostgres(url: string, options: { max?: number } = {}): Database {
+/**
+ * Open real Postgres through a `pg` pool. `waitMs` bounds the wait for a pooled connection and `statementTimeoutMs`
+ * each statement (`statement_timeout`); unset, neither is bounded (scripts, migrations, tests' own pools).
+ */
+export function openPostgres(
+  url: string,
+  options: { max?: number; waitMs?: number; statementTimeoutMs?: number } = {},
+): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 20,
+    ...(options.waitMs ? { connectionTimeoutMillis: options.waitMs } : {}),
+    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     // Every parameterized statement is prepared once per connection (hot queries skip parse and analysis).
     Client: PreparingClient,
     types: {
@@ -108,7 +119,7 @@ function tuneV8ForEmbeddedDatabase(): void {
  * under the usual 022). Files are created under umask 077, and everything already there is tightened at each open;
  * a file PGlite adds later sits inside the 0700 directory, out of other users' reach, and is tightened next open.
  */
-export async function openPglite(dataDir: string): Promise<Database> {
+export async function openPglite(dataDir: string, options: GateOptions = {}): Promise<Database> {
   const inMemory = dataDir.startsWith("memory://");
   const release = inMemory ? () => {} : acquireDataDirLock(dataDir);
   try {
@@ -123,19 +134,23 @@ export async function openPglite(dataDir: string): Promise<Database> {
       : await withPrivateUmask(() => PGlite.create(dataDir, PGLITE_OPTIONS));
     if (!inMemory) tightenTree(dataDir);
     // Parameterized statements prepared once (pglite-prepared.ts); PGlite as is if this version lacks what it needs.
-    const prepared = preparedPglite(client);
+    // Every wait for its one connection is bounded, and a statement that waits on its own transaction fails fast.
+    const gate = createGate(options);
+    const prepared = preparedPglite(client, gate);
+    const gated = prepared ? prepared.client : gatedPglite(client, gate);
     const sql: SqlClient = {
       async query(text, params) {
         const result = prepared
           ? await prepared.query(text, params as unknown[])
-          : await client.query(text, params as unknown[]);
+          : await gated.query(text, params as unknown[]);
         return result.rows as never[];
       },
     };
     return {
       kind: "pglite",
-      db: drizzlePglite({ client: prepared?.client ?? client, schema }) as unknown as AppDb,
+      db: drizzlePglite({ client: gated, schema }) as unknown as AppDb,
       sql,
+      gate,
       async listen(channel, onNotify) {
         await client.listen(channel, onNotify);
       },

@@ -1,6 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGate } from "./pglite-gate";
 import { type PreparedPglite, preparedPglite } from "./pglite-prepared";
 
 /*
@@ -13,7 +14,7 @@ describe("prepared statements on PGlite", () => {
 
   beforeAll(async () => {
     client = await PGlite.create();
-    const p = preparedPglite(client);
+    const p = preparedPglite(client, createGate());
     if (!p) throw new Error("this PGlite lacks what prepared statements rely on");
     prepared = p;
     await client.exec(`CREATE TABLE t (

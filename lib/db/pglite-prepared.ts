@@ -1,5 +1,6 @@
 import "server-only";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type { Gate } from "./pglite-gate";
 import { WILDCARD } from "./prepared-client";
 
 /*
@@ -10,7 +11,8 @@ import { WILDCARD } from "./prepared-client";
  * cached by Postgres. Values are serialized and results parsed with PGlite's own codecs, so answers are the same.
  *
  * The same mutual exclusion as `PGlite.query`: outside a transaction, the transaction lock and then the query lock
- * (so a statement never lands inside another caller's open transaction); inside one, the query lock. Statements
+ * (so a statement never lands inside another caller's open transaction); inside one, the query lock. In front of
+ * both, the gate (pglite-gate.ts) bounds every wait for the connection. Statements
  * without parameters (DDL, migrations, BEGIN/COMMIT) and wildcard selects (their result type follows the table)
  * keep PGlite's own path.
  */
@@ -119,8 +121,11 @@ export interface PreparedPglite {
   readonly prepared: number;
 }
 
-/** Prepared statements over `client`, or null when this PGlite lacks what they rely on (then use it as is). */
-export function preparedPglite(client: PGlite): PreparedPglite | null {
+/**
+ * Prepared statements over `client`, or null when this PGlite lacks what they rely on (then use `gatedPglite`).
+ * Every statement and transaction outside a transaction passes `gate`.
+ */
+export function preparedPglite(client: PGlite, gate: Gate): PreparedPglite | null {
   const internals = client as unknown as Internals;
   const exclusive = internals._runExclusiveTransaction;
   if (typeof exclusive !== "function" || !internals.parsers || !internals.serializers) return null;
@@ -198,9 +203,10 @@ export function preparedPglite(client: PGlite): PreparedPglite | null {
     (statements.has(text) || statements.size < MAX_STATEMENTS);
 
   async function query<T>(text: string, params?: unknown[], options?: QueryOptions) {
-    if (!preparable(text, params)) return client.query<T>(text, params, options as never);
-    return (await lockTransaction(() =>
-      client.runExclusive(() => run(text, params as unknown[], options, true)),
+    if (!preparable(text, params))
+      return gate.exclusive(() => client.query<T>(text, params, options as never));
+    return (await gate.exclusive(() =>
+      lockTransaction(() => client.runExclusive(() => run(text, params as unknown[], options, true))),
     )) as { rows: T[] };
   }
 
@@ -223,8 +229,10 @@ export function preparedPglite(client: PGlite): PreparedPglite | null {
   const drizzleClient = {
     query,
     transaction: <T>(callback: (tx: Transaction) => Promise<T>) =>
-      client.transaction((tx) => callback(inTransaction(tx))),
-    exec: client.exec.bind(client),
+      gate.exclusive(() =>
+        client.transaction((tx) => gate.insideTransaction(() => callback(inTransaction(tx)))),
+      ),
+    exec: (text: string) => gate.exclusive(() => client.exec(text)),
     listen: client.listen.bind(client),
     close: client.close.bind(client),
   } as unknown as PGlite;
@@ -236,4 +244,17 @@ export function preparedPglite(client: PGlite): PreparedPglite | null {
       return statements.size;
     },
   };
+}
+
+/** PGlite as is, behind the gate: for a PGlite version without what prepared statements rely on. */
+export function gatedPglite(client: PGlite, gate: Gate): PGlite {
+  return {
+    query: <T>(text: string, params?: unknown[], options?: QueryOptions) =>
+      gate.exclusive(() => client.query<T>(text, params, options as never)),
+    transaction: <T>(callback: (tx: Transaction) => Promise<T>) =>
+      gate.exclusive(() => client.transaction((tx) => gate.insideTransaction(() => callback(tx)))),
+    exec: (text: string) => gate.exclusive(() => client.exec(text)),
+    listen: client.listen.bind(client),
+    close: client.close.bind(client),
+  } as unknown as PGlite;
 }

@@ -17,7 +17,7 @@ import type { Decision, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
+import { AppError, appErrorOf, errorCodeOf } from "@/lib/errors";
 import { ClaimObserver } from "@/lib/observability/runs";
 import { activeRunTrace } from "@/lib/observability/tracing";
 import { compareVersions, findAgent, getAgent, hasAgent } from "./agent";
@@ -279,7 +279,7 @@ async function inClaimTransaction<T>(
     observer.failed(error);
     // A thread whose version is gone (or whose graph no longer asks what is answered) waits for a supervisor; the
     // refusal itself wrote nothing, this mark is made on its own.
-    if (error instanceof AppError && error.code === "conflict:graph_version" && !error.details?.newer) {
+    if (errorCodeOf(error) === "conflict:graph_version" && !appErrorOf(error)?.details?.newer) {
       await markNeedsAttention({ db, threadId });
     }
     throw mapConstraintError(error);
@@ -314,7 +314,8 @@ async function assertAnswerable(thread: Thread, interruptIds: string[]): Promise
 }
 
 function mapConstraintError(error: unknown): unknown {
-  if (error instanceof AppError) return error;
+  const known = appErrorOf(error);
+  if (known) return known;
   const cause = (error as { cause?: unknown })?.cause ?? error;
   const constraint = (cause as { constraint?: string })?.constraint ?? "";
   if (sqlState(cause) === "23505" && constraint === "runs_one_active_per_thread") {
@@ -361,13 +362,12 @@ async function preflight(db: AppDb, threadId: string, interruptIds: string[]): P
   if (declaredMigration(thread)) {
     const outcome = await migrateThread(threadId).catch(async (error: unknown) => {
       // Another instance (or its sweeper) migrated it a moment ago: the same answer as if this one had.
-      const movedTo =
-        error instanceof AppError && error.code === "conflict:thread_moved" && error.details?.movedTo;
+      const movedTo = errorCodeOf(error) === "conflict:thread_moved" && appErrorOf(error)?.details?.movedTo;
       if (typeof movedTo === "string") {
         return { status: "started" as const, runId: null, from: thread.agentVersion, to: movedTo };
       }
-      if (error instanceof AppError && error.code === "conflict:graph_version")
-        await migrationFailed(threadId, error);
+      const known = appErrorOf(error);
+      if (known?.code === "conflict:graph_version") await migrationFailed(threadId, known);
       throw error;
     });
     if (outcome.status === "started") {
@@ -404,11 +404,12 @@ async function preflight(db: AppDb, threadId: string, interruptIds: string[]): P
   try {
     await assertAnswerable(thread, ids);
   } catch (error) {
-    if (!(error instanceof AppError && error.code === "conflict:graph_version")) throw error;
+    const known = appErrorOf(error);
+    if (known?.code !== "conflict:graph_version") throw error;
     // The state may have moved on because someone else's answer just resumed the thread: ask the ledger again.
     const still = await open();
     if (!ids.every((id) => still.includes(id))) return;
-    if (!error.details?.newer) await markNeedsAttention({ db, threadId });
+    if (!known.details?.newer) await markNeedsAttention({ db, threadId });
     throw error;
   }
 }

@@ -14,7 +14,7 @@ import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import { AppError, errorCodeOf, toAppError } from "@/lib/errors";
 import { RunTraceHandler } from "@/lib/observability/graph-callbacks";
 import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
@@ -185,7 +185,7 @@ async function executeRun(
     trace.closeAll();
     if (error instanceof LostOwnershipError || signal.aborted) throw new LostOwnershipError(String(error));
     await sink.drain().catch(() => {});
-    const attention = error instanceof AppError && error.code.startsWith("conflict:");
+    const attention = errorCodeOf(error)?.startsWith("conflict:") === true;
     await failRun({
       db: database.db,
       run,
@@ -219,11 +219,9 @@ export async function failRun({
   threadStatus?: "failed" | "needs_attention";
 }): Promise<void> {
   // An unexpected error is logged here, as a structured line of the run (the client gets a generic message).
-  if (!(error instanceof AppError)) logger().error({ ...runFields(run), ...errorFields(error) }, "run error");
-  const appError =
-    error instanceof AppError
-      ? error
-      : new AppError("internal:unexpected", "Something went wrong on the server. The error was logged.");
+  const appError = toAppError(error, () =>
+    logger().error({ ...runFields(run), ...errorFields(error) }, "run error"),
+  );
   const code = appError.code === "internal:unexpected" ? "internal:run_failed" : appError.code;
   await finalizeRun({
     db,

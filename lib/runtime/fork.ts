@@ -65,6 +65,9 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   const graph = await getAgentGraph(agent);
   const request = checkEdits(agent, raw);
   const edits = Boolean(request.values && Object.keys(request.values).length > 0);
+  // Read before the branch's transaction opens: the graph reads through the process's database, not the transaction,
+  // and on the embedded database (one connection) such a read inside the transaction waits on it for ever.
+  const changes = request.values ? await diffAgainst(graph, request, request.values) : {};
   return startBranch({
     agent,
     graph,
@@ -74,11 +77,11 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
     kind: "fork",
     ...pick(request),
     editedBy: edits ? request.by.id : null,
-    audit: async (from) => ({
+    audit: (from) => ({
       action: "fork",
       detail: {
         ...(request.asNode ? { asNode: request.asNode } : {}),
-        changes: request.values ? await diffAgainst(graph, request, request.values) : {},
+        changes,
         ...(agent.version !== from ? { version: { from, to: agent.version } } : {}),
       },
     }),
@@ -99,10 +102,11 @@ export interface BranchRequest {
   asNode?: string;
   /** Who edited state (four-eyes), when someone did. */
   editedBy: string | null;
-  /** The audit entry, given the version the thread ran under before. */
-  audit(
-    fromVersion: string,
-  ): Promise<{ action: "fork" | "thread_migrated"; detail: Record<string, unknown> }>;
+  /**
+   * The audit entry, given the version the thread ran under before. Synchronous on purpose: it runs inside the
+   * branch's transaction, where a read through anything but that transaction would wait on it.
+   */
+  audit(fromVersion: string): { action: "fork" | "thread_migrated"; detail: Record<string, unknown> };
   /** Checked under the thread's lock before anything is written (throws to refuse). */
   precondition?(thread: Thread, tx: Tx): Promise<void>;
   /** Warn when the branch may reach a recorded side effect again (forks; a migration continues, it repeats nothing). */
@@ -130,7 +134,7 @@ export async function startBranch(request: BranchRequest): Promise<ForkResult> {
     if (!exists)
       throw new AppError("not_found:checkpoint", `Checkpoint ${request.checkpointId} is not in this thread.`);
     await request.precondition?.(thread, tx);
-    const { action, detail } = await request.audit(thread.agentVersion);
+    const { action, detail } = request.audit(thread.agentVersion);
     const active = await getActiveRun({ db: tx, threadId: thread.id });
     if (active)
       throw new AppError("conflict:run_active", "A run is in progress on this thread.", { runId: active.id });

@@ -6,7 +6,11 @@ export interface HealthReport extends Omit<DatabaseHealth, "code"> {
   /** ok: serving and recovering; degraded: serving, but the database or the runtime's background work is not up;
    * draining: shutting down, send new work elsewhere. Anything but ok answers 503. */
   status: "ok" | "degraded" | "draining";
-  code?: "unavailable:database" | "unavailable:runtime" | "unavailable:draining";
+  code?:
+    | "unavailable:database"
+    | "unavailable:database_busy"
+    | "unavailable:runtime"
+    | "unavailable:draining";
   /** Why it is not ok, for people (no database details: those are in the server log). */
   reason?: string;
 }
@@ -28,6 +32,16 @@ export async function checkHealth(): Promise<HealthReport> {
   }
   const db = await checkDatabase();
   if (!db.ok) {
+    if (db.code === "unavailable:database_busy") {
+      return {
+        ...db,
+        status: "degraded",
+        code: "unavailable:database_busy",
+        reason: `The database is reachable but did not answer within the limit: a transaction holds it${
+          db.waiting !== undefined ? ` (${db.waiting} statements waiting for the embedded database)` : ""
+        }. Requests answer 503 unavailable:database_busy until it is free.`,
+      };
+    }
     return {
       ...db,
       status: "degraded",

@@ -9,7 +9,7 @@ import {
 import { getThread, getThreads } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { AppError, type ErrorCode } from "@/lib/errors";
+import { appErrorOf, type ErrorCode } from "@/lib/errors";
 import type { AgentDefinition } from "./agent";
 import { readableAgent } from "./graph";
 
@@ -179,12 +179,8 @@ async function verdictsFor({
 }
 
 function refusalOf(error: unknown): { code: ErrorCode; reason: string } | null {
-  if (error instanceof AppError) return { code: error.code, reason: error.message };
-  const e = error as { code?: unknown; message?: unknown } | null;
-  if (typeof e?.code === "string" && e.code.startsWith("forbidden:") && typeof e.message === "string") {
-    return { code: e.code as ErrorCode, reason: e.message };
-  }
-  return null;
+  const known = appErrorOf(error);
+  return known ? { code: known.code, reason: known.message } : null;
 }
 
 /** Deciding needs an operator: viewers and intake keys are refused whatever the request. */

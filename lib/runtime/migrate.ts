@@ -7,7 +7,7 @@ import { recordAudit } from "@/lib/db/queries/audit";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import { AppError, appErrorOf, errorCodeOf } from "@/lib/errors";
 import { logger } from "@/lib/observability/logger";
 import type { AgentDefinition, AgentMigration } from "./agent";
 import { getAgent, hasAgent, listAgents } from "./agent";
@@ -135,7 +135,7 @@ export async function migrateThread(threadId: string): Promise<MigrationOutcome>
     values: moved.values,
     asNode: moved.asNode,
     editedBy: null,
-    audit: async () => ({
+    audit: () => ({
       action: "thread_migrated",
       detail: {
         from,
@@ -231,11 +231,12 @@ export async function migratePausedThreads(page = 200): Promise<number> {
             inFlight.add(outcome.runId);
           } else remember(threadId, checkpointId);
         } catch (error) {
-          if (error instanceof AppError && error.code === "conflict:graph_version") {
+          const known = appErrorOf(error);
+          if (known?.code === "conflict:graph_version") {
             // The migration itself failed: the thread waits for a supervisor, and is not retried on every pass.
             remember(threadId, checkpointId);
-            await migrationFailed(threadId, error);
-          } else if (!(error instanceof AppError && error.code.startsWith("conflict:"))) {
+            await migrationFailed(threadId, known);
+          } else if (!errorCodeOf(error)?.startsWith("conflict:")) {
             throw error;
           }
         }

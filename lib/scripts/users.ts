@@ -17,7 +17,7 @@ import { isRole, type Principal } from "@/lib/auth/roles";
 import { createUser, listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
 import { verifyAuditTrail } from "@/lib/db/queries/audit";
-import { AppError } from "@/lib/errors";
+import { appErrorOf } from "@/lib/errors";
 import { eraseCustomer } from "@/lib/runtime/erasure";
 import { readOption, usageExit } from "./cli";
 
@@ -137,8 +137,9 @@ try {
       fail(command ? `unknown command ${command}` : "a command is required");
   }
 } catch (error) {
-  if (error instanceof AppError) {
-    console.error(`users: ${error.message} (${error.code})`);
+  const known = appErrorOf(error);
+  if (known) {
+    console.error(`users: ${known.message} (${known.code})`);
     process.exitCode = 1;
   } else throw error;
 } finally {

@@ -7,7 +7,7 @@ import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadClaims } from "@/lib/db/queries/claims";
 import { readRunEvents } from "@/lib/db/queries/events";
-import { AppError } from "@/lib/errors";
+import { errorCodeOf } from "@/lib/errors";
 import { mayDecide } from "@/lib/runtime/may-decide";
 import { getThreadView, type ThreadView } from "@/lib/runtime/thread-view";
 
@@ -20,7 +20,7 @@ const loadView = cache(async (threadId: string): Promise<ThreadView> => {
   try {
     return await getThreadView(threadId);
   } catch (error) {
-    if (error instanceof AppError && error.code === "not_found:thread") notFound();
+    if (errorCodeOf(error) === "not_found:thread") notFound();
     throw error;
   }
 });
