@@ -22,7 +22,7 @@ const authEnv = {
 
 /**
  * End-to-end tests in Debian's Chromium (Playwright never downloads a browser here) against the production server
- * on a fresh Postgres database (lib/scripts/e2e-server.mjs). `npm run build` must have run (npm test does it).
+ * on a fresh Postgres database, or with E2E_DATABASE=pglite on a fresh embedded one (lib/scripts/e2e-server.mjs). `npm run build` must have run (npm test does it).
  * The `setup` project signs in one user per role (e2e/auth/setup.ts); the tests run as the supervisor unless they
  * pick another storage state.
  */
@@ -58,7 +58,8 @@ export default defineConfig({
     { name: "setup", testMatch: /auth[\\/]setup\.ts$/ },
     {
       name: "chromium",
-      testMatch: "**/*.spec.ts",
+      // E2E_SPECS (comma-separated globs) narrows the run, e.g. to the operator's-day specs on the embedded database.
+      testMatch: process.env.E2E_SPECS ? process.env.E2E_SPECS.split(",") : "**/*.spec.ts",
       dependencies: ["setup"],
       use: { storageState: storageStatePath("supervisor") },
     },
@@ -72,6 +73,8 @@ export default defineConfig({
     stderr: "pipe",
     env: {
       E2E_PORT: String(port),
+      // `pglite`: the server runs on a fresh embedded database, as `npm start` does (lib/scripts/e2e-server.mjs).
+      E2E_DATABASE: process.env.E2E_DATABASE ?? "postgres",
       ...authEnv,
       SIGN_IN_RATE_LIMIT: "10000",
       // Deadlines are tested with policies of a few seconds: look for overdue items often.

@@ -109,6 +109,12 @@ export interface AgentDefinition<P = unknown> {
   policy(attempt: DecisionAttempt<P>): void;
   /** Whether this answer acts on the world (approves, sends): the runtime collects `involved` only for those. */
   actsOnIt(payload: P, answer: unknown): boolean;
+  /**
+   * Interrupt actions for which a system principal (a deadline's expiry, a migration, a tool) may give an acting
+   * answer. Default: none — a system may reject, cancel, hold or escalate, never approve, send or grant
+   * (lib/runtime/system-policy.ts). Checked when an expiry answer is configured and again when it is applied.
+   */
+  systemMayAct?: readonly string[];
   /** What a thread is about, read from its state (for the inbox when a payload does not say). */
   context(values: Record<string, unknown>): { orderId: string | null; customerName: string | null };
   /** Extra `configurable` keys for a run (e.g. chaos delays). */

@@ -12,6 +12,7 @@ import type { Queryable } from "@/lib/db/tx";
 import { appErrorOf, type ErrorCode } from "@/lib/errors";
 import type { AgentDefinition } from "./agent";
 import { readableAgent } from "./graph";
+import { refuseSystemActing } from "./system-policy";
 
 /*
  * Before the click: may this principal take the decision that acts on the world (approve, send, grant) on a pending
@@ -158,6 +159,7 @@ async function verdictsFor({
     }
     involved ??= await involvedIn(thread);
     try {
+      refuseSystemActing({ agent, principal, payload: parsed.payload, action: parsed.action, answer });
       agent.policy({
         interruptId: decision.interruptId,
         payload: parsed.payload,

@@ -13,6 +13,7 @@ import type { Tx } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
 import { type AgentDefinition, getAgent } from "./agent";
 import type { RunInput } from "./run-input";
+import { refuseSystemActing } from "./system-policy";
 
 /*
  * Settling decisions inside a claim transaction: which decisions the answers name, whether each answer fits the
@@ -173,6 +174,7 @@ async function applyPolicy(
     const parsed = agent.interrupts.parse(known.get(entry.interruptId)?.payload);
     if (!parsed.ok) continue;
     const answer = answers.get(entry.interruptId);
+    refuseSystemActing({ agent, principal, payload: parsed.payload, action: parsed.action, answer });
     if (agent.actsOnIt(parsed.payload, answer)) involved ??= await listInvolvedPrincipals({ db: tx, thread });
     agent.policy({
       interruptId: entry.interruptId,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The server Playwright tests run against: a fresh Postgres database for this run (dropped on exit), the production
- * build, the offline model with a small token delay (so streaming is visible), short leases (recovery in seconds).
+ * The server Playwright tests run against: a fresh Postgres database for this run (dropped on exit) — or, with
+ * E2E_DATABASE=pglite, a fresh embedded database in a temporary directory (removed on exit), as `npm start` runs —
+ * the production build, the offline model with a small token delay (so streaming is visible), short leases (recovery in seconds).
  * Env: E2E_PORT (default 3900), TEST_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres), and for
  * signing in (playwright.config.ts sets them): BETTER_AUTH_SECRET (random when unset), ADMIN_EMAIL and
  * ADMIN_PASSWORD (the first admin), SIGN_IN_RATE_LIMIT (default 10000: the suite signs in many times from one
@@ -9,7 +10,8 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
 
@@ -47,12 +49,17 @@ async function dropStale() {
   }
 }
 
-await dropStale().catch((e) => console.error("[e2e] could not drop stale databases:", e.message));
-await sql(`CREATE DATABASE "${name}"`);
+const embedded = process.env.E2E_DATABASE === "pglite";
+const pgliteDir = embedded ? mkdtempSync(join(tmpdir(), "hitl-e2e-pglite-")) : "";
+if (!embedded) {
+  await dropStale().catch((e) => console.error("[e2e] could not drop stale databases:", e.message));
+  await sql(`CREATE DATABASE "${name}"`);
+}
 const url = new URL(admin);
 url.pathname = `/${name}`;
-// Specs that must arrange what no API can (a thread pinned to a retired graph version) find the database here.
-if (process.env.E2E_AUTH_DIR) {
+// Specs that must arrange what no API can (a thread pinned to a retired graph version) find the database here
+// (not on the embedded database: the server is its only client).
+if (process.env.E2E_AUTH_DIR && !embedded) {
   mkdirSync(resolve(process.env.E2E_AUTH_DIR), { recursive: true });
   writeFileSync(join(resolve(process.env.E2E_AUTH_DIR), "database-url.txt"), url.toString());
 }
@@ -65,7 +72,8 @@ const server = spawn(
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: embedded ? "" : url.toString(),
+      ...(embedded ? { PGLITE_DATA_DIR: join(pgliteDir, "db") } : {}),
       OPENAI_API_KEY: "",
       OFFLINE_TOKEN_DELAY_MS: process.env.OFFLINE_TOKEN_DELAY_MS ?? "40",
       RUN_LEASE_MS: "1500",
@@ -86,9 +94,11 @@ async function stop(code) {
   stopping = true;
   server.kill("SIGTERM");
   await new Promise((r) => setTimeout(r, 500));
-  await sql(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e) =>
-    console.error("[e2e] drop failed:", e.message),
-  );
+  if (embedded) rmSync(pgliteDir, { recursive: true, force: true });
+  else
+    await sql(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e) =>
+      console.error("[e2e] drop failed:", e.message),
+    );
   process.exit(code);
 }
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop(0));

@@ -1,16 +1,22 @@
 #!/usr/bin/env node
 /**
  * `npm start`: the console on the embedded database (or DATABASE_URL when set), production build.
- * Builds first when there is no build or the sources are newer than it, then runs `next start`.
- * PORT (default 3000) and HOSTNAME are honoured.
+ * Builds first when there is no build or the sources are newer than it, then runs `next start` and waits until
+ * /api/health answers, saying at each step what it is doing and for how long (a first start on 2 cores takes minutes:
+ * nobody should stare at a silent terminal). PORT (default 3000) is honoured; the embedded demo listens on 127.0.0.1
+ * unless HOST (or HOSTNAME) says otherwise, since its demo users share one password; with DATABASE_URL, `next start`'s
+ * own default applies unless HOST says otherwise.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const root = process.cwd();
 const nextBin = join(root, "node_modules", ".bin", "next");
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+const started = Date.now();
+const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
+const say = (line) => console.log(`[start] ${line}`);
 
 function newestMtime(path) {
   if (!existsSync(path)) return 0;
@@ -19,6 +25,30 @@ function newestMtime(path) {
   let newest = stat.mtimeMs;
   for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
   return newest;
+}
+
+/** Run `next build`, naming its phase and the time so far every 15 s while it is quiet. */
+function build() {
+  return new Promise((resolve) => {
+    say("step 1 of 3: building the console (first start or sources changed; about 2–3 minutes on 2 cores)…");
+    let phase = "compiling";
+    const child = spawn(nextBin, ["build"], { stdio: ["ignore", "pipe", "pipe"], env });
+    const onData = (chunk) => {
+      const text = String(chunk);
+      process.stdout.write(text);
+      if (text.includes("Compiled")) phase = "type-checking";
+      if (text.includes("Collecting page data")) phase = "collecting page data";
+      if (text.includes("Generating static pages")) phase = "generating pages";
+      if (text.includes("Finalizing")) phase = "finalizing";
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", (chunk) => process.stderr.write(chunk));
+    const ticker = setInterval(() => say(`  still building (${phase}), ${elapsed()} so far…`), 15_000);
+    child.on("exit", (code) => {
+      clearInterval(ticker);
+      resolve(code ?? 1);
+    });
+  });
 }
 
 const buildId = join(root, ".next", "BUILD_ID");
@@ -34,19 +64,42 @@ const sources = [
 ];
 const sourceTime = Math.max(...sources.map((s) => newestMtime(join(root, s))));
 if (!existsSync(buildId) || statSync(buildId).mtimeMs < sourceTime) {
-  console.log("[start] building the console (first start or sources changed)…");
-  const build = spawnSync(nextBin, ["build"], { stdio: "inherit", env });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  const code = await build();
+  if (code !== 0) process.exit(code);
+  say(`built in ${elapsed()}.`);
+} else {
+  say("step 1 of 3: the build is up to date.");
 }
 
+const embedded = !process.env.DATABASE_URL?.trim();
+const host = process.env.HOST || process.env.HOSTNAME || (embedded ? "127.0.0.1" : undefined);
 const port = process.env.PORT ?? "3000";
-const server = spawn(
-  nextBin,
-  ["start", "-p", port, ...(process.env.HOSTNAME ? ["-H", process.env.HOSTNAME] : [])],
-  {
-    stdio: "inherit",
-    env,
-  },
+say(
+  embedded
+    ? "step 2 of 3: starting the server on the embedded database (a first start creates it, migrates it and seeds the demo)…"
+    : "step 2 of 3: starting the server on DATABASE_URL (migrations apply on start)…",
 );
+const server = spawn(nextBin, ["start", "-p", port, ...(host ? ["-H", host] : [])], {
+  stdio: "inherit",
+  env,
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+// Step 3: wait for the first healthy answer, and say where the console is.
+const url = `http://${host && host !== "0.0.0.0" && host !== "::" ? host : "127.0.0.1"}:${port}`;
+let last = "";
+for (let tick = 0; ; tick++) {
+  try {
+    const res = await fetch(`${url}/api/health`);
+    if (res.ok) break;
+    const body = await res.json().catch(() => ({}));
+    last = body.reason ?? `status ${res.status}`;
+  } catch {
+    last = "not listening yet";
+  }
+  if (tick % 20 === 19)
+    say(`  step 3 of 3: waiting for the server to be healthy (${last}), ${elapsed()} so far…`);
+  await new Promise((r) => setTimeout(r, 500));
+}
+say(`ready in ${elapsed()}: ${url}${embedded ? "  (demo sign-ins: cat .data/demo-credentials)" : ""}`);

@@ -18,10 +18,10 @@ const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", PLAYWRIGHT_SKIP_BROW
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
 
-function run(label, command, args) {
+function run(label, command, args, extraEnv = {}) {
   console.log(`\n── ${label} ──`);
   const started = Date.now();
-  const result = spawnSync(command, args, { stdio: "inherit", env });
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...env, ...extraEnv } });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`── ${label}: ${result.status === 0 ? "ok" : "FAILED"} in ${seconds}s`);
   return result.status === 0;
@@ -60,22 +60,53 @@ if (existsSync(vitestReport)) {
   failures.push("vitest (no report)");
 }
 
-const hasE2e =
-  existsSync(join(root, "e2e")) && readdirSync(join(root, "e2e")).some((f) => f.endsWith(".spec.ts"));
-if (hasE2e) {
-  const e2eReport = join(reportDir, "playwright.json");
-  const e2eOk = run("end-to-end (playwright, chromium)", bin("playwright"), ["test"]);
-  if (existsSync(e2eReport)) {
-    const stats = JSON.parse(readFileSync(e2eReport, "utf8")).stats;
+/** One Playwright run (its own port, output and report), added to the totals. */
+function playwright(label, extraEnv, reportName) {
+  const report = join(reportDir, reportName);
+  const ok = run(label, bin("playwright"), ["test"], { ...extraEnv, PW_JSON: report });
+  if (existsSync(report)) {
+    const stats = JSON.parse(readFileSync(report, "utf8")).stats;
     totals.passed += stats.expected + (stats.flaky ?? 0);
     totals.failed += stats.unexpected;
     totals.skipped += stats.skipped;
-    if (stats.unexpected > 0 || !e2eOk) failures.push("e2e");
-    if (!e2eOk && stats.unexpected === 0) totals.failed += 1;
+    console.log(
+      `── ${label}: ${stats.expected} passed, ${stats.unexpected} failed, ${stats.skipped} skipped`,
+    );
+    if (stats.unexpected > 0 || !ok) failures.push(label);
+    if (!ok && stats.unexpected === 0) totals.failed += 1;
   } else {
     totals.failed += 1;
-    failures.push("e2e (no report)");
+    failures.push(`${label} (no report)`);
   }
+}
+
+/*
+ * The embedded default is the product (what `npm start` runs): the operator's-day specs run again against a server
+ * on a fresh PGlite database — inbox → approve → email, history → fork, claims, bulk triage, every decision form.
+ */
+const EMBEDDED_SPECS = [
+  "**/inbox.spec.ts",
+  "**/history.spec.ts",
+  "**/queue-claims.spec.ts",
+  "**/queue-triage.spec.ts",
+  "**/thread-decisions.spec.ts",
+];
+
+const hasE2e =
+  existsSync(join(root, "e2e")) && readdirSync(join(root, "e2e")).some((f) => f.endsWith(".spec.ts"));
+if (hasE2e) {
+  playwright("end-to-end (playwright, chromium, Postgres)", {}, "playwright.json");
+  playwright(
+    "end-to-end on the embedded database (playwright, chromium, PGlite)",
+    {
+      E2E_DATABASE: "pglite",
+      E2E_PORT: "3901",
+      E2E_SPECS: EMBEDDED_SPECS.join(","),
+      PW_OUTPUT_DIR: "test-results/e2e-embedded",
+      E2E_AUTH_DIR: join(root, "test-results", "e2e-embedded", ".auth"),
+    },
+    "playwright-embedded.json",
+  );
 }
 
 if (failures.length > 0) console.log(`\nFailed: ${failures.join(", ")}`);

@@ -13,6 +13,7 @@ import {
   selectOptionAnswer,
 } from "@/lib/interrupts/contract";
 import { json, route } from "@/lib/route";
+import { agentsWhereSystemWouldAct } from "@/lib/runtime/system-policy";
 
 export const dynamic = "force-dynamic";
 
@@ -79,6 +80,15 @@ export const POST = route<Record<string, never>, z.infer<typeof policyBody>>(
           {
             fields: ["expiryAnswer"],
           },
+        );
+      }
+      // One policy for every principal: system:expiry may not approve, send or grant where a person must.
+      const acting = agentsWhereSystemWouldAct(policy.action, parsed.data);
+      if (acting.length > 0) {
+        throw new AppError(
+          "unprocessable:sla_acting_answer",
+          `An expiry answer may only reject, cancel, hold or escalate: this answer would act on ${policy.action} (${acting.join(", ")}), which a person must decide.`,
+          { fields: ["expiryAnswer"], agents: acting },
         );
       }
       policy.expiryAnswer = { status: "resolved", payload: parsed.data };
