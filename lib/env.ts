@@ -195,6 +195,21 @@ const schema = z.object({
   DEADLINE_SWEEP_MS: z.coerce.number().int().min(50).default(5_000),
   /** How often a live inbox stream checks the change feed when no NOTIFY woke it (embedded database: no NOTIFY). */
   INBOX_FEED_POLL_MS: z.coerce.number().int().min(50).default(2_000),
+  /**
+   * Webhook targets that may resolve to a loopback, link-local, private or unspecified address (comma-separated IPs or
+   * CIDR networks, e.g. `10.0.4.0/24`). Default none: such targets are refused when added and when delivered to.
+   */
+  WEBHOOK_ALLOW_PRIVATE: z
+    .string()
+    .optional()
+    .transform((value, ctx): Cidr[] => {
+      try {
+        return parseTrustedProxies(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Attempts per notification (webhook, email) before it is marked failed. */
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
 });

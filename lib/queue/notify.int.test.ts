@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBackend } from "@/e2e/support/backends";
 import type { Database } from "@/lib/db/open";
 import { enqueueNotifications, insertTarget } from "@/lib/db/queries/notifications";
+import { env } from "@/lib/env";
+import { parseTrustedProxies } from "@/lib/net/client-address";
 import { deliverNotifications } from "./notify";
 
 /* Webhook notifications: queued once per event and target, signed with HMAC-SHA256, retried after a 5xx. */
@@ -37,8 +39,38 @@ describe("webhook notifications", () => {
     await backend?.close();
   });
 
+  it("refuses a loopback target unless WEBHOOK_ALLOW_PRIVATE lists it: nothing is sent, and it is not retried", async () => {
+    const { db } = database;
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    await insertTarget({
+      db,
+      target: { kind: "webhook", target: url, events: ["escalated"], minAmountCents: null, secret: "x" },
+    });
+    expect(
+      await enqueueNotifications({
+        db,
+        event: "escalated",
+        subjectId: "int-0",
+        payload: { title: "Refund" },
+      }),
+    ).toBe(1);
+    expect(await deliverNotifications({ db })).toBe(1);
+    await database.sql.query("UPDATE notifications SET next_attempt_at = now()");
+    expect(await deliverNotifications({ db })).toBe(0);
+    const [row] = await database.sql.query<{ status: string; last_error: string }>(
+      "SELECT status, last_error FROM notifications",
+    );
+    expect(row?.status).toBe("failed");
+    expect(row?.last_error).toMatch(/blocked address/);
+    expect(received).toHaveLength(0);
+    await database.sql.query("DELETE FROM notifications");
+    await database.sql.query("DELETE FROM notification_targets");
+  });
+
   it("signs, retries after a 5xx, and notifies each target once per event", async () => {
     const { db } = database;
+    // The test's receiver is on loopback: allowed explicitly, as an operator would for an internal hook.
+    (env as { WEBHOOK_ALLOW_PRIVATE: unknown }).WEBHOOK_ALLOW_PRIVATE = parseTrustedProxies("127.0.0.1");
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     const secret = "s3cret-key-for-the-test";
     await insertTarget({

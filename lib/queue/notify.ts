@@ -1,5 +1,8 @@
 import "server-only";
 import { createHmac } from "node:crypto";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { isIP } from "node:net";
 import type { AppDb } from "@/lib/db/open";
 import {
   claimDueNotifications,
@@ -9,6 +12,7 @@ import {
 } from "@/lib/db/queries/notifications";
 import { emailConnector } from "@/lib/effects/email";
 import { env } from "@/lib/env";
+import { checkedLookup, isBlockedAddress } from "@/lib/net/webhook-target";
 
 /** How long one attempt may take before another instance may try it again. */
 const LEASE_MS = 30_000;
@@ -29,25 +33,61 @@ async function sendWebhook(
 ): Promise<{ ok: true } | { ok: false; error: string; retry: boolean }> {
   const body = JSON.stringify({ id: n.idempotencyKey, ...n.payload });
   try {
-    const res = await fetch(n.target, {
-      method: "POST",
-      headers: {
+    const status = await postChecked(
+      n.target,
+      {
         "content-type": "application/json",
         "x-hitl-event": n.event,
         "x-hitl-delivery": n.idempotencyKey,
         ...(n.secret ? { "x-hitl-signature": signBody(n.secret, body) } : {}),
       },
       body,
-      signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-      redirect: "manual",
-    });
-    if (res.ok) return { ok: true };
-    // 4xx other than 408/429 will not get better by retrying.
-    const retry = res.status >= 500 || res.status === 408 || res.status === 429;
-    return { ok: false, error: `HTTP ${res.status}`, retry };
+    );
+    if (status >= 200 && status < 300) return { ok: true };
+    // 4xx other than 408/429 will not get better by retrying (nor will a redirect: it is not followed).
+    const retry = status >= 500 || status === 408 || status === 429;
+    return { ok: false, error: `HTTP ${status}`, retry };
   } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // A target that resolves to a blocked address stays blocked: not retried.
+    if (code === "EWEBHOOKBLOCKED") return { ok: false, error: (error as Error).message, retry: false };
     return { ok: false, error: error instanceof Error ? error.message : String(error), retry: true };
   }
+}
+
+/**
+ * POST to a webhook target, connecting only to an address that passed the check (lib/net/webhook-target.ts): a
+ * literal IP is checked as is, a name through a lookup that refuses blocked addresses. Resolves with the status.
+ */
+function postChecked(url: string, headers: Record<string, string>, body: string): Promise<number> {
+  const allowed = env.WEBHOOK_ALLOW_PRIVATE;
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  if (isIP(host) && isBlockedAddress(host, allowed)) {
+    return Promise.reject(
+      Object.assign(new Error(`refused: ${host} is a blocked address`), { code: "EWEBHOOKBLOCKED" }),
+    );
+  }
+  const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      target,
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        lookup: checkedLookup(allowed),
+        timeout: WEBHOOK_TIMEOUT_MS,
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`timed out after ${WEBHOOK_TIMEOUT_MS} ms`)));
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 async function sendEmail(db: AppDb, n: DueNotification) {

@@ -3,7 +3,9 @@ import { z } from "zod";
 import { ROLES } from "@/lib/auth/roles";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteTarget, insertTarget, listTargets, NOTIFY_EVENTS } from "@/lib/db/queries/notifications";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { checkWebhookTarget } from "@/lib/net/webhook-target";
 import { json, route } from "@/lib/route";
 
 export const dynamic = "force-dynamic";
@@ -42,6 +44,12 @@ export const POST = route<Record<string, never>, z.infer<typeof targetBody>>(
         throw new AppError("unprocessable:notifications", "A webhook target is an http(s) URL.", {
           fields: ["target"],
         });
+      }
+      if (body.kind === "webhook") {
+        const check = await checkWebhookTarget(body.target, env.WEBHOOK_ALLOW_PRIVATE);
+        if (!check.ok) {
+          throw new AppError("unprocessable:webhook_target", check.reason, { fields: ["target"] });
+        }
       }
       if (body.kind === "email" && !(ROLES as readonly string[]).includes(body.target)) {
         throw new AppError("unprocessable:notifications", `An email target is a role: ${ROLES.join(", ")}.`, {
