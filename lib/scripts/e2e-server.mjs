@@ -8,7 +8,7 @@
  * ADMIN_PASSWORD (the first admin), SIGN_IN_RATE_LIMIT (default 10000: the suite signs in many times from one
  * address). NEXT_DIST_DIR (another build directory) passes through.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,6 +54,18 @@ const pgliteDir = embedded ? mkdtempSync(join(tmpdir(), "hitl-e2e-pglite-")) : "
 if (!embedded) {
   await dropStale().catch((e) => console.error("[e2e] could not drop stale databases:", e.message));
   await sql(`CREATE DATABASE "${name}"`);
+}
+if (embedded && process.env.E2E_SEED_SQL) {
+  // What the specs would insert themselves on Postgres: seeded before the server holds the database.
+  const seeded = spawnSync(
+    join(process.cwd(), "node_modules", ".bin", "tsx"),
+    ["--conditions=react-server", "e2e/support/embedded/seed.ts", process.env.E2E_SEED_SQL],
+    { stdio: "inherit", env: { ...process.env, PGLITE_DATA_DIR: join(pgliteDir, "db") } },
+  );
+  if (seeded.status !== 0) {
+    rmSync(pgliteDir, { recursive: true, force: true });
+    process.exit(seeded.status ?? 1);
+  }
 }
 const url = new URL(admin);
 url.pathname = `/${name}`;
