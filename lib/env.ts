@@ -28,6 +28,14 @@ const schema = z.object({
   DATABASE_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** Postgres: the longest one statement may run (`statement_timeout`); past it, 503 `unavailable:database_busy`. */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /**
+   * Tests only: skip the start-up check of every agent version's graph against its declared structure hash (a
+   * mismatching version is otherwise refused), to test the second line of defence (the resume check).
+   */
+  UNSAFE_SKIP_STRUCTURE_CHECK: z
+    .enum(["true", "false", "1", "0"])
+    .default("false")
+    .transform((v) => v === "true" || v === "1"),
   /** Apply pending migrations when the server starts. */
   MIGRATE_ON_START: z
     .enum(["true", "false", "1", "0"])

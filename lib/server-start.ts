@@ -21,6 +21,7 @@ import {
   runtimePhase,
   setRuntimePhase,
 } from "@/lib/runtime/status";
+import { verifyAgentVersions } from "@/lib/runtime/verify-agents";
 
 /**
  * Server start-up: take over SIGTERM/SIGINT (drain before exit), then open and migrate the database, seed the demo
@@ -31,6 +32,8 @@ import {
  */
 export async function startServer(): Promise<void> {
   installShutdownHandlers();
+  // Before anything can claim a run: a version whose graph is not what it declares never runs here.
+  await verifyAgentVersions();
   if (await startRuntime()) return;
   // Retry no slower than the sweep interval: the database's return is noticed within one sweep.
   const delays = backoff({ initialMs: 250, maxMs: Math.min(5_000, env.RUN_SWEEP_INTERVAL_MS) });

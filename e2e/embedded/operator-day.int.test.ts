@@ -188,3 +188,52 @@ describe("embedded database (PGlite): the server does what it does on Postgres",
     expect(reads.map((r) => r.status).every((s) => s === 200)).toBe(true);
   });
 });
+
+/**
+ * What a newcomer's `npm start` does on the embedded database: demo operators and demo tickets in their states (a
+ * pending approval, a finished refund, a forked thread, …), made at start through the same policy as anyone's
+ * decisions. Nothing else tests the demo seed, which once failed silently on every first start.
+ */
+describe("embedded database: the newcomer's first start seeds the demo", () => {
+  let server: TestServer | undefined;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "hitl-embedded-demo-"));
+    server = await startTestServer({
+      databaseUrl: `pglite:${dataDir}`,
+      env: { DATABASE_URL: "", PGLITE_DATA_DIR: join(dataDir, "db"), DEMO_THREADS: "true" },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("creates the demo tickets in their states, with no seeding error", async () => {
+    const deadline = Date.now() + 90_000;
+    while (!server!.log().includes("demo: demo tickets ready") && Date.now() < deadline) {
+      expect(server!.log()).not.toContain("demo: seeding failed");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(server!.log()).not.toContain("demo: seeding failed");
+    expect(server!.log()).toContain("demo: demo tickets ready");
+    const res = await authedFetch(`${server!.url}/api/threads?status=all&limit=50`);
+    const { items } = (await res.json()) as {
+      items: { thread: { threadId: string; status: string; title: string } }[];
+    };
+    const byTitle = new Map(items.map((i) => [i.thread.title, i.thread]));
+    expect(byTitle.get("Headphones stopped charging")?.status).toBe("interrupted");
+    expect(byTitle.get("Chipped mugs")?.status).toBe("completed");
+    const laptop = byTitle.get("Scratched laptop");
+    expect(laptop).toBeDefined();
+    const state = await (await authedFetch(`${server!.url}/api/threads/${laptop!.threadId}`)).json();
+    // Forked at the approval and rejected on the branch; the partial refund of the first line stays paid.
+    expect(state.values.decision).toMatchObject({ decision: "reject" });
+    const decided = (state.decisions as { action: string; status: string; resolvedBy: string }[]).filter(
+      (d) => d.action === "refund_approval" && d.status === "resolved",
+    );
+    expect(decided).toHaveLength(2);
+    for (const d of decided) expect(d.resolvedBy).toMatch(/^demo[: ]supervisor$/);
+  });
+});

@@ -1,8 +1,10 @@
 import "server-only";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { getConfig, interrupt } from "@langchain/langgraph";
+import { AppError } from "@/lib/errors";
 import {
   type AnswerOf,
+  canonicalPayload,
   type InterruptAction,
   interruptPayload,
   type PayloadOf,
@@ -39,10 +41,29 @@ export function askHumanDecision<A extends InterruptAction>(
   const checked = interruptPayload.parse(payload);
   for (let asked = 0; ; asked += 1) {
     const raw: unknown = interrupt(checked);
+    // Given an answer: it must be to this very question, as the ledger recorded it when it was asked.
+    refuseChangedQuestion(checked);
     const result = validateAnswer(checked, raw);
     if (result.ok) return { answer: result.answer as AnswerOf[A], ref: decisionRef(getConfig(), asked) };
     console.warn(`[graph] invalid answer to ${checked.action}, asking again: ${result.error}`);
   }
+}
+
+/**
+ * A resumed step is handed the answer to a question the ledger recorded (`expected_interrupts`, set for resume runs).
+ * If the question it asks now is none of those — the graph or the state it reads changed under the paused thread,
+ * e.g. a deploy renamed the field the amount comes from without a new version — the answer is not for it: stop with
+ * `conflict:interrupt_changed` (the thread needs attention) before anything after the question runs.
+ */
+function refuseChangedQuestion(payload: unknown): void {
+  const expected = getConfig().configurable?.expected_interrupts;
+  if (!Array.isArray(expected) || expected.length === 0) return;
+  if (expected.includes(canonicalPayload(payload))) return;
+  throw new AppError(
+    "conflict:interrupt_changed",
+    "The question this step asks is not the one that was answered: the graph or its state changed since. Nothing after it ran; a supervisor must look at this thread.",
+    { action: (payload as { action?: unknown }).action },
+  );
 }
 
 /** `askHumanDecision` when the caller needs only the answer. */

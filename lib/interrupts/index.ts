@@ -1,2 +1,3 @@
 export * from "./contract";
+export * from "./fingerprint";
 export * from "./validate";

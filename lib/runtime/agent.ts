@@ -138,12 +138,45 @@ export interface AgentMigration {
 }
 
 const KEY = Symbol.for("hitl-console.agents");
-type G = typeof globalThis & { [KEY]?: Map<string, AgentDefinition> };
+const REFUSED_KEY = Symbol.for("hitl-console.agents-refused");
+type G = typeof globalThis & {
+  [KEY]?: Map<string, AgentDefinition>;
+  [REFUSED_KEY]?: Map<string, RefusedVersion>;
+};
 
 function registry(): Map<string, AgentDefinition> {
   const g = globalThis as G;
   g[KEY] ??= new Map();
   return g[KEY];
+}
+
+/** An agent version this process will not run: what it declared and what its graph is. */
+export interface RefusedVersion {
+  agent: string;
+  version: string;
+  declared: string;
+  actual: string;
+  reason: string;
+}
+
+function refusedVersions(): Map<string, RefusedVersion> {
+  const g = globalThis as G;
+  g[REFUSED_KEY] ??= new Map();
+  return g[REFUSED_KEY];
+}
+
+/**
+ * Take a version out of service in this process (its declaration does not match its graph): it is no longer found,
+ * current, or claimable, and registering it again (another bundle evaluating the agents) does not bring it back.
+ */
+export function refuseAgentVersion(refused: RefusedVersion): void {
+  refusedVersions().set(`${refused.agent}@${refused.version}`, refused);
+  registry().delete(`${refused.agent}@${refused.version}`);
+}
+
+/** The versions this process refused to serve (health reports them). */
+export function listRefusedVersions(): RefusedVersion[] {
+  return [...refusedVersions().values()];
 }
 
 /** `agent@version`, the key runs carry (an instance claims only runs whose key it has). */
@@ -156,6 +189,7 @@ export function agentKey(agent: Pick<AgentDefinition, "id" | "version">): string
  * start on it; older registered versions keep running the threads pinned to them.
  */
 export function registerAgent<P>(definition: AgentDefinition<P>): void {
+  if (refusedVersions().has(agentKey(definition))) return;
   // The runtime only hands an agent payloads its own contract parsed: erasing P here is safe.
   registry().set(agentKey(definition), definition as unknown as AgentDefinition);
 }

@@ -1,8 +1,11 @@
 import "server-only";
 import { checkDatabase, type DatabaseHealth } from "@/lib/db/health";
+import { listRefusedVersions, type RefusedVersion } from "./agent";
 import { failingTasks, runtimePhase } from "./status";
 
 export interface HealthReport extends Omit<DatabaseHealth, "code"> {
+  /** Agent versions this instance refused at start (their graph is not what they declare): never run here. */
+  refusedVersions?: RefusedVersion[];
   /** ok: serving and recovering; degraded: serving, but the database or the runtime's background work is not up;
    * draining: shutting down, send new work elsewhere. Anything but ok answers 503. */
   status: "ok" | "degraded" | "draining";
@@ -21,6 +24,12 @@ export interface HealthReport extends Omit<DatabaseHealth, "code"> {
  * why.
  */
 export async function checkHealth(): Promise<HealthReport> {
+  const report = await checkRuntimeHealth();
+  const refused = listRefusedVersions();
+  return refused.length > 0 ? { ...report, refusedVersions: refused } : report;
+}
+
+async function checkRuntimeHealth(): Promise<HealthReport> {
   if (runtimePhase() === "draining") {
     return {
       ok: false,

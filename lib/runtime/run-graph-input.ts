@@ -2,8 +2,10 @@ import "server-only";
 import type { BaseMessage } from "@langchain/core/messages";
 import { resumeToCommand } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
+import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Run } from "@/lib/db/schema";
+import { canonicalPayload } from "@/lib/interrupts";
 import type { AgentDefinition, AgentGraph } from "./agent";
 import type { RunInput } from "./run-input";
 
@@ -18,9 +20,10 @@ export async function graphInputFor(
   recovered: boolean,
 ): Promise<{ input: unknown; configurable: Record<string, unknown> }> {
   const input = run.input as RunInput;
+  const asked = input.kind === "resume" ? await askedQuestions(run.threadId) : {};
   const configurable: Record<string, unknown> =
     input.kind === "resume"
-      ? { operator_id: input.actor }
+      ? { operator_id: input.actor, ...asked }
       : input.kind === "fork" || input.kind === "migration"
         ? { checkpoint_id: input.forkCheckpointId }
         : {};
@@ -31,7 +34,7 @@ export async function graphInputFor(
       const notApplied = input.resume.some((r) => pending.has(r.interruptId));
       return {
         input: notApplied ? resumeToCommand(input.resume) : null,
-        configurable: { operator_id: input.actor },
+        configurable: { operator_id: input.actor, ...asked },
       };
     }
     if (input.kind === "input") {
@@ -44,6 +47,17 @@ export async function graphInputFor(
   if (input.kind === "resume") return { input: resumeToCommand(input.resume), configurable };
   if (input.kind === "input") return { input: await freshInput(agent, run, input), configurable };
   return { input: null, configurable };
+}
+
+/**
+ * The questions this thread's ledger recorded, as canonical payloads: a resumed step must ask one of them again to be
+ * given its answer (`expected_interrupts`, read by lib/graphs/ask-human.ts). A graph changed under a paused thread
+ * (a careless deploy) asks something else, and the run stops before acting on an answer to another question.
+ */
+async function askedQuestions(threadId: string): Promise<{ expected_interrupts: string[] }> {
+  const { db } = await getDatabase();
+  const decisions = await listThreadDecisions({ db, threadId });
+  return { expected_interrupts: [...new Set(decisions.map((d) => canonicalPayload(d.payload)))] };
 }
 
 async function freshInput(agent: AgentDefinition, run: Run, input: Extract<RunInput, { kind: "input" }>) {
