@@ -131,7 +131,7 @@ const BY_TYPE: Record<string, Entry> = {
 };
 
 /** Words a developer would write: error codes, zod's wording, the API's vocabulary. */
-const DEVELOPER_WORDING = /[a-z_]+:[a-z_]+|expected|zod|resume|`|\b[a-z]+_[a-z_]+\b/i;
+const DEVELOPER_WORDING = /[a-z_]+:[a-z_]+|expected|zod|resume|`|✖|→|\b[a-z]+_[a-z_]+\b/i;
 
 /** An error (code and the server's message) as the operator reads it. */
 export function operatorMessage(error: { code: string; message?: string | null }): OperatorMessage {

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
+import { operatorSentence } from "@/lib/operator-messages";
 import type { BulkVerb } from "@/lib/queue/bulk-answers";
 
 export interface BulkResult {
@@ -156,7 +157,7 @@ export function BulkBar({
             <ul className="list-disc pl-5" data-testid="bulk-refused">
               {result.refused.map((r) => (
                 <li key={r.interruptId} data-testid="bulk-refused-item" data-code={r.code}>
-                  {titleOf(r.interruptId)}: {r.message}
+                  {titleOf(r.interruptId)}: {operatorSentence(r)}
                 </li>
               ))}
             </ul>

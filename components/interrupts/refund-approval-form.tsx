@@ -35,8 +35,11 @@ export function RefundApprovalForm({
   const total = payload.order.total.amountCents;
   const canApproveAll = amountCents <= left;
   const most = Math.min(amountCents - 1, left);
+  // A smaller amount acts like an approval: closed when nothing is left to refund or the policy refuses this person.
+  const partialClosed = most <= 0 || Boolean(refusal);
 
   const approvePartial = () => {
+    if (partialClosed) return;
     const cents = parseAmountToCents(amount);
     if (cents === null || cents <= 0) {
       setAmountError(`Enter an amount such as ${(Math.max(most, 2) / 200).toFixed(2)}.`);
@@ -103,13 +106,19 @@ export function RefundApprovalForm({
             autoComplete="off"
             placeholder={(Math.max(most, 2) / 200).toFixed(2)}
             value={amount}
-            disabled={disabled}
+            disabled={disabled || partialClosed}
             aria-invalid={amountError ? true : undefined}
             aria-describedby={amountError ? `${id}-amount-error` : undefined}
             onChange={(e) => setAmount(e.target.value)}
             className={`${controlClass} max-w-40`}
           />
-          <Button type="submit" variant="secondary" disabled={disabled} data-testid="approve-partial">
+          <Button
+            type="submit"
+            variant="secondary"
+            disabled={disabled || partialClosed}
+            aria-describedby={refusal ? "decision-refusal" : undefined}
+            data-testid="approve-partial"
+          >
             Approve smaller amount
           </Button>
         </div>

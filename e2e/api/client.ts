@@ -138,8 +138,12 @@ export async function pausedTicket(
 }
 
 /** A refund ticket about `order` whose first run `startedBy` started, paused at its refund approval: the thread id. */
-export async function pausedAtApproval(baseUrl: string, order: string, startedBy: Who): Promise<string> {
-  const message = `Refund ${order} please, it broke.`;
+export async function pausedAtApproval(
+  baseUrl: string,
+  order: string,
+  startedBy: Who,
+  message = `Refund ${order} please, it broke.`,
+): Promise<string> {
   const threadId = await createTicket(baseUrl, message);
   const run = await runOnce(agentFor(baseUrl, threadId), { message, as: startedBy });
   const reason = run.interrupts[0]?.reason;

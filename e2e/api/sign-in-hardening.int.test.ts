@@ -79,6 +79,22 @@ describe("sign-in hardening", () => {
     }
   });
 
+  it("counts only failures per address: six good sign-ins pass a limit of three, and failures are still limited", async () => {
+    const limited = await limitedServer({ SIGN_IN_RATE_LIMIT: "3" });
+    try {
+      const good = [];
+      for (let i = 0; i < 6; i++)
+        good.push((await attempt(emailOf("operator"), TEST_PASSWORD, {}, limited.url)).status);
+      expect(good).toEqual([200, 200, 200, 200, 200, 200]);
+      const bad = [];
+      for (let i = 0; i < 4; i++)
+        bad.push((await attempt(`nobody-${i}@test.local`, "wrong password!", {}, limited.url)).status);
+      expect(bad).toEqual([401, 401, 401, 429]);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it("believes X-Forwarded-For hops only through TRUSTED_PROXIES, walking from the right", async () => {
     const proxied = await limitedServer({
       SIGN_IN_RATE_LIMIT: "3",

@@ -173,10 +173,97 @@ function declareHashes(tree: string): void {
  * one), apply the deploy, and build it. Returns its directory; `remove()` deletes it.
  */
 export function buildUpgradeTree(log: (line: string) => void = console.log): { dir: string; remove(): void } {
-  // While working on this suite: reuse a tree built before (it is kept when this is set).
-  const reuse = process.env.UPGRADE_V2_DIR;
+  return buildTree({
+    name: "v2",
+    reuse: process.env.UPGRADE_V2_DIR,
+    log,
+    prepare(dir) {
+      cpSync(OVERLAY, dir, { recursive: true });
+      keepVersionOne(dir);
+      for (const e of EDITS) edit(dir, e);
+      declareHashes(dir);
+    },
+  });
+}
+
+/**
+ * The careless deploy: the refund agent's state field `requested` (the amount the approval asks about) renamed to
+ * `requestedAmount` in the state and every node that reads or writes it — and nothing else: no version bump, the
+ * declared structure hash left as it was. A paused thread's state still has `requested`; this graph reads
+ * `requestedAmount`, finds nothing, and would ask (and pay) the order's total instead of the amount approved.
+ */
+const CARELESS_EDITS: Edit[] = [
+  {
+    file: "lib/graphs/refund/state.ts",
+    find: "  requested: lastValue<",
+    replace: "  requestedAmount: lastValue<",
+  },
+  {
+    file: "lib/graphs/refund/nodes/decide.ts",
+    find: "state.requested ??",
+    replace: "state.requestedAmount ??",
+    all: true,
+  },
+  {
+    file: "lib/graphs/refund/nodes/decide.ts",
+    find: "return { requested: requestedCents,",
+    replace: "return { requestedAmount: requestedCents,",
+  },
+  {
+    file: "lib/graphs/refund/nodes/intake.ts",
+    find: "requested: classification.requestedCents",
+    replace: "requestedAmount: classification.requestedCents",
+  },
+  {
+    file: "lib/graphs/refund/nodes/reply.ts",
+    find: "money(state.requested)",
+    replace: "money(state.requestedAmount)",
+  },
+  {
+    file: "lib/graphs/refund/fork-rules.ts",
+    find: "    requested: editableCents,",
+    replace: "    requestedAmount: editableCents,",
+  },
+];
+
+/** Build the careless deploy's tree (see CARELESS_EDITS). */
+export function buildCarelessTree(log: (line: string) => void = console.log): {
+  dir: string;
+  remove(): void;
+} {
+  return buildTree({
+    name: "careless",
+    reuse: process.env.UPGRADE_CARELESS_DIR,
+    log,
+    prepare(dir) {
+      for (const e of CARELESS_EDITS) edit(dir, e);
+      // The careless build ships without its tests (they would no longer type-check: that is the point).
+      for (const file of execFileSync("git", ["ls-files", "-z", "*.test.ts", "*.spec.ts"], {
+        cwd: ROOT,
+        encoding: "utf8",
+      })
+        .split("\0")
+        .filter(Boolean))
+        rmSync(join(dir, file), { force: true });
+    },
+  });
+}
+
+/** Copy this repository into a new directory, let `prepare` change it, and `next build` there. */
+function buildTree({
+  name,
+  reuse,
+  log,
+  prepare,
+}: {
+  name: string;
+  /** While working on a suite: reuse a tree built before (it is kept when this is set). */
+  reuse: string | undefined;
+  log: (line: string) => void;
+  prepare(dir: string): void;
+}): { dir: string; remove(): void } {
   if (reuse && existsSync(join(reuse, ".next", "BUILD_ID"))) return { dir: reuse, remove: () => {} };
-  const dir = reuse ?? join(tmpdir(), `hitl-upgrade-v2-${process.pid}-${Date.now()}`);
+  const dir = reuse ?? join(tmpdir(), `hitl-upgrade-${name}-${process.pid}-${Date.now()}`);
   rmSync(dir, { recursive: true, force: true });
   const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], {
     cwd: ROOT,
@@ -189,11 +276,8 @@ export function buildUpgradeTree(log: (line: string) => void = console.log): { d
     cpSync(join(ROOT, file), join(dir, file));
   }
   execFileSync("cp", ["-al", join(ROOT, "node_modules"), join(dir, "node_modules")]);
-  cpSync(OVERLAY, dir, { recursive: true });
-  keepVersionOne(dir);
-  for (const e of EDITS) edit(dir, e);
-  declareHashes(dir);
-  log(`[upgrade] v2 tree at ${dir}: building…`);
+  prepare(dir);
+  log(`[upgrade] ${name} tree at ${dir}: building…`);
   const started = Date.now();
   const build = spawnSync(join(dir, "node_modules/.bin/next"), ["build"], {
     cwd: dir,
@@ -202,9 +286,9 @@ export function buildUpgradeTree(log: (line: string) => void = console.log): { d
   });
   if (build.status !== 0) {
     throw new Error(
-      `upgrade tree: next build failed\n${build.stdout.slice(-4000)}\n${build.stderr.slice(-4000)}`,
+      `upgrade tree: ${name}: next build failed\n${build.stdout.slice(-4000)}\n${build.stderr.slice(-4000)}`,
     );
   }
-  log(`[upgrade] v2 built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  log(`[upgrade] ${name} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,10 +1,12 @@
 import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { recentSignInFailures, recordAudit } from "@/lib/db/queries/audit";
+import { forgiveRateLimitedRequest } from "@/lib/db/queries/rate-limits";
 import { env } from "@/lib/env";
 import { errorResponse } from "@/lib/error-response";
 import { AppError } from "@/lib/errors";
 import { assertJsonContentType, parseJsonText, readBodyText } from "@/lib/http";
+import { parseIp } from "@/lib/net/client-address";
 import { getAuth } from "./auth";
 import { forBetterAuth, requestClientAddress } from "./client-ip";
 import { createGate, type Gate } from "./gate";
@@ -98,6 +100,8 @@ export async function signInWithEmail(request: Request): Promise<Response> {
       }
       return refusal(REFUSED);
     }
+    // Only failures count against an address: give the attempt back (five good sign-ins must not lock the sixth out).
+    if (response.ok) await forgiveRateLimitedRequest({ db, keys: rateLimitKeys(address) });
     return withoutSessionTokens(response);
   });
   if (outcome.busy) {
@@ -111,4 +115,21 @@ export async function signInWithEmail(request: Request): Promise<Response> {
 
 function tooManyAttempts(): AppError {
   return new AppError("rate_limited:sign_in", "Too many sign-in attempts. Wait a while, then try again.");
+}
+
+/**
+ * The keys better-auth's limiter gives this address's sign-in bucket (`<address>|/sign-in/email`): the address as we
+ * handed it over, and for IPv6 its fully expanded lowercase form (how better-auth normalises one).
+ */
+function rateLimitKeys(address: string | null | undefined): string[] {
+  if (!address) return [];
+  const keys = new Set([`${address.toLowerCase()}|/sign-in/email`]);
+  const bytes = parseIp(address);
+  if (bytes?.length === 16) {
+    const groups = Array.from({ length: 8 }, (_, i) =>
+      (((bytes[2 * i] ?? 0) << 8) | (bytes[2 * i + 1] ?? 0)).toString(16).padStart(4, "0"),
+    );
+    keys.add(`${groups.join(":")}|/sign-in/email`);
+  }
+  return [...keys];
 }

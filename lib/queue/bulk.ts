@@ -1,10 +1,11 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
-import { claimDecision, releaseClaim } from "@/lib/db/queries/claims";
+import { claimDecision, getLiveClaims, releaseClaim } from "@/lib/db/queries/claims";
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { operatorSentence } from "@/lib/operator-messages";
 import { decideAndResume } from "@/lib/runtime/claim";
 import { asAppError } from "./app-error";
 import { type BulkVerb, bulkAnswer, isBulkAction } from "./bulk-answers";
@@ -51,6 +52,12 @@ export async function decideInBulk({
     throw new AppError("unprocessable:bulk_note", "Say why: rejecting needs a note.", { fields: ["note"] });
   }
   const byId = new Map(rows.map((d) => [d.interruptId, d]));
+  // Claims this operator already held before the request: a refused attempt leaves them as they were.
+  const heldBefore = new Set(
+    (await getLiveClaims({ db, interruptIds: [...byId.keys()] }))
+      .filter((c) => c.userId === principal.id)
+      .map((c) => c.interruptId),
+  );
   const outcome: BulkOutcome = { done: [], refused: [] };
   for (const interruptId of new Set(interruptIds)) {
     const decision = byId.get(interruptId);
@@ -89,9 +96,12 @@ export async function decideInBulk({
       outcome.done.push({ interruptId, threadId });
     } catch (error) {
       const e = asAppError(error, "bulk decision");
-      outcome.refused.push({ interruptId, threadId, code: e.code, message: e.message });
-      // The claim was only taken for this attempt.
-      await releaseClaim({ db, interruptId, userId: principal.id }).catch(() => {});
+      // In the operator's words, as the thread page says the same refusal (never a validator's text).
+      outcome.refused.push({ interruptId, threadId, code: e.code, message: operatorSentence(e) });
+      // A claim taken only for this attempt is let go; one the operator held before stays theirs.
+      if (!heldBefore.has(interruptId)) {
+        await releaseClaim({ db, interruptId, userId: principal.id }).catch(() => {});
+      }
     }
   }
   return outcome;

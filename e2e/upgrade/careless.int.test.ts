@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pausedAtApproval } from "../api/client";
+import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
+import { authedFetch } from "../support/auth";
+import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";
+import type { TestServer } from "../support/server";
+import { buildCarelessTree } from "./tree";
+
+/*
+ * A careless deploy onto paused threads: the next build renames the state field the refund approval reads
+ * (`requested` → `requestedAmount`) and bumps nothing — same version, same declared structure hash (tree.ts). Before,
+ * it resumed the paused threads: the operator approved "Refund of €120.00" and the graph paid the order's €500. Now:
+ * - the server hashes the graph at start, sees it is not what version 1 declares, and refuses the version: no thread
+ *   is resumed under it, and health names it;
+ * - with that check switched off (a test-only switch), a resume finds the question asked again is not the one the
+ *   ledger recorded and stops the run as needs_attention before anything after it runs.
+ * Payments are counted where they would arrive: at the payment provider.
+ */
+
+const THREADS = 3;
+const order = (n: number) => `ORD-5${String(n).padStart(3, "0")}`;
+
+describe("a careless deploy (a renamed state field, no version bump) pays nothing", () => {
+  let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
+  let provider: FakePaymentProvider;
+  let tree: ReturnType<typeof buildCarelessTree> | undefined;
+  const servers: TestServer[] = [];
+  /** Threads paused at a €120.00 approval of a €500.00 order, under the current build. */
+  const refused: string[] = [];
+  const resumed: string[] = [];
+
+  beforeAll(async () => {
+    tree = buildCarelessTree();
+    prepared = await prepareDatabase("careless", { prefix: "ORD-5", count: THREADS * 2 });
+    provider = await startFakePaymentProvider();
+    const v1 = await startTestServer({ databaseUrl: prepared.url, env: { PAYMENT_URL: provider.url } });
+    servers.push(v1);
+    for (let i = 0; i < THREADS * 2; i++) {
+      const threadId = await pausedAtApproval(
+        v1.url,
+        order(i),
+        "intake",
+        `Please refund €120 of ${order(i)}.`,
+      );
+      (i < THREADS ? refused : resumed).push(threadId);
+    }
+    await v1.stop();
+  }, 900_000);
+  afterAll(async () => {
+    await cleanUp(servers, prepared);
+    await provider?.close();
+    if (!process.env.UPGRADE_CARELESS_DIR) tree?.remove();
+  });
+
+  const approvalOf = async (base: string, threadId: string) => {
+    const state = await (await authedFetch(`${base}/api/threads/${threadId}`)).json();
+    return state as {
+      status: string;
+      pendingInterrupts: { interruptId: string; action: string; payload: { title: string } }[];
+    };
+  };
+  const approve = (base: string, threadId: string, interruptId: string) =>
+    authedFetch(`${base}/api/threads/${threadId}/decisions/${interruptId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ answer: { decision: "approve" } }),
+    });
+
+  it("the recorded question asked for €120.00", async () => {
+    const v1Answer = await prepared.sql.rows<{ payload: { title: string } }>(
+      "SELECT payload FROM decisions WHERE thread_id = ANY($1) AND action = 'refund_approval'",
+      [[...refused, ...resumed]],
+    );
+    expect(v1Answer).toHaveLength(THREADS * 2);
+    for (const row of v1Answer) expect(row.payload.title).toContain("€120.00");
+  });
+
+  it("the server refuses the mismatching version at start: health names it, no thread resumes under it", async () => {
+    const careless = await startTestServer({
+      databaseUrl: prepared.url,
+      cwd: tree!.dir,
+      env: { PAYMENT_URL: provider.url, NEXT_DIST_DIR: "" },
+    });
+    servers.push(careless);
+    const health = await (await fetch(`${careless.url}/api/health`)).json();
+    expect(health.refusedVersions).toEqual([
+      expect.objectContaining({ agent: "refund", version: "1", declared: expect.stringMatching(/^sha256:/) }),
+    ]);
+    expect(health.refusedVersions[0].actual).not.toBe(health.refusedVersions[0].declared);
+    expect(careless.log()).toMatch(/refund@1 refused/);
+    const interruptIds = await prepared.sql.rows<{ thread_id: string; interrupt_id: string }>(
+      "SELECT thread_id, interrupt_id FROM decisions WHERE thread_id = ANY($1) AND status = 'pending'",
+      [refused],
+    );
+    for (const { thread_id, interrupt_id } of interruptIds) {
+      const res = await approve(careless.url, thread_id, interrupt_id);
+      expect(res.status).toBe(409);
+      expect((await res.json()).code).toBe("conflict:graph_version");
+    }
+    expect(await prepared.sql.count("runs", "thread_id = ANY($1) AND kind <> 'input'", [refused])).toBe(0);
+    expect(await prepared.sql.count("refunds", "order_id LIKE 'ORD-5%'")).toBe(0);
+    await careless.stop();
+  });
+
+  it("with the start check off, the resume check stops every affected thread as needs_attention, paying nothing", async () => {
+    const careless = await startTestServer({
+      databaseUrl: prepared.url,
+      cwd: tree!.dir,
+      env: { PAYMENT_URL: provider.url, NEXT_DIST_DIR: "", UNSAFE_SKIP_STRUCTURE_CHECK: "1" },
+    });
+    servers.push(careless);
+    for (const threadId of resumed) {
+      const view = await approvalOf(careless.url, threadId);
+      const pending = view.pendingInterrupts.find((p) => p.action === "refund_approval");
+      expect(pending).toBeDefined();
+      const res = await approve(careless.url, threadId, pending!.interruptId);
+      expect([200, 202]).toContain(res.status);
+    }
+    const deadline = Date.now() + 30_000;
+    let statuses: string[] = [];
+    while (Date.now() < deadline) {
+      statuses = await Promise.all(resumed.map(async (t) => (await approvalOf(careless.url, t)).status));
+      if (statuses.every((s) => s === "needs_attention")) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(statuses).toEqual(resumed.map(() => "needs_attention"));
+    const errors = await prepared.sql.rows<{ error_code: string | null }>(
+      "SELECT error_code FROM runs WHERE thread_id = ANY($1) AND kind = 'resume'",
+      [resumed],
+    );
+    expect(errors.map((r) => r.error_code)).toEqual(resumed.map(() => "conflict:interrupt_changed"));
+    // Nothing after the question ran: no refund recorded, none arrived at the provider.
+    expect(await prepared.sql.count("refunds", "order_id LIKE 'ORD-5%'")).toBe(0);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(provider.created).toHaveLength(0);
+  });
+});
