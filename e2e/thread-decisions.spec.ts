@@ -33,9 +33,13 @@ test("approve, then send the drafted email: the thread finishes with its refund 
 
   await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
   // The state says queued; the page shows the delivery's live status (the dispatcher sends it after the run).
-  await expect(page.getByTestId("email-outcome")).toContainText("Delivered: “Your refund (ORD-1002)”", {
-    timeout: 20_000,
-  });
+  // The suite's server writes email to files (no SMTP_URL): the page says it was simulated, never "Delivered".
+  await expect(page.getByTestId("email-outcome")).toContainText(
+    "Simulated: no mail server is set, written to a file: “Your refund (ORD-1002)”",
+    {
+      timeout: 20_000,
+    },
+  );
   await expect(page.getByTestId("ledger-entry")).toHaveCount(2);
   await expect(page.getByTestId("ledger")).toContainText(`Approved — by ${me}`);
 

@@ -143,6 +143,19 @@ const schema = z.object({
       .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
       .optional(),
   ),
+  /**
+   * With DATABASE_URL (a deployment), the server refuses to start without PAYMENT_URL unless this says payments are
+   * simulated on purpose (nothing is paid; every such payment reads "Simulated"). The embedded demo simulates anyway.
+   */
+  PAYMENT_SIMULATED: z
+    .enum(["true", "false", "1", "0"])
+    .default("false")
+    .transform((v) => v === "true" || v === "1"),
+  /** The same for email: with DATABASE_URL and no SMTP_URL, refuse to start unless .eml files are meant. */
+  EMAIL_SIMULATED: z
+    .enum(["true", "false", "1", "0"])
+    .default("false")
+    .transform((v) => v === "true" || v === "1"),
   /** Where messages go without SMTP_URL: one .eml file per email. */
   MAIL_DIR: z.string().trim().min(1).default(".data/mail"),
   /** The sender of customer email. */

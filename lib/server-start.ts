@@ -31,6 +31,7 @@ import { verifyAgentVersions } from "@/lib/runtime/verify-agents";
  * orphaned runs as soon as the database is there.
  */
 export async function startServer(): Promise<void> {
+  refuseImpliedSimulators();
   installShutdownHandlers();
   // Before anything can claim a run: a version whose graph is not what it declares never runs here.
   await verifyAgentVersions();
@@ -43,6 +44,25 @@ export async function startServer(): Promise<void> {
     }, delays.next()).unref();
   };
   retry();
+}
+
+/**
+ * Simulators are said, never implied: a deployment (DATABASE_URL) without a payment provider or a mail server would
+ * pay and mail nothing while its pages said "Delivered". It does not start unless told the simulation is meant.
+ */
+function refuseImpliedSimulators(): void {
+  if (!env.DATABASE_URL) return;
+  const missing = [
+    !env.PAYMENT_URL && !env.PAYMENT_SIMULATED
+      ? "PAYMENT_URL is not set (set PAYMENT_SIMULATED=1 to pay through the in-process simulator: nothing is paid)"
+      : null,
+    !env.SMTP_URL && !env.EMAIL_SIMULATED
+      ? "SMTP_URL is not set (set EMAIL_SIMULATED=1 to write .eml files to MAIL_DIR instead: nothing is mailed)"
+      : null,
+  ].filter((m): m is string => m !== null);
+  if (missing.length === 0) return;
+  logger().fatal({ code: "unavailable:configuration", missing }, `start: refused — ${missing.join("; ")}`);
+  process.exit(78);
 }
 
 /** One attempt; idempotent (each step is, so a retry after a partial start is safe). */

@@ -82,6 +82,8 @@ export interface EffectView {
   lastError: string | null;
   /** The provider's id once delivered (payment id, SMTP Message-ID). */
   providerRef: string | null;
+  /** Delivered to a simulator, not the world (no PAYMENT_URL: nothing was paid; no SMTP_URL: an .eml file). */
+  simulated: boolean;
   /** What it does, for people: "Refund €25.00 for ORD-1002", "Email “Your refund” to a@example.com". */
   summary: string;
   createdAt: string;

@@ -31,7 +31,12 @@ export function effectStatusText(effect: EffectView): string {
     case "sending":
       return `Sending (attempt ${effect.attempts})`;
     case "delivered":
-      return "Delivered";
+      // A simulator's "delivery" reached nobody: say so, never "Delivered".
+      return effect.simulated
+        ? effect.kind === "payment"
+          ? "Simulated: no payment provider is set, nothing was paid"
+          : "Simulated: no mail server is set, written to a file"
+        : "Delivered";
     case "failed":
       return `Failed after ${effect.attempts} attempt(s)`;
     case "unconfirmed":

@@ -10,6 +10,7 @@ const email = (status: EffectView["status"]): EffectView => ({
   attempts: 1,
   lastError: null,
   providerRef: null,
+  simulated: false,
   summary: "Email “Your refund” to ada@example.com",
   createdAt: new Date(0).toISOString(),
   nextAttemptAt: null,

@@ -83,6 +83,9 @@ export async function startTestServer(options: {
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       DATABASE_URL: options.databaseUrl,
+      // Test servers pay and mail through the simulators unless a test gives PAYMENT_URL / SMTP_URL: said, not implied.
+      PAYMENT_SIMULATED: "1",
+      EMAIL_SIMULATED: "1",
       OPENAI_API_KEY: "",
       OFFLINE_TOKEN_DELAY_MS: "0",
       DEMO_THREADS: "false",

@@ -33,6 +33,14 @@ function summaryOf(effect: Effect): string {
   return `${effect.kind} effect`;
 }
 
+/**
+ * Whether a delivery went to a simulator, not the world: the in-process payment simulator (`sim_` references) or the
+ * .eml files written without SMTP_URL (`file:` references).
+ */
+export function isSimulatedDelivery(providerRef: string | null): boolean {
+  return providerRef !== null && (providerRef.startsWith("sim_") || providerRef.startsWith("file:"));
+}
+
 /** An `effects` row as the API and the thread page show it. */
 export function toEffectView(effect: Effect): EffectView {
   const open = isOpenTaskStatus(effect.status);
@@ -46,6 +54,7 @@ export function toEffectView(effect: Effect): EffectView {
     attempts: effect.attempts,
     lastError: effect.lastError,
     providerRef: effect.providerRef,
+    simulated: isSimulatedDelivery(effect.providerRef),
     summary: summaryOf(effect),
     createdAt: effect.createdAt.toISOString(),
     nextAttemptAt: effect.status === "queued" ? effect.nextAttemptAt.toISOString() : null,

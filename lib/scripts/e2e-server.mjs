@@ -85,6 +85,9 @@ const server = spawn(
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       DATABASE_URL: embedded ? "" : url.toString(),
+      // The suite pays and mails through the simulators (said, not implied: a deployment must set PAYMENT_URL).
+      PAYMENT_SIMULATED: process.env.PAYMENT_SIMULATED ?? "1",
+      EMAIL_SIMULATED: process.env.EMAIL_SIMULATED ?? "1",
       ...(embedded ? { PGLITE_DATA_DIR: join(pgliteDir, "db") } : {}),
       OPENAI_API_KEY: "",
       OFFLINE_TOKEN_DELAY_MS: process.env.OFFLINE_TOKEN_DELAY_MS ?? "40",
