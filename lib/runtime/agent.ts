@@ -107,6 +107,12 @@ export interface AgentDefinition<P = unknown> {
   }): Promise<SideEffectWarning[]>;
   /** Who may take which decision: throws an AppError (403) to refuse. Rejections usually pass. */
   policy(attempt: DecisionAttempt<P>): void;
+  /**
+   * Personal data in this agent's state, as dot paths (`customerMessage`, `change.to`): erasure replaces their values
+   * wherever the customer's threads hold them (lib/runtime/erasure.ts). The customer's name and email are erased
+   * everywhere anyway.
+   */
+  personalData?: readonly string[];
   /** Whether this answer acts on the world (approves, sends): the runtime collects `involved` only for those. */
   actsOnIt(payload: P, answer: unknown): boolean;
   /**

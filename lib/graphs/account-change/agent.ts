@@ -74,6 +74,8 @@ export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
   effects: ({ db, threadId, values }) =>
     values.outcome ? Promise.resolve([]) : emailWarnings({ db, threadId }),
   policy: reviewPolicy,
+  /** The customer's own words (and what they asked to change to): erased with the customer. */
+  personalData: ["customerMessage", "change.to", "change.from"],
   actsOnIt: (payload, answer) => payload.action === "review_change" && approves(answer),
   context(values) {
     const customer = values.customer as { name?: unknown } | null | undefined;

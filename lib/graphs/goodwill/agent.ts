@@ -31,6 +31,8 @@ export const goodwillAgent: AgentDefinition<InterruptPayload> = {
     if (payload.action === "goodwill_voucher" && grants)
       refuseOwnInput({ principal, involved, what: "grant it" });
   },
+  /** The customer's own words (and what they asked to change to): erased with the customer. */
+  personalData: ["complaint"],
   actsOnIt: (payload, answer) =>
     payload.action === "goodwill_voucher" && (answer as { decision?: unknown } | null)?.decision === "grant",
   context: (values) => ({

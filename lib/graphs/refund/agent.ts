@@ -34,6 +34,8 @@ export const refundAgent: AgentDefinition<InterruptPayload> = {
   },
   effects: (args) => sideEffectWarnings(args),
   policy: refundDecisionPolicy,
+  /** The customer's own words (and what they asked to change to): erased with the customer. */
+  personalData: ["customerMessage"],
   actsOnIt: refundActsOnIt,
   context(values) {
     const order = values.order as { id?: unknown; customerName?: unknown } | null | undefined;
