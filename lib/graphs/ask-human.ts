@@ -1,10 +1,10 @@
 import "server-only";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { getConfig, interrupt } from "@langchain/langgraph";
+import { canonicalPayload } from "@/lib/canonical-json";
 import { AppError } from "@/lib/errors";
 import {
   type AnswerOf,
-  canonicalPayload,
   type InterruptAction,
   interruptPayload,
   type PayloadOf,

@@ -1,3 +1,2 @@
 export * from "./contract";
-export * from "./fingerprint";
 export * from "./validate";

@@ -1,11 +1,11 @@
 import "server-only";
 import type { BaseMessage } from "@langchain/core/messages";
 import { resumeToCommand } from "@/lib/agui";
+import { canonicalPayload } from "@/lib/canonical-json";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Run } from "@/lib/db/schema";
-import { canonicalPayload } from "@/lib/interrupts";
 import type { AgentDefinition, AgentGraph } from "./agent";
 import type { RunInput } from "./run-input";
 
