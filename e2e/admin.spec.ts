@@ -1,4 +1,5 @@
 import { expect, seriousViolations, storageStatePath, test } from "./fixtures";
+import { lateOrders } from "./support/queue";
 
 /*
  * The admin page: adding an operator, issuing an intake key (shown once) that then files a ticket, revoking it, and
@@ -56,7 +57,9 @@ test("an admin previews the retention policy and erases a customer; the erasure 
   await expect(page.getByTestId("retention-report")).toContainText("Would change:");
   await expect(page.getByTestId("retention-report")).toContainText("Archive:");
 
-  await page.getByLabel("Customer email").fill(`nobody-${Date.now()}@e2e.invalid`);
+  // Erasure is by subject: a customer with an order (one of its own, so no other spec's customer is erased).
+  const [order] = await lateOrders(7400, 1, 3900);
+  await page.getByLabel("Customer email").fill(`${order!.toLowerCase()}@queue.example.com`);
   await page.getByRole("button", { name: "Erase customer data" }).click();
   await expect(page.getByTestId("erasure-report")).toContainText("Erased customer");
   await page.goto("/audit?action=erasure");

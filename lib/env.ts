@@ -3,6 +3,27 @@ import { z } from "zod";
 import { type Cidr, parseTrustedProxies } from "@/lib/net/client-address";
 import { issuesMessage } from "./wire";
 
+/** A boolean switch: true/false/1/0, with its default. */
+const flag = (fallback: "true" | "false") =>
+  z
+    .enum(["true", "false", "1", "0"])
+    .default(fallback)
+    .transform((v) => v === "true" || v === "1");
+
+/** Comma-separated IPs or CIDR networks (a bad entry fails the start with its name). */
+const cidrList = () =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): Cidr[] => {
+      try {
+        return parseTrustedProxies(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
 /**
  * The only reader of `process.env`. Everything else imports `env` from here, so a typo or a bad value fails at
  * start-up with one clear message instead of somewhere deep in a request.
@@ -32,15 +53,9 @@ const schema = z.object({
    * Tests only: skip the start-up check of every agent version's graph against its declared structure hash (a
    * mismatching version is otherwise refused), to test the second line of defence (the resume check).
    */
-  UNSAFE_SKIP_STRUCTURE_CHECK: z
-    .enum(["true", "false", "1", "0"])
-    .default("false")
-    .transform((v) => v === "true" || v === "1"),
+  UNSAFE_SKIP_STRUCTURE_CHECK: flag("false"),
   /** Apply pending migrations when the server starts. */
-  MIGRATE_ON_START: z
-    .enum(["true", "false", "1", "0"])
-    .default("true")
-    .transform((v) => v === "true" || v === "1"),
+  MIGRATE_ON_START: flag("true"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /** With a key, the refund agent's classifier and reply writer use an OpenAI-compatible chat model. */
   OPENAI_API_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
@@ -50,17 +65,11 @@ const schema = z.object({
   /** Retries of a failed model call (with backoff) before the run fails with RUN_ERROR. */
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** Seed the demo shop's orders at start (idempotent). */
-  DEMO_ORDERS: z
-    .enum(["true", "false", "1", "0"])
-    .default("true")
-    .transform((v) => v === "true" || v === "1"),
+  DEMO_ORDERS: flag("true"),
   /** Pause between the offline model's streamed pieces, so a demo shows text arriving (0 in tests and benchmarks). */
   OFFLINE_TOKEN_DELAY_MS: z.coerce.number().int().min(0).max(2000).default(15),
   /** On an empty database, create a few demo tickets in different states at start (the newcomer's console). */
-  DEMO_THREADS: z
-    .enum(["true", "false", "1", "0"])
-    .default("true")
-    .transform((v) => v === "true" || v === "1"),
+  DEMO_THREADS: flag("true"),
   /** How long a run's claim holds without a heartbeat before another instance may take it over. */
   RUN_LEASE_MS: z.coerce.number().int().min(500).default(30_000),
   /** How often each instance looks for runs whose lease expired. */
@@ -105,17 +114,7 @@ const schema = z.object({
    * Reverse proxies (comma-separated IPs or CIDR networks) whose X-Forwarded-For entries are believed, walking from
    * the right. Default none: the client address is the socket's peer and X-Forwarded-For is ignored.
    */
-  TRUSTED_PROXIES: z
-    .string()
-    .optional()
-    .transform((value, ctx): Cidr[] => {
-      try {
-        return parseTrustedProxies(value);
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+  TRUSTED_PROXIES: cidrList(),
   /** Refunds above this amount (minor units, e.g. cents) need a supervisor to approve them. */
   FOUR_EYES_MIN_CENTS: z.coerce.number().int().min(0).default(50_000),
   /** A run that crashed this many times is marked failed instead of being retried again. */
@@ -147,15 +146,9 @@ const schema = z.object({
    * With DATABASE_URL (a deployment), the server refuses to start without PAYMENT_URL unless this says payments are
    * simulated on purpose (nothing is paid; every such payment reads "Simulated"). The embedded demo simulates anyway.
    */
-  PAYMENT_SIMULATED: z
-    .enum(["true", "false", "1", "0"])
-    .default("false")
-    .transform((v) => v === "true" || v === "1"),
+  PAYMENT_SIMULATED: flag("false"),
   /** The same for email: with DATABASE_URL and no SMTP_URL, refuse to start unless .eml files are meant. */
-  EMAIL_SIMULATED: z
-    .enum(["true", "false", "1", "0"])
-    .default("false")
-    .transform((v) => v === "true" || v === "1"),
+  EMAIL_SIMULATED: flag("false"),
   /** Where messages go without SMTP_URL: one .eml file per email. */
   MAIL_DIR: z.string().trim().min(1).default(".data/mail"),
   /** The sender of customer email. */
@@ -220,17 +213,7 @@ const schema = z.object({
    * Webhook targets that may resolve to a loopback, link-local, private or unspecified address (comma-separated IPs or
    * CIDR networks, e.g. `10.0.4.0/24`). Default none: such targets are refused when added and when delivered to.
    */
-  WEBHOOK_ALLOW_PRIVATE: z
-    .string()
-    .optional()
-    .transform((value, ctx): Cidr[] => {
-      try {
-        return parseTrustedProxies(value);
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+  WEBHOOK_ALLOW_PRIVATE: cidrList(),
   /** Attempts per notification (webhook, email) before it is marked failed. */
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { authedFetch } from "../support/auth";
+import { tablesHolding, threadPrint } from "../support/db-print";
 import { agentFor, answer, createTicket, runOnce } from "./client";
 import { useTestServer } from "./setup";
 
@@ -20,27 +21,7 @@ describe("erasure of one customer", () => {
       "admin",
     );
 
-  /** Tables (schema.table) where any column holds `needle`, bytea included. */
-  async function scan(needle: string): Promise<string[]> {
-    const found: string[] = [];
-    const tables = await rows<{ schema: string; table: string; bytea: string[] | null }>(
-      `SELECT t.table_schema::text AS schema, t.table_name::text AS table,
-         array_agg(c.column_name::text) FILTER (WHERE c.data_type = 'bytea') AS bytea
-       FROM information_schema.tables t
-       JOIN information_schema.columns c ON c.table_schema = t.table_schema AND c.table_name = t.table_name
-       WHERE t.table_type = 'BASE TABLE' AND t.table_schema NOT IN ('pg_catalog', 'information_schema')
-       GROUP BY 1, 2`,
-    );
-    for (const t of tables) {
-      const bytea = (t.bytea ?? []).map((c) => ` OR encode(x."${c}", 'escape') ILIKE $1`).join("");
-      const [hit] = await rows<{ n: number }>(
-        `SELECT count(*)::int AS n FROM "${t.schema}"."${t.table}" x WHERE x::text ILIKE $1${bytea}`,
-        [`%${needle}%`],
-      );
-      if ((hit?.n ?? 0) > 0) found.push(`${t.schema}.${t.table}: ${hit?.n}`);
-    }
-    return found;
-  }
+  const scan = (needle: string) => tablesHolding(rows, needle);
 
   /** What must read the same before and after: the ledger, the money, and who did what. */
   async function ledger() {
@@ -62,28 +43,6 @@ describe("erasure of one customer", () => {
     });
   }
 
-  /** Every row of a thread, as text. */
-  async function threadPrint(threadId: string): Promise<string> {
-    const parts: string[] = [];
-    for (const [table, column] of [
-      ["threads", "id"],
-      ["runs", "thread_id"],
-      ["events", "thread_id"],
-      ["decisions", "thread_id"],
-      ["checkpoints", "thread_id"],
-      ["checkpoint_blobs", "thread_id"],
-      ["checkpoint_writes", "thread_id"],
-      ["effects", "thread_id"],
-    ]) {
-      const [r] = await rows<{ p: string | null }>(
-        `SELECT string_agg(x::text, '|' ORDER BY x::text) AS p FROM ${table} x WHERE ${column} = $1`,
-        [threadId],
-      );
-      parts.push(`${table}:${r?.p ?? ""}`);
-    }
-    return parts.join("\n");
-  }
-
   async function refunded(order: string, message: string) {
     const base = ctx.server!.url;
     const threadId = await createTicket(base, message);
@@ -102,6 +61,17 @@ describe("erasure of one customer", () => {
       run = await runOnce(agent, { resume: [answer(asked, reply)] });
     }
     expect(await ctx.prepared.sql.count("refunds", "order_id = $1", [order])).toBe(1);
+    // The payment and the email are delivered in the background (and audited): wait, so the ledger holds still.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const { effects } = (await (await authedFetch(ctx.url(`/api/threads/${threadId}/effects`))).json()) as {
+        effects: { status: string }[];
+      };
+      if (effects.length > 0 && effects.every((e) => e.status === "delivered")) break;
+      if (Date.now() > deadline)
+        throw new Error(`effects of ${order} not delivered: ${JSON.stringify(effects)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
     return threadId;
   }
 
@@ -122,7 +92,7 @@ describe("erasure of one customer", () => {
     for (const needle of [LARS.name, LARS.email, IBAN, LARS_WORDS])
       expect(await scan(needle)).not.toEqual([]);
     const before = await ledger();
-    const otherBefore = await threadPrint(other);
+    const otherBefore = await threadPrint(rows, other);
     const auditRows = await ctx.prepared.sql.count("audit_log");
 
     // Refused, writing nothing: a staff account, a word of the product, someone who is no customer.
@@ -157,7 +127,7 @@ describe("erasure of one customer", () => {
       expect(await scan(needle), needle).toEqual([]);
     expect(await ledger()).toBe(before);
     expect(await ctx.prepared.sql.count("audit_log", "action = 'erasure'")).toBe(1);
-    expect(await threadPrint(other)).toBe(otherBefore);
+    expect(await threadPrint(rows, other)).toBe(otherBefore);
     expect(await rows("SELECT * FROM audit_log_verify()")).toEqual([]);
     // Their threads still render.
     expect((await authedFetch(ctx.url(`/threads/${changeThread}`), {}, "viewer")).status).toBe(200);

@@ -6,6 +6,7 @@ import { eraseCustomer } from "@/lib/runtime/erasure";
 import { applyRetention, defaultRetentionPolicy } from "@/lib/runtime/retention-policy";
 import { makeTemplates, runStorageBench, waitForEffects } from "../bench/storage-core";
 import { authedFetch } from "../support/auth";
+import { threadPrint as printThread, tablesHolding } from "../support/db-print";
 import { runBody } from "./client";
 import { useTestServer } from "./setup";
 import { readSse, type SseEvent } from "./sse";
@@ -34,28 +35,7 @@ describe("retention and erasure", () => {
   const rows = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
     ctx.prepared.sql.rows<T>(text, params);
 
-  /** Every row of a thread in every table it has rows in, as text: equal before and after means untouched. */
-  async function threadPrint(threadId: string): Promise<string> {
-    const tables = [
-      ["threads", "id"],
-      ["runs", "thread_id"],
-      ["events", "thread_id"],
-      ["decisions", "thread_id"],
-      ["checkpoints", "thread_id"],
-      ["checkpoint_blobs", "thread_id"],
-      ["checkpoint_writes", "thread_id"],
-      ["effects", "thread_id"],
-    ];
-    const parts: string[] = [];
-    for (const [table, column] of tables) {
-      const [r] = await rows<{ p: string | null }>(
-        `SELECT string_agg(x::text, '|' ORDER BY x::text) AS p FROM ${table} x WHERE ${column} = $1`,
-        [threadId],
-      );
-      parts.push(`${table}:${r?.p ?? ""}`);
-    }
-    return parts.join("\n");
-  }
+  const threadPrint = (threadId: string) => printThread(rows, threadId);
 
   async function applyOverHttp(body: unknown) {
     const res = await authedFetch(
@@ -211,27 +191,7 @@ describe("retention and erasure", () => {
       "SELECT customer_name AS name, customer_email AS email FROM orders WHERE id = 'ORD-1002'",
     );
     const { name, email } = customer!;
-    const scan = async (needle: string) => {
-      const found: string[] = [];
-      const tables = await rows<{ schema: string; table: string; bytea: string[] | null }>(
-        `SELECT t.table_schema::text AS schema, t.table_name::text AS table,
-           array_agg(c.column_name::text) FILTER (WHERE c.data_type = 'bytea') AS bytea
-         FROM information_schema.tables t
-         JOIN information_schema.columns c ON c.table_schema = t.table_schema AND c.table_name = t.table_name
-         WHERE t.table_type = 'BASE TABLE' AND t.table_schema NOT IN ('pg_catalog', 'information_schema')
-         GROUP BY 1, 2`,
-      );
-      expect(tables.length).toBeGreaterThan(15);
-      for (const t of tables) {
-        const bytea = (t.bytea ?? []).map((c) => ` OR encode(x."${c}", 'escape') ILIKE $1`).join("");
-        const [hit] = await rows<{ n: number }>(
-          `SELECT count(*)::int AS n FROM "${t.schema}"."${t.table}" x WHERE x::text ILIKE $1${bytea}`,
-          [`%${needle}%`],
-        );
-        if (hit!.n > 0) found.push(`${t.schema}.${t.table}: ${hit!.n}`);
-      }
-      return found;
-    };
+    const scan = (needle: string) => tablesHolding(rows, needle);
     expect((await scan(name)).length).toBeGreaterThan(0);
     expect(await scan(email)).toContainEqual(expect.stringMatching(/^public\.orders/));
 
