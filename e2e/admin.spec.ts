@@ -1,5 +1,6 @@
+import pg from "pg";
 import { expect, seriousViolations, storageStatePath, test } from "./fixtures";
-import { lateOrders } from "./support/queue";
+import { lateOrders, suiteDatabaseUrl } from "./support/queue";
 
 /*
  * The admin page: adding an operator, issuing an intake key (shown once) that then files a ticket, revoking it, and
@@ -57,13 +58,21 @@ test("an admin previews the retention policy and erases a customer; the erasure 
   await expect(page.getByTestId("retention-report")).toContainText("Would change:");
   await expect(page.getByTestId("retention-report")).toContainText("Archive:");
 
-  // Erasure is by subject: a customer with an order (one of its own, so no other spec's customer is erased).
-  const [order] = await lateOrders(7400, 1, 3900);
+  // Erasure is by subject: a customer with an order — one of this test's own (no other spec uses ORD-7900), so no
+  // other spec's customer is erased; the order is removed again at the end (the new-ticket form counts the shop's).
+  const [order] = await lateOrders(7900, 1, 3900);
   await page.getByLabel("Customer email").fill(`${order!.toLowerCase()}@queue.example.com`);
   await page.getByRole("button", { name: "Erase customer data" }).click();
   await expect(page.getByTestId("erasure-report")).toContainText("Erased customer");
   await page.goto("/audit?action=erasure");
   await expect(page.getByTestId("audit-entry").first()).toContainText("erasure");
+  const client = new pg.Client({ connectionString: suiteDatabaseUrl() });
+  await client.connect();
+  try {
+    await client.query("DELETE FROM orders WHERE id = $1", [order]);
+  } finally {
+    await client.end();
+  }
 });
 
 test("the admin page has no serious accessibility violations", async ({ page }) => {
