@@ -77,7 +77,9 @@ if (process.env.E2E_AUTH_DIR && !embedded) {
 }
 const server = spawn(
   join(process.cwd(), "node_modules", ".bin", "next"),
-  ["start", "-p", port, "-H", "127.0.0.1"],
+  // Idle keep-alive sockets stay open longer than the browser's and the test client's: a request sent on a socket the
+  // server closes at that moment would get ECONNRESET (seen once under load).
+  ["start", "-p", port, "-H", "127.0.0.1", "--keepAliveTimeout", "75000"],
   {
     stdio: "inherit",
     env: {
