@@ -1,13 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTicket, pausedTicket } from "../api/client";
 import { describeRequest, send } from "../api/fuzz-send";
 import { type FuzzContext, type HostileRequest, TARGETS } from "../api/fuzz-targets";
 import { authedFetch, authHeaders, signIn, TEST_PASSWORD } from "../support/auth";
-import { startTestServer, type TestServer } from "../support/server";
+import { startEmbeddedServer } from "../support/embedded/server";
+import type { TestServer } from "../support/server";
 
 /*
  * The fuzz suite's hostile requests, on the embedded database: a sample of FUZZ_EMBEDDED_RUNS (default 25) requests
@@ -23,22 +21,16 @@ const BATCH = 8;
 
 describe("hostile requests on the embedded database (a sample of every route)", () => {
   let server: TestServer | undefined;
-  let dataDir: string;
+  let stop: (() => Promise<void>) | undefined;
   let ctx: FuzzContext;
   let cookieName = "";
   let victimCookie = "";
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "hitl-embedded-fuzz-"));
-    server = await startTestServer({
-      databaseUrl: `pglite:${dataDir}`,
-      env: {
-        DATABASE_URL: "",
-        PGLITE_DATA_DIR: join(dataDir, "db"),
-        CLAIM_TTL_MS: "3600000",
-        OPS_SAMPLE_INTERVAL_MS: "3600000",
-      },
-    });
+    ({ server, stop } = await startEmbeddedServer({
+      CLAIM_TTL_MS: "3600000",
+      OPS_SAMPLE_INTERVAL_MS: "3600000",
+    }));
     const base = server.url;
     const paused = [];
     for (const order of ["ORD-1002", "ORD-1004", "ORD-1008"]) paused.push(await pausedTicket(base, order));
@@ -90,8 +82,7 @@ describe("hostile requests on the embedded database (a sample of every route)", 
     };
   }, 180_000);
   afterAll(async () => {
-    await server?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await stop?.();
   });
 
   async function headersFor(request: HostileRequest): Promise<Record<string, string>> {

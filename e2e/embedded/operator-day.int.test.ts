@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentFor, answer, createTicket, payloadOf, postRun, runBody, runOnce } from "../api/client";
 import { readSse } from "../api/sse";
 import { authedFetch } from "../support/auth";
-import { startTestServer, type TestServer } from "../support/server";
+import { startEmbeddedServer } from "../support/embedded/server";
+import type { TestServer } from "../support/server";
 
 /**
  * The embedded default, end to end: `next start` with no DATABASE_URL (PGlite in the server's process, as a newcomer
@@ -15,19 +13,13 @@ import { startTestServer, type TestServer } from "../support/server";
  */
 describe("embedded database (PGlite): the server does what it does on Postgres", () => {
   let server: TestServer | undefined;
-  let dataDir: string;
+  let stop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "hitl-embedded-"));
-    server = await startTestServer({
-      // The sign-in helper keys its test users by this string; the server itself gets no DATABASE_URL.
-      databaseUrl: `pglite:${dataDir}`,
-      env: { DATABASE_URL: "", PGLITE_DATA_DIR: join(dataDir, "db") },
-    });
+    ({ server, stop } = await startEmbeddedServer());
   }, 180_000);
   afterAll(async () => {
-    await server?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await stop?.();
   });
 
   const base = () => server!.url;
@@ -196,18 +188,13 @@ describe("embedded database (PGlite): the server does what it does on Postgres",
  */
 describe("embedded database: the newcomer's first start seeds the demo", () => {
   let server: TestServer | undefined;
-  let dataDir: string;
+  let stop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "hitl-embedded-demo-"));
-    server = await startTestServer({
-      databaseUrl: `pglite:${dataDir}`,
-      env: { DATABASE_URL: "", PGLITE_DATA_DIR: join(dataDir, "db"), DEMO_THREADS: "true" },
-    });
+    ({ server, stop } = await startEmbeddedServer({ DEMO_THREADS: "true" }));
   }, 180_000);
   afterAll(async () => {
-    await server?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await stop?.();
   });
 
   it("creates the demo tickets in their states, with no seeding error", async () => {
