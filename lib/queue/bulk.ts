@@ -7,6 +7,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { operatorSentence } from "@/lib/operator-messages";
 import { decideAndResume } from "@/lib/runtime/claim";
+import { mayDecide } from "@/lib/runtime/may-decide";
 import { asAppError } from "./app-error";
 import { type BulkVerb, bulkAnswer, isBulkAction } from "./bulk-answers";
 
@@ -71,6 +72,21 @@ export async function decideInBulk({
       continue;
     }
     const threadId = decision.threadId;
+    const payload = bulkAnswer(decision.action, verb, note?.trim() || undefined);
+    // The policy first: a refused item is not even claimed (nothing written, no one's inbox moves). The decision
+    // itself checks again, under its lock.
+    const verdict = (
+      await mayDecide({ db, threadId, principal, answers: new Map([[interruptId, payload]]) })
+    ).find((v) => v.interruptId === interruptId);
+    if (verdict && !verdict.may) {
+      outcome.refused.push({
+        interruptId,
+        threadId,
+        code: verdict.code,
+        message: operatorSentence({ code: verdict.code, message: verdict.reason }),
+      });
+      continue;
+    }
     const claim = await claimDecision({
       db,
       interruptId,
@@ -91,7 +107,6 @@ export async function decideInBulk({
       continue;
     }
     try {
-      const payload = bulkAnswer(decision.action, verb, note?.trim() || undefined);
       await decideAndResume({ db, threadId, entry: { interruptId, status: "resolved", payload }, principal });
       outcome.done.push({ interruptId, threadId });
     } catch (error) {

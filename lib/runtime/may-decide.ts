@@ -1,6 +1,10 @@
 import "server-only";
 import { hasRole, type Principal } from "@/lib/auth/roles";
-import { listPendingDecisions, listPendingDecisionsOf } from "@/lib/db/queries/decisions";
+import {
+  listPendingDecisions,
+  listPendingDecisionsOf,
+  listStagedDecisions,
+} from "@/lib/db/queries/decisions";
 import {
   type InvolvedPrincipal,
   listInvolvedPrincipals,
@@ -10,7 +14,7 @@ import { getThread, getThreads } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { appErrorOf, type ErrorCode } from "@/lib/errors";
-import type { AgentDefinition } from "./agent";
+import type { AgentDefinition, DecisionAttempt } from "./agent";
 import { readableAgent } from "./graph";
 import { refuseSystemActing } from "./system-policy";
 
@@ -39,10 +43,13 @@ export async function mayDecide({
   db,
   threadId,
   principal,
+  answers,
 }: {
   db: Queryable;
   threadId: string;
   principal: Principal;
+  /** Ask about these answers (interrupt id → answer) instead of each decision's acting answer (bulk, before it claims). */
+  answers?: ReadonlyMap<string, unknown>;
 }): Promise<DecideVerdict[]> {
   const thread = await getThread({ db, threadId });
   if (!thread) return [];
@@ -51,7 +58,9 @@ export async function mayDecide({
     thread,
     pending,
     principal,
+    answers,
     involvedIn: (t) => listInvolvedPrincipals({ db, thread: t }),
+    stagedIn: (t) => listStagedDecisions({ db, threadId: t.id }),
   });
 }
 
@@ -78,6 +87,7 @@ export async function mayDecideThreads({
   const found = await getThreads({ db, threadIds: ids });
   const pending = await listPendingDecisionsOf({ db, threadIds: [...found.keys()] });
   const involvedIn = batchedInvolved(db);
+  const staged = await listPendingDecisionsOf({ db, threadIds: [...found.keys()], status: "answered" });
   const verdicts = await Promise.all(
     ids.map(async (threadId): Promise<[string, DecideVerdict[]]> => {
       const thread = found.get(threadId);
@@ -85,7 +95,13 @@ export async function mayDecideThreads({
       try {
         return [
           threadId,
-          await verdictsFor({ thread, pending: pending.get(threadId) ?? [], principal, involvedIn }),
+          await verdictsFor({
+            thread,
+            pending: pending.get(threadId) ?? [],
+            principal,
+            involvedIn,
+            stagedIn: async (t) => staged.get(t.id) ?? [],
+          }),
         ];
       } catch (error) {
         return [threadId, onThreadError(error)];
@@ -129,11 +145,16 @@ async function verdictsFor({
   pending,
   principal,
   involvedIn,
+  stagedIn,
+  answers,
 }: {
   thread: Thread;
   pending: Decision[];
   principal: Principal;
+  answers?: ReadonlyMap<string, unknown>;
   involvedIn: (thread: Thread) => Promise<InvolvedPrincipal[]>;
+  /** Answers already taken in the same super-step (parallel reviews): the policy's `siblings`, as when deciding. */
+  stagedIn: (thread: Thread) => Promise<Decision[]>;
 }): Promise<DecideVerdict[]> {
   if (pending.length === 0) return [];
   const refused = roleRefusal(principal);
@@ -144,6 +165,7 @@ async function verdictsFor({
     agent = null; // an agent this process does not have: the role is all that can be said
   }
   let involved: InvolvedPrincipal[] | null = null;
+  let siblings: DecisionAttempt<unknown>["siblings"] | null = null;
   const verdicts: DecideVerdict[] = [];
   for (const decision of pending) {
     const base = { interruptId: decision.interruptId, action: decision.action };
@@ -152,12 +174,25 @@ async function verdictsFor({
       continue;
     }
     const parsed = agent?.interrupts.parse(decision.payload);
-    const answer = parsed?.ok ? agent?.interrupts.actingAnswer?.(parsed.payload) : null;
-    if (!agent || !parsed?.ok || answer == null || !agent.actsOnIt(parsed.payload, answer)) {
+    const given = answers?.has(decision.interruptId);
+    const answer = given
+      ? answers?.get(decision.interruptId)
+      : parsed?.ok
+        ? agent?.interrupts.actingAnswer?.(parsed.payload)
+        : null;
+    const acts = !!agent && !!parsed?.ok && answer != null && agent.actsOnIt(parsed.payload, answer);
+    // A given answer meets the whole policy (a review's role binds a rejection too); the acting one only if it acts.
+    if (!agent || !parsed?.ok || answer == null || (!acts && !given)) {
       verdicts.push({ ...base, may: true });
       continue;
     }
-    involved ??= await involvedIn(thread);
+    if (acts) involved ??= await involvedIn(thread);
+    siblings ??= (await stagedIn(thread)).map((d) => ({
+      interruptId: d.interruptId,
+      action: d.action,
+      answer: d.answer,
+      resolvedById: d.resolvedById,
+    }));
     try {
       refuseSystemActing({ agent, principal, payload: parsed.payload, action: parsed.action, answer });
       agent.policy({
@@ -165,8 +200,8 @@ async function verdictsFor({
         payload: parsed.payload,
         answer,
         principal,
-        involved,
-        siblings: [],
+        involved: acts ? (involved ?? []) : [],
+        siblings,
       });
       verdicts.push({ ...base, may: true });
     } catch (error) {

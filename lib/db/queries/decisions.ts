@@ -16,9 +16,12 @@ export async function listPendingDecisions({ db, threadId }: ThreadScope): Promi
 export async function listPendingDecisionsOf({
   db,
   threadIds,
+  status = "pending",
 }: {
   db: Queryable;
   threadIds: readonly string[];
+  /** `answered`: the staged answers of each thread instead (see {@link listStagedDecisions}). */
+  status?: "pending" | "answered";
 }): Promise<Map<string, Decision[]>> {
   const ids = [...new Set(threadIds)];
   const out = new Map<string, Decision[]>();
@@ -26,7 +29,7 @@ export async function listPendingDecisionsOf({
   const rows = await db
     .select()
     .from(decisions)
-    .where(and(sql`${decisions.threadId} = ANY(${sql.param(ids)}::text[])`, eq(decisions.status, "pending")))
+    .where(and(sql`${decisions.threadId} = ANY(${sql.param(ids)}::text[])`, eq(decisions.status, status)))
     .orderBy(decisions.resolvedAt, decisions.createdAt);
   for (const row of rows) {
     const list = out.get(row.threadId);

@@ -1,0 +1,758 @@
+import { describe, expect, it } from "vitest";
+import { isBulkAction } from "@/lib/queue/bulk-answers";
+import { listAgents } from "@/lib/runtime/agent";
+import { authedFetch, signIn, TEST_PASSWORD } from "../support/auth";
+import { threadPrint } from "../support/db-print";
+import { runBody } from "./client";
+import { useTestServer } from "./setup";
+
+/*
+ * One decision policy for every principal, generated over the registry: every registered agent × every question it
+ * asks × every kind of principal × every kind of answer. The expected outcome is the policy written out again below in
+ * plain code (`expected`), from the story of how the thread got there — not read from the server. Refusals are tried
+ * through every route that takes the answer (AG-UI resume, the single-decision route, bulk) and must be a 4xx with
+ * the policy's code and no row written; every accepted answer is taken, on a fresh thread, by that person.
+ */
+
+type Role = "viewer" | "operator" | "supervisor" | "admin";
+const RANK: Record<Role, number> = { viewer: 0, operator: 1, supervisor: 2, admin: 3 };
+
+/** People with a part in a thread's story, and those with none. */
+const PEOPLE = {
+  filer: "operator",
+  starter: "operator",
+  answerer: "supervisor",
+  editor: "supervisor",
+  other_operator: "operator",
+  supervisor: "supervisor",
+  admin: "admin",
+  viewer: "viewer",
+} as const satisfies Record<string, Role>;
+type Person = keyof typeof PEOPLE;
+/** Every principal kind: the people, a deadline's expiry answer, and a bulk request (made by the filer). */
+type Kind = Person | "system_expiry" | "bulk";
+const KINDS: Kind[] = [...(Object.keys(PEOPLE) as Person[]), "system_expiry", "bulk"];
+
+/** The kinds of answer per action (the concrete answer is generated from the payload). */
+const ANSWERS: Record<string, string[]> = {
+  refund_approval: ["approve", "approve_partial", "reject"],
+  confirm_email: ["send", "send_edited", "dont_send"],
+  review_change: ["approve", "reject"],
+  goodwill_voucher: ["grant", "decline"],
+  select_option: ["option"],
+  input_text: ["text"],
+};
+/** The answers that act on the world. */
+const ACTING = new Set(["approve", "approve_partial", "send", "send_edited", "grant"]);
+/** What a bulk approve / reject gives, per action. */
+const BULK_VERB: Record<string, "approve" | "reject"> = {
+  approve: "approve",
+  grant: "approve",
+  send: "approve",
+  reject: "reject",
+  decline: "reject",
+  dont_send: "reject",
+};
+
+/** How a thread got to its question, as the oracle reads it. */
+interface Story {
+  agent: string;
+  action: string;
+  /** The node that asked (every interrupt node of every agent must be reached by some scenario). */
+  node: string;
+  /** Who played a part (absent: nobody of that kind). */
+  parts: Partial<Record<"filer" | "starter" | "answerer" | "editor", true>>;
+  /** A decision was answered after the starter's run began (the starter no longer counts as input since). */
+  decidedSinceStart: boolean;
+  /** The earlier answer the `answerer` gave: free text (input for the approval) or the sibling review. */
+  earlier?: "free_text" | "sibling_review";
+  amountCents?: number;
+  requiredRole?: Role;
+}
+
+type Outcome = { ok: true } | { ok: false; status: number; code: string };
+const OK: Outcome = { ok: true };
+const refuse = (status: number, code: string): Outcome => ({ ok: false, status, code });
+
+/** The decision policy in plain code. */
+function expected(story: Story, kind: Kind, answer: string): Outcome {
+  if (kind === "viewer") return refuse(403, "forbidden:role");
+  const acting = ACTING.has(answer);
+  if (kind === "system_expiry") return acting ? refuse(422, "unprocessable:sla_acting_answer") : OK;
+  const who: Person = kind === "bulk" ? "filer" : kind;
+  if (kind === "bulk" && !isBulkAction(story.action)) return refuse(422, "unprocessable:bulk_action");
+  const role = PEOPLE[who];
+  const took = (p: Person) => p === who && (story.parts as Record<string, boolean>)[p] === true;
+  const inputFrom =
+    took("filer") ||
+    took("editor") ||
+    (took("starter") && !story.decidedSinceStart) ||
+    (took("answerer") && story.earlier === "free_text");
+  switch (story.action) {
+    case "refund_approval":
+      if (!acting) return OK;
+      if (inputFrom) return refuse(403, "forbidden:four_eyes_own_thread");
+      if ((story.amountCents ?? 0) > 50_000 && RANK[role] < RANK.supervisor)
+        return refuse(403, "forbidden:four_eyes_supervisor");
+      return OK;
+    case "confirm_email":
+      return acting && took("editor") ? refuse(403, "forbidden:four_eyes_edited") : OK;
+    case "review_change":
+      if (RANK[role] < RANK[story.requiredRole ?? "operator"]) return refuse(403, "forbidden:review_role");
+      if (!acting) return OK;
+      if (inputFrom) return refuse(403, "forbidden:four_eyes_own_thread");
+      if (took("answerer") && story.earlier === "sibling_review")
+        return refuse(403, "forbidden:four_eyes_both_reviews");
+      return OK;
+    case "goodwill_voucher":
+      return acting && inputFrom ? refuse(403, "forbidden:four_eyes_own_thread") : OK;
+    default:
+      return OK;
+  }
+}
+
+/** A scenario: how to bring a fresh thread of an agent to one question, and the story the oracle reads. */
+interface Scenario {
+  name: string;
+  agent: string;
+  action: string;
+  node: string;
+  /** Kinds that cannot occur in this story, and why (printed). */
+  absent: Partial<Record<Kind, string>>;
+  reach(d: Driver, order: OrderSpec): Promise<Reached>;
+}
+interface Reached {
+  threadId: string;
+  interruptId: string;
+  payload: Record<string, unknown>;
+  story: Story;
+}
+interface OrderSpec {
+  id: string;
+  amountCents: number;
+  method: "card" | "bank_transfer";
+}
+
+/** HTTP helpers bound to the suite's server and people. */
+interface Driver {
+  file(by: Person, message: string, orderRef: string | null, agent: string): Promise<string>;
+  start(by: Person, threadId: string, message: string): Promise<void>;
+  decide(by: Person, threadId: string, interruptId: string, answer: unknown): Promise<void>;
+  fork(by: Person, threadId: string, interruptId: string, values: unknown, asNode?: string): Promise<void>;
+  pending(
+    threadId: string,
+  ): Promise<{ interruptId: string; action: string; payload: Record<string, unknown> }[]>;
+}
+
+const one = async (
+  d: Driver,
+  threadId: string,
+  action: string,
+  pick?: (p: Record<string, unknown>) => boolean,
+) => {
+  const pending = (await d.pending(threadId)).filter(
+    (p) => p.action === action && (!pick || pick(p.payload)),
+  );
+  if (pending.length !== 1)
+    throw new Error(`${threadId}: expected one pending ${action}, got ${JSON.stringify(pending)}`);
+  return pending[0]!;
+};
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: "refund: the order number asked (free text)",
+    agent: "refund",
+    action: "input_text",
+    node: "ask_order",
+    absent: { answerer: "no question before the first" },
+    async reach(d) {
+      const message = "I would like a refund for my backpack, it tore on day two.";
+      const threadId = await d.file("filer", message, null, "refund");
+      await d.start("starter", threadId, message);
+      const first = await one(d, threadId, "input_text");
+      await d.fork("editor", threadId, first.interruptId, { reason: "The strap tore." }, "classify");
+      const q = await one(d, threadId, "input_text");
+      return {
+        threadId,
+        ...q,
+        story: {
+          agent: "refund",
+          action: "input_text",
+          node: "ask_order",
+          parts: { filer: true, starter: true, editor: true },
+          decidedSinceStart: false,
+        },
+      };
+    },
+  },
+  {
+    name: "refund: the sender confirmed as the order's customer (a choice)",
+    agent: "refund",
+    action: "select_option",
+    node: "lookup_order",
+    absent: { editor: "a fork re-asks the order number first" },
+    async reach(d, order) {
+      const message = "I would like a refund for my order, it tore on day two.";
+      const threadId = await d.file("filer", message, null, "refund");
+      await d.start("starter", threadId, message);
+      const ask = await one(d, threadId, "input_text");
+      await d.decide("answerer", threadId, ask.interruptId, { text: order.id });
+      const q = await one(d, threadId, "select_option");
+      return {
+        threadId,
+        ...q,
+        story: {
+          agent: "refund",
+          action: "select_option",
+          node: "lookup_order",
+          parts: { filer: true, starter: true, answerer: true },
+          decidedSinceStart: true,
+          earlier: "free_text",
+        },
+      };
+    },
+  },
+  {
+    name: "refund: the approval, order named in the message, request edited by a fork",
+    agent: "refund",
+    action: "refund_approval",
+    node: "human_review",
+    absent: { answerer: "no question before the approval (see the next scenario)" },
+    async reach(d, order) {
+      const message = `Refund ${order.id} please, it broke.`;
+      const threadId = await d.file("filer", message, order.id, "refund");
+      await d.start("starter", threadId, message);
+      const first = await one(d, threadId, "refund_approval");
+      await d.fork(
+        "editor",
+        threadId,
+        first.interruptId,
+        { reason: "Only one corner broke." },
+        "lookup_order",
+      );
+      const q = await one(d, threadId, "refund_approval");
+      return {
+        threadId,
+        ...q,
+        story: {
+          agent: "refund",
+          action: "refund_approval",
+          node: "human_review",
+          parts: { filer: true, starter: true, editor: true },
+          decidedSinceStart: false,
+          amountCents: order.amountCents,
+        },
+      };
+    },
+  },
+  {
+    name: "refund: the approval after an operator typed the order number",
+    agent: "refund",
+    action: "refund_approval",
+    node: "human_review",
+    absent: { editor: "see the previous scenario" },
+    async reach(d, order) {
+      const message = "I would like my money back for my order, it broke.";
+      const threadId = await d.file("filer", message, null, "refund");
+      await d.start("starter", threadId, message);
+      const ask = await one(d, threadId, "input_text");
+      await d.decide("answerer", threadId, ask.interruptId, { text: order.id });
+      const identity = await one(d, threadId, "select_option");
+      await d.decide("answerer", threadId, identity.interruptId, { optionId: "sender_is_customer" });
+      const q = await one(d, threadId, "refund_approval");
+      return {
+        threadId,
+        ...q,
+        story: {
+          agent: "refund",
+          action: "refund_approval",
+          node: "human_review",
+          parts: { filer: true, starter: true, answerer: true },
+          decidedSinceStart: true,
+          earlier: "free_text",
+          amountCents: order.amountCents,
+        },
+      };
+    },
+  },
+  {
+    name: "refund: the refund method of a bank transfer (a choice)",
+    agent: "refund",
+    action: "select_option",
+    node: "choose_method",
+    absent: { editor: "an edit is covered at the approval", answerer: "the approver is the supervisor here" },
+    async reach(d, order) {
+      const message = `Refund ${order.id} please, it broke.`;
+      const threadId = await d.file("filer", message, order.id, "refund");
+      await d.start("starter", threadId, message);
+      const approval = await one(d, threadId, "refund_approval");
+      await d.decide("supervisor", threadId, approval.interruptId, { decision: "approve" });
+      const q = await one(d, threadId, "select_option");
+      return {
+        threadId,
+        ...q,
+        story: {
+          agent: "refund",
+          action: "select_option",
+          node: "choose_method",
+          parts: { filer: true, starter: true },
+          decidedSinceStart: true,
+        },
+      };
+    },
+  },
+  {
+    name: "refund: the reply, after an edited request was approved",
+    agent: "refund",
+    action: "confirm_email",
+    node: "confirm_email",
+    absent: {},
+    async reach(d, order) {
+      const message = `Refund ${order.id} please, it broke.`;
+      const threadId = await d.file("filer", message, order.id, "refund");
+      await d.start("starter", threadId, message);
+      const first = await one(d, threadId, "refund_approval");
+      await d.fork(
+        "editor",
+        threadId,
+        first.interruptId,
+        { reason: "Only one corner broke." },
+        "lookup_order",
+      );
+      const approval = await one(d, threadId, "refund_approval");
+      await d.decide("answerer", threadId, approval.interruptId, { decision: "approve" });
+      const q = await one(d, threadId, "confirm_email");
+      return {
+        threadId,
+        ...q,
+        story: {
+          agent: "refund",
+          action: "confirm_email",
+          node: "confirm_email",
+          parts: { filer: true, starter: true, answerer: true, editor: true },
+          decidedSinceStart: true,
+        },
+      };
+    },
+  },
+  ...(["fraud", "data"] as const).map(
+    (review): Scenario => ({
+      name: `account change: the ${review} review, after the other review was approved`,
+      agent: "account_change",
+      action: "review_change",
+      node: `${review}_review`,
+      absent: {},
+      async reach(d, order) {
+        const message = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
+        const threadId = await d.file("filer", message, order.id, "account_change");
+        await d.start("starter", threadId, message);
+        const asked = await one(d, threadId, "review_change", (p) => p.review === review);
+        const edit = { customerMessage: "Please change my payout account to DE44 5001 0517 5407 3249 31." };
+        await d.fork("editor", threadId, asked.interruptId, edit);
+        const other = await one(d, threadId, "review_change", (p) => p.review !== review);
+        await d.decide("answerer", threadId, other.interruptId, { decision: "approve" });
+        const q = await one(d, threadId, "review_change", (p) => p.review === review);
+        return {
+          threadId,
+          ...q,
+          story: {
+            agent: "account_change",
+            action: "review_change",
+            node: `${review}_review`,
+            parts: { filer: true, starter: true, answerer: true, editor: true },
+            // The other review's answer waits for this one: the same request, not a decision since the start.
+            decidedSinceStart: false,
+            earlier: "sibling_review",
+            requiredRole: q.payload.requiredRole as Role,
+          },
+        };
+      },
+    }),
+  ),
+  {
+    name: "goodwill: the voucher",
+    agent: "goodwill",
+    action: "goodwill_voucher",
+    node: "ask",
+    absent: { answerer: "the agent asks one question" },
+    async reach(d, order) {
+      const message = "Late again! Third time this year.";
+      const threadId = await d.file("filer", message, order.id, "goodwill");
+      await d.start("starter", threadId, message);
+      const first = await one(d, threadId, "goodwill_voucher");
+      await d.fork("editor", threadId, first.interruptId, { complaint: "Late again, and the box was open." });
+      const q = await one(d, threadId, "goodwill_voucher");
+      return {
+        threadId,
+        ...q,
+        story: {
+          agent: "goodwill",
+          action: "goodwill_voucher",
+          node: "ask",
+          parts: { filer: true, starter: true, editor: true },
+          decidedSinceStart: false,
+        },
+      };
+    },
+  },
+];
+
+/** A concrete answer of `kind` to `payload` (fast-check picks the free parts). */
+function answerOf(kind: string, payload: Record<string, unknown>, rng: Rng | null): unknown {
+  const pickInt = (min: number, max: number) => (rng ? rng.nextInt(min, max) : min);
+  switch (kind) {
+    case "approve":
+      return { decision: "approve" };
+    case "approve_partial": {
+      const left = ((payload.remaining as { amountCents?: number } | undefined)?.amountCents ??
+        (payload.requested as { amountCents: number }).amountCents) as number;
+      return {
+        decision: "approve_partial",
+        amountCents: pickInt(1, Math.max(1, left - 1)),
+        note: "Part of it.",
+      };
+    }
+    case "reject":
+      return { decision: "reject", note: "Not covered." };
+    case "send":
+      return { choice: "send" };
+    case "send_edited":
+      return { choice: "send_edited", subject: "Your request", body: "Edited by a person." };
+    case "dont_send":
+      return { choice: "dont_send", note: "I will call them." };
+    case "grant":
+      return { decision: "grant" };
+    case "decline":
+      return { decision: "decline", note: "Not this time." };
+    case "option": {
+      const options = (payload.options as { id: string }[]).map((o) => o.id);
+      return { optionId: options[pickInt(0, options.length - 1)] };
+    }
+    case "text":
+      return { text: "ORD-1004" };
+    default:
+      throw new Error(`no answer of kind ${kind}`);
+  }
+}
+
+describe("one decision policy for every principal (generated over the registry)", () => {
+  const ctx = useTestServer("policymx");
+  const cookies = new Map<Person, string>();
+  const ids = new Map<Person, string>();
+  let orders = 0;
+
+  const as = (who: Person, path: string, init: RequestInit = {}) =>
+    authedFetch(ctx.url(path), {
+      ...init,
+      headers: { "content-type": "application/json", ...(init.headers ?? {}), cookie: cookies.get(who)! },
+    });
+
+  async function people() {
+    if (cookies.size) return;
+    for (const [person, role] of Object.entries(PEOPLE) as [Person, Role][]) {
+      const email = person === "admin" ? "admin@test.local" : `${person}.mx@test.local`;
+      if (person !== "admin") {
+        const res = await authedFetch(
+          ctx.url("/api/admin/users"),
+          {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ email, name: `Matrix ${person}`, password: TEST_PASSWORD, role }),
+          },
+          "admin",
+        );
+        expect([201, 409]).toContain(res.status);
+      }
+      cookies.set(person, await signIn(ctx.server!.url, email));
+    }
+    const { items } = await (await authedFetch(ctx.url("/api/admin/users"), {}, "admin")).json();
+    for (const person of Object.keys(PEOPLE) as Person[]) {
+      const email = person === "admin" ? "admin@test.local" : `${person}.mx@test.local`;
+      const user = (items as { id: string; email: string }[]).find((u) => u.email === email);
+      if (!user) throw new Error(`no user ${email}`);
+      ids.set(person, user.id);
+    }
+  }
+
+  async function settle(threadId: string) {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const view = await (await as("admin", `/api/threads/${threadId}`)).json();
+      if (!view.activeRunId && view.status !== "running") return view;
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    throw new Error(`${threadId} still running after 30 s`);
+  }
+
+  const driver: Driver = {
+    async file(by, message, orderRef, agent) {
+      const res = await as(by, "/api/threads", {
+        method: "POST",
+        body: JSON.stringify({ message, ...(orderRef ? { orderRef } : {}), agent }),
+      });
+      if (res.status !== 201) throw new Error(`file: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { threadId: string }).threadId;
+    },
+    async start(by, threadId, message) {
+      const res = await as(by, `/api/threads/${threadId}/runs`, {
+        method: "POST",
+        headers: { accept: "text/event-stream" },
+        body: JSON.stringify(runBody(threadId, undefined, message)),
+      });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`start: ${res.status} ${text}`);
+      await settle(threadId);
+    },
+    async decide(by, threadId, interruptId, answer) {
+      const res = await as(by, `/api/threads/${threadId}/decisions/${interruptId}`, {
+        method: "POST",
+        body: JSON.stringify({ answer }),
+      });
+      if (res.status !== 202 && res.status !== 200)
+        throw new Error(`decide: ${res.status} ${await res.text()}`);
+      await settle(threadId);
+    },
+    async fork(by, threadId, interruptId, values, asNode) {
+      const view = await settle(threadId);
+      const at = (view.decisions as { interruptId: string; checkpointId: string }[]).find(
+        (d) => d.interruptId === interruptId,
+      )?.checkpointId;
+      const res = await as(by, `/api/threads/${threadId}/fork`, {
+        method: "POST",
+        body: JSON.stringify({ checkpointId: at, values, ...(asNode ? { asNode } : {}) }),
+      });
+      if (res.status !== 202) throw new Error(`fork: ${res.status} ${await res.text()}`);
+      await settle(threadId);
+    },
+    async pending(threadId) {
+      return (await settle(threadId)).pendingInterrupts;
+    },
+  };
+
+  /** A new order above the auto-approval limit (€50): above the supervisor threshold (€500) when `big`, else either. */
+  async function newOrder(rng: Rng, method: OrderSpec["method"], big = false): Promise<OrderSpec> {
+    orders += 1;
+    const spec: OrderSpec = {
+      id: `ORD-${8000 + orders}`,
+      amountCents:
+        !big && rng.nextInt(0, 1) === 0 ? rng.nextInt(6_000, 49_900) : rng.nextInt(50_100, 150_000),
+      method,
+    };
+    await ctx.prepared.sql.rows(
+      `INSERT INTO orders (id, customer_name, customer_email, amount_cents, currency, placed_at, payment_method, items, status)
+       VALUES ($1, $2, $3, $4, 'EUR', now() - interval '3 days', $5,
+         jsonb_build_array(jsonb_build_object('sku', 'MX-1', 'name', 'Matrix item', 'quantity', 1, 'unitCents', $4::int)),
+         'delivered')`,
+      [spec.id, `Customer ${orders}`, `customer${orders}.mx@example.com`, spec.amountCents, method],
+    );
+    return spec;
+  }
+
+  /** Row counts of every table (sessions and limits aside): equal before and after means nothing was written. */
+  async function counts(): Promise<string> {
+    const tables = await ctx.prepared.sql.rows<{ t: string }>(
+      `SELECT table_name::text AS t FROM information_schema.tables
+       WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+         AND table_name NOT IN ('session', 'sessions', 'rate_limits', 'verification', 'account')
+       ORDER BY 1`,
+    );
+    const [row] = await ctx.prepared.sql.rows<{ c: string }>(
+      `SELECT concat_ws(' ', ${tables.map((t) => `'${t.t}=' || (SELECT count(*) FROM "${t.t}")`).join(", ")}) AS c`,
+    );
+    return row!.c;
+  }
+
+  /** Answer as `kind` through `route`: the status, and the refusal code if any. */
+  async function attempt(
+    reached: Reached,
+    kind: Kind,
+    answerKind: string,
+    answer: unknown,
+    route: "runs" | "decision" | "bulk" | "sla",
+  ): Promise<{ status: number; code: string | null; taken: boolean }> {
+    const { threadId, interruptId, story } = reached;
+    if (route === "sla") {
+      const res = await as("admin", "/api/admin/sla", {
+        method: "POST",
+        body: JSON.stringify({
+          action: story.action,
+          minAmountCents: 0,
+          dueSeconds: 3600,
+          expiryAnswer: { status: "resolved", payload: answer },
+        }),
+      });
+      const body = await res.json();
+      if (res.status === 200) {
+        await as("admin", "/api/admin/sla", {
+          method: "POST",
+          body: JSON.stringify({ action: story.action, minAmountCents: 0, dueSeconds: 3600, remove: true }),
+        });
+      }
+      return { status: res.status, code: body.code ?? null, taken: res.status === 200 };
+    }
+    const who: Person = kind === "bulk" ? "filer" : (kind as Person);
+    if (route === "bulk") {
+      const res = await as(who, "/api/inbox/bulk", {
+        method: "POST",
+        body: JSON.stringify({
+          interruptIds: [interruptId],
+          verb: BULK_VERB[answerKind] ?? "approve",
+          note: "Bulk note.",
+        }),
+      });
+      const body = await res.json();
+      if (res.status !== 200) return { status: res.status, code: body.code ?? null, taken: false };
+      const refused = (body.refused as { code: string }[])[0];
+      return { status: 200, code: refused?.code ?? null, taken: (body.done as unknown[]).length === 1 };
+    }
+    const res =
+      route === "runs"
+        ? await as(who, `/api/threads/${threadId}/runs`, {
+            method: "POST",
+            headers: { accept: "text/event-stream" },
+            body: JSON.stringify(runBody(threadId, [{ interruptId, status: "resolved", payload: answer }])),
+          })
+        : await as(who, `/api/threads/${threadId}/decisions/${interruptId}`, {
+            method: "POST",
+            body: JSON.stringify({ answer }),
+          });
+    const text = await res.text();
+    const json = res.headers.get("content-type")?.includes("application/json") ? JSON.parse(text) : null;
+    return {
+      status: res.status,
+      code: res.status >= 400 ? (json?.code ?? null) : null,
+      taken: res.status < 300,
+    };
+  }
+
+  /** The routes an answer of `kind` by `kind` goes through. */
+  function routesFor(story: Story, kind: Kind, answerKind: string): ("runs" | "decision" | "bulk" | "sla")[] {
+    if (kind === "system_expiry") return ["sla"];
+    if (kind === "bulk") return ["bulk"];
+    const bulkToo = isBulkAction(story.action) && BULK_VERB[answerKind] ? (["bulk"] as const) : [];
+    return ["runs", "decision", ...bulkToo];
+  }
+
+  const seen = new Map<string, Set<string>>(); // policy code → routes it came through
+
+  it("every registered agent and every question it asks has a scenario", () => {
+    for (const agent of listAgents()) {
+      const nodes = new Set(SCENARIOS.filter((s) => s.agent === agent.id).map((s) => s.node));
+      // lookup_order re-asks through ask_order's contract (the identity check) — a node of its own in the list.
+      const asked = [...agent.interruptNodes].filter((n) => !nodes.has(n));
+      expect(asked, `${agent.id}: questions without a scenario`).toEqual([]);
+    }
+  });
+
+  for (const scenario of SCENARIOS) {
+    it(`${scenario.name}: every refusal through every route, every accepted answer taken`, async () => {
+      await people();
+      const answers = ANSWERS[scenario.action]!;
+      const rng = seeded(27 + SCENARIOS.indexOf(scenario));
+      const method = scenario.node === "choose_method" ? "bank_transfer" : "card";
+      const reached = await scenario.reach(driver, await newOrder(rng, method, true));
+      expect(reached.story.node).toBe(scenario.node);
+      const combos = KINDS.filter((k) => !scenario.absent[k]).flatMap((kind) =>
+        answers
+          // A bulk request says approve or reject: the answers it cannot express are not a bulk's to give.
+          .filter((a) => kind !== "bulk" || !isBulkAction(scenario.action) || BULK_VERB[a])
+          .map((a) => ({ kind, answer: a, outcome: expected(reached.story, kind, a) })),
+      );
+      const refused = combos.filter((c) => !c.outcome.ok);
+      const accepted = combos.filter((c) => c.outcome.ok);
+
+      // Before the click: what the thread page says each person may do matches the policy for the acting answer.
+      const actingAnswer = answers.find((a) => ACTING.has(a));
+      for (const person of Object.keys(PEOPLE) as Person[]) {
+        if (scenario.absent[person]) continue;
+        const view = await (await as(person, `/api/threads/${reached.threadId}`)).json();
+        const verdict = (view.mayDecide as { interruptId: string; may: boolean; code?: string }[]).find(
+          (v) => v.interruptId === reached.interruptId,
+        );
+        const want = actingAnswer
+          ? expected(reached.story, person, actingAnswer)
+          : expected(reached.story, person, answers[0]!);
+        expect(verdict, `${person} verdict`).toMatchObject(
+          want.ok ? { may: true } : { may: false, code: want.code },
+        );
+      }
+
+      // Every refusal, through every route: the policy's code, and not one row written anywhere.
+      const before = await counts();
+      const printed = await threadPrint(ctx.prepared.sql.rows, reached.threadId);
+      for (const c of refused) {
+        for (const route of routesFor(reached.story, c.kind, c.answer)) {
+          const answer = answerOf(c.answer, reached.payload, rng);
+          const got = await attempt(reached, c.kind, c.answer, answer, route);
+          const want = c.outcome as Extract<Outcome, { ok: false }>;
+          const label = `${c.kind} ${c.answer} via ${route}`;
+          expect(got.taken, label).toBe(false);
+          expect(got.code, label).toBe(want.code);
+          // Bulk answers 200 and lists each item's refusal; a request it refuses whole (role, action) is a 4xx.
+          const perItem =
+            route === "bulk" && want.code.startsWith("forbidden:") && want.code !== "forbidden:role";
+          expect(got.status, label).toBe(perItem ? 200 : want.status);
+          if (!seen.has(want.code)) seen.set(want.code, new Set());
+          seen.get(want.code)!.add(`${route}`);
+        }
+      }
+      expect(await counts(), "rows written by refusals").toBe(before);
+      expect(await threadPrint(ctx.prepared.sql.rows, reached.threadId)).toBe(printed);
+
+      // Every accepted answer, each on a fresh thread brought the same way (the free parts of the answer, the order's
+      // amount and the route generated from the scenario's seed).
+      for (const c of accepted) {
+        const fresh =
+          c.kind === "system_expiry" ? reached : await scenario.reach(driver, await newOrder(rng, method));
+        const routes = routesFor(fresh.story, c.kind, c.answer);
+        const route = routes[rng.nextInt(0, routes.length - 1)]!;
+        const got = await attempt(fresh, c.kind, c.answer, answerOf(c.answer, fresh.payload, rng), route);
+        const label = `${c.kind} ${c.answer} via ${route}`;
+        expect(got, label).toMatchObject({ taken: true, code: null });
+        if (route !== "sla") {
+          await settle(fresh.threadId);
+          const who: Person = c.kind === "bulk" ? "filer" : (c.kind as Person);
+          const [row] = await ctx.prepared.sql.rows<{ status: string; resolved_by_id: string | null }>(
+            "SELECT status, resolved_by_id FROM decisions WHERE interrupt_id = $1",
+            [fresh.interruptId],
+          );
+          expect(row?.status, label).toBe("resolved");
+          if (ids.has(who)) expect(row?.resolved_by_id, label).toBe(ids.get(who));
+        }
+      }
+      console.info(
+        `[policy matrix] ${scenario.name}: ${combos.length} combinations, ${refused.length} refused (all tried), ${accepted.length} accepted (all taken)`,
+      );
+    });
+  }
+
+  it("every code the policies raise came back through every route that takes the answer", () => {
+    const perRoute = Object.fromEntries([...seen].map(([code, routes]) => [code, [...routes].sort()]));
+    expect(perRoute).toMatchObject({
+      "forbidden:role": ["bulk", "decision", "runs"],
+      "forbidden:four_eyes_own_thread": ["bulk", "decision", "runs"],
+      "forbidden:four_eyes_supervisor": ["bulk", "decision", "runs"],
+      "forbidden:four_eyes_edited": ["bulk", "decision", "runs"],
+      "forbidden:review_role": ["bulk", "decision", "runs"],
+      "forbidden:four_eyes_both_reviews": ["bulk", "decision", "runs"],
+      "unprocessable:sla_acting_answer": ["sla"],
+      "unprocessable:bulk_action": ["bulk"],
+    });
+  });
+});
+
+/** A small seeded generator (mulberry32): the same seed, the same matrix sample, on every run. */
+interface Rng {
+  nextInt(min: number, max: number): number;
+}
+function seeded(seed: number): Rng {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { nextInt: (min, max) => min + Math.floor(next() * (max - min + 1)) };
+}
