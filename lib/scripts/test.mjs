@@ -43,7 +43,12 @@ const typesOk = check("typecheck (tsc)", bin("tsc"), ["--noEmit"]);
 
 // The HTTP integration tests and the e2e suite run the production server. The build checks types only when tsc
 // did not just check the same tree.
-check("production build (next build)", bin("next"), ["build"], typesOk ? { NEXT_BUILD_TYPES_CHECKED: "1" } : {});
+check(
+  "production build (next build)",
+  bin("next"),
+  ["build"],
+  typesOk ? { NEXT_BUILD_TYPES_CHECKED: "1" } : {},
+);
 
 const vitestReport = join(reportDir, "vitest.json");
 // The fuzz suite sends FUZZ_RUNS hostile requests per route-method: 500 here (22,000 in all, seeded) keeps CI within
