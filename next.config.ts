@@ -14,8 +14,9 @@ const nextConfig: NextConfig = {
     "@opentelemetry/sdk-trace",
     "prom-client",
   ],
-  // `npm test` runs `tsc --noEmit` on the whole tree just before it builds: the build need not check the same types again.
-  typescript: { ignoreBuildErrors: process.env.NEXT_BUILD_TYPES_CHECKED === "1" },
+  // NEXT_BUILD_SKIP_TYPECHECK=1: `npm test` sets it after its own `tsc --noEmit` of the whole tree (no need to check
+  // the same types twice); the careless-deploy test sets it for a tree whose tests no longer compile on purpose.
+  typescript: { ignoreBuildErrors: process.env.NEXT_BUILD_SKIP_TYPECHECK === "1" },
   allowedDevOrigins: ["127.0.0.1"],
   poweredByHeader: false,
   async headers() {
