@@ -203,6 +203,27 @@ const schema = z.object({
   RETENTION_ARCHIVE_AFTER_DAYS: z.coerce.number().min(0).max(36_500).default(30),
   /** Folder the archive's JSON lines files are written to. */
   RETENTION_ARCHIVE_DIR: z.string().trim().min(1).default(".data/archive"),
+  /**
+   * How often the server applies the retention policy by itself (one instance at a time): a duration like `500ms`,
+   * `30s`, `15m`, `6h`, `1d`, or `off` (then only `npm run prune` and the Admin page apply it).
+   */
+  RETENTION_SCHEDULE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default("1h")
+    .transform((value, ctx) => {
+      if (value === "off") return null;
+      const m = value.match(/^(\d{1,9})(ms|s|m|h|d)$/);
+      const ms = m
+        ? Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"]
+        : NaN;
+      if (!(ms >= 100 && ms <= 30 * 86_400_000)) {
+        ctx.addIssue({ code: "custom", message: "a duration from 100ms to 30d (like 30s, 15m, 6h), or off" });
+        return z.NEVER;
+      }
+      return ms;
+    }),
   /** How long an operator's claim on a pending decision holds without a heartbeat from an open tab. */
   CLAIM_TTL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   /** How often each instance looks for overdue decisions (escalation, expiry answers) and due notifications. */

@@ -13,6 +13,7 @@ import { seedDemoThreads } from "@/lib/runtime/demo";
 import { instanceId, instanceLabels } from "@/lib/runtime/instance";
 import { listenEmbedded, startEventListener } from "@/lib/runtime/listener";
 import { startRecovery } from "@/lib/runtime/recovery";
+import { startRetentionSchedule } from "@/lib/runtime/retention-schedule";
 import { installShutdownHandlers } from "@/lib/runtime/shutdown";
 import {
   backoff,
@@ -80,6 +81,7 @@ async function startRuntime(): Promise<boolean> {
     await startDispatcher();
     // Deadlines (escalation, expiry answers), notifications and expired claims: every instance ticks, one works.
     startDeadlines();
+    startRetentionSchedule();
     // A SIGTERM may have come while the database was away: a drain is never undone.
     if (runtimePhase() === "starting") setRuntimePhase("running");
     reportReachable("start");

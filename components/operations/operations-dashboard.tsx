@@ -129,6 +129,8 @@ export function OperationsDashboard({ view }: { view: OperationsView }) {
         <TimeChart times={queue.times} series={queue.failed} leftUnit="count" testId="chart-failed" />
       </Panel>
 
+      <RetentionPanel retention={view.retention} />
+
       <div className="grid gap-6 md:grid-cols-2">
         <Panel title="Latest failed runs" empty={view.failedRuns.length === 0 ? "No failed runs." : null}>
           <ul className="divide-y divide-slate-100 text-sm" data-testid="failed-runs">
@@ -212,4 +214,60 @@ function age(seconds: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
   if (seconds < 86_400) return `${(seconds / 3600).toFixed(1)} h`;
   return `${(seconds / 86_400).toFixed(1)} d`;
+}
+
+const REMOVED_WORDS: [key: string, word: string][] = [
+  ["checkpoints", "checkpoints"],
+  ["writes", "pending writes"],
+  ["blobs", "state blobs"],
+  ["events", "events"],
+  ["threads_archived", "threads archived"],
+];
+
+/** The retention policy's own schedule: on or off, its last run and what that run removed. */
+function RetentionPanel({ retention }: { retention: OperationsView["retention"] }) {
+  const every = retention.everyMs === null ? null : duration(retention.everyMs);
+  const removed = retention.removed
+    ? REMOVED_WORDS.map(([key, word]) => `${retention.removed?.[key] ?? 0} ${word}`).join(", ")
+    : null;
+  return (
+    <Panel
+      title="Retention"
+      note={
+        every
+          ? `Applied by the server every ${every} (RETENTION_SCHEDULE), one instance at a time`
+          : "Off (RETENTION_SCHEDULE=off): only npm run prune and the Admin page apply the policy"
+      }
+    >
+      <dl
+        className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]"
+        data-testid="retention"
+      >
+        <dt className="text-slate-700">Last run</dt>
+        <dd data-testid="retention-last-run">
+          {retention.running
+            ? "Running now"
+            : retention.lastFinishedAt
+              ? `${new Date(retention.lastFinishedAt).toLocaleString()} · ${retention.lastOk ? "done" : `failed (${retention.lastError ?? "error"})`}`
+              : "Not run yet"}
+        </dd>
+        <dt className="text-slate-700">It removed</dt>
+        <dd data-testid="retention-removed">{removed ?? "–"}</dd>
+        <dt className="text-slate-700">Runs so far</dt>
+        <dd className="tabular-nums">{retention.runs}</dd>
+      </dl>
+    </Panel>
+  );
+}
+
+function duration(ms: number): string {
+  for (const [unit, size] of [
+    ["day", 86_400_000],
+    ["hour", 3_600_000],
+    ["minute", 60_000],
+    ["second", 1000],
+  ] as const) {
+    if (ms >= size && ms % size === 0) return ms === size ? unit : `${ms / size} ${unit}s`;
+  }
+  return `${ms} ms`;
 }

@@ -176,10 +176,20 @@ describe("hostile requests to every route", () => {
   async function settle(r: HostileRequest, o: Outcome) {
     if (!accepted(r, o)) return;
     let events: string | undefined;
+    let done: { threadId?: string }[] | undefined;
     try {
-      events = (JSON.parse(o.text) as { events?: string }).events;
+      ({ events, done } = JSON.parse(o.text) as { events?: string; done?: { threadId?: string }[] });
     } catch {
       return; // not JSON (an SSE stream, read to its end already)
+    }
+    // A bulk decision resumes each item's run in the background and names no stream: wait for those runs to end.
+    for (const threadId of new Set((done ?? []).map((d) => d.threadId).filter(Boolean))) {
+      const until = Date.now() + 20_000;
+      while (Date.now() < until) {
+        const view = await (await authedFetch(`${server!.url}/api/threads/${threadId}`, {}, "viewer")).json();
+        if (!view.activeRunId) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
     }
     if (events)
       await (

@@ -89,6 +89,9 @@ export async function startTestServer(options: {
       OPENAI_API_KEY: "",
       OFFLINE_TOKEN_DELAY_MS: "0",
       DEMO_THREADS: "false",
+      // Retention runs on its own only where a test turns it on (e2e/api/retention-schedule): its audit entries and
+      // deletions would otherwise land in the middle of tests that compare rows.
+      RETENTION_SCHEDULE: "off",
       ...authEnv(),
       ...options.env,
     },

@@ -52,6 +52,23 @@ function create() {
       buckets: seconds,
       registers,
     }),
+    retentionRuns: new Counter({
+      name: "hitl_retention_runs_total",
+      help: "Scheduled retention runs this instance made, by outcome (ok, failed).",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    retentionRemoved: new Counter({
+      name: "hitl_retention_removed_total",
+      help: "Rows scheduled retention removed on this instance, by what (checkpoints, writes, blobs, events, threads_archived).",
+      labelNames: ["what"] as const,
+      registers,
+    }),
+    retentionLastRun: new Gauge({
+      name: "hitl_retention_last_run_timestamp_seconds",
+      help: "When the last scheduled retention run (by any instance) finished, Unix seconds; 0 when none has. Read from the database at scrape time.",
+      registers,
+    }),
     recoveries: new Counter({
       name: "hitl_run_recoveries_total",
       help: "Runs this instance continued from their last checkpoint after their owner stopped (the recovery sweeper).",

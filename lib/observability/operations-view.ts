@@ -6,6 +6,9 @@ import {
   listFailedRuns,
   listQueueSamples,
 } from "@/lib/db/queries/operations";
+import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
+import { env } from "@/lib/env";
+import { RETENTION_JOB } from "@/lib/runtime/retention-schedule";
 import { refreshQueueGauges } from "./scrape";
 
 /** Hours the operations page looks back. */
@@ -40,15 +43,27 @@ export interface OperationsView {
     finishedAt: string | null;
   }[];
   failedEffects: { effectId: string; threadId: string; kind: string; attempts: number; updatedAt: string }[];
+  /** The scheduled retention job: its interval (null: off) and its last run, by whichever instance. */
+  retention: {
+    everyMs: number | null;
+    running: boolean;
+    lastStartedAt: string | null;
+    lastFinishedAt: string | null;
+    lastOk: boolean | null;
+    lastError: string | null;
+    removed: Record<string, number> | null;
+    runs: number;
+  };
 }
 
 export async function loadOperationsView(db: AppDb): Promise<OperationsView> {
-  const [state, samples, perHour, failedRuns, failedEffects] = await Promise.all([
+  const [state, samples, perHour, failedRuns, failedEffects, retention] = await Promise.all([
     refreshQueueGauges(db),
     listQueueSamples({ db, hours: OPERATIONS_HOURS }),
     countDecisionsPerHour({ db, hours: OPERATIONS_HOURS }),
     listFailedRuns({ db, limit: 20 }),
     listFailedEffects({ db, limit: 20 }),
+    getScheduledJob({ db, name: RETENTION_JOB }),
   ]);
   const now = Date.now();
   // Every hour of the window, so an hour without decisions shows as 0 rather than being skipped.
@@ -92,5 +107,15 @@ export async function loadOperationsView(db: AppDb): Promise<OperationsView> {
       attempts: e.attempts,
       updatedAt: e.updatedAt.toISOString(),
     })),
+    retention: {
+      everyMs: env.RETENTION_SCHEDULE,
+      running: !!retention?.leaseHolder && !!retention.leaseUntil && retention.leaseUntil.getTime() > now,
+      lastStartedAt: retention?.lastStartedAt?.toISOString() ?? null,
+      lastFinishedAt: retention?.lastFinishedAt?.toISOString() ?? null,
+      lastOk: retention?.lastOk ?? null,
+      lastError: retention?.lastError ?? null,
+      removed: (retention?.lastReport?.removed as Record<string, number> | undefined) ?? null,
+      runs: retention?.runs ?? 0,
+    },
   };
 }

@@ -3,8 +3,10 @@ import { timingSafeEqual } from "node:crypto";
 import { requireRole } from "@/lib/auth/principal";
 import type { AppDb } from "@/lib/db/open";
 import { type QueueState, readQueueState } from "@/lib/db/queries/operations";
+import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { RETENTION_JOB } from "@/lib/runtime/retention-schedule";
 import { boundedLabel, metrics } from "./metrics";
 
 /**
@@ -53,6 +55,8 @@ export async function refreshQueueGauges(db: AppDb): Promise<QueueState> {
 /** The Prometheus text exposition of every series, gauges refreshed. */
 export async function scrape(db: AppDb): Promise<{ body: string; contentType: string }> {
   await refreshQueueGauges(db);
+  const retention = await getScheduledJob({ db, name: RETENTION_JOB });
+  metrics().retentionLastRun.set(retention?.lastFinishedAt ? retention.lastFinishedAt.getTime() / 1000 : 0);
   const { registry } = metrics();
   return { body: await registry.metrics(), contentType: registry.contentType };
 }

@@ -102,7 +102,12 @@ export interface ApplyRetentionOptions {
   onStep?: (report: RetentionStepReport) => void;
   /** Date the archive file is named after (default today, UTC). */
   now?: Date;
+  /** Audit a run that changed nothing too (default; the schedule passes false: one entry an hour would say nothing). */
+  auditUnchanged?: boolean;
 }
+
+/** What a step reads of the options (the rest is applyRetention's). */
+type StepOptions = Required<Omit<ApplyRetentionOptions, "onStep" | "steps" | "now" | "auditUnchanged">>;
 
 /** A dry run executes a step's statements and then rolls them back: its counts are exact. */
 class DryRunRollback extends Error {}
@@ -147,7 +152,7 @@ async function onSettledThread(
   }
 }
 
-async function truncateHistories(o: Required<Omit<ApplyRetentionOptions, "onStep" | "steps" | "now">>) {
+async function truncateHistories(o: StepOptions) {
   const { db, policy, dryRun, batchSize } = o;
   const cutoff = await readCutoff({ db, olderThanMs: policy.truncateAfterMs });
   const report = emptyStep("history", cutoff);
@@ -179,7 +184,7 @@ async function truncateHistories(o: Required<Omit<ApplyRetentionOptions, "onStep
   return report;
 }
 
-async function compactEvents(o: Required<Omit<ApplyRetentionOptions, "onStep" | "steps" | "now">>) {
+async function compactEvents(o: StepOptions) {
   const { db, policy, dryRun, batchSize } = o;
   const cutoff = await readCutoff({ db, olderThanMs: policy.compactAfterMs });
   const report = emptyStep("events", cutoff);
@@ -208,12 +213,7 @@ async function compactEvents(o: Required<Omit<ApplyRetentionOptions, "onStep" | 
  * flush it to disk, then delete them and audit the batch. A crash after the flush and before the commit leaves lines
  * of threads that still exist: archiving them again appends them again (restore by the last line per thread id).
  */
-async function archiveBatch(
-  o: Required<Omit<ApplyRetentionOptions, "onStep" | "steps" | "now">>,
-  batch: string[],
-  file: string,
-  report: RetentionStepReport,
-) {
+async function archiveBatch(o: StepOptions, batch: string[], file: string, report: RetentionStepReport) {
   const { db, dryRun, actor } = o;
   await db.transaction(async (tx) => {
     const ready: string[] = [];
@@ -247,7 +247,7 @@ async function archiveBatch(
   });
 }
 
-async function archiveThreads(o: Required<Omit<ApplyRetentionOptions, "onStep" | "steps">>) {
+async function archiveThreads(o: StepOptions & { now: Date }) {
   const { db, policy, dryRun, batchSize, now } = o;
   if (policy.archiveAfterMs === null) return emptyStep("archive", null);
   const cutoff = await readCutoff({ db, olderThanMs: policy.archiveAfterMs });
@@ -296,7 +296,8 @@ export async function applyRetention(options: ApplyRetentionOptions): Promise<Re
     report.steps.push(r);
     options.onStep?.(r);
   }
-  if (!o.dryRun) {
+  const changed = report.steps.some((s) => s.threadsChanged > 0 || s.threadsArchived > 0);
+  if (!o.dryRun && (changed || options.auditUnchanged !== false)) {
     await recordAudit({
       db: o.db,
       entries: [{ action: "prune", actor: o.actor, detail: { policy: { ...policy }, steps: report.steps } }],

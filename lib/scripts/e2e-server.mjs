@@ -97,6 +97,7 @@ const server = spawn(
       RUN_SWEEP_INTERVAL_MS: "300",
       DEMO_THREADS: "false",
       DEMO_USERS: "false",
+      RETENTION_SCHEDULE: process.env.RETENTION_SCHEDULE ?? "off",
       BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET || randomBytes(32).toString("hex"),
       ADMIN_EMAIL: process.env.ADMIN_EMAIL ?? "",
       ADMIN_PASSWORD: process.env.ADMIN_PASSWORD ?? "",

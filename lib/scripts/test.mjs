@@ -4,7 +4,7 @@
  * (Playwright, when present). Ends with one plain line `N passed, N failed, N skipped` summing every suite, which
  * is the line CI reads. Exits non-zero if anything failed.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
@@ -51,13 +51,13 @@ check(
 );
 
 const vitestReport = join(reportDir, "vitest.json");
-// The fuzz suite sends FUZZ_RUNS hostile requests per route-method: 500 here (22,000 in all, seeded) keeps CI within
+// The fuzz suite sends FUZZ_RUNS hostile requests per route-method: 300 here (13,200 in all, seeded) keeps CI within
 // its 30 minutes; `npm run test:fuzz` runs the full 1,000.
 const vitestOk = run(
   "unit, integration and conformance tests (vitest)",
   bin("vitest"),
   ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`],
-  { FUZZ_RUNS: process.env.FUZZ_RUNS ?? "500" },
+  { FUZZ_RUNS: process.env.FUZZ_RUNS ?? "300" },
 );
 if (existsSync(vitestReport)) {
   const report = JSON.parse(readFileSync(vitestReport, "utf8"));
@@ -71,10 +71,51 @@ if (existsSync(vitestReport)) {
   failures.push("vitest (no report)");
 }
 
-/** One Playwright run (its own port, output and report), added to the totals. */
-function playwright(label, extraEnv, reportName) {
+/**
+ * Like `run`, without blocking: the child's output goes through line by line, each line prefixed with `prefix` when
+ * given (so two runs at once stay readable). Resolves with whether it passed.
+ */
+function runConcurrently(label, command, args, extraEnv = {}, prefix = "") {
+  console.log(`\n── ${label} (started) ──`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      stdio: prefix ? ["ignore", "pipe", "pipe"] : "inherit",
+      env: { ...env, ...extraEnv },
+    });
+    if (prefix) {
+      for (const [from, to] of [
+        [child.stdout, process.stdout],
+        [child.stderr, process.stderr],
+      ]) {
+        let rest = "";
+        from.setEncoding("utf8");
+        from.on("data", (chunk) => {
+          const lines = (rest + chunk).split("\n");
+          rest = lines.pop() ?? "";
+          for (const line of lines) to.write(`${prefix}${line}\n`);
+        });
+        from.on("end", () => rest && to.write(`${prefix}${rest}\n`));
+      }
+    }
+    child.on("close", (code) => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      console.log(`── ${label}: ${code === 0 ? "ok" : "FAILED"} in ${seconds}s`);
+      resolve(code === 0);
+    });
+  });
+}
+
+/** One Playwright run (its own port, output and report), added to the totals once it ended. */
+async function playwright(label, extraEnv, reportName, prefix = "") {
   const report = join(reportDir, reportName);
-  const ok = run(label, bin("playwright"), ["test"], { ...extraEnv, PW_JSON: report });
+  const ok = await runConcurrently(
+    label,
+    bin("playwright"),
+    ["test"],
+    { ...extraEnv, PW_JSON: report },
+    prefix,
+  );
   if (existsSync(report)) {
     const stats = JSON.parse(readFileSync(report, "utf8")).stats;
     totals.passed += stats.expected + (stats.flaky ?? 0);
@@ -107,22 +148,27 @@ const EMBEDDED_SPECS = [
 const hasE2e =
   existsSync(join(root, "e2e")) && readdirSync(join(root, "e2e")).some((f) => f.endsWith(".spec.ts"));
 if (hasE2e) {
-  playwright("end-to-end (playwright, chromium, Postgres)", {}, "playwright.json");
-  playwright(
-    "end-to-end on the embedded database (playwright, chromium, PGlite)",
-    {
-      E2E_DATABASE: "pglite",
-      E2E_PORT: "3901",
-      E2E_SPECS: EMBEDDED_SPECS.join(","),
-      E2E_SEED_SQL: "e2e/support/embedded/seed.sql",
-      // Refunds ORD-1002 a second time in one run: on Postgres each test clears the demo shop's refunds first, which
-      // nothing can do on an embedded database the server holds.
-      E2E_GREP_INVERT: "approve a smaller amount",
-      PW_OUTPUT_DIR: "test-results/e2e-embedded",
-      E2E_AUTH_DIR: join(root, "test-results", "e2e-embedded", ".auth"),
-    },
-    "playwright-embedded.json",
-  );
+  // The two runs share nothing (own server, port, database, browser, output): they run side by side, the embedded
+  // one's lines prefixed. One worker each: a spec's timings hold as they do alone.
+  await Promise.all([
+    playwright("end-to-end (playwright, chromium, Postgres)", {}, "playwright.json"),
+    playwright(
+      "end-to-end on the embedded database (playwright, chromium, PGlite)",
+      {
+        E2E_DATABASE: "pglite",
+        E2E_PORT: "3901",
+        E2E_SPECS: EMBEDDED_SPECS.join(","),
+        E2E_SEED_SQL: "e2e/support/embedded/seed.sql",
+        // Refunds ORD-1002 a second time in one run: on Postgres each test clears the demo shop's refunds first, which
+        // nothing can do on an embedded database the server holds.
+        E2E_GREP_INVERT: "approve a smaller amount",
+        PW_OUTPUT_DIR: "test-results/e2e-embedded",
+        E2E_AUTH_DIR: join(root, "test-results", "e2e-embedded", ".auth"),
+      },
+      "playwright-embedded.json",
+      "[embedded] ",
+    ),
+  ]);
 }
 
 if (failures.length > 0) console.log(`\nFailed: ${failures.join(", ")}`);

@@ -1,4 +1,4 @@
-import { integer, jsonb, pgTable, timestamp } from "drizzle-orm/pg-core";
+import { boolean, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * The queue sampled over time for the operations page: one row per sampling interval (instances sampling the same
@@ -21,3 +21,28 @@ export const queueSamples = pgTable("queue_samples", {
 });
 
 export type QueueSample = typeof queueSamples.$inferSelect;
+
+/**
+ * Jobs the server runs by itself on a schedule (retention): one row per job, holding its lease — at most one instance
+ * runs a job at a time, whoever's timer fires first after the interval — and what its last run did, for the
+ * operations page and the metrics.
+ */
+export const scheduledJobs = pgTable("scheduled_jobs", {
+  name: text("name").primaryKey(),
+  /** The instance running it now (null when none is). */
+  leaseHolder: text("lease_holder"),
+  /** The lease lapses at this instant (renewed while the job works): a crashed holder blocks it no longer. */
+  leaseUntil: timestamp("lease_until", { withTimezone: true }),
+  lastStartedAt: timestamp("last_started_at", { withTimezone: true }),
+  lastFinishedAt: timestamp("last_finished_at", { withTimezone: true }),
+  /** Which instance ran it last. */
+  lastHolder: text("last_holder"),
+  lastOk: boolean("last_ok"),
+  /** What the last run did (the job's own report, e.g. rows removed per retention step). */
+  lastReport: jsonb("last_report").$type<Record<string, unknown>>(),
+  /** Why the last run failed (a code and message; never data). */
+  lastError: text("last_error"),
+  runs: integer("runs").notNull().default(0),
+});
+
+export type ScheduledJob = typeof scheduledJobs.$inferSelect;
