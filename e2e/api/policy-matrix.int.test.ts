@@ -111,20 +111,32 @@ function expected(story: Story, kind: Kind, answer: string): Outcome {
   }
 }
 
-/** A scenario: how to bring a fresh thread of an agent to one question, and the story the oracle reads. */
+/**
+ * A scenario: how a fresh thread of an agent is brought to one question. Every story starts the same way — the filer
+ * files the ticket and the starter starts its first run — then `rest` plays the rest and says what the oracle needs.
+ */
 interface Scenario {
   name: string;
   agent: string;
   action: string;
   node: string;
+  message: string | ((order: OrderSpec) => string);
+  /** The order the ticket comes with (none: the agent asks for it). */
+  withOrder: boolean;
   /** Kinds that cannot occur in this story, and why (printed). */
   absent: Partial<Record<Kind, string>>;
-  reach(d: Driver, order: OrderSpec): Promise<Reached>;
+  rest(d: Driver, threadId: string, order: OrderSpec): Promise<Question>;
+  /** Who else played a part, and how (the filer and the starter always did). */
+  facts: Omit<Story, "agent" | "action" | "node" | "parts" | "amountCents" | "requiredRole"> & {
+    also: ("answerer" | "editor")[];
+  };
 }
-interface Reached {
-  threadId: string;
+interface Question {
   interruptId: string;
   payload: Record<string, unknown>;
+}
+interface Reached extends Question {
+  threadId: string;
   story: Story;
 }
 interface OrderSpec {
@@ -139,11 +151,34 @@ interface Driver {
   start(by: Person, threadId: string, message: string): Promise<void>;
   decide(by: Person, threadId: string, interruptId: string, answer: unknown): Promise<void>;
   fork(by: Person, threadId: string, interruptId: string, values: unknown, asNode?: string): Promise<void>;
-  pending(
-    threadId: string,
-  ): Promise<{ interruptId: string; action: string; payload: Record<string, unknown> }[]>;
+  pending(threadId: string): Promise<(Question & { action: string })[]>;
 }
 
+/** Bring a fresh thread to the scenario's question: the story the oracle reads comes with it. */
+async function reach(scenario: Scenario, d: Driver, order: OrderSpec): Promise<Reached> {
+  const message = typeof scenario.message === "string" ? scenario.message : scenario.message(order);
+  const threadId = await d.file("filer", message, scenario.withOrder ? order.id : null, scenario.agent);
+  await d.start("starter", threadId, message);
+  const q = await scenario.rest(d, threadId, order);
+  const { also, ...facts } = scenario.facts;
+  const parts: Story["parts"] = { filer: true, starter: true };
+  for (const p of also) parts[p] = true;
+  return {
+    threadId,
+    ...q,
+    story: {
+      agent: scenario.agent,
+      action: scenario.action,
+      node: scenario.node,
+      parts,
+      ...facts,
+      amountCents: order.amountCents,
+      requiredRole: (q.payload.requiredRole as Role | undefined) ?? "operator",
+    },
+  };
+}
+
+/** The one pending question of `action` (that `pick` accepts). */
 const one = async (
   d: Driver,
   threadId: string,
@@ -158,182 +193,100 @@ const one = async (
   return pending[0]!;
 };
 
+/** Fork the thread from `action`'s question with `values` edited (by the editor), and return the question asked again. */
+async function editedAt(d: Driver, threadId: string, action: string, values: unknown, asNode?: string) {
+  const asked = await one(d, threadId, action);
+  await d.fork("editor", threadId, asked.interruptId, values, asNode);
+  return one(d, threadId, action);
+}
+
+const ORDER_NAMED = (order: OrderSpec) => `Refund ${order.id} please, it broke.`;
+const EDIT_REASON = { reason: "Only one corner broke." };
+
 const SCENARIOS: Scenario[] = [
   {
     name: "refund: the order number asked (free text)",
     agent: "refund",
     action: "input_text",
     node: "ask_order",
+    message: "I would like a refund for my backpack, it tore on day two.",
+    withOrder: false,
     absent: { answerer: "no question before the first" },
-    async reach(d) {
-      const message = "I would like a refund for my backpack, it tore on day two.";
-      const threadId = await d.file("filer", message, null, "refund");
-      await d.start("starter", threadId, message);
-      const first = await one(d, threadId, "input_text");
-      await d.fork("editor", threadId, first.interruptId, { reason: "The strap tore." }, "classify");
-      const q = await one(d, threadId, "input_text");
-      return {
-        threadId,
-        ...q,
-        story: {
-          agent: "refund",
-          action: "input_text",
-          node: "ask_order",
-          parts: { filer: true, starter: true, editor: true },
-          decidedSinceStart: false,
-        },
-      };
-    },
+    rest: (d, threadId) => editedAt(d, threadId, "input_text", { reason: "The strap tore." }, "classify"),
+    facts: { also: ["editor"], decidedSinceStart: false },
   },
   {
     name: "refund: the sender confirmed as the order's customer (a choice)",
     agent: "refund",
     action: "select_option",
     node: "lookup_order",
+    message: "I would like a refund for my order, it tore on day two.",
+    withOrder: false,
     absent: { editor: "a fork re-asks the order number first" },
-    async reach(d, order) {
-      const message = "I would like a refund for my order, it tore on day two.";
-      const threadId = await d.file("filer", message, null, "refund");
-      await d.start("starter", threadId, message);
+    async rest(d, threadId, order) {
       const ask = await one(d, threadId, "input_text");
       await d.decide("answerer", threadId, ask.interruptId, { text: order.id });
-      const q = await one(d, threadId, "select_option");
-      return {
-        threadId,
-        ...q,
-        story: {
-          agent: "refund",
-          action: "select_option",
-          node: "lookup_order",
-          parts: { filer: true, starter: true, answerer: true },
-          decidedSinceStart: true,
-          earlier: "free_text",
-        },
-      };
+      return one(d, threadId, "select_option");
     },
+    facts: { also: ["answerer"], decidedSinceStart: true, earlier: "free_text" },
   },
   {
     name: "refund: the approval, order named in the message, request edited by a fork",
     agent: "refund",
     action: "refund_approval",
     node: "human_review",
+    message: ORDER_NAMED,
+    withOrder: true,
     absent: { answerer: "no question before the approval (see the next scenario)" },
-    async reach(d, order) {
-      const message = `Refund ${order.id} please, it broke.`;
-      const threadId = await d.file("filer", message, order.id, "refund");
-      await d.start("starter", threadId, message);
-      const first = await one(d, threadId, "refund_approval");
-      await d.fork(
-        "editor",
-        threadId,
-        first.interruptId,
-        { reason: "Only one corner broke." },
-        "lookup_order",
-      );
-      const q = await one(d, threadId, "refund_approval");
-      return {
-        threadId,
-        ...q,
-        story: {
-          agent: "refund",
-          action: "refund_approval",
-          node: "human_review",
-          parts: { filer: true, starter: true, editor: true },
-          decidedSinceStart: false,
-          amountCents: order.amountCents,
-        },
-      };
-    },
+    rest: (d, threadId) => editedAt(d, threadId, "refund_approval", EDIT_REASON, "lookup_order"),
+    facts: { also: ["editor"], decidedSinceStart: false },
   },
   {
     name: "refund: the approval after an operator typed the order number",
     agent: "refund",
     action: "refund_approval",
     node: "human_review",
+    message: "I would like my money back for my order, it broke.",
+    withOrder: false,
     absent: { editor: "see the previous scenario" },
-    async reach(d, order) {
-      const message = "I would like my money back for my order, it broke.";
-      const threadId = await d.file("filer", message, null, "refund");
-      await d.start("starter", threadId, message);
+    async rest(d, threadId, order) {
       const ask = await one(d, threadId, "input_text");
       await d.decide("answerer", threadId, ask.interruptId, { text: order.id });
       const identity = await one(d, threadId, "select_option");
       await d.decide("answerer", threadId, identity.interruptId, { optionId: "sender_is_customer" });
-      const q = await one(d, threadId, "refund_approval");
-      return {
-        threadId,
-        ...q,
-        story: {
-          agent: "refund",
-          action: "refund_approval",
-          node: "human_review",
-          parts: { filer: true, starter: true, answerer: true },
-          decidedSinceStart: true,
-          earlier: "free_text",
-          amountCents: order.amountCents,
-        },
-      };
+      return one(d, threadId, "refund_approval");
     },
+    facts: { also: ["answerer"], decidedSinceStart: true, earlier: "free_text" },
   },
   {
     name: "refund: the refund method of a bank transfer (a choice)",
     agent: "refund",
     action: "select_option",
     node: "choose_method",
+    message: ORDER_NAMED,
+    withOrder: true,
     absent: { editor: "an edit is covered at the approval", answerer: "the approver is the supervisor here" },
-    async reach(d, order) {
-      const message = `Refund ${order.id} please, it broke.`;
-      const threadId = await d.file("filer", message, order.id, "refund");
-      await d.start("starter", threadId, message);
+    async rest(d, threadId) {
       const approval = await one(d, threadId, "refund_approval");
       await d.decide("supervisor", threadId, approval.interruptId, { decision: "approve" });
-      const q = await one(d, threadId, "select_option");
-      return {
-        threadId,
-        ...q,
-        story: {
-          agent: "refund",
-          action: "select_option",
-          node: "choose_method",
-          parts: { filer: true, starter: true },
-          decidedSinceStart: true,
-        },
-      };
+      return one(d, threadId, "select_option");
     },
+    facts: { also: [], decidedSinceStart: true },
   },
   {
     name: "refund: the reply, after an edited request was approved",
     agent: "refund",
     action: "confirm_email",
     node: "confirm_email",
+    message: ORDER_NAMED,
+    withOrder: true,
     absent: {},
-    async reach(d, order) {
-      const message = `Refund ${order.id} please, it broke.`;
-      const threadId = await d.file("filer", message, order.id, "refund");
-      await d.start("starter", threadId, message);
-      const first = await one(d, threadId, "refund_approval");
-      await d.fork(
-        "editor",
-        threadId,
-        first.interruptId,
-        { reason: "Only one corner broke." },
-        "lookup_order",
-      );
-      const approval = await one(d, threadId, "refund_approval");
+    async rest(d, threadId) {
+      const approval = await editedAt(d, threadId, "refund_approval", EDIT_REASON, "lookup_order");
       await d.decide("answerer", threadId, approval.interruptId, { decision: "approve" });
-      const q = await one(d, threadId, "confirm_email");
-      return {
-        threadId,
-        ...q,
-        story: {
-          agent: "refund",
-          action: "confirm_email",
-          node: "confirm_email",
-          parts: { filer: true, starter: true, answerer: true, editor: true },
-          decidedSinceStart: true,
-        },
-      };
+      return one(d, threadId, "confirm_email");
     },
+    facts: { also: ["answerer", "editor"], decidedSinceStart: true },
   },
   ...(["fraud", "data"] as const).map(
     (review): Scenario => ({
@@ -341,32 +294,19 @@ const SCENARIOS: Scenario[] = [
       agent: "account_change",
       action: "review_change",
       node: `${review}_review`,
+      message: "Please change my payout account to DE89 3704 0044 0532 0130 00.",
+      withOrder: true,
       absent: {},
-      async reach(d, order) {
-        const message = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
-        const threadId = await d.file("filer", message, order.id, "account_change");
-        await d.start("starter", threadId, message);
+      async rest(d, threadId) {
         const asked = await one(d, threadId, "review_change", (p) => p.review === review);
         const edit = { customerMessage: "Please change my payout account to DE44 5001 0517 5407 3249 31." };
         await d.fork("editor", threadId, asked.interruptId, edit);
         const other = await one(d, threadId, "review_change", (p) => p.review !== review);
         await d.decide("answerer", threadId, other.interruptId, { decision: "approve" });
-        const q = await one(d, threadId, "review_change", (p) => p.review === review);
-        return {
-          threadId,
-          ...q,
-          story: {
-            agent: "account_change",
-            action: "review_change",
-            node: `${review}_review`,
-            parts: { filer: true, starter: true, answerer: true, editor: true },
-            // The other review's answer waits for this one: the same request, not a decision since the start.
-            decidedSinceStart: false,
-            earlier: "sibling_review",
-            requiredRole: q.payload.requiredRole as Role,
-          },
-        };
+        return one(d, threadId, "review_change", (p) => p.review === review);
       },
+      // The other review's answer waits for this one: the same request, not a decision since the start.
+      facts: { also: ["answerer", "editor"], decidedSinceStart: false, earlier: "sibling_review" },
     }),
   ),
   {
@@ -374,26 +314,12 @@ const SCENARIOS: Scenario[] = [
     agent: "goodwill",
     action: "goodwill_voucher",
     node: "ask",
+    message: "Late again! Third time this year.",
+    withOrder: true,
     absent: { answerer: "the agent asks one question" },
-    async reach(d, order) {
-      const message = "Late again! Third time this year.";
-      const threadId = await d.file("filer", message, order.id, "goodwill");
-      await d.start("starter", threadId, message);
-      const first = await one(d, threadId, "goodwill_voucher");
-      await d.fork("editor", threadId, first.interruptId, { complaint: "Late again, and the box was open." });
-      const q = await one(d, threadId, "goodwill_voucher");
-      return {
-        threadId,
-        ...q,
-        story: {
-          agent: "goodwill",
-          action: "goodwill_voucher",
-          node: "ask",
-          parts: { filer: true, starter: true, editor: true },
-          decidedSinceStart: false,
-        },
-      };
-    },
+    rest: (d, threadId) =>
+      editedAt(d, threadId, "goodwill_voucher", { complaint: "Late again, and the box was open." }),
+    facts: { also: ["editor"], decidedSinceStart: false },
   },
 ];
 
@@ -650,7 +576,7 @@ describe("one decision policy for every principal (generated over the registry)"
       const answers = ANSWERS[scenario.action]!;
       const rng = seeded(27 + SCENARIOS.indexOf(scenario));
       const method = scenario.node === "choose_method" ? "bank_transfer" : "card";
-      const reached = await scenario.reach(driver, await newOrder(rng, method, true));
+      const reached = await reach(scenario, driver, await newOrder(rng, method, true));
       expect(reached.story.node).toBe(scenario.node);
       const combos = KINDS.filter((k) => !scenario.absent[k]).flatMap((kind) =>
         answers
@@ -677,7 +603,16 @@ describe("one decision policy for every principal (generated over the registry)"
         );
       }
 
-      // Every refusal, through every route: the policy's code, and not one row written anywhere.
+      // Every refusal, through every route: the policy's code, and not one row written anywhere. First the effects
+      // already recorded (a payment approved on the way here) finish delivering: the dispatcher writes those rows.
+      const settleBy = Date.now() + 20_000;
+      while (
+        (await ctx.prepared.sql.count("effects", "thread_id = $1 AND status IN ('queued', 'sending')", [
+          reached.threadId,
+        ])) > 0 &&
+        Date.now() < settleBy
+      )
+        await new Promise((r) => setTimeout(r, 50));
       const before = await counts();
       const printed = await threadPrint(ctx.prepared.sql.rows, reached.threadId);
       for (const c of refused) {
@@ -703,7 +638,7 @@ describe("one decision policy for every principal (generated over the registry)"
       // amount and the route generated from the scenario's seed).
       for (const c of accepted) {
         const fresh =
-          c.kind === "system_expiry" ? reached : await scenario.reach(driver, await newOrder(rng, method));
+          c.kind === "system_expiry" ? reached : await reach(scenario, driver, await newOrder(rng, method));
         const routes = routesFor(fresh.story, c.kind, c.answer);
         const route = routes[rng.nextInt(0, routes.length - 1)]!;
         const got = await attempt(fresh, c.kind, c.answer, answerOf(c.answer, fresh.payload, rng), route);

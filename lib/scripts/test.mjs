@@ -107,12 +107,12 @@ function runConcurrently(label, command, args, extraEnv = {}, prefix = "") {
 }
 
 /** One Playwright run (its own port, output and report), added to the totals once it ended. */
-async function playwright(label, extraEnv, reportName, prefix = "") {
+async function playwright(label, extraEnv, reportName, prefix = "", args = []) {
   const report = join(reportDir, reportName);
   const ok = await runConcurrently(
     label,
     bin("playwright"),
-    ["test"],
+    ["test", ...args],
     { ...extraEnv, PW_JSON: report },
     prefix,
   );
@@ -148,27 +148,38 @@ const EMBEDDED_SPECS = [
 const hasE2e =
   existsSync(join(root, "e2e")) && readdirSync(join(root, "e2e")).some((f) => f.endsWith(".spec.ts"));
 if (hasE2e) {
-  // The two runs share nothing (own server, port, database, browser, output): they run side by side, the embedded
-  // one's lines prefixed. One worker each: a spec's timings hold as they do alone.
-  await Promise.all([
-    playwright("end-to-end (playwright, chromium, Postgres)", {}, "playwright.json"),
-    playwright(
-      "end-to-end on the embedded database (playwright, chromium, PGlite)",
-      {
-        E2E_DATABASE: "pglite",
-        E2E_PORT: "3901",
-        E2E_SPECS: EMBEDDED_SPECS.join(","),
-        E2E_SEED_SQL: "e2e/support/embedded/seed.sql",
-        // Refunds ORD-1002 a second time in one run: on Postgres each test clears the demo shop's refunds first, which
-        // nothing can do on an embedded database the server holds.
-        E2E_GREP_INVERT: "approve a smaller amount",
-        PW_OUTPUT_DIR: "test-results/e2e-embedded",
-        E2E_AUTH_DIR: join(root, "test-results", "e2e-embedded", ".auth"),
-      },
-      "playwright-embedded.json",
-      "[embedded] ",
+  // The Postgres run in two shards side by side: each its own server, database, port, browser and output (a spec
+  // never shares a server with the other shard's), one worker each so a spec's timings hold as they do alone.
+  await Promise.all(
+    [1, 2].map((shard) =>
+      playwright(
+        `end-to-end (playwright, chromium, Postgres, shard ${shard}/2)`,
+        {
+          E2E_PORT: String(3900 + (shard - 1) * 2),
+          PW_OUTPUT_DIR: `test-results/e2e-${shard}`,
+          E2E_AUTH_DIR: join(root, "test-results", `e2e-${shard}`, ".auth"),
+        },
+        `playwright-${shard}.json`,
+        shard === 1 ? "" : `[shard ${shard}] `,
+        [`--shard=${shard}/2`],
+      ),
     ),
-  ]);
+  );
+  await playwright(
+    "end-to-end on the embedded database (playwright, chromium, PGlite)",
+    {
+      E2E_DATABASE: "pglite",
+      E2E_PORT: "3901",
+      E2E_SPECS: EMBEDDED_SPECS.join(","),
+      E2E_SEED_SQL: "e2e/support/embedded/seed.sql",
+      // Refunds ORD-1002 a second time in one run: on Postgres each test clears the demo shop's refunds first, which
+      // nothing can do on an embedded database the server holds.
+      E2E_GREP_INVERT: "approve a smaller amount",
+      PW_OUTPUT_DIR: "test-results/e2e-embedded",
+      E2E_AUTH_DIR: join(root, "test-results", "e2e-embedded", ".auth"),
+    },
+    "playwright-embedded.json",
+  );
 }
 
 if (failures.length > 0) console.log(`\nFailed: ${failures.join(", ")}`);
