@@ -30,7 +30,9 @@ function newestMtime(path) {
 /** Run `next build`, naming its phase and the time so far every 15 s while it is quiet. */
 function build() {
   return new Promise((resolve) => {
-    say("step 1 of 3: building the console (first start or sources changed; about 2–3 minutes on 2 cores)…");
+    say(
+      "step 1 of 3: building the console (first start or sources changed; about 1.5–2 minutes on 2 cores)…",
+    );
     let phase = "compiling";
     const child = spawn(nextBin, ["build"], { stdio: ["ignore", "pipe", "pipe"], env });
     const onData = (chunk) => {
