@@ -4,6 +4,7 @@ import {
   listPendingDecisions,
   listPendingDecisionsOf,
   listStagedDecisions,
+  listStagedDecisionsOf,
 } from "@/lib/db/queries/decisions";
 import {
   type InvolvedPrincipal,
@@ -87,7 +88,7 @@ export async function mayDecideThreads({
   const found = await getThreads({ db, threadIds: ids });
   const pending = await listPendingDecisionsOf({ db, threadIds: [...found.keys()] });
   const involvedIn = batchedInvolved(db);
-  const staged = await listPendingDecisionsOf({ db, threadIds: [...found.keys()], status: "answered" });
+  const staged = await listStagedDecisionsOf({ db, threadIds: [...found.keys()] });
   const verdicts = await Promise.all(
     ids.map(async (threadId): Promise<[string, DecideVerdict[]]> => {
       const thread = found.get(threadId);

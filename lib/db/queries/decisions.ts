@@ -135,6 +135,17 @@ export async function listStagedDecisions({ db, threadId }: ThreadScope): Promis
   return listDecisionsIn({ db, threadId, status: "answered" });
 }
 
+/** {@link listStagedDecisions} for several threads in one statement: thread id → its staged answers. */
+export function listStagedDecisionsOf({
+  db,
+  threadIds,
+}: {
+  db: Queryable;
+  threadIds: readonly string[];
+}): Promise<Map<string, Decision[]>> {
+  return listPendingDecisionsOf({ db, threadIds, status: "answered" });
+}
+
 /** Staged answers of a thread become `resolved` by the resume run that carries them to the graph. */
 export async function attachStagedDecisions({
   db,
