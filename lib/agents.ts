@@ -1,4 +1,5 @@
 import "server-only";
+import { orderSupportAgent } from "@/lib/agents/order-support/agent";
 import { accountChangeAgent } from "@/lib/graphs/account-change/agent";
 import { goodwillAgent } from "@/lib/graphs/goodwill/agent";
 import { refundAgent } from "@/lib/graphs/refund/agent";
@@ -12,6 +13,7 @@ import { registerAgent } from "@/lib/runtime/agent";
 registerAgent(refundAgent);
 registerAgent(accountChangeAgent);
 registerAgent(goodwillAgent);
+registerAgent(orderSupportAgent);
 
 /** The id of the agent a ticket gets when its request names none. */
 export const DEFAULT_AGENT_ID = refundAgent.id;

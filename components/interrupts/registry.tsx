@@ -6,6 +6,7 @@ import { InputTextForm } from "./input-text-form";
 import { RefundApprovalForm } from "./refund-approval-form";
 import { ReviewChangeForm } from "./review-change-form";
 import { SelectOptionForm } from "./select-option-form";
+import { ToolReviewForm } from "./tool-review-form";
 import type { DecisionFormProps } from "./types";
 
 /**
@@ -21,6 +22,7 @@ export const decisionForms: DecisionFormRegistry = {
   confirm_email: ConfirmEmailForm,
   review_change: ReviewChangeForm,
   goodwill_voucher: GoodwillVoucherForm,
+  tool_review: ToolReviewForm,
 };
 
 /** The registered form for an action. */

@@ -2,10 +2,12 @@
 
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { actionLabel } from "@/components/ui/action-label";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import type { SlaPolicyView } from "@/lib/db/queries/deadlines";
 import type { TargetView } from "@/lib/db/queries/notifications";
+import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
 
 const EVENTS = ["new_item", "overdue", "escalated", "effect_failed"] as const;
 const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
@@ -114,17 +116,9 @@ export function QueueSettings({ policies, targets }: { policies: SlaPolicyView[]
           <label className="flex flex-col">
             Action
             <select name="action" className={input} defaultValue="refund_approval">
-              {[
-                "*",
-                "refund_approval",
-                "confirm_email",
-                "review_change",
-                "goodwill_voucher",
-                "select_option",
-                "input_text",
-              ].map((a) => (
+              {["*", ...INTERRUPT_ACTIONS].map((a) => (
                 <option key={a} value={a}>
-                  {a === "*" ? "Any" : a}
+                  {a === "*" ? "Any" : actionLabel(a)}
                 </option>
               ))}
             </select>

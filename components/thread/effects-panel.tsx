@@ -1,10 +1,10 @@
 "use client";
 
 import { useState } from "react";
-import { humanize } from "@/components/interrupts/humanize";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
+import { humanize } from "@/lib/humanize";
 import type { EffectTaskAction, EffectView } from "@/lib/wire";
 
 const STATUS_STYLE: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { humanize } from "@/components/interrupts/humanize";
 import { LocalTime } from "@/components/ui/local-time";
+import { humanize } from "@/lib/humanize";
 import { type EffectView, formatMoney } from "@/lib/wire";
 import { effectStatusText } from "./effects-panel";
 import { ledgerOutcome } from "./ledger-outcome";

@@ -1,17 +1,13 @@
-import type { InterruptAction } from "@/lib/interrupts/contract";
+import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
+import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
 
-/** What the operator calls each interrupt action; "unknown" is a payload outside the contract. */
-export const ACTION_LABELS: Record<InterruptAction | "unknown", string> = {
-  refund_approval: "Refund approval",
-  select_option: "Choose an option",
-  input_text: "Missing information",
-  confirm_email: "Confirm email",
-  review_change: "Account change review",
-  goodwill_voucher: "Goodwill voucher",
+/** What the operator calls each interrupt action (from the question kinds); "unknown" is a payload outside the contract. */
+export const ACTION_LABELS: Record<string, string> = {
+  ...Object.fromEntries(INTERRUPT_ACTIONS.map((a) => [a, QUESTION_KINDS[a].label])),
   unknown: "Other",
 };
 
 /** The label of an action, or the action itself when it is not one we know. */
 export function actionLabel(action: string): string {
-  return ACTION_LABELS[action as keyof typeof ACTION_LABELS] ?? action;
+  return Object.hasOwn(ACTION_LABELS, action) ? (ACTION_LABELS[action] as string) : action;
 }

@@ -1,4 +1,4 @@
-import { humanize } from "@/components/interrupts/humanize";
+import { humanize } from "@/lib/humanize";
 import type { ThreadStatus } from "@/lib/wire";
 
 const STATUS: Record<ThreadStatus, { label: string; className: string }> = {

@@ -6,6 +6,7 @@ import {
   summarizePayload,
   validateAnswer,
 } from "@/lib/interrupts";
+import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
 import type { AgentDefinition } from "@/lib/runtime/agent";
 
 /** The shared interrupt contract (`lib/interrupts`) as an agent's `interrupts`: for agents whose actions are in it. */
@@ -19,13 +20,7 @@ export const sharedContract: AgentDefinition<InterruptPayload>["interrupts"] = {
   validate: (payload, answer) => validateAnswer(payload, answer),
   responseSchema: (payload) => answerJsonSchema(payload),
   summarize: (raw) => summarizePayload(raw),
-  actingAnswer: (payload) => ACTING_ANSWERS[payload.action] ?? null,
-};
-
-/** Per action, the answer that makes something happen (the one four-eyes and roles are checked for). */
-const ACTING_ANSWERS: Partial<Record<InterruptPayload["action"], unknown>> = {
-  refund_approval: { decision: "approve" },
-  confirm_email: { choice: "send" },
-  review_change: { decision: "approve" },
-  goodwill_voucher: { decision: "grant" },
+  // From the question kinds: the answer that acts, whose policy the console asks before the click.
+  actingAnswer: (payload) =>
+    (QUESTION_KINDS[payload.action].actingAnswer as (p: InterruptPayload) => unknown)(payload),
 };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type ToolReviewAnswer, type ToolReviewPayload, toolReviewPayload } from "./tool-review";
 
 /*
  * The one typed contract for interrupt payloads, shared by the server (graphs raise them, the run endpoint validates
@@ -184,6 +185,8 @@ export const goodwillVoucherAnswer = z.discriminatedUnion("decision", [
   z.strictObject({ decision: z.literal("decline"), note: z.string().trim().min(1, "say why").max(2000) }),
 ]);
 
+// ── tool_review: the ecosystem's standard interrupts (LangChain's middleware, agent-inbox), see ./tool-review ──
+
 // ── the union ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
 /** Every interrupt payload a graph may raise, discriminated by `action`. */
@@ -194,6 +197,7 @@ export const interruptPayload = z.discriminatedUnion("action", [
   confirmEmailPayload,
   reviewChangePayload,
   goodwillVoucherPayload,
+  toolReviewPayload,
 ]);
 
 export type InterruptPayload = z.infer<typeof interruptPayload>;
@@ -220,7 +224,9 @@ export interface AnswerOf {
   confirm_email: ConfirmEmailAnswer;
   review_change: ReviewChangeAnswer;
   goodwill_voucher: GoodwillVoucherAnswer;
+  tool_review: ToolReviewAnswer;
 }
+export type { ToolReviewAnswer, ToolReviewPayload };
 
 export const INTERRUPT_ACTIONS = [
   "refund_approval",
@@ -229,4 +235,5 @@ export const INTERRUPT_ACTIONS = [
   "confirm_email",
   "review_change",
   "goodwill_voucher",
-] as const;
+  "tool_review",
+] as const satisfies readonly InterruptAction[];

@@ -1,2 +1,3 @@
 export * from "./contract";
+export * from "./tool-review";
 export * from "./validate";

@@ -13,6 +13,7 @@ import {
   reviewChangeAnswer,
   selectOptionAnswer,
 } from "./contract";
+import { readStandardInterrupt, toolReviewAnswerSchema } from "./tool-review";
 
 /** Result of reading an interrupt value: a typed payload, or why it is not one (render it in the fallback view). */
 export type ParsedInterrupt =
@@ -24,7 +25,8 @@ export type ParsedInterrupt =
  * normalized first: a one-element array (the agent-inbox convention) is unwrapped.
  */
 export function parseInterruptPayload(raw: unknown): ParsedInterrupt {
-  const value = Array.isArray(raw) && raw.length === 1 ? raw[0] : raw;
+  // The ecosystem's standard interrupts (LangChain's review middleware, agent-inbox) read as `tool_review`.
+  const value = readStandardInterrupt(raw) ?? (Array.isArray(raw) && raw.length === 1 ? raw[0] : raw);
   const parsed = interruptPayload.safeParse(value);
   if (parsed.success) return { ok: true, payload: parsed.data };
   return { ok: false, error: z.prettifyError(parsed.error), raw };
@@ -87,6 +89,8 @@ function answerSchema(payload: InterruptPayload): z.ZodType {
       return reviewChangeAnswer;
     case "goodwill_voucher":
       return goodwillVoucherAnswer;
+    case "tool_review":
+      return toolReviewAnswerSchema(payload);
   }
 }
 

@@ -2,31 +2,12 @@ import { z } from "zod";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteSlaPolicy, listSlaPolicies, upsertSlaPolicy } from "@/lib/db/queries/deadlines";
 import { AppError } from "@/lib/errors";
-import {
-  confirmEmailAnswer,
-  goodwillVoucherAnswer,
-  INTERRUPT_ACTIONS,
-  type InterruptAction,
-  inputTextAnswer,
-  refundApprovalAnswer,
-  reviewChangeAnswer,
-  selectOptionAnswer,
-} from "@/lib/interrupts/contract";
+import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
+import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
 import { json, route } from "@/lib/route";
 import { agentsWhereSystemWouldAct } from "@/lib/runtime/system-policy";
 
 export const dynamic = "force-dynamic";
-
-/* The shape of each action's answer, checked when the policy is saved (the full contract, which may depend on the
- * question itself, is checked again when the answer is applied). */
-const ANSWER_SHAPES: Record<InterruptAction, z.ZodType> = {
-  refund_approval: refundApprovalAnswer,
-  select_option: selectOptionAnswer,
-  input_text: inputTextAnswer,
-  confirm_email: confirmEmailAnswer,
-  review_change: reviewChangeAnswer,
-  goodwill_voucher: goodwillVoucherAnswer,
-};
 
 const policyBody = z.strictObject({
   /** An interrupt action, or `*` for any. */
@@ -72,7 +53,7 @@ export const POST = route<Record<string, never>, z.infer<typeof policyBody>>(
           },
         );
       }
-      const parsed = ANSWER_SHAPES[policy.action].safeParse(policy.expiryAnswer.payload);
+      const parsed = QUESTION_KINDS[policy.action].answerShape.safeParse(policy.expiryAnswer.payload);
       if (!parsed.success) {
         throw new AppError(
           "unprocessable:sla",

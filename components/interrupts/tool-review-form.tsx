@@ -1,0 +1,290 @@
+"use client";
+
+import { type FormEvent, useId, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { controlClass, FieldLabel } from "@/components/ui/field";
+import { humanize } from "@/lib/humanize";
+import {
+  encodeDecisions,
+  type ReviewDecision,
+  type ReviewDecisionType,
+  type ReviewedToolCall,
+  reviewDecisions,
+} from "@/lib/interrupts/tool-review";
+import type { DecisionFormProps } from "./types";
+
+/*
+ * The standard interrupts (LangChain's review middleware, agent-inbox), rendered without code of the agent's: one card
+ * per reviewed tool call with its name, description and arguments, the decisions its config allows, an edit form
+ * generated from the tool's argument schema, and a reason box for reject / respond. The answer is given in the
+ * format the agent's library resumes from (`encodeDecisions`); the card checks it against the contract before it
+ * leaves the page, and the server checks it again.
+ */
+
+const VERBS: Record<ReviewDecisionType, string> = {
+  approve: "Approve",
+  edit: "Edit, then approve",
+  reject: "Reject",
+  respond: "Answer the agent instead",
+};
+
+interface Draft {
+  type: ReviewDecisionType;
+  /** Edited argument values as typed (strings, or booleans for checkboxes). */
+  fields: Record<string, string | boolean>;
+  /** Arguments as JSON text, when the tool declares no schema to build a form from. */
+  json: string;
+  message: string;
+}
+
+type Property = {
+  type?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  description?: string;
+  maxLength?: number;
+};
+
+function propertiesOf(request: ReviewedToolCall): [string, Property][] | null {
+  const props = request.argsSchema?.properties;
+  if (!props || typeof props !== "object") return null;
+  return Object.entries(props as Record<string, Property>);
+}
+
+function initialDraft(request: ReviewedToolCall, taken: ReviewDecision | undefined): Draft {
+  const args = taken?.type === "edit" ? taken.args : request.args;
+  const fields: Record<string, string | boolean> = {};
+  for (const [name, prop] of propertiesOf(request) ?? []) {
+    const value = args[name];
+    fields[name] =
+      prop.type === "boolean" ? value === true : value === undefined || value === null ? "" : String(value);
+  }
+  return {
+    type:
+      taken?.type ??
+      (request.allowed.includes("approve") ? "approve" : (request.allowed[0] as ReviewDecisionType)),
+    fields,
+    json: JSON.stringify(args, null, 2),
+    message: taken && "message" in taken ? (taken.message ?? "") : "",
+  };
+}
+
+/** The edited arguments from the form: numbers as numbers, empty optional fields left out. */
+function editedArgs(request: ReviewedToolCall, draft: Draft): Record<string, unknown> {
+  const props = propertiesOf(request);
+  if (!props) {
+    try {
+      return JSON.parse(draft.json) as Record<string, unknown>;
+    } catch {
+      return { __invalid_json__: draft.json };
+    }
+  }
+  const args: Record<string, unknown> = { ...request.args };
+  for (const [name, prop] of props) {
+    const value = draft.fields[name];
+    if (prop.type === "boolean") args[name] = value === true;
+    else if (value === "" || value === undefined) delete args[name];
+    else if (prop.type === "integer" || prop.type === "number") args[name] = Number(value);
+    else args[name] = value;
+  }
+  return args;
+}
+
+export function ToolReviewForm({
+  interruptId,
+  payload,
+  disabled,
+  onAnswer,
+  refusal,
+  taken,
+}: DecisionFormProps<"tool_review">) {
+  const id = useId();
+  const takenDecisions = taken ? reviewDecisions(taken) : [];
+  const [drafts, setDrafts] = useState<Draft[]>(() =>
+    payload.requests.map((r, i) => initialDraft(r, takenDecisions[i])),
+  );
+  const update = (i: number, change: Partial<Draft>) =>
+    setDrafts((all) => all.map((d, j) => (j === i ? { ...d, ...change } : d)));
+  const acts = drafts.some((d) => d.type === "approve" || d.type === "edit");
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const decisions = drafts.map((d, i): ReviewDecision => {
+      const request = payload.requests[i] as ReviewedToolCall;
+      if (d.type === "edit") return { type: "edit", args: editedArgs(request, d) };
+      if (d.type === "respond") return { type: "respond", message: d.message.trim() };
+      if (d.type === "reject")
+        return d.message.trim() ? { type: "reject", message: d.message.trim() } : { type: "reject" };
+      return { type: "approve" };
+    });
+    onAnswer(encodeDecisions(payload, decisions) as Parameters<typeof onAnswer>[0]);
+  };
+
+  return (
+    <form
+      onSubmit={submit}
+      className="space-y-4"
+      aria-label="Review the agent's tool calls"
+      data-interrupt={interruptId}
+    >
+      {payload.requests.map((request, i) => {
+        const draft = drafts[i] as Draft;
+        const props = propertiesOf(request);
+        return (
+          <fieldset
+            // biome-ignore lint/suspicious/noArrayIndexKey: the requests are fixed for the question, in order
+            key={i}
+            data-testid="tool-call-card"
+            className="space-y-3 rounded border border-slate-200 p-3 dark:border-slate-700"
+          >
+            <legend className="px-1 font-mono text-sm font-semibold">
+              <bdi>{request.name}</bdi>
+            </legend>
+            {request.description && (
+              <p className="whitespace-pre-wrap text-sm text-slate-700 dark:text-slate-300">
+                <bdi>{request.description}</bdi>
+              </p>
+            )}
+            <dl
+              className="grid grid-cols-[max-content_1fr] gap-x-3 gap-y-1 text-sm"
+              data-testid="tool-call-args"
+            >
+              {Object.entries(request.args).map(([name, value]) => (
+                <div key={name} className="contents">
+                  <dt className="text-slate-500">{humanize(name)}</dt>
+                  <dd className="font-mono">
+                    <bdi>{typeof value === "string" ? value : JSON.stringify(value)}</bdi>
+                  </dd>
+                </div>
+              ))}
+            </dl>
+            <div
+              role="radiogroup"
+              aria-label={`Decision on ${request.name}`}
+              className="flex flex-wrap gap-3 text-sm"
+            >
+              {request.allowed.map((type) => {
+                const blocked = Boolean(refusal) && (type === "approve" || type === "edit");
+                return (
+                  <label key={type} className="flex items-center gap-1">
+                    <input
+                      type="radio"
+                      name={`${id}-${i}-decision`}
+                      value={type}
+                      data-testid={`tool-decision-${type}`}
+                      checked={draft.type === type}
+                      disabled={disabled || blocked}
+                      onChange={() => update(i, { type })}
+                    />
+                    {VERBS[type]}
+                  </label>
+                );
+              })}
+            </div>
+            {draft.type === "edit" &&
+              (props ? (
+                <div className="grid gap-2 sm:grid-cols-2">
+                  {props.map(([name, prop]) => (
+                    <div key={name}>
+                      <FieldLabel
+                        htmlFor={`${id}-${i}-${name}`}
+                        hint={prop.description ? `(${prop.description})` : undefined}
+                      >
+                        {humanize(name)}
+                      </FieldLabel>
+                      {prop.type === "boolean" ? (
+                        <input
+                          id={`${id}-${i}-${name}`}
+                          type="checkbox"
+                          checked={draft.fields[name] === true}
+                          disabled={disabled}
+                          onChange={(e) =>
+                            update(i, { fields: { ...draft.fields, [name]: e.target.checked } })
+                          }
+                        />
+                      ) : prop.enum ? (
+                        <select
+                          id={`${id}-${i}-${name}`}
+                          className={controlClass}
+                          value={String(draft.fields[name] ?? "")}
+                          disabled={disabled}
+                          onChange={(e) => update(i, { fields: { ...draft.fields, [name]: e.target.value } })}
+                        >
+                          {prop.enum.map((v) => (
+                            <option key={String(v)} value={String(v)}>
+                              {String(v)}
+                            </option>
+                          ))}
+                        </select>
+                      ) : (
+                        <input
+                          id={`${id}-${i}-${name}`}
+                          data-testid={`tool-arg-${name}`}
+                          className={controlClass}
+                          type={prop.type === "integer" || prop.type === "number" ? "number" : "text"}
+                          step={prop.type === "integer" ? 1 : "any"}
+                          min={prop.minimum}
+                          max={prop.maximum}
+                          maxLength={prop.maxLength}
+                          value={String(draft.fields[name] ?? "")}
+                          disabled={disabled}
+                          onChange={(e) => update(i, { fields: { ...draft.fields, [name]: e.target.value } })}
+                        />
+                      )}
+                    </div>
+                  ))}
+                </div>
+              ) : (
+                <div>
+                  <FieldLabel htmlFor={`${id}-${i}-json`} hint="(a JSON object)">
+                    Arguments
+                  </FieldLabel>
+                  <textarea
+                    id={`${id}-${i}-json`}
+                    rows={4}
+                    className={`${controlClass} font-mono`}
+                    value={draft.json}
+                    disabled={disabled}
+                    onChange={(e) => update(i, { json: e.target.value })}
+                  />
+                </div>
+              ))}
+            {(draft.type === "reject" || draft.type === "respond") && (
+              <div>
+                <FieldLabel
+                  htmlFor={`${id}-${i}-message`}
+                  hint={
+                    draft.type === "respond"
+                      ? "(required; the agent reads it)"
+                      : "(optional; the agent reads it)"
+                  }
+                >
+                  {draft.type === "respond" ? "Answer to the agent" : "Why"}
+                </FieldLabel>
+                <textarea
+                  id={`${id}-${i}-message`}
+                  data-testid="tool-decision-message"
+                  rows={2}
+                  maxLength={2000}
+                  className={controlClass}
+                  value={draft.message}
+                  disabled={disabled}
+                  onChange={(e) => update(i, { message: e.target.value })}
+                />
+              </div>
+            )}
+          </fieldset>
+        );
+      })}
+      {refusal && (
+        <p className="text-sm text-amber-800 dark:text-amber-300" data-testid="decision-refusal">
+          {refusal}
+        </p>
+      )}
+      <Button type="submit" disabled={disabled || (acts && Boolean(refusal))} data-testid="submit-review">
+        {payload.requests.length === 1 ? "Submit decision" : "Submit decisions"}
+      </Button>
+    </form>
+  );
+}

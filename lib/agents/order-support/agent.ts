@@ -1,0 +1,71 @@
+import "server-only";
+import { HumanMessage } from "@langchain/core/messages";
+import { z } from "zod";
+import { sharedContract } from "@/lib/graphs/contract";
+import { type ToolRule, toolReviewActsOnIt, toolReviewPolicy } from "@/lib/graphs/tool-review-policy";
+import type { InterruptPayload } from "@/lib/interrupts";
+import type { AgentDefinition } from "@/lib/runtime/agent";
+import { buildOrderSupportGraph } from "./graph";
+import type { OrderFacts, StoreCreditArgs } from "./tools";
+
+/** Store credit above this many cents (as proposed or as edited) needs a supervisor to let it run. */
+export const STORE_CREDIT_SUPERVISOR_CENTS = 3000;
+
+/** Per reviewed tool: who may let it run. */
+export const ORDER_SUPPORT_RULES = {
+  issue_store_credit: {
+    fourEyes: true,
+    role: (args: StoreCreditArgs) =>
+      args.amountCents > STORE_CREDIT_SUPERVISOR_CENTS ? "supervisor" : "operator",
+  } satisfies ToolRule<StoreCreditArgs>,
+};
+
+/** What the customer said and what the order lookup found, read back from the conversation. */
+function factsOf(values: Record<string, unknown>): OrderFacts | null {
+  const messages =
+    (values.messages as { getType?: () => string; name?: string; content?: unknown }[] | undefined) ?? [];
+  for (const m of [...messages].reverse()) {
+    if (m.name !== "lookup_order") continue;
+    try {
+      return JSON.parse(String(m.content)) as OrderFacts;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * Order support: a LangChain `createAgent` whose acting tool (store credit) a person reviews through the standard
+ * `humanInTheLoopMiddleware`. Everything the agent owns is in this folder; the console needs no code of it to show,
+ * answer, resume, audit or recover its questions.
+ */
+export const orderSupportAgent: AgentDefinition<InterruptPayload> = {
+  id: "order_support",
+  title: "Order support",
+  description:
+    "A customer has trouble with an order: the agent looks it up and proposes store credit for a person to review.",
+  version: "1",
+  structureHash: "sha256:f57656f65b64d48c",
+  interruptNodes: ["HumanInTheLoopMiddleware.after_model"],
+  build: (deps) => buildOrderSupportGraph(deps),
+  input: ({ messageId, text, orderRef }) => ({
+    messages: [
+      new HumanMessage({
+        id: messageId,
+        content: orderRef && !text.includes(orderRef) ? `${text}\n\nOrder: ${orderRef}` : text,
+      }),
+    ],
+  }),
+  interrupts: sharedContract,
+  // The conversation is the agent's state: a fork may not rewrite it.
+  fork: { editable: z.strictObject({}).partial(), editableFields: [], asNodes: [], markEdited: () => ({}) },
+  effects: async () => [],
+  policy: toolReviewPolicy(ORDER_SUPPORT_RULES),
+  personalData: [],
+  actsOnIt: toolReviewActsOnIt,
+  context(values) {
+    const facts = factsOf(values);
+    return { orderId: facts?.orderId ?? null, customerName: facts?.customerName ?? null };
+  },
+};

@@ -1,0 +1,39 @@
+import "server-only";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import { createAgent, humanInTheLoopMiddleware } from "langchain";
+import { z } from "zod";
+import type { AppDb } from "@/lib/db/open";
+import { OrderSupportOfflineModel } from "./offline-model";
+import { orderSupportTools, storeCreditArgs } from "./tools";
+
+/** The tools a person reviews before they run, with what they may do and the edit form's schema. */
+export const REVIEWED_TOOLS = {
+  issue_store_credit: {
+    allowedDecisions: ["approve", "edit", "reject"] as ("approve" | "edit" | "reject")[],
+    description:
+      "The agent wants to give the customer store credit. Approve it, change the amount, or reject it.",
+    argsSchema: z.toJSONSchema(storeCreditArgs) as Record<string, unknown>,
+  },
+};
+
+/**
+ * A LangChain `createAgent` with tools, reviewed by `humanInTheLoopMiddleware`: nothing of the console's is in it. The
+ * console reads its standard interrupts as `tool_review` questions and resumes it in the middleware's own format.
+ */
+export function buildOrderSupportGraph({
+  checkpointer,
+  db,
+}: {
+  checkpointer: BaseCheckpointSaver;
+  db: AppDb;
+}) {
+  return createAgent({
+    name: "order_support",
+    model: new OrderSupportOfflineModel({}),
+    tools: orderSupportTools(db),
+    systemPrompt:
+      "You help customers with their orders. Look the order up first; offer store credit when something went wrong.",
+    middleware: [humanInTheLoopMiddleware({ interruptOn: REVIEWED_TOOLS })],
+    checkpointer,
+  }).graph;
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import { Command } from "@langchain/langgraph";
+import { type Backend, openBackend } from "@/e2e/support/backends";
+import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
+import { listRefundsForOrder } from "@/lib/db/queries/refunds";
+import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
+import type { AgentGraph } from "@/lib/runtime/agent";
+import { orderSupportAgent } from "./agent";
+
+/*
+ * The LangChain `createAgent` agent on our checkpointer in a real database: its standard review interrupt reads as a
+ * tool_review question, the middleware resumes from the answer in its own format, and the credit is recorded once.
+ */
+describe.each<Backend>(["pglite", "postgres"])("the order-support agent on %s", (kind) => {
+  let backend: Awaited<ReturnType<typeof openBackend>>;
+  let graph: AgentGraph;
+
+  beforeAll(async () => {
+    backend = await openBackend(kind);
+    await seedDemoOrders({ db: backend.database.db });
+    graph = orderSupportAgent.build({
+      checkpointer: new DrizzleCheckpointSaver(backend.database.sql),
+      db: backend.database.db,
+    });
+  });
+  afterAll(async () => {
+    await backend?.close();
+  });
+
+  async function runTo(input: unknown, config: { configurable: { thread_id: string } }) {
+    for await (const _ of await graph.stream(input, config)) {
+      // run to the next pause or the end
+    }
+    return graph.getState(config);
+  }
+
+  it("looks the order up, asks a person about the credit, runs the edited call once and says what it recorded", async () => {
+    const config = { configurable: { thread_id: randomUUID() } };
+    const paused = await runTo(
+      orderSupportAgent.input({
+        messageId: randomUUID(),
+        text: "My headphones arrived scratched",
+        orderRef: "ORD-1002",
+      }),
+      config,
+    );
+    const [raised] = paused.tasks.flatMap((t) => t.interrupts);
+    const parsed = orderSupportAgent.interrupts.parse(raised?.value);
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(parsed.action).toBe("tool_review");
+    expect(parsed.payload).toMatchObject({
+      format: "langchain",
+      requests: [
+        {
+          name: "issue_store_credit",
+          args: { orderId: "ORD-1002", amountCents: 2490 },
+          allowed: ["approve", "edit", "reject"],
+        },
+      ],
+    });
+    expect(orderSupportAgent.context(paused.values as Record<string, unknown>)).toEqual({
+      orderId: "ORD-1002",
+      customerName: "Lars Jensen",
+    });
+    const payload = parsed.payload;
+    // Bounds from the tool's schema, checked on the answer.
+    const edit = (amountCents: unknown) => ({
+      decisions: [
+        {
+          type: "edit",
+          editedAction: {
+            name: "issue_store_credit",
+            args: { orderId: "ORD-1002", amountCents, reason: "Scratched" },
+          },
+        },
+      ],
+    });
+    expect(orderSupportAgent.interrupts.validate(payload, edit(50_000))).toMatchObject({ ok: false });
+    expect(orderSupportAgent.interrupts.validate(payload, edit("lots"))).toMatchObject({ ok: false });
+    expect(orderSupportAgent.interrupts.validate(payload, { decisions: [] })).toMatchObject({ ok: false });
+    const answer = orderSupportAgent.interrupts.validate(payload, edit(1500));
+    if (!answer.ok) throw new Error(answer.error);
+
+    const done = await runTo(new Command({ resume: { [raised!.id!]: answer.answer } }), config);
+    expect(done.next).toEqual([]);
+    const refunds = (await listRefundsForOrder({ db: backend.database.db, orderId: "ORD-1002" })).filter(
+      (r) => r.threadId === config.configurable.thread_id,
+    );
+    expect(refunds.map((r) => [r.amountCents, r.method])).toEqual([[1500, "store_credit"]]);
+    const last = (done.values as { messages: { content: unknown }[] }).messages.at(-1);
+    expect(String(last?.content)).toContain("€15.00 has been queued");
+
+    // The same answer again (a second click reaching the graph, a replayed step) records nothing more.
+    await runTo(new Command({ resume: { [raised!.id!]: answer.answer } }), config);
+    const again = (await listRefundsForOrder({ db: backend.database.db, orderId: "ORD-1002" })).filter(
+      (r) => r.threadId === config.configurable.thread_id,
+    );
+    expect(again).toHaveLength(1);
+  });
+
+  it("a rejected call records nothing and the reply claims nothing", async () => {
+    const config = { configurable: { thread_id: randomUUID() } };
+    const paused = await runTo(
+      orderSupportAgent.input({ messageId: randomUUID(), text: "Late delivery, ORD-1003", orderRef: null }),
+      config,
+    );
+    const [raised] = paused.tasks.flatMap((t) => t.interrupts);
+    const done = await runTo(
+      new Command({
+        resume: { [raised!.id!]: { decisions: [{ type: "reject", message: "Delivery was on time" }] } },
+      }),
+      config,
+    );
+    expect(done.next).toEqual([]);
+    const refunds = (await listRefundsForOrder({ db: backend.database.db, orderId: "ORD-1003" })).filter(
+      (r) => r.threadId === config.configurable.thread_id,
+    );
+    expect(refunds).toEqual([]);
+    const last = (done.values as { messages: { content: unknown }[] }).messages.at(-1);
+    expect(String(last?.content)).toContain("will not add store credit");
+  });
+});

@@ -1,0 +1,63 @@
+import "server-only";
+import { hasRole, type Role } from "@/lib/auth/roles";
+import { AppError } from "@/lib/errors";
+import type { InterruptPayload } from "@/lib/interrupts";
+import { reviewDecisions } from "@/lib/interrupts/tool-review";
+import type { DecisionAttempt } from "@/lib/runtime/agent";
+import { refuseOwnInput } from "./four-eyes";
+
+/** Who may let a reviewed tool call run, declared per tool in the agent's definition. */
+export interface ToolRule<Args = Record<string, unknown>> {
+  /** The lowest role that may approve (or edit and approve) it; default operator. A function of the arguments: limits. */
+  role?: Role | ((args: Args) => Role);
+  /** Whoever supplied input that led to the call (filed, started, answered, edited) may not let it run. */
+  fourEyes?: boolean;
+}
+
+/** The arguments a reviewed call runs with under this answer (the edited ones for an edit), per request. */
+function runningArgs(payload: Extract<InterruptPayload, { action: "tool_review" }>, answer: unknown) {
+  const decisions = reviewDecisions(answer);
+  return payload.requests.flatMap((request, i) => {
+    const d = decisions[i];
+    if (!d || (d.type !== "approve" && d.type !== "edit")) return [];
+    return [{ name: request.name, args: d.type === "edit" ? d.args : request.args }];
+  });
+}
+
+/** Whether the answer lets any reviewed call run: the answers the runtime collects `involved` for. */
+export function toolReviewActsOnIt(payload: InterruptPayload, answer: unknown): boolean {
+  return payload.action === "tool_review" && runningArgs(payload, answer).length > 0;
+}
+
+/**
+ * The decision policy of an agent with reviewed tool calls: for every call the answer lets run, the tool's rule —
+ * four-eyes, and the role its arguments need (edited arguments count, so raising an amount by an edit needs the role
+ * the new amount needs). Rejecting is anyone's with the operator role. A reviewed tool without a rule is refused:
+ * nothing acts on the world by omission.
+ */
+export function toolReviewPolicy(rules: Record<string, ToolRule<never>>) {
+  return ({ payload, answer, principal, involved }: DecisionAttempt<InterruptPayload>): void => {
+    if (payload.action !== "tool_review") return;
+    for (const call of runningArgs(payload, answer)) {
+      const rule = rules[call.name] as ToolRule | undefined;
+      if (!rule) {
+        throw new AppError("forbidden:tool_without_rule", `No rule says who may let ${call.name} run.`, {
+          tool: call.name,
+        });
+      }
+      if (rule.fourEyes) refuseOwnInput({ principal, involved, what: `let ${call.name} run` });
+      const needed = typeof rule.role === "function" ? rule.role(call.args) : (rule.role ?? "operator");
+      if (!hasRole(principal.role, needed)) {
+        throw new AppError(
+          "forbidden:tool_role",
+          `Letting ${call.name} run with these arguments needs a ${needed}.`,
+          {
+            rule: "role_required",
+            tool: call.name,
+            role: needed,
+          },
+        );
+      }
+    }
+  };
+}

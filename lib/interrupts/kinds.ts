@@ -1,0 +1,143 @@
+import type { z } from "zod";
+import { humanize } from "@/lib/humanize";
+import { formatMoney } from "@/lib/wire";
+import {
+  type AnswerOf,
+  confirmEmailAnswer,
+  goodwillVoucherAnswer,
+  type InterruptAction,
+  inputTextAnswer,
+  type PayloadOf,
+  refundApprovalAnswer,
+  reviewChangeAnswer,
+  selectOptionAnswer,
+} from "./contract";
+import { reviewDecisions, toolReviewAnswer } from "./tool-review";
+
+/*
+ * Everything the console says and does about a kind of question, in one table (isomorphic): what people call it,
+ * the shape of its answer, which answer acts on the world, what "approve" and "reject" mean in bulk, and how an
+ * answer reads in the ledger. The label list, the bulk answers, the deadline settings, the pre-click policy check and
+ * the ledger summaries are all read from here; the mapped type makes a question kind without an entry a compile
+ * error, and `kinds.test.ts` checks every entry says something for every answer the registered agents can give.
+ */
+
+export type BulkVerb = "approve" | "reject";
+
+export interface QuestionKind<A extends InterruptAction> {
+  /** What the operator calls it ("Refund approval"). */
+  label: string;
+  /**
+   * The answer's shape without what depends on the question (a deadline's expiry answer is checked against it when
+   * saved; the full contract, `validateAnswer`, when it is applied).
+   */
+  answerShape: z.ZodType;
+  /** The answer that acts on the world (approve, send, grant), or null when none does: the pre-click policy check. */
+  actingAnswer(payload: PayloadOf<A>): AnswerOf[A] | null;
+  /**
+   * What a bulk "approve" / "reject" answers, or null when each question needs an answer of its own (a choice, a
+   * text): such questions are decided one by one. Bulk answers are validated by the contract like any other.
+   */
+  bulk: ((verb: BulkVerb, note: string | undefined) => unknown) | null;
+  /** The answer as one line for people ("Approved €200.00 (a smaller amount)"), or null to say "see the history". */
+  summarize(answer: Record<string, unknown>, currency: string, quote: (v: unknown) => string): string | null;
+}
+
+const approveOrReject = (verb: BulkVerb, note: string | undefined) =>
+  verb === "approve" ? { decision: "approve", ...(note ? { note } : {}) } : { decision: "reject", note };
+
+export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
+  refund_approval: {
+    label: "Refund approval",
+    answerShape: refundApprovalAnswer,
+    actingAnswer: () => ({ decision: "approve" }),
+    bulk: approveOrReject,
+    summarize(a, currency, quote) {
+      if (a.decision === "approve") return a.note ? `Approved (note: ${quote(a.note)})` : "Approved";
+      if (a.decision === "reject") return `Rejected: ${quote(a.note)}`;
+      if (a.decision === "approve_partial" && typeof a.amountCents === "number") {
+        return `Approved ${formatMoney(a.amountCents, currency)} (a smaller amount)`;
+      }
+      return null;
+    },
+  },
+  select_option: {
+    label: "Choose an option",
+    answerShape: selectOptionAnswer,
+    actingAnswer: () => null,
+    bulk: null,
+    summarize: (a) => (typeof a.optionId === "string" ? `Chose ${humanize(a.optionId)}` : null),
+  },
+  input_text: {
+    label: "Missing information",
+    answerShape: inputTextAnswer,
+    actingAnswer: () => null,
+    bulk: null,
+    summarize: (a, _c, quote) => (typeof a.text === "string" ? `Answered ${quote(a.text)}` : null),
+  },
+  confirm_email: {
+    label: "Confirm email",
+    answerShape: confirmEmailAnswer,
+    actingAnswer: () => ({ choice: "send" }),
+    bulk: (verb, note) =>
+      verb === "approve" ? { choice: "send" } : { choice: "dont_send", ...(note ? { note } : {}) },
+    summarize(a, _c, quote) {
+      if (a.choice === "send") return "Sent the drafted email";
+      if (a.choice === "send_edited") return `Sent an edited email (${quote(a.subject)})`;
+      if (a.choice === "dont_send") return "Did not send the email";
+      return null;
+    },
+  },
+  review_change: {
+    label: "Account change review",
+    answerShape: reviewChangeAnswer,
+    actingAnswer: () => ({ decision: "approve" }),
+    bulk: approveOrReject,
+    summarize(a, _c, quote) {
+      if (a.decision === "approve") return a.note ? `Approved (note: ${quote(a.note)})` : "Approved";
+      if (a.decision === "reject") return `Rejected: ${quote(a.note)}`;
+      return null;
+    },
+  },
+  goodwill_voucher: {
+    label: "Goodwill voucher",
+    answerShape: goodwillVoucherAnswer,
+    actingAnswer: () => ({ decision: "grant" }),
+    bulk: (verb, note) => (verb === "approve" ? { decision: "grant" } : { decision: "decline", note }),
+    summarize(a, _c, quote) {
+      if (a.decision === "grant") return "Granted the voucher";
+      if (a.decision === "decline") return `Declined: ${quote(a.note)}`;
+      return null;
+    },
+  },
+  tool_review: {
+    label: "Tool call review",
+    answerShape: toolReviewAnswer,
+    // Approving every reviewed call: the answer whose policy (roles, four-eyes, limits per tool) is asked before the click.
+    actingAnswer: (payload) =>
+      payload.format === "langchain"
+        ? { decisions: payload.requests.map(() => ({ type: "approve" as const })) }
+        : payload.requests.map(() => ({ type: "accept" as const, args: null })),
+    // Each call may need its own decision (and the count differs per question): decided one by one.
+    bulk: null,
+    summarize(a, _c, quote) {
+      const decisions = reviewDecisions(a);
+      if (decisions.length === 0) return null;
+      return decisions
+        .map((d) => {
+          if (d.type === "approve") return "Approved";
+          if (d.type === "edit") return `Approved with edits (${quote(JSON.stringify(d.args))})`;
+          if (d.type === "respond") return `Answered the agent: ${quote(d.message)}`;
+          return d.message ? `Rejected: ${quote(d.message)}` : "Rejected";
+        })
+        .join("; ");
+    },
+  },
+};
+
+/** The kind of an action, or undefined for one outside the contract. */
+export function questionKind(action: string): QuestionKind<InterruptAction> | undefined {
+  return Object.hasOwn(QUESTION_KINDS, action)
+    ? (QUESTION_KINDS[action as InterruptAction] as unknown as QuestionKind<InterruptAction>)
+    : undefined;
+}
