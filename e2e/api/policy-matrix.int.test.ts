@@ -41,9 +41,22 @@ const ANSWERS: Record<string, string[]> = {
   goodwill_voucher: ["grant", "decline"],
   select_option: ["option"],
   input_text: ["text"],
+  tool_review: ["tool_approve", "tool_edit", "tool_reject"],
 };
 /** The answers that act on the world. */
-const ACTING = new Set(["approve", "approve_partial", "send", "send_edited", "grant"]);
+const ACTING = new Set([
+  "approve",
+  "approve_partial",
+  "send",
+  "send_edited",
+  "grant",
+  "tool_approve",
+  "tool_edit",
+]);
+/** The order-support agent's rule for store credit: above this, as proposed or as edited, a supervisor lets it run. */
+const CREDIT_SUPERVISOR_CENTS = 3000;
+/** What an edit of the store credit sets the amount to (above the supervisor line: the edited amount is what counts). */
+const EDITED_CREDIT_CENTS = 3500;
 /** What a bulk approve / reject gives, per action. */
 const BULK_VERB: Record<string, "approve" | "reject"> = {
   approve: "approve",
@@ -106,6 +119,16 @@ function expected(story: Story, kind: Kind, answer: string): Outcome {
       return OK;
     case "goodwill_voucher":
       return acting && inputFrom ? refuse(403, "forbidden:four_eyes_own_thread") : OK;
+    case "tool_review": {
+      if (!acting) return OK;
+      if (inputFrom) return refuse(403, "forbidden:four_eyes_own_thread");
+      // The agent proposes 10 % of the order (1.00 to 50.00); an edit sets its own amount.
+      const proposed = Math.min(5000, Math.max(100, Math.round((story.amountCents ?? 0) / 10)));
+      const runs = answer === "tool_edit" ? EDITED_CREDIT_CENTS : proposed;
+      if (runs > CREDIT_SUPERVISOR_CENTS && RANK[role] < RANK.supervisor)
+        return refuse(403, "forbidden:tool_role");
+      return OK;
+    }
     default:
       return OK;
   }
@@ -321,6 +344,17 @@ const SCENARIOS: Scenario[] = [
       editedAt(d, threadId, "goodwill_voucher", { complaint: "Late again, and the box was open." }),
     facts: { also: ["editor"], decidedSinceStart: false },
   },
+  {
+    name: "order support: the reviewed store-credit call (LangChain's review middleware)",
+    agent: "order_support",
+    action: "tool_review",
+    node: "HumanInTheLoopMiddleware.after_model",
+    message: (order) => `My parcel ${order.id} arrived crushed.`,
+    withOrder: true,
+    absent: { answerer: "the agent asks one question", editor: "the conversation is not editable" },
+    rest: (d, threadId) => one(d, threadId, "tool_review"),
+    facts: { also: [], decidedSinceStart: false },
+  },
 ];
 
 /** A concrete answer of `kind` to `payload` (fast-check picks the free parts). */
@@ -356,6 +390,15 @@ function answerOf(kind: string, payload: Record<string, unknown>, rng: Rng | nul
     }
     case "text":
       return { text: "ORD-1004" };
+    case "tool_approve":
+    case "tool_edit":
+    case "tool_reject": {
+      const [call] = payload.requests as { name: string; args: Record<string, unknown> }[];
+      if (kind === "tool_approve") return { decisions: [{ type: "approve" }] };
+      if (kind === "tool_reject") return { decisions: [{ type: "reject", message: "Not this time." }] };
+      const args = { ...call!.args, amountCents: EDITED_CREDIT_CENTS };
+      return { decisions: [{ type: "edit", editedAction: { name: call!.name, args } }] };
+    }
     default:
       throw new Error(`no answer of kind ${kind}`);
   }
@@ -670,6 +713,8 @@ describe("one decision policy for every principal (generated over the registry)"
       "forbidden:four_eyes_edited": ["bulk", "decision", "runs"],
       "forbidden:review_role": ["bulk", "decision", "runs"],
       "forbidden:four_eyes_both_reviews": ["bulk", "decision", "runs"],
+      // Not a bulk action: a reviewed tool call is decided one by one.
+      "forbidden:tool_role": ["decision", "runs"],
       "unprocessable:sla_acting_answer": ["sla"],
       "unprocessable:bulk_action": ["bulk"],
     });

@@ -2,7 +2,7 @@ import "server-only";
 import { hasRole, type Role } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
 import type { InterruptPayload } from "@/lib/interrupts";
-import { reviewDecisions } from "@/lib/interrupts/tool-review";
+import { reviewDecisions, toolReviewActs } from "@/lib/interrupts/tool-review";
 import type { DecisionAttempt } from "@/lib/runtime/agent";
 import { refuseOwnInput } from "./four-eyes";
 
@@ -25,8 +25,9 @@ function runningArgs(payload: Extract<InterruptPayload, { action: "tool_review" 
 }
 
 /** Whether the answer lets any reviewed call run: the answers the runtime collects `involved` for. */
-export function toolReviewActsOnIt(payload: InterruptPayload, answer: unknown): boolean {
-  return payload.action === "tool_review" && runningArgs(payload, answer).length > 0;
+export function toolReviewActsOnIt(payload: Pick<InterruptPayload, "action">, answer: unknown): boolean {
+  // Read from the answer alone: a deadline's expiry answer is checked before any question exists.
+  return payload.action === "tool_review" && toolReviewActs(answer);
 }
 
 /**
