@@ -127,10 +127,11 @@ export async function createTicket(
   message: string,
   orderRef?: string,
   baseUrl = "",
+  agent?: string,
 ): Promise<string> {
   const res = await page.request.post(`${baseUrl}/api/threads`, {
     headers: intakeHeaders(baseUrl),
-    data: { message, ...(orderRef ? { orderRef } : {}) },
+    data: { message, ...(orderRef ? { orderRef } : {}), ...(agent ? { agent } : {}) },
   });
   expect(res.status()).toBe(201);
   return (await res.json()).threadId as string;

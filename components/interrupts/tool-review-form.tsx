@@ -6,6 +6,7 @@ import { controlClass, FieldLabel } from "@/components/ui/field";
 import { humanize } from "@/lib/humanize";
 import {
   encodeDecisions,
+  fieldWords,
   type ReviewDecision,
   type ReviewDecisionType,
   type ReviewedToolCall,
@@ -123,6 +124,7 @@ export function ToolReviewForm({
 
   return (
     <form
+      noValidate
       onSubmit={submit}
       className="space-y-4"
       aria-label="Review the agent's tool calls"
@@ -152,7 +154,7 @@ export function ToolReviewForm({
             >
               {Object.entries(request.args).map(([name, value]) => (
                 <div key={name} className="contents">
-                  <dt className="text-slate-500">{humanize(name)}</dt>
+                  <dt className="text-slate-500">{humanize(fieldWords(name))}</dt>
                   <dd className="font-mono">
                     <bdi>{typeof value === "string" ? value : JSON.stringify(value)}</bdi>
                   </dd>
@@ -191,7 +193,7 @@ export function ToolReviewForm({
                         htmlFor={`${id}-${i}-${name}`}
                         hint={prop.description ? `(${prop.description})` : undefined}
                       >
-                        {humanize(name)}
+                        {humanize(fieldWords(name))}
                       </FieldLabel>
                       {prop.type === "boolean" ? (
                         <input

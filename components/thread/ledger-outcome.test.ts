@@ -46,3 +46,25 @@ describe("the ledger's outcome with a closed email task", () => {
     expect(ledgerOutcome({}, [closed("mark_handled")]).contradictions).toEqual([]);
   });
 });
+
+describe("an effect named by the branch's conversation (a tool's result)", () => {
+  const payment: EffectView = {
+    ...email("delivered"),
+    id: "5f0c9a52-0d7e-4a43-9a43-2f6f0d1b7e11",
+    kind: "payment",
+    summary: "Refund €2.00 for ORD-1001",
+  };
+  const toolResult = [
+    { role: "tool", content: JSON.stringify({ recorded: true, effectId: payment.id, status: "queued" }) },
+  ];
+
+  it("is this branch's, so nothing disagrees", () => {
+    const outcome = ledgerOutcome({}, [payment], toolResult);
+    expect(outcome.lines.map((l) => l.onThisBranch)).toEqual([true]);
+    expect(outcome.contradictions).toEqual([]);
+  });
+
+  it("is another branch's when the branch does not name it (a fork from before the tool ran)", () => {
+    expect(ledgerOutcome({}, [payment], []).contradictions).toHaveLength(1);
+  });
+});

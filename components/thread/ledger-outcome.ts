@@ -51,16 +51,26 @@ function decisionOf(values: Values): { text: string; rejects: boolean } | null {
   return { text: `approved${amount}`, rejects: false };
 }
 
-/** The thread's outcome from its effect ledger, seen from the branch whose state is `values`. */
-export function ledgerOutcome(values: Values, effects: readonly EffectView[]): LedgerOutcome {
+/**
+ * The thread's outcome from its effect ledger, seen from the branch whose state is `values` (and whose conversation is
+ * `conversation`, when the state shown leaves the messages out). An effect is this branch's when the branch names it:
+ * the refund agent's `refund` / `email` fields, or anywhere in the state or the conversation — an agent built from
+ * tools gets the id back in the tool's result (effect ids are UUIDs: a mention is never a coincidence).
+ */
+export function ledgerOutcome(
+  values: Values,
+  effects: readonly EffectView[],
+  conversation?: unknown,
+): LedgerOutcome {
   const mine = new Set(
     [record(values.refund)?.effectId, record(values.email)?.effectId].filter(
       (id): id is string => typeof id === "string",
     ),
   );
+  const named = effects.length > 0 ? JSON.stringify([values, conversation ?? null]) : "";
   const lines = effects.map((effect) => ({
     effect,
-    onThisBranch: mine.has(effect.id),
+    onThisBranch: mine.has(effect.id) || named.includes(effect.id),
     standing: isStanding(effect),
   }));
   const decision = decisionOf(values);

@@ -42,15 +42,18 @@ const outcomeValues = z.object({
 export function OutcomeCard({
   values,
   effects = [],
+  conversation,
 }: {
   values: Record<string, unknown>;
   effects?: EffectView[];
+  /** The branch's messages (a tool's result names the effect it recorded). */
+  conversation?: unknown;
 }) {
   const parsed = outcomeValues.safeParse(values);
   if (!parsed.success) return null;
   const { decision, reply, email, outcome } = parsed.data;
   if (outcome) return <ChangeOutcome outcome={outcome} />;
-  const ledger = ledgerOutcome(values, effects);
+  const ledger = ledgerOutcome(values, effects, conversation);
   const refund = parsed.data.refund && !("refundableCents" in parsed.data.refund) ? parsed.data.refund : null;
   const refundRefused =
     parsed.data.refund && "refundableCents" in parsed.data.refund ? parsed.data.refund : null;

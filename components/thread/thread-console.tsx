@@ -81,7 +81,7 @@ export function ThreadConsole({
             claims={claims.claims}
             onClaimChange={claims.refresh}
           />
-          <OutcomeCard values={state.values} effects={effects.effects} />
+          <OutcomeCard values={state.values} effects={effects.effects} conversation={state.messages} />
           <EffectsPanel
             threadId={state.threadId}
             effects={effects.effects}

@@ -245,7 +245,7 @@ export function toolReviewAnswerSchema(payload: ToolReviewPayload): z.ZodType {
       for (const issue of checked.error?.issues ?? []) {
         ctx.addIssue({
           code: "custom",
-          message: issue.message,
+          message: argIssueMessage(request.name, issue),
           path: [...at, "args", ...issue.path.map(String)],
         });
       }
@@ -259,5 +259,49 @@ function argsSchemaOf(schema: Record<string, unknown>): z.ZodType | null {
     return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch {
     return null;
+  }
+}
+
+/** `amountCents` → "amount cents": how a field is named to people. */
+export function fieldWords(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .trim()
+    .toLowerCase();
+}
+
+/** A schema problem with an edited argument, in words ("amount cents of issue_store_credit must be at most 20000"). */
+function argIssueMessage(tool: string, issue: z.core.$ZodIssue): string {
+  const field =
+    issue.path.length > 0
+      ? `${fieldWords(issue.path.map(String).join(" "))} of ${tool}`
+      : `the arguments of ${tool}`;
+  const i = issue as z.core.$ZodIssue & {
+    maximum?: number | bigint;
+    minimum?: number | bigint;
+    origin?: string;
+    keys?: string[];
+    expected?: string;
+    values?: unknown[];
+  };
+  switch (issue.code) {
+    case "too_big":
+      return i.origin === "string"
+        ? `${field} may have at most ${i.maximum} characters`
+        : `${field} must be at most ${i.maximum}`;
+    case "too_small":
+      if (i.origin !== "string") return `${field} must be at least ${i.minimum}`;
+      return Number(i.minimum) <= 1
+        ? `${field} is required`
+        : `${field} needs at least ${i.minimum} characters`;
+    case "invalid_type":
+      return `${field} must be ${i.expected === "int" ? "a whole number" : `a ${i.expected}`}`;
+    case "unrecognized_keys":
+      return `${tool} has no argument ${(i.keys ?? []).map((k) => `"${k}"`).join(", ")}`;
+    case "invalid_value":
+      return `${field} must be one of: ${(i.values ?? []).map(String).join(", ")}`;
+    default:
+      return `${field} is not valid`;
   }
 }

@@ -1,0 +1,48 @@
+import { createTicket, expect, openReady, runOverApi, test, threadState } from "./fixtures";
+
+/*
+ * The fourth agent in the browser: a LangChain createAgent whose store-credit tool is reviewed through the standard
+ * humanInTheLoopMiddleware. The page renders the reviewed call from the middleware's request alone (tool, description,
+ * arguments, an edit form built from the tool's schema), the operator edits the amount and approves, the credit is
+ * recorded and delivered once, and the reply says what was recorded. ORD-1001 (€24.98): the agent proposes €2.50.
+ */
+test("order support: a reviewed tool call, edited and approved from its card; one credit; the reply says so", async ({
+  page,
+}) => {
+  const message = "The mugs from ORD-1001 arrived chipped.";
+  const threadId = await createTicket(page, message, undefined, "", "order_support");
+  await runOverApi(
+    page,
+    threadId,
+    { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
+    { intake: true },
+  );
+
+  await openReady(page, `/threads/${threadId}`, "thread-page");
+  const card = page.getByTestId("decision-tool_review");
+  const call = card.getByTestId("tool-call-card");
+  await expect(call).toContainText("issue_store_credit");
+  await expect(call.getByTestId("tool-call-args")).toContainText("250");
+
+  // An amount outside the tool's schema is refused on the page, in words, before anything is sent.
+  await call.getByTestId("tool-decision-edit").check();
+  const amount = call.getByTestId("tool-arg-amountCents");
+  await expect(amount).toHaveValue("250");
+  await amount.fill("99999");
+  await card.getByTestId("submit-review").click();
+  await expect(card).toContainText("Amount cents of issue_store_credit must be at most 20000.");
+  expect((await threadState(page, threadId)).pendingInterrupts).toHaveLength(1);
+
+  await amount.fill("200");
+  await card.getByTestId("submit-review").click();
+  await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
+  await expect(page.getByText("Store credit of €2.00 has been queued")).toBeVisible();
+  // The credit is this branch's (the tool's result names it): the page claims no disagreement between branches.
+  await expect(page.getByTestId("ledger-contradictions")).toHaveCount(0);
+
+  const state = await threadState(page, threadId);
+  expect(state.decisions).toMatchObject([{ action: "tool_review", status: "resolved" }]);
+  const credits = (state.effects as { kind: string }[]).filter((e) => e.kind === "payment");
+  expect(credits).toHaveLength(1);
+  await page.screenshot({ path: test.info().outputPath("order-support.png"), fullPage: true });
+});
