@@ -1,0 +1,30 @@
+import "server-only";
+import { z } from "zod";
+import { sharedContract } from "@/lib/graphs/contract";
+import { toolReviewActsOnIt, toolReviewPolicy } from "@/lib/graphs/tool-review-policy";
+import type { InterruptPayload } from "@/lib/interrupts";
+import type { AgentDefinition } from "@/lib/runtime/agent";
+import { buildNestedReviewGraph, nestedReviewInput } from "./graph";
+
+/** The guide's second fixture: a question raised inside a subgraph, added as one folder and one registry line. */
+export const nestedReviewAgent: AgentDefinition<InterruptPayload> = {
+  id: "nested_review",
+  title: "Ticket closing (subgraph)",
+  description: "Asks inside a subgraph whether to close the ticket.",
+  version: "1",
+  structureHash: "sha256:057bce26868146e9",
+  interruptNodes: ["approval"],
+  build: ({ checkpointer }) => buildNestedReviewGraph({ checkpointer }),
+  input: ({ messageId, text }) => nestedReviewInput({ messageId, text }),
+  interrupts: sharedContract,
+  fork: {
+    editable: z.strictObject({ resolution: z.string().min(1).max(500) }).partial(),
+    editableFields: ["resolution"],
+    asNodes: ["prepare"],
+    markEdited: () => ({}),
+  },
+  effects: async () => [],
+  policy: toolReviewPolicy({ close_ticket: { role: "operator" } }),
+  actsOnIt: toolReviewActsOnIt,
+  context: () => ({ orderId: null, customerName: null }),
+};
