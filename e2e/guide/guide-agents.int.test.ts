@@ -58,7 +58,7 @@ describe.each(FIXTURES.map((f) => [f.agent.id, f] as const))("guide fixture %s",
       await backend?.close();
     });
 
-    const drain = async (input: unknown, config: object) => {
+    const drain = async (input: unknown, config: Record<string, unknown>) => {
       for await (const _ of await graph.stream(input, config)) {
         // to the next pause or the end
       }
