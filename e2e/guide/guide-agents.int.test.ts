@@ -58,7 +58,7 @@ describe.each(FIXTURES.map((f) => [f.agent.id, f] as const))("guide fixture %s",
       await backend?.close();
     });
 
-    const drain = async (input: unknown, config: Record<string, unknown>) => {
+    const drain = async (input: unknown, config: Parameters<AgentGraph["stream"]>[1]) => {
       for await (const _ of await graph.stream(input, config)) {
         // to the next pause or the end
       }
@@ -93,7 +93,7 @@ describe.each(FIXTURES.map((f) => [f.agent.id, f] as const))("guide fixture %s",
 
       // Fork from the checkpoint that asked: the question is asked again under a new id; answer it otherwise.
       const at = paused.config;
-      await drain(null, at);
+      await drain(null, at as Parameters<AgentGraph["stream"]>[1]);
       const forked = await graph.getState({ configurable: { thread_id: thread } });
       const [asked] = forked.tasks.flatMap((t) => t.interrupts ?? []);
       expect(asked).toBeDefined();
