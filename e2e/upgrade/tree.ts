@@ -252,7 +252,7 @@ export function buildCarelessTree(log: (line: string) => void = console.log): {
 }
 
 /** Copy this repository into a new directory, let `prepare` change it, and `next build` there. */
-function buildTree({
+export function buildTree({
   name,
   reuse,
   log,
