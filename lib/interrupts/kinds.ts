@@ -27,6 +27,8 @@ export type BulkVerb = "approve" | "reject";
 export interface QuestionKind<A extends InterruptAction> {
   /** What the operator calls it ("Refund approval"). */
   label: string;
+  /** A question of this kind, as an agent raises it: what the registry test asks every entry about. */
+  example: PayloadOf<A>;
   /**
    * The answer's shape without what depends on the question (a deadline's expiry answer is checked against it when
    * saved; the full contract, `validateAnswer`, when it is applied).
@@ -49,6 +51,22 @@ const approveOrReject = (verb: BulkVerb, note: string | undefined) =>
 export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   refund_approval: {
     label: "Refund approval",
+    example: {
+      action: "refund_approval",
+      title: "Refund for ORD-1",
+      order: {
+        id: "ORD-1",
+        placedAt: "2026-01-01T00:00:00.000Z",
+        paymentMethod: "card",
+        status: "delivered",
+        total: { amountCents: 10_000, currency: "EUR" },
+        items: [{ name: "Mug", quantity: 1, unitCents: 10_000 }],
+      },
+      customer: { name: "Ada", email: "ada@example.com" },
+      requested: { amountCents: 10_000, currency: "EUR" },
+      reason: "damaged",
+      findings: [],
+    },
     answerShape: refundApprovalAnswer,
     actingAnswer: () => ({ decision: "approve" }),
     bulk: approveOrReject,
@@ -63,6 +81,15 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   select_option: {
     label: "Choose an option",
+    example: {
+      action: "select_option",
+      title: "Refund method",
+      question: "How?",
+      options: [
+        { id: "original_payment", label: "Original payment" },
+        { id: "store_credit", label: "Store credit" },
+      ],
+    },
     answerShape: selectOptionAnswer,
     actingAnswer: () => null,
     bulk: null,
@@ -70,6 +97,13 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   input_text: {
     label: "Missing information",
+    example: {
+      action: "input_text",
+      title: "Order number",
+      question: "Which order?",
+      minLength: 1,
+      maxLength: 50,
+    },
     answerShape: inputTextAnswer,
     actingAnswer: () => null,
     bulk: null,
@@ -77,6 +111,13 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   confirm_email: {
     label: "Confirm email",
+    example: {
+      action: "confirm_email",
+      title: "Reply",
+      to: "ada@example.com",
+      subject: "Your refund",
+      body: "Hello",
+    },
     answerShape: confirmEmailAnswer,
     actingAnswer: () => ({ choice: "send" }),
     bulk: (verb, note) =>
@@ -90,6 +131,15 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   review_change: {
     label: "Account change review",
+    example: {
+      action: "review_change",
+      title: "Payout change",
+      review: "data",
+      customer: { name: "Ada", email: "ada@example.com" },
+      change: { field: "payout", from: null, to: "DE89 3704 0044 0532 0130 00" },
+      checks: ["The account is the customer's"],
+      requiredRole: "operator",
+    },
     answerShape: reviewChangeAnswer,
     actingAnswer: () => ({ decision: "approve" }),
     bulk: approveOrReject,
@@ -101,6 +151,13 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   goodwill_voucher: {
     label: "Goodwill voucher",
+    example: {
+      action: "goodwill_voucher",
+      title: "Voucher",
+      customer: { name: "Ada", email: "ada@example.com" },
+      voucher: { amountCents: 500, currency: "EUR" },
+      complaint: "Late",
+    },
     answerShape: goodwillVoucherAnswer,
     actingAnswer: () => ({ decision: "grant" }),
     bulk: (verb, note) => (verb === "approve" ? { decision: "grant" } : { decision: "decline", note }),
@@ -112,6 +169,18 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   tool_review: {
     label: "Tool call review",
+    example: {
+      action: "tool_review",
+      title: "Review tool call: issue_store_credit",
+      format: "langchain",
+      requests: [
+        {
+          name: "issue_store_credit",
+          args: { orderId: "ORD-1", amountCents: 500, reason: "Sorry" },
+          allowed: ["approve", "edit", "reject"],
+        },
+      ],
+    },
     answerShape: toolReviewAnswer,
     // Approving every reviewed call: the answer whose policy (roles, four-eyes, limits per tool) is asked before the click.
     actingAnswer: (payload) =>

@@ -48,6 +48,7 @@ export const orderSupportAgent: AgentDefinition<InterruptPayload> = {
   version: "1",
   structureHash: "sha256:f57656f65b64d48c",
   interruptNodes: ["HumanInTheLoopMiddleware.after_model"],
+  asks: ["tool_review"],
   build: (deps) => buildOrderSupportGraph(deps),
   input: ({ messageId, text, orderRef }) => ({
     messages: [

@@ -62,6 +62,7 @@ export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
   version: "1",
   structureHash: "sha256:fc1fe7a9f3896693",
   interruptNodes: ["fraud_review", "data_review"],
+  asks: ["review_change"],
   build: ({ checkpointer, db }) => buildAccountChangeGraph({ checkpointer, db }),
   input: (message) => accountChangeInput(message),
   interrupts: sharedContract,

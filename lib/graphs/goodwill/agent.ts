@@ -20,6 +20,7 @@ export const goodwillAgent: AgentDefinition<InterruptPayload> = {
   version: "1",
   structureHash: "sha256:f9566b1adb78806f",
   interruptNodes: ["ask"],
+  asks: ["goodwill_voucher"],
   build: (deps) => buildGoodwillGraph(deps),
   input: (message) => goodwillInput(message),
   interrupts: sharedContract,

@@ -17,6 +17,7 @@ export const refundAgent: AgentDefinition<InterruptPayload> = {
   version: "1",
   structureHash: "sha256:e64baf9ebfd8ff63",
   interruptNodes: ["ask_order", "human_review", "choose_method", "confirm_email"],
+  asks: ["input_text", "select_option", "refund_approval", "confirm_email"],
   build: ({ checkpointer, db }) =>
     buildRefundGraph({
       checkpointer,

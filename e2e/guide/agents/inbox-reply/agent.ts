@@ -14,6 +14,7 @@ export const inboxReplyAgent: AgentDefinition<InterruptPayload> = {
   version: "1",
   structureHash: "sha256:6861c857468c0a84",
   interruptNodes: ["review"],
+  asks: ["tool_review"],
   build: ({ checkpointer }) => buildInboxReplyGraph({ checkpointer }),
   input: ({ messageId, text }) => inboxReplyInput({ messageId, text }),
   interrupts: sharedContract,

@@ -14,6 +14,7 @@ export const nestedReviewAgent: AgentDefinition<InterruptPayload> = {
   version: "1",
   structureHash: "sha256:057bce26868146e9",
   interruptNodes: ["approval"],
+  asks: ["tool_review"],
   build: ({ checkpointer }) => buildNestedReviewGraph({ checkpointer }),
   input: ({ messageId, text }) => nestedReviewInput({ messageId, text }),
   interrupts: sharedContract,

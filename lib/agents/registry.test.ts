@@ -1,0 +1,87 @@
+import "@/lib/agents";
+import { summarizeAnswer } from "@/components/thread/answer-summary";
+import { actionLabel } from "@/components/ui/action-label";
+import type { Principal } from "@/lib/auth/roles";
+import { errorCodeOf } from "@/lib/errors";
+import { parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
+import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
+import { QUESTION_KINDS, questionKind } from "@/lib/interrupts/kinds";
+import { bulkAnswer, isBulkAction } from "@/lib/queue/bulk-answers";
+import { listAgents } from "@/lib/runtime/agent";
+
+/*
+ * The registry's completeness, generated over every registered agent and every kind of question it says it asks:
+ * each place the console speaks about a question (label, ledger summary, bulk answers, the deadline settings' answer
+ * shape, the pre-click policy check) has something true to say for it. A new agent, or a new kind, is covered here
+ * without a case of its own; one left undefined fails here instead of leaving a place silently incomplete.
+ */
+
+const nobody: Principal = { kind: "user", id: "u-registry", label: "someone@x", role: "supervisor" };
+const cases = listAgents().flatMap((agent) => agent.asks.map((action) => [agent.id, action, agent] as const));
+
+describe("every registered agent's questions are complete in the console", () => {
+  it("every agent says what it asks, and asks at least one thing", () => {
+    for (const agent of listAgents()) expect(agent.asks.length, agent.id).toBeGreaterThan(0);
+    expect(cases.length).toBeGreaterThan(0);
+  });
+
+  it.each(cases)(
+    "%s asks %s: label, example, acting answer, summary, bulk, deadline shape, policy",
+    (_id, action, agent) => {
+      const kind = questionKind(action);
+      expect(kind, `${action} has no entry in QUESTION_KINDS`).toBeDefined();
+      if (!kind) return;
+      // A label people read, not the raw action.
+      expect(actionLabel(action)).not.toBe(action);
+      expect(actionLabel(action).length).toBeGreaterThan(0);
+      // The example is a question of this kind, and the agent's contract reads it as one.
+      const parsed = parseInterruptPayload(kind.example);
+      expect(parsed.ok && parsed.payload.action).toBe(action);
+      const read = agent.interrupts.parse(kind.example);
+      expect(read.ok && read.action).toBe(action);
+      if (!read.ok) return;
+
+      const acting = kind.actingAnswer(kind.example as never);
+      if (acting !== null) {
+        // The answer that acts is a valid answer, the agent agrees that it acts, and the ledger has words for it.
+        expect(validateAnswer(kind.example, acting)).toMatchObject({ ok: true });
+        expect(agent.actsOnIt(read.payload, acting), `${agent.id}: actsOnIt(${action}, acting answer)`).toBe(
+          true,
+        );
+        expect(kind.summarize(acting as Record<string, unknown>, "EUR", String)).not.toBeNull();
+        expect(summarizeAnswer(action, acting)).not.toMatch(/see the history/);
+        // The pre-click check: the policy decides for an uninvolved supervisor — allowed, or refused with a code.
+        try {
+          agent.policy({
+            interruptId: "i-1",
+            payload: read.payload,
+            answer: acting,
+            principal: nobody,
+            involved: [],
+            siblings: [],
+          });
+        } catch (error) {
+          expect(errorCodeOf(error), `${agent.id}: ${String(error)}`).toMatch(/^forbidden:/);
+        }
+      }
+      // Bulk: either both verbs give an answer the contract takes (and the deadline settings accept its shape), or the
+      // kind says it is decided one by one.
+      expect(isBulkAction(action)).toBe(kind.bulk !== null);
+      if (kind.bulk) {
+        for (const verb of ["approve", "reject"] as const) {
+          const answer = bulkAnswer(action, verb, "A note.");
+          expect(validateAnswer(kind.example, answer), `${action} bulk ${verb}`).toMatchObject({ ok: true });
+          expect(kind.answerShape.safeParse(answer).success).toBe(true);
+          expect(summarizeAnswer(action, answer)).not.toMatch(/see the history/);
+        }
+        expect(agent.actsOnIt(read.payload, bulkAnswer(action, "reject", "A note."))).toBe(false);
+      }
+    },
+  );
+
+  it("every kind of the contract has an entry (the mapped type says so too) and is asked by some agent or kept on purpose", () => {
+    expect(Object.keys(QUESTION_KINDS).sort()).toEqual([...INTERRUPT_ACTIONS].sort());
+    const asked = new Set(cases.map(([, action]) => action));
+    expect(INTERRUPT_ACTIONS.filter((a) => !asked.has(a))).toEqual([]);
+  });
+});
