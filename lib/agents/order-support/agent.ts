@@ -1,10 +1,13 @@
 import "server-only";
 import { HumanMessage } from "@langchain/core/messages";
 import { z } from "zod";
+import { listRefundsForThread } from "@/lib/db/queries/refunds";
+import type { Queryable } from "@/lib/db/tx";
 import { sharedContract } from "@/lib/graphs/contract";
 import { type ToolRule, toolReviewActsOnIt, toolReviewPolicy } from "@/lib/graphs/tool-review-policy";
 import type { InterruptPayload } from "@/lib/interrupts";
-import type { AgentDefinition } from "@/lib/runtime/agent";
+import type { AgentDefinition, SideEffectWarning } from "@/lib/runtime/agent";
+import { formatMoney } from "@/lib/wire";
 import { buildOrderSupportGraph } from "./graph";
 import type { OrderFacts, StoreCreditArgs } from "./tools";
 
@@ -19,6 +22,30 @@ export const ORDER_SUPPORT_RULES = {
       args.amountCents > STORE_CREDIT_SUPERVISOR_CENTS ? "supervisor" : "operator",
   } satisfies ToolRule<StoreCreditArgs>,
 };
+
+/**
+ * A fork from before the credit ran would reach the credit tool again: a new call, so a new credit (the ledger still
+ * refuses one above what is left of the order). Said before the fork, for every credit the thread already recorded.
+ */
+async function creditWarnings({
+  db,
+  threadId,
+  values,
+}: {
+  db: Queryable;
+  threadId: string;
+  values: Record<string, unknown>;
+}): Promise<SideEffectWarning[]> {
+  const messages = (values.messages as { name?: string }[] | undefined) ?? [];
+  if (messages.some((m) => m.name === "issue_store_credit")) return [];
+  return (await listRefundsForThread({ db, threadId })).map((refund) => ({
+    code: "side_effect:refund" as const,
+    recordId: refund.id,
+    message:
+      `Store credit of ${formatMoney(refund.amountCents, refund.currency)} for ${refund.orderId} is already recorded on ` +
+      "this thread, and a branch cannot undo it. A branch from here may propose and approve a new credit.",
+  }));
+}
 
 /** What the customer said and what the order lookup found, read back from the conversation. */
 function factsOf(values: Record<string, unknown>): OrderFacts | null {
@@ -61,9 +88,10 @@ export const orderSupportAgent: AgentDefinition<InterruptPayload> = {
   interrupts: sharedContract,
   // The conversation is the agent's state: a fork may not rewrite it.
   fork: { editable: z.strictObject({}).partial(), editableFields: [], asNodes: [], markEdited: () => ({}) },
-  effects: async () => [],
+  effects: (args) => creditWarnings(args),
   policy: toolReviewPolicy(ORDER_SUPPORT_RULES),
-  personalData: [],
+  /** The customer's own words (their first message): erased with the customer. */
+  personalData: ["messages.0.content"],
   actsOnIt: toolReviewActsOnIt,
   context(values) {
     const facts = factsOf(values);

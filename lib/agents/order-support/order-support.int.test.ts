@@ -90,6 +90,20 @@ describe.each<Backend>(["pglite", "postgres"])("the order-support agent on %s", 
     const last = (done.values as { messages: { content: unknown }[] }).messages.at(-1);
     expect(String(last?.content)).toContain("€15.00 has been queued");
 
+    // A fork from the question would reach the credit again: said before the fork; from the end, nothing to say.
+    const db = backend.database.db;
+    const threadId = config.configurable.thread_id;
+    const fromQuestion = await orderSupportAgent.effects({
+      db,
+      threadId,
+      values: paused.values as Record<string, unknown>,
+    });
+    expect(fromQuestion.map((w) => w.code)).toEqual(["side_effect:refund"]);
+    expect(fromQuestion[0]?.message).toContain("€15.00");
+    expect(
+      await orderSupportAgent.effects({ db, threadId, values: done.values as Record<string, unknown> }),
+    ).toEqual([]);
+
     // The same answer again (a second click reaching the graph, a replayed step) records nothing more.
     await runTo(new Command({ resume: { [raised!.id!]: answer.answer } }), config);
     const again = (await listRefundsForOrder({ db: backend.database.db, orderId: "ORD-1002" })).filter(
