@@ -240,6 +240,27 @@ export const refunds = pgTable(
 );
 
 /**
+ * Goodwill vouchers the shop issued: one per granting decision (`voucher:<decision ref>`), with the code the customer
+ * redeems and its value. Issued in the same transaction as the email that carries the code to the customer.
+ */
+export const vouchers = pgTable(
+  "vouchers",
+  {
+    id: text("id").primaryKey(),
+    idempotencyKey: text("idempotency_key").notNull().unique(),
+    /** What the customer types at checkout (unique). */
+    code: text("code").notNull().unique(),
+    threadId: text("thread_id").notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    currency: text("currency").notNull(),
+    /** Who granted it (the deciding principal's id). */
+    grantedBy: text("granted_by").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("vouchers_thread_idx").on(t.threadId)],
+);
+
+/**
  * Outgoing email. Idempotent by key: one email per approved draft revision (`email:<decision ref>`), so a re-run finds
  * its own email and an edited reply on a reopened ticket is a new one. Delivered by the `effects` row of the same key.
  */
@@ -308,3 +329,4 @@ export type EventRow = typeof events.$inferSelect;
 export type Refund = typeof refunds.$inferSelect;
 export type OutboxEmail = typeof outbox.$inferSelect;
 export type Effect = typeof effects.$inferSelect;
+export type Voucher = typeof vouchers.$inferSelect;

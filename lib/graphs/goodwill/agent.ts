@@ -1,10 +1,39 @@
 import "server-only";
 import { z } from "zod";
+import { listVouchersForThread } from "@/lib/db/queries/vouchers";
+import type { Queryable } from "@/lib/db/tx";
 import { sharedContract } from "@/lib/graphs/contract";
+import { emailWarnings } from "@/lib/graphs/email-effects";
 import { refuseOwnInput } from "@/lib/graphs/four-eyes";
 import type { InterruptPayload } from "@/lib/interrupts";
-import type { AgentDefinition } from "@/lib/runtime/agent";
+import type { AgentDefinition, SideEffectWarning } from "@/lib/runtime/agent";
+import { formatMoney } from "@/lib/wire";
 import { buildGoodwillGraph, goodwillInput } from "./graph";
+
+/**
+ * A fork from before the reply would run it again as a new step: a new voucher, and a new email with its code. Said
+ * before the fork, for every voucher and email the thread already has; from after the reply, nothing is reached again.
+ */
+async function voucherWarnings({
+  db,
+  threadId,
+  values,
+}: {
+  db: Queryable;
+  threadId: string;
+  values: Record<string, unknown>;
+}): Promise<SideEffectWarning[]> {
+  const messages = (values.messages as { id?: string }[] | undefined) ?? [];
+  if (messages.some((m) => String(m.id ?? "").startsWith("goodwill-reply-"))) return [];
+  const vouchers = (await listVouchersForThread({ db, threadId })).map((v) => ({
+    code: "side_effect:voucher" as const,
+    recordId: v.id,
+    message:
+      `A voucher worth ${formatMoney(v.amountCents, v.currency)} (${v.code}) is already issued on this thread, and a ` +
+      "branch cannot take it back. A branch from here that grants again issues a new one.",
+  }));
+  return [...vouchers, ...(await emailWarnings({ db, threadId }))];
+}
 
 /** A fork may reword the complaint; it can never set the voucher or the decision. */
 const editable = z.strictObject({ complaint: z.string().trim().min(1).max(5000) }).partial();
@@ -25,7 +54,7 @@ export const goodwillAgent: AgentDefinition<InterruptPayload> = {
   input: (message) => goodwillInput(message),
   interrupts: sharedContract,
   fork: { editable, editableFields: ["complaint"], asNodes: [], markEdited: () => ({}) },
-  effects: async () => [],
+  effects: (args) => voucherWarnings(args),
   // Whoever filed the complaint or started its run may not grant the voucher.
   policy({ payload, answer, principal, involved }) {
     const grants = (answer as { decision?: unknown } | null)?.decision === "grant";

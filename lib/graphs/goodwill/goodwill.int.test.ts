@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
+import { listEmailsForThread } from "@/lib/db/queries/outbox";
+import { issueVoucher, listVouchersForThread } from "@/lib/db/queries/vouchers";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import type { AgentGraph } from "@/lib/runtime/agent";
 import { goodwillAgent } from "./agent";
@@ -65,8 +67,46 @@ describe.each<Backend>(["pglite", "postgres"])("the goodwill example agent on %s
     }
     const done = await graph.getState(config);
     expect(done.next).toEqual([]);
-    expect(JSON.stringify((done.values as { messages: unknown[] }).messages.at(-1))).toContain(
-      "A voucher is on its way",
-    );
+    // The voucher is issued once, the email carrying its code is queued with it, and the reply says just that.
+    const threadId = config.configurable.thread_id;
+    const vouchers = await listVouchersForThread({ db: backend.database.db, threadId });
+    expect(vouchers.map((v) => [v.amountCents, v.currency])).toEqual([[2490, "EUR"]]);
+    const code = vouchers[0]!.code;
+    expect(code).toMatch(/^GW-[A-Z2-9]{8}$/);
+    const emails = await listEmailsForThread({ db: backend.database.db, threadId });
+    expect(emails).toHaveLength(1);
+    expect(emails[0]?.body).toContain(code);
+    const reply = JSON.stringify((done.values as { messages: unknown[] }).messages.at(-1));
+    expect(reply).toContain(`voucher worth €24.90 (code ${code})`);
+    expect(reply).toContain("an email with the code is queued");
+
+    // Issued again under the same decision (a replayed or recovered step): the same voucher, the same email.
+    const again = await issueVoucher({
+      db: backend.database.db,
+      decisionRef: `${vouchers[0]!.idempotencyKey.slice("voucher:".length)}`,
+      threadId,
+      amountCents: 2490,
+      currency: "EUR",
+      grantedBy: "u-1",
+      email: { to: emails[0]!.toAddress, subject: "Your goodwill voucher", body: (c) => c },
+    });
+    expect(again.voucher.id).toBe(vouchers[0]!.id);
+    expect(await listVouchersForThread({ db: backend.database.db, threadId })).toHaveLength(1);
+    expect(await listEmailsForThread({ db: backend.database.db, threadId })).toHaveLength(1);
+
+    // A fork from the question would reach the reply again (a new step: a new voucher): said before the fork.
+    const warned = await goodwillAgent.effects({
+      db: backend.database.db,
+      threadId,
+      values: paused.values as Record<string, unknown>,
+    });
+    expect(warned.map((w) => w.code).sort()).toEqual(["side_effect:email", "side_effect:voucher"]);
+    expect(
+      await goodwillAgent.effects({
+        db: backend.database.db,
+        threadId,
+        values: done.values as Record<string, unknown>,
+      }),
+    ).toEqual([]);
   });
 });

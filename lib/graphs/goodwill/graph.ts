@@ -10,8 +10,10 @@ import {
 } from "@langchain/langgraph";
 import type { AppDb } from "@/lib/db/open";
 import { getOrder } from "@/lib/db/queries/orders";
-import { askHuman } from "@/lib/graphs/ask-human";
+import { issueVoucher } from "@/lib/db/queries/vouchers";
+import { askHuman, decisionRef } from "@/lib/graphs/ask-human";
 import type { GoodwillVoucherAnswer } from "@/lib/interrupts";
+import { formatMoney } from "@/lib/wire";
 
 /** The example agent's state: the complaint, the customer, the voucher proposed and what a person decided. */
 export const GoodwillState = Annotation.Root({
@@ -28,7 +30,8 @@ export const GoodwillState = Annotation.Root({
 type State = typeof GoodwillState.State;
 
 /**
- * propose (10 % of the order, at least €5, at most €50) → ask (a person grants or declines) → reply. Nodes are plain
+ * propose (10 % of the order, at least €5, at most €50) → ask (a person grants or declines) → reply (a granted voucher
+ * is issued there, with the email carrying its code, once per decision). Nodes are plain
  * functions over the state; `ask` calls `askHuman` first thing, because LangGraph re-runs a node on resume.
  */
 export function buildGoodwillGraph({ checkpointer, db }: { checkpointer: BaseCheckpointSaver; db: AppDb }) {
@@ -50,18 +53,42 @@ export function buildGoodwillGraph({ checkpointer, db }: { checkpointer: BaseChe
         complaint: s.complaint,
       }),
     }))
-    .addNode("reply", (s: State, config: LangGraphRunnableConfig) => ({
-      messages: [
-        new AIMessage({
-          // A stable id: a replayed step writes the same message, and AG-UI needs every message to have one.
-          id: `goodwill-reply-${String(config.configurable?.thread_id)}`,
-          content:
-            s.decision?.decision === "grant"
-              ? `We are sorry, ${s.customer.name}. A voucher is on its way to you.`
-              : `We are sorry, ${s.customer.name}. We have noted your feedback.`,
-        }),
-      ],
-    }))
+    .addNode("reply", async (s: State, config: LangGraphRunnableConfig) => {
+      // A stable id: a replayed step writes the same message, and AG-UI needs every message to have one.
+      const id = `goodwill-reply-${String(config.configurable?.thread_id)}`;
+      if (s.decision?.decision !== "grant") {
+        return {
+          messages: [
+            new AIMessage({ id, content: `We are sorry, ${s.customer.name}. We have noted your feedback.` }),
+          ],
+        };
+      }
+      // The voucher is issued here, once per granting decision (this step's own reference), and the email with its
+      // code is queued in the same transaction; the reply says exactly that, from what was recorded.
+      const operator = config.configurable?.operator_id;
+      const amount = formatMoney(s.voucherCents, "EUR");
+      const { voucher, mail } = await issueVoucher({
+        db,
+        decisionRef: decisionRef(config),
+        threadId: String(config.configurable?.thread_id),
+        amountCents: s.voucherCents,
+        currency: "EUR",
+        grantedBy: typeof operator === "string" && operator !== "" ? operator : "operator",
+        email: s.customer.email
+          ? {
+              to: s.customer.email,
+              subject: "Your goodwill voucher",
+              body: (code) =>
+                `Dear ${s.customer.name},\n\nWe are sorry for the trouble. Here is a voucher worth ${amount}: ` +
+                `enter the code ${code} at checkout.\n\nYour customer service team`,
+            }
+          : null,
+      });
+      const content = mail
+        ? `We are sorry, ${s.customer.name}. We have issued you a voucher worth ${amount} (code ${voucher.code}); an email with the code is queued for ${s.customer.email}.`
+        : `We are sorry, ${s.customer.name}. We have issued you a voucher worth ${amount} (code ${voucher.code}).`;
+      return { messages: [new AIMessage({ id, content })] };
+    })
     .addEdge(START, "propose")
     .addEdge("propose", "ask")
     .addEdge("ask", "reply")
