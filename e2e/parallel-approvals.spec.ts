@@ -52,6 +52,11 @@ test("parallel reviews: a supervisor and an operator each answer their card; the
     timeout: 20_000,
   });
   await expect(other.getByTestId("status-badge")).toHaveText("Completed");
+  // Old → new, and the page says the change is made only once its effect is delivered.
+  const outcome = other.getByTestId("change-outcome");
+  await expect(outcome.getByTestId("change-values")).toContainText("DE89 3704 0044 0532 0130 00");
+  await expect(outcome).toHaveAttribute("data-effect-status", "delivered", { timeout: 20_000 });
+  await expect(outcome).toContainText("the change is made in the customer's account");
   await other.screenshot({ path: test.info().outputPath("operator.png"), fullPage: true });
   await operator.close();
 

@@ -31,7 +31,14 @@ const outcomeValues = z.object({
   reply: z.object({ subject: z.string(), body: z.string() }).nullish(),
   email: z.object({ status: z.string(), effectId: z.string().optional() }).nullish(),
   /** The account-change agent's result. */
-  outcome: z.object({ status: z.enum(["applied", "rejected"]), reasons: z.array(z.string()) }).nullish(),
+  outcome: z
+    .object({
+      status: z.enum(["applied", "rejected"]),
+      reasons: z.array(z.string()),
+      effectId: z.string().nullish(),
+    })
+    .nullish(),
+  change: z.object({ field: z.string(), from: z.string().nullable(), to: z.string() }).nullish(),
 });
 
 /**
@@ -52,7 +59,10 @@ export function OutcomeCard({
   const parsed = outcomeValues.safeParse(values);
   if (!parsed.success) return null;
   const { decision, reply, email, outcome } = parsed.data;
-  if (outcome) return <ChangeOutcome outcome={outcome} />;
+  if (outcome) {
+    const applying = outcome.effectId ? effects.find((e) => e.id === outcome.effectId) : undefined;
+    return <ChangeOutcome outcome={outcome} change={parsed.data.change ?? null} effect={applying} />;
+  }
   const ledger = ledgerOutcome(values, effects, conversation);
   const refund = parsed.data.refund && !("refundableCents" in parsed.data.refund) ? parsed.data.refund : null;
   const refundRefused =
@@ -165,21 +175,46 @@ function subjectOf(effect: EffectView): string | undefined {
 }
 
 /** An account change's result: applied, or rejected with the reviewers' reasons. */
-function ChangeOutcome({ outcome }: { outcome: { status: "applied" | "rejected"; reasons: string[] } }) {
+function ChangeOutcome({
+  outcome,
+  change,
+  effect,
+}: {
+  outcome: { status: "applied" | "rejected"; reasons: string[]; effectId?: string | null };
+  change: { field: string; from: string | null; to: string } | null;
+  /** The `account_update` effect applying the change, as the effect ledger has it now. */
+  effect: EffectView | undefined;
+}) {
+  const state = !outcome.effectId ? "none" : (effect?.status ?? "queued");
   return (
     <section
       aria-labelledby="outcome-heading"
       className="rounded-lg border border-emerald-200 bg-emerald-50/50 p-5"
       data-testid="change-outcome"
       data-status={outcome.status}
+      data-effect-status={state}
     >
       <h2 id="outcome-heading" className="mb-3 text-base font-semibold text-slate-900">
         Outcome
       </h2>
+      {change && (
+        <p className="mb-2 text-sm text-slate-800" data-testid="change-values">
+          {humanize(change.field)}: {change.from ? <bdi>“{change.from}”</bdi> : "(none on file)"} →{" "}
+          <bdi>“{change.to}”</bdi>
+        </p>
+      )}
       <p className="text-sm text-slate-800">
-        {outcome.status === "applied"
-          ? "Both reviews approved: the account change was applied and the customer told."
-          : `The account change was rejected${outcome.reasons.length > 0 ? `: ${outcome.reasons.join("; ")}` : "."}`}
+        {outcome.status === "rejected"
+          ? `The account change was not made${outcome.reasons.length > 0 ? `: ${outcome.reasons.join("; ")}` : "."}`
+          : !outcome.effectId
+            ? "Both reviews approved (recorded before account changes were applied by the console: nothing was changed here)."
+            : state === "delivered"
+              ? "Both reviews approved: the change is made in the customer's account, and their confirmation email is queued."
+              : state === "failed" || state === "unconfirmed"
+                ? "Both reviews approved, but applying the change failed: see the operator task under Side effects."
+                : state === "handled"
+                  ? "Both reviews approved; the change was handled by hand (see Side effects)."
+                  : "Both reviews approved: the change is being applied to the customer's account."}
       </p>
     </section>
   );

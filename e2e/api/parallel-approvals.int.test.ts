@@ -1,4 +1,5 @@
 import type { Interrupt } from "@ag-ui/core";
+import { waitForEffectsToSettle } from "../chaos/effects";
 import { authedFetch, emailOf, type Who } from "../support/auth";
 import { agentFor, answer, createTicket, payloadOf, postRun, runBody, runOnce } from "./client";
 import { useTestServer } from "./setup";
@@ -77,6 +78,11 @@ describe("parallel approvals (account-change agent)", () => {
     expect(view.status).toBe("completed");
     expect(view.values.outcome).toMatchObject({ status: "rejected", reasons: ["IBAN mistyped"] });
     expect(await ctx.prepared.sql.count("outbox", "thread_id = $1", [threadId])).toBe(1);
+    // A rejected change records nothing to apply: no change, no account_update effect.
+    expect(await ctx.prepared.sql.count("account_changes", "thread_id = $1", [threadId])).toBe(0);
+    expect(
+      await ctx.prepared.sql.count("effects", "thread_id = $1 AND kind = 'account_update'", [threadId]),
+    ).toBe(0);
   });
 
   it("refuses one answer alone as a resume (422 naming the missing id), and one person approving both", async () => {
@@ -135,7 +141,33 @@ describe("parallel approvals (account-change agent)", () => {
       expect(ledger.map((d) => d.status)).toEqual(["resolved", "resolved"]);
       expect(ledger.map((d) => d.resolved_by)).toContain(emailOf("supervisor"));
       expect(await ctx.prepared.sql.count("runs", "thread_id = $1 AND kind = 'resume'", [threadId])).toBe(1);
-      expect(await ctx.prepared.sql.count("outbox", "thread_id = $1", [threadId])).toBe(1);
+      // The change is made once in the customer's account by its effect, and only then is the customer emailed.
+      await waitForEffectsToSettle(ctx.prepared.sql, 20_000);
+      const [change] = await ctx.prepared.sql.rows<{
+        to_value: string;
+        applied: boolean;
+        account_email: string;
+      }>(
+        "SELECT to_value, applied_at IS NOT NULL AS applied, account_email FROM account_changes WHERE thread_id = $1",
+        [threadId],
+      );
+      expect(change).toMatchObject({ to_value: "DE89 3704 0044 0532 0130 00", applied: true });
+      expect(await ctx.prepared.sql.count("account_changes", "thread_id = $1", [threadId])).toBe(1);
+      const [account] = await ctx.prepared.sql.rows<{ payout: string }>(
+        "SELECT payout FROM customer_accounts WHERE email = $1",
+        [change!.account_email],
+      );
+      expect(account?.payout).toBe("DE89 3704 0044 0532 0130 00");
+      const [mail] = await ctx.prepared.sql.rows<{ n: number; body: string }>(
+        "SELECT count(*) OVER ()::int AS n, body FROM outbox WHERE thread_id = $1",
+        [threadId],
+      );
+      expect(mail).toMatchObject({ n: 1 });
+      expect(mail?.body).toContain("has been updated as you asked");
+      const effect = (
+        await (await authedFetch(url(`/api/threads/${threadId}`), {}, "viewer")).json()
+      ).effects.find((e: { kind: string }) => e.kind === "account_update");
+      expect(effect).toMatchObject({ status: "delivered", attempts: 1 });
     }
   });
 

@@ -1,3 +1,4 @@
+import { accountConnector } from "./account";
 import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
@@ -36,7 +37,7 @@ export function backoffMs(attempt: number, { baseMs, maxMs }: RetryPolicy, rando
 }
 
 /** The connectors this process delivers with, configured from the environment. */
-export function connectorsFromEnv(): Map<string, EffectConnector> {
+export function connectorsFromEnv(db: Queryable): Map<string, EffectConnector> {
   const payment = paymentConnector(
     env.PAYMENT_URL
       ? httpPaymentGateway({ baseUrl: env.PAYMENT_URL, timeoutMs: env.PAYMENT_TIMEOUT_MS })
@@ -46,7 +47,7 @@ export function connectorsFromEnv(): Map<string, EffectConnector> {
     from: env.MAIL_FROM,
     transport: env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : { directory: env.MAIL_DIR },
   });
-  return new Map([payment, email].map((c) => [c.kind, c]));
+  return new Map([payment, email, accountConnector(db)].map((c) => [c.kind, c]));
 }
 
 const DISPATCH_SYSTEM = { id: "system:dispatcher", label: "effect dispatcher", role: null } as const;
@@ -170,7 +171,7 @@ export async function startDispatcher(): Promise<void> {
   const g = globalThis as G;
   if (g[KEY]) return;
   const { db } = await getDatabase();
-  const connectors = connectorsFromEnv();
+  const connectors = connectorsFromEnv(db);
   const retry: RetryPolicy = {
     maxAttempts: env.EFFECT_MAX_ATTEMPTS,
     baseMs: env.EFFECT_RETRY_BASE_MS,

@@ -30,6 +30,9 @@ function summaryOf(effect: Effect): string {
     return `Refund ${formatMoney(p.amountCents, String(p.currency ?? "EUR"))} for ${String(p.orderId ?? "the order")}`;
   }
   if (effect.kind === "email") return `Email “${String(p.subject ?? "")}” to ${String(p.to ?? "")}`;
+  if (effect.kind === "account_update") {
+    return `Account change: ${String(p.field ?? "")} ${p.from ? `“${String(p.from)}” → ` : "→ "}“${String(p.to ?? "")}”`;
+  }
   return `${effect.kind} effect`;
 }
 

@@ -240,6 +240,44 @@ export const refunds = pgTable(
 );
 
 /**
+ * The shop's customer accounts: what the account-change agent changes. One row per customer: its id is derived from
+ * the email the shop's orders know them by (`accountIdOf`), so two changes never create two accounts; created on
+ * the first change applied to it. The email column is data (erasure replaces it), not the key.
+ */
+export const customerAccounts = pgTable("customer_accounts", {
+  id: text("id").primaryKey(),
+  /** The account's email address (a change of the email field changes it). */
+  email: text("email").notNull(),
+  address: text("address"),
+  payout: text("payout"),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Account changes both reviews approved: one per approving decision (`account:<decision ref>`), applied to
+ * `customer_accounts` exactly once by the `account_update` effect (`applied_at` is set in the same transaction as the
+ * change itself), and only then is the customer emailed that it was made.
+ */
+export const accountChanges = pgTable(
+  "account_changes",
+  {
+    id: text("id").primaryKey(),
+    idempotencyKey: text("idempotency_key").notNull().unique(),
+    threadId: text("thread_id").notNull(),
+    /** The account, by the customer's email when the change was approved. */
+    accountEmail: text("account_email").notNull(),
+    customerName: text("customer_name").notNull(),
+    /** address | email | payout */
+    field: text("field").notNull(),
+    fromValue: text("from_value"),
+    toValue: text("to_value").notNull(),
+    appliedAt: timestamp("applied_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("account_changes_thread_idx").on(t.threadId)],
+);
+
+/**
  * Goodwill vouchers the shop issued: one per granting decision (`voucher:<decision ref>`), with the code the customer
  * redeems and its value. Issued in the same transaction as the email that carries the code to the customer.
  */
@@ -330,3 +368,4 @@ export type Refund = typeof refunds.$inferSelect;
 export type OutboxEmail = typeof outbox.$inferSelect;
 export type Effect = typeof effects.$inferSelect;
 export type Voucher = typeof vouchers.$inferSelect;
+export type AccountChangeRow = typeof accountChanges.$inferSelect;

@@ -3,6 +3,7 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/langgraph";
 import type { AppDb } from "@/lib/db/open";
+import { recordAccountChange } from "@/lib/db/queries/accounts";
 import { getOrder } from "@/lib/db/queries/orders";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { askHuman, decisionRef } from "@/lib/graphs/ask-human";
@@ -76,24 +77,50 @@ function reviewNode(review: ReviewKind) {
   };
 }
 
-/** apply: both reviews approved → the change is applied and the customer told; any rejection → told why not. */
+/**
+ * apply: both reviews approved → the change is recorded as an `account_update` effect (keyed by this step), which the
+ * dispatcher applies to the customer's account once and only then emails them that it was made; any rejection → the
+ * customer is told it was not made. The reply says what was recorded, never more.
+ */
 function applyNode(db: AppDb) {
   return async (state: AccountChangeValue, config: LangGraphRunnableConfig): Promise<AccountChangeUpdate> => {
     const answers = Object.values(state.reviews);
     const rejected = answers.filter((a) => a?.decision === "reject");
-    const applied = answers.length === 2 && rejected.length === 0;
+    const approved = answers.length === 2 && rejected.length === 0;
     const what = state.change ? FIELD_NAMES[state.change.field] : "account details";
-    const body = applied
-      ? `Hello ${state.customer?.name ?? ""},\n\nYour ${what} has been updated as you asked.\n\nBest,\nSupport`
-      : `Hello ${state.customer?.name ?? ""},\n\nWe could not change your ${what}. Please contact us so we can help.\n\nBest,\nSupport`;
+    const name = state.customer?.name ?? "";
     const to = state.customer?.email ?? "";
+    const threadId = threadIdOf(config);
+    if (approved && state.change && to) {
+      const { effect } = await recordAccountChange({
+        db,
+        decisionRef: decisionRef(config),
+        threadId,
+        accountEmail: to,
+        customerName: name,
+        field: state.change.field,
+        from: state.change.from,
+        to: state.change.to,
+      });
+      const body = `Hello ${name},\n\nBoth reviews approved the change of your ${what}. It is being applied to your account now; we will email you as soon as it is done.\n\nBest,\nSupport`;
+      return {
+        outcome: { status: "applied", reasons: [], emailId: null, effectId: effect.id },
+        messages: [new AIMessage({ id: `reply-${threadId}`, content: body })],
+      };
+    }
+    const reasons = approved
+      ? [
+          "No customer account matches this request (no order of theirs was named), so nothing could be changed.",
+        ]
+      : rejected.map((r) => (r && "note" in r ? (r.note ?? "") : "")).filter(Boolean);
+    const body = `Hello ${name},\n\nWe could not change your ${what}. Please contact us so we can help.\n\nBest,\nSupport`;
     // The reviews' outcome decides the email: this step's reference keys it (a re-run finds its own email).
     const email = to
       ? (
           await queueEmail({
             db,
             decisionRef: decisionRef(config),
-            threadId: threadIdOf(config),
+            threadId,
             to,
             subject: `Your ${what}`,
             body,
@@ -101,12 +128,8 @@ function applyNode(db: AppDb) {
         ).email.id
       : null;
     return {
-      outcome: {
-        status: applied ? "applied" : "rejected",
-        reasons: rejected.map((r) => (r && "note" in r ? (r.note ?? "") : "")).filter(Boolean),
-        emailId: email,
-      },
-      messages: [new AIMessage({ id: `reply-${threadIdOf(config)}`, content: body })],
+      outcome: { status: "rejected", reasons, emailId: email, effectId: null },
+      messages: [new AIMessage({ id: `reply-${threadId}`, content: body })],
     };
   };
 }

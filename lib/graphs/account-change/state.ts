@@ -13,8 +13,13 @@ export interface ChangeOutcome {
   status: "applied" | "rejected";
   /** The reviews' notes when rejected. */
   reasons: string[];
-  /** The confirmation queued to the customer (outbox id), if they have an email on file. */
+  /** The "could not change" email queued to the customer (outbox id), if they have an email on file. */
   emailId: string | null;
+  /**
+   * The `account_update` effect that applies an approved change (the dispatcher applies it once, then emails the
+   * customer it was made); absent in outcomes written before it existed, when nothing was changed.
+   */
+  effectId?: string | null;
 }
 
 /**

@@ -1,0 +1,142 @@
+import "server-only";
+import { createHash, randomUUID } from "node:crypto";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { type AccountChangeRow, accountChanges, customerAccounts, type Effect } from "@/lib/db/schema";
+import type { Queryable } from "@/lib/db/tx";
+import { insertEffect } from "./effects";
+import { queueEmail } from "./outbox";
+
+/** The account fields a change may set. */
+export type AccountField = "address" | "email" | "payout";
+const FIELD_NAMES: Record<AccountField, string> = {
+  address: "postal address",
+  email: "email address",
+  payout: "payout account",
+};
+
+/** The account key of a customer: derived from their email as the orders know it (lower case). */
+export function accountIdOf(email: string): string {
+  return `acct_${createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 24)}`;
+}
+
+/** The change key of an approving decision: one change per decision, whatever re-runs it. */
+export const accountChangeKey = (decisionRef: string) => `account:${decisionRef}`;
+
+/**
+ * Record a change both reviews approved, and its `account_update` effect, in one transaction (idempotent by the
+ * decision): nothing is changed yet — the dispatcher applies it (`applyAccountChange`) and only then emails the
+ * customer that it was made.
+ */
+export async function recordAccountChange({
+  db,
+  decisionRef,
+  threadId,
+  accountEmail,
+  customerName,
+  field,
+  from,
+  to,
+}: {
+  db: Queryable;
+  decisionRef: string;
+  threadId: string;
+  accountEmail: string;
+  customerName: string;
+  field: AccountField;
+  from: string | null;
+  to: string;
+}): Promise<{ change: AccountChangeRow; effect: Effect }> {
+  const idempotencyKey = accountChangeKey(decisionRef);
+  return db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(accountChanges)
+      .values({
+        id: randomUUID(),
+        idempotencyKey,
+        threadId,
+        accountEmail,
+        customerName,
+        field,
+        fromValue: from,
+        toValue: to,
+      })
+      .onConflictDoNothing({ target: accountChanges.idempotencyKey })
+      .returning();
+    const change =
+      inserted ??
+      (await tx.select().from(accountChanges).where(eq(accountChanges.idempotencyKey, idempotencyKey)))[0];
+    if (!change) throw new Error(`recordAccountChange: no change under ${idempotencyKey} after a conflict`);
+    const effect = await insertEffect({
+      db: tx,
+      intent: {
+        idempotencyKey,
+        threadId,
+        kind: "account_update",
+        recordId: change.id,
+        payload: { changeId: change.id, field, from, to, account: accountEmail },
+      },
+    });
+    return { change, effect };
+  });
+}
+
+/**
+ * Apply a recorded change to the customer's account, exactly once: the change is marked applied and the account
+ * written in one transaction (a second delivery finds it applied and changes nothing), and the email telling the
+ * customer it was made is queued in that same transaction — never before. Returns whether this call applied it.
+ */
+export async function applyAccountChange({
+  db,
+  changeId,
+}: {
+  db: Queryable;
+  changeId: string;
+}): Promise<{ applied: boolean; change: AccountChangeRow }> {
+  return db.transaction(async (tx) => {
+    const [change] = await tx
+      .update(accountChanges)
+      .set({ appliedAt: sql`now()` })
+      .where(and(eq(accountChanges.id, changeId), isNull(accountChanges.appliedAt)))
+      .returning();
+    if (!change) {
+      const [known] = await tx.select().from(accountChanges).where(eq(accountChanges.id, changeId));
+      if (!known) throw new Error(`applyAccountChange: no change ${changeId}`);
+      return { applied: false, change: known };
+    }
+    const field = change.field as AccountField;
+    const id = accountIdOf(change.accountEmail);
+    const value = { [field]: change.toValue, updatedAt: sql`now()` };
+    await tx
+      .insert(customerAccounts)
+      .values({ id, email: change.accountEmail, ...value })
+      .onConflictDoUpdate({ target: customerAccounts.id, set: value });
+    const to = field === "email" ? change.toValue : change.accountEmail;
+    await queueEmail({
+      db: tx,
+      decisionRef: `account-change/${change.id}`,
+      threadId: change.threadId,
+      to,
+      subject: `Your ${FIELD_NAMES[field]}`,
+      body: `Hello ${change.customerName},\n\nYour ${FIELD_NAMES[field]} has been updated as you asked.\n\nBest,\nSupport`,
+    });
+    return { applied: true, change };
+  });
+}
+
+/** A customer's account, by the email the orders know them by. */
+export async function getCustomerAccount({ db, email }: { db: Queryable; email: string }) {
+  const [row] = await db
+    .select()
+    .from(customerAccounts)
+    .where(eq(customerAccounts.id, accountIdOf(email)));
+  return row;
+}
+
+/** The thread's recorded account changes, oldest first. */
+export async function listAccountChangesForThread({ db, threadId }: { db: Queryable; threadId: string }) {
+  return db
+    .select()
+    .from(accountChanges)
+    .where(eq(accountChanges.threadId, threadId))
+    .orderBy(accountChanges.createdAt);
+}

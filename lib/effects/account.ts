@@ -1,0 +1,27 @@
+import "server-only";
+import { applyAccountChange } from "@/lib/db/queries/accounts";
+import type { Queryable } from "@/lib/db/tx";
+import { type EffectConnector, refused, retryable } from "./connector";
+
+/**
+ * Applies approved account changes to the shop's customer accounts (`account_update` effects). The accounts live in
+ * this database, so a delivery is one transaction: the change applied once, and the customer's confirmation queued
+ * with it. A database error is transient (tried again with back-off, then an operator task); a change that does not
+ * exist is refused for good.
+ */
+export function accountConnector(db: Queryable): EffectConnector {
+  return {
+    kind: "account_update",
+    async deliver(effect) {
+      const changeId = effect.payload.changeId;
+      if (typeof changeId !== "string") return refused("the effect names no account change");
+      try {
+        const { change } = await applyAccountChange({ db, changeId });
+        return { ok: true, providerRef: `account:${change.id}` };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return message.startsWith("applyAccountChange: no change") ? refused(message) : retryable(message);
+      }
+    },
+  };
+}
