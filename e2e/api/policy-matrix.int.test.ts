@@ -517,6 +517,62 @@ describe("one decision policy for every principal (generated over the registry)"
     return spec;
   }
 
+  /**
+   * What the thread told its customer (its emails and the agent's replies) that no recorded effect backs: each claim a
+   * reply can make, with the record it needs. Waits for the thread's effects to finish delivering first (an applied
+   * account change queues its email only then).
+   */
+  async function unbackedClaims(threadId: string): Promise<string[]> {
+    const settleBy = Date.now() + 20_000;
+    while (
+      (await ctx.prepared.sql.count("effects", "thread_id = $1 AND status IN ('queued', 'sending')", [
+        threadId,
+      ])) > 0 &&
+      Date.now() < settleBy
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    const view = await (await as("admin", `/api/threads/${threadId}`)).json();
+    const replies = (view.messages as { role: string; content?: unknown }[])
+      .filter((m) => m.role === "assistant" && typeof m.content === "string")
+      .map((m) => String(m.content));
+    const emails = (
+      await ctx.prepared.sql.rows<{ body: string }>("SELECT body FROM outbox WHERE thread_id = $1", [
+        threadId,
+      ])
+    ).map((r) => r.body);
+    const count = (table: string, where: string) => ctx.prepared.sql.count(table, where, [threadId]);
+    const CLAIMS: { says: RegExp; backed: () => Promise<boolean> }[] = [
+      {
+        says: /approved (?:a partial refund|your refund) of|goes back to your original payment method|added to your account as store credit|store credit of .* queued/i,
+        backed: async () => (await count("refunds", "thread_id = $1")) > 0,
+      },
+      {
+        says: /has been updated/i,
+        backed: async () =>
+          (await count("effects", "thread_id = $1 AND kind = 'account_update' AND status = 'delivered'")) > 0,
+      },
+      {
+        says: /being applied to your account/i,
+        backed: async () => (await count("account_changes", "thread_id = $1")) > 0,
+      },
+      { says: /voucher worth/i, backed: async () => (await count("vouchers", "thread_id = $1")) > 0 },
+    ];
+    const unbacked: string[] = [];
+    for (const text of [...replies, ...emails]) {
+      for (const claim of CLAIMS) {
+        if (claim.says.test(text) && !(await claim.backed())) unbacked.push(text.slice(0, 160));
+      }
+      for (const code of text.match(/\bGW-[A-Z2-9]{8}\b/g) ?? []) {
+        const found = await ctx.prepared.sql.count("vouchers", "thread_id = $1 AND code = $2", [
+          threadId,
+          code,
+        ]);
+        if (found === 0) unbacked.push(`voucher code ${code} is not recorded`);
+      }
+    }
+    return unbacked;
+  }
+
   /** Row counts of every table (sessions and limits aside): equal before and after means nothing was written. */
   async function counts(): Promise<string> {
     const tables = await ctx.prepared.sql.rows<{ t: string }>(
@@ -696,6 +752,8 @@ describe("one decision policy for every principal (generated over the registry)"
           );
           expect(row?.status, label).toBe("resolved");
           if (ids.has(who)) expect(row?.resolved_by_id, label).toBe(ids.get(who));
+          // Whatever the answer led to, the customer is told only of effects that are recorded.
+          expect(await unbackedClaims(fresh.threadId), `${label}: claims without an effect`).toEqual([]);
         }
       }
       console.info(
