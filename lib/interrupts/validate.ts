@@ -141,5 +141,17 @@ export function summarizePayload(raw: unknown): DecisionSummary {
     };
   }
   if (p.action === "review_change") return { ...none, title: p.title, customerName: p.customer.name };
+  if (p.action === "tool_review") {
+    // What the reviewed calls say of themselves: an order they are about, and money when it names its currency.
+    const args = p.requests.map((r) => r.args);
+    const orderId = args.map((a) => a.orderId).find((v): v is string => typeof v === "string") ?? null;
+    const money = args.find((a) => Number.isInteger(a.amountCents) && typeof a.currency === "string");
+    return {
+      ...none,
+      title: p.title,
+      orderId,
+      ...(money ? { amountCents: money.amountCents as number, currency: money.currency as string } : {}),
+    };
+  }
   return { ...none, title: p.title };
 }
