@@ -37,6 +37,13 @@ export interface SideEffectWarning {
   recordId: string;
 }
 
+/** What an agent's `effects` is asked about: the state at a checkpoint of one thread. */
+export interface EffectsArgs {
+  db: Queryable;
+  threadId: string;
+  values: Record<string, unknown>;
+}
+
 /** A decision being taken, as the agent's policy sees it. */
 export interface DecisionAttempt<P> {
   interruptId: string;
@@ -106,11 +113,7 @@ export interface AgentDefinition<P = unknown> {
     markEdited(principalId: string): Record<string, unknown>;
   };
   /** Side effects a branch from a checkpoint (with these values) would reach again: warned before a fork. */
-  effects(args: {
-    db: Queryable;
-    threadId: string;
-    values: Record<string, unknown>;
-  }): Promise<SideEffectWarning[]>;
+  effects(args: EffectsArgs): Promise<SideEffectWarning[]>;
   /** Who may take which decision: throws an AppError (403) to refuse. Rejections usually pass. */
   policy(attempt: DecisionAttempt<P>): void;
   /**

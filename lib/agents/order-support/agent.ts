@@ -2,11 +2,10 @@ import "server-only";
 import { HumanMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { listRefundsForThread } from "@/lib/db/queries/refunds";
-import type { Queryable } from "@/lib/db/tx";
 import { sharedContract } from "@/lib/graphs/contract";
 import { type ToolRule, toolReviewActsOnIt, toolReviewPolicy } from "@/lib/graphs/tool-review-policy";
 import type { InterruptPayload } from "@/lib/interrupts";
-import type { AgentDefinition, SideEffectWarning } from "@/lib/runtime/agent";
+import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
 import { formatMoney } from "@/lib/wire";
 import { buildOrderSupportGraph } from "./graph";
 import type { OrderFacts, StoreCreditArgs } from "./tools";
@@ -27,15 +26,7 @@ export const ORDER_SUPPORT_RULES = {
  * A fork from before the credit ran would reach the credit tool again: a new call, so a new credit (the ledger still
  * refuses one above what is left of the order). Said before the fork, for every credit the thread already recorded.
  */
-async function creditWarnings({
-  db,
-  threadId,
-  values,
-}: {
-  db: Queryable;
-  threadId: string;
-  values: Record<string, unknown>;
-}): Promise<SideEffectWarning[]> {
+async function creditWarnings({ db, threadId, values }: EffectsArgs): Promise<SideEffectWarning[]> {
   const messages = (values.messages as { name?: string }[] | undefined) ?? [];
   if (messages.some((m) => m.name === "issue_store_credit")) return [];
   return (await listRefundsForThread({ db, threadId })).map((refund) => ({

@@ -1,12 +1,11 @@
 import "server-only";
 import { z } from "zod";
 import { listVouchersForThread } from "@/lib/db/queries/vouchers";
-import type { Queryable } from "@/lib/db/tx";
 import { sharedContract } from "@/lib/graphs/contract";
 import { emailWarnings } from "@/lib/graphs/email-effects";
 import { refuseOwnInput } from "@/lib/graphs/four-eyes";
 import type { InterruptPayload } from "@/lib/interrupts";
-import type { AgentDefinition, SideEffectWarning } from "@/lib/runtime/agent";
+import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
 import { formatMoney } from "@/lib/wire";
 import { buildGoodwillGraph, goodwillInput } from "./graph";
 
@@ -14,15 +13,7 @@ import { buildGoodwillGraph, goodwillInput } from "./graph";
  * A fork from before the reply would run it again as a new step: a new voucher, and a new email with its code. Said
  * before the fork, for every voucher and email the thread already has; from after the reply, nothing is reached again.
  */
-async function voucherWarnings({
-  db,
-  threadId,
-  values,
-}: {
-  db: Queryable;
-  threadId: string;
-  values: Record<string, unknown>;
-}): Promise<SideEffectWarning[]> {
+async function voucherWarnings({ db, threadId, values }: EffectsArgs): Promise<SideEffectWarning[]> {
   const messages = (values.messages as { id?: string }[] | undefined) ?? [];
   if (messages.some((m) => String(m.id ?? "").startsWith("goodwill-reply-"))) return [];
   const vouchers = (await listVouchersForThread({ db, threadId })).map((v) => ({
