@@ -1,12 +1,13 @@
-import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { buildTree } from "../upgrade/tree";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 
 /*
- * The guide's tree: this repository with exactly what "Add your own agent" in the README tells a team to do, for each
- * fixture agent under e2e/guide/agents/ — copy its folder to lib/agents/<folder>/, then add its import and its
- * `registerAgent(…)` line to lib/agents.ts — and nothing else. Then `next build` there, type check included: a shared
- * file the compiler wanted edited would fail the build.
+ * "Add your own agent", followed to the letter, for each fixture agent under e2e/guide/agents/: copy its folder to
+ * lib/agents/<folder>/, then add its import and its `registerAgent(…)` line to lib/agents.ts — nothing else. The
+ * upgrade suite's v2 build follows it too (a team's own agents arrive with the next deploy): that build is
+ * type-checked, and runs the agents over HTTP and in Chromium (flows.ts).
  */
 
 const ROOT = process.cwd();
@@ -17,7 +18,7 @@ export function guideAgents(): { folder: string; exportName: string }[] {
   return readdirSync(GUIDE_AGENTS_DIR).map((folder) => {
     const text = readFileSync(join(GUIDE_AGENTS_DIR, folder, "agent.ts"), "utf8");
     const exportName = /export const (\w+): AgentDefinition/.exec(text)?.[1];
-    if (!exportName) throw new Error(`guide tree: ${folder}/agent.ts exports no AgentDefinition`);
+    if (!exportName) throw new Error(`guide: ${folder}/agent.ts exports no AgentDefinition`);
     return { folder, exportName };
   });
 }
@@ -36,21 +37,27 @@ export function followGuide(dir: string): void {
     lines.splice(lastImport + 1, 0, `import { ${exportName} } from "@/lib/agents/${folder}/agent";`);
     const lastRegister = lines.findLastIndex((l) => l.startsWith("registerAgent("));
     if (lastRegister < 0)
-      throw new Error("guide tree: lib/agents.ts registers nothing (the guide no longer applies)");
+      throw new Error("guide: lib/agents.ts registers nothing (the guide no longer applies)");
     lines.splice(lastRegister + 1, 0, `registerAgent(${exportName});`);
     text = lines.join("\n");
   }
   writeFileSync(registry, text);
 }
 
-/** Build the guide's tree (kept and reused when GUIDE_TREE_DIR is set). */
-export function buildGuideTree(log: (line: string) => void = console.log) {
-  return buildTree({
-    name: "guide",
-    reuse: process.env.GUIDE_TREE_DIR,
-    log,
-    // Type-checked: the proof that nothing shared has to change is that the compiler asks for nothing.
-    buildEnv: { NEXT_BUILD_SKIP_TYPECHECK: "0" },
-    prepare: followGuide,
-  });
+/** This repository's files (tracked and new, not ignored), relative paths. */
+export function repositoryFiles(): string[] {
+  return execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], { cwd: ROOT, encoding: "utf8" })
+    .split("\0")
+    .filter((f) => f && existsSync(join(ROOT, f)));
+}
+
+/** A plain copy of the repository's files (no node_modules, no build), with the guide followed in it. */
+export function guideCopy(): { dir: string; remove(): void } {
+  const dir = join(tmpdir(), `hitl-guide-${process.pid}-${Date.now()}`);
+  for (const file of repositoryFiles()) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    cpSync(join(ROOT, file), join(dir, file));
+  }
+  followGuide(dir);
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

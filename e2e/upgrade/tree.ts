@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { followGuide } from "../guide/tree";
 
 /*
  * The second tree of the upgrade suite: this repository as a team would deploy its next version. It is made the way a
@@ -181,6 +182,8 @@ export function buildUpgradeTree(log: (line: string) => void = console.log): { d
       cpSync(OVERLAY, dir, { recursive: true });
       keepVersionOne(dir);
       for (const e of EDITS) edit(dir, e);
+      // A team's own agents arrive with this deploy, added exactly as the README's guide says (e2e/guide/).
+      followGuide(dir);
       declareHashes(dir);
     },
   });
@@ -252,7 +255,7 @@ export function buildCarelessTree(log: (line: string) => void = console.log): {
 }
 
 /** Copy this repository into a new directory, let `prepare` change it, and `next build` there. */
-export function buildTree({
+function buildTree({
   name,
   reuse,
   log,

@@ -2,6 +2,7 @@ import { chromium } from "@playwright/test";
 import { agentFor, createTicket, runOnce, type sqlFor } from "../api/client";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { waitForEffectsToSettle } from "../chaos/effects";
+import { GUIDE_FLOWS, runGuideFlow } from "../guide/flows";
 import { authedFetch, authHeaders, type Who } from "../support/auth";
 import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";
 import type { TestServer } from "../support/server";
@@ -527,4 +528,18 @@ describe("rolling: v1 and v2 serve one database at once", () => {
         `${onlyV1.length} goodwill 1 runs all on v1; ${counts.payments} payments, ${counts.emails} emails`,
     );
   }, 900_000);
+});
+
+describe("a team's own agents, added by the guide, arrive with the deploy", () => {
+  const world = useWorld("guide");
+  let base = "";
+
+  it.each(Object.keys(GUIDE_FLOWS))(
+    "%s: shown and answered in Chromium, reloaded, forked from before its question and answered otherwise",
+    async (agentId) => {
+      base ||= (await world.start(2)).server.url;
+      await runGuideFlow(base, agentId);
+    },
+    120_000,
+  );
 });

@@ -1,4 +1,5 @@
 import "server-only";
+import { orderSupportAgent } from "@/lib/agents/order-support/agent";
 import { accountChangeAgent } from "@/lib/graphs/account-change/agent";
 import { goodwillAgent } from "@/lib/graphs/goodwill/agent";
 import { refundAgent } from "@/lib/graphs/refund/agent";
@@ -7,12 +8,14 @@ import { registerAgent } from "@/lib/runtime/agent";
 
 /*
  * Version 2 of the app's agents (the upgrade suite's second tree): refund 2 (with a migration from 1) and refund 1
- * kept from its versions folder for the threads pinned to it; goodwill 2 only (version 1 retired without a migration).
+ * kept from its versions folder for the threads pinned to it; goodwill 2 only (version 1 retired without a migration);
+ * account change and order support as they are. The guide's agents are added below by the suite, as the README says.
  */
 registerAgent(refundAgentV1);
 registerAgent(refundAgent);
 registerAgent(accountChangeAgent);
 registerAgent(goodwillAgent);
+registerAgent(orderSupportAgent);
 
 /** The id of the agent a ticket gets when its request names none. */
 export const DEFAULT_AGENT_ID = refundAgent.id;
