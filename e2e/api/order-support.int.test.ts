@@ -83,14 +83,9 @@ describe("order support: a LangChain agent's reviewed tool call, end to end", ()
     // In the inbox, filtered by its kind, with the order the agent looked up and who may decide it before the click.
     const inbox = await api("/api/threads?action=tool_review", "operator");
     const item = (
-      inbox.json.items as {
-        interruptId: string;
-        action: string;
-        orderId: string | null;
-        mayDecide?: unknown;
-      }[]
-    ).find((i) => i.interruptId === review!.id);
-    expect(item).toMatchObject({ action: "tool_review", orderId: "ORD-5000" });
+      inbox.json.items as { decision: { interruptId: string; action: string; orderId: string | null } }[]
+    ).find((i) => i.decision.interruptId === review!.id);
+    expect(item?.decision).toMatchObject({ action: "tool_review", orderId: "ORD-5000" });
     const search = await api(`/api/search?q=ORD-5000`);
     expect((search.json.hits as { threadId: string }[]).map((h) => h.threadId)).toContain(threadId);
 
