@@ -88,6 +88,10 @@ export async function runGuideFlow(base: string, agentId: string): Promise<void>
     return v.status === "completed" ? v : null;
   });
   expect(JSON.stringify(done.messages)).toContain(flow.other);
+  // The history shows the question where it was asked and the fork as a branch of its own.
+  const history = await (await authedFetch(`${base}/api/threads/${threadId}/history`)).json();
+  expect((history.branches as unknown[]).length).toBe(2);
+  expect((history.checkpoints as { interruptCount: number }[]).some((c) => c.interruptCount > 0)).toBe(true);
   // Both decisions are in the ledger, each resolved once.
   expect((done.decisions as { status: string }[]).map((d) => d.status).sort()).toEqual([
     "resolved",
