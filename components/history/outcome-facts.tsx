@@ -35,12 +35,23 @@ function refundText(values: Values): string {
   return `${amount} recorded${r.duplicate ? " (already recorded before: not paid twice)" : ""}`;
 }
 
-function emailText(values: Values): string {
+function emailText(values: Values, effects: readonly EffectView[]): string {
   const e = record(values.email);
   if (!e) return "not sent yet";
   if (e.status === "not_sent") return "not sent (operator chose not to)";
-  // Checkpoints say what the graph knew: queued for delivery (older checkpoints said "sent").
-  return e.status === "sent" ? "sent" : "queued for delivery";
+  // Older checkpoints said "sent" when they had only queued it.
+  if (e.status === "sent") return "sent";
+  // A checkpoint is a snapshot of its step: it says what the graph knew then, and the ledger what became of it since.
+  const live = effects.find((x) => x.id === e.effectId);
+  const since =
+    live?.status === "delivered"
+      ? "; delivered since"
+      : live?.status === "failed"
+        ? "; delivery failed since (see the thread's side effects)"
+        : live?.status === "unconfirmed"
+          ? "; handed to the mail server since, arrival not confirmed"
+          : "";
+  return `queued for delivery at this step${since}`;
 }
 
 /**
@@ -53,7 +64,7 @@ export function OutcomeFacts({ values, effects = [] }: { values: Values; effects
   const facts = [
     { label: "Decision", text: decisionText(values), testId: "checkpoint-decision" },
     { label: "Refund", text: refundText(values), testId: "checkpoint-refund" },
-    { label: "Email", text: emailText(values), testId: "checkpoint-email" },
+    { label: "Email", text: emailText(values, effects), testId: "checkpoint-email" },
   ];
   return (
     <div className="space-y-2">

@@ -1,4 +1,5 @@
 import type { Message } from "@ag-ui/core";
+import type { EffectView } from "@/lib/wire";
 import { messageText } from "./messages";
 import { ToolCallCard } from "./tool-call-card";
 
@@ -11,14 +12,17 @@ export function Conversation({
   streamingIds,
   customerMessage,
   values = {},
+  effects = [],
 }: {
   messages: Message[];
   streamingIds: string[];
   customerMessage: string;
   /** The thread's state: whether the agent's reply is still a draft, was not sent, or went out edited. */
   values?: Record<string, unknown>;
+  /** The thread's effects as the ledger has them now: whether the reply's email is queued, delivered or failed. */
+  effects?: EffectView[];
 }) {
-  const reply = replyState(values);
+  const reply = replyState(values, effects);
   const lastAgentText = [...messages]
     .reverse()
     .find((m) => m.role === "assistant" && messageText(m) && !streamingIds.includes(m.id))?.id;
@@ -68,16 +72,31 @@ export function Conversation({
 
 /**
  * The agent's reply as the customer will get it (or did): a draft until an operator sends it, "not sent" when they
- * chose not to, and — sent after an edit — the edited text, not the draft.
+ * chose not to, and — sent after an edit — the edited text, not the draft. Once sent, what the label says of it is
+ * the email effect's state now (the state's `email.status` is the snapshot of the step that queued it): queued until
+ * the dispatcher delivers it, and said so when delivery failed or is unconfirmed.
  */
-function replyState(values: Record<string, unknown>): { label: string; sentBody?: string } | null {
+export function replyState(
+  values: Record<string, unknown>,
+  effects: readonly EffectView[] = [],
+): { label: string; sentBody?: string } | null {
   const reply = values.reply as { body?: unknown } | null | undefined;
   if (!reply || typeof reply.body !== "string") return null;
-  const email = values.email as { status?: unknown } | null | undefined;
+  const email = values.email as { status?: unknown; effectId?: unknown } | null | undefined;
   if (!email) return { label: "Draft reply — not sent yet" };
   if (email.status === "not_sent") return { label: "Draft reply — not sent" };
-  return { label: "Agent — reply sent to the customer", sentBody: reply.body };
+  const live = effects.find((e) => e.id === email.effectId);
+  const sentBody = reply.body;
+  if (live && isDelivered(live)) return { label: "Agent — reply sent to the customer", sentBody };
+  if (live?.status === "failed") return { label: "Agent — reply not delivered (see Side effects)", sentBody };
+  if (live?.status === "unconfirmed")
+    return { label: "Agent — reply handed to the mail server, arrival not confirmed", sentBody };
+  if (live?.status === "handled") return { label: "Agent — reply not sent (handled by hand)", sentBody };
+  return { label: "Agent — reply queued for the customer", sentBody };
 }
+
+const isDelivered = (e: EffectView) =>
+  e.status === "delivered" || (e.status === "handled" && e.task?.resolution === "confirmed_delivered");
 
 function TextMessage({
   message,

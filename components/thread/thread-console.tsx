@@ -96,6 +96,7 @@ export function ThreadConsole({
             streamingIds={state.streamingIds}
             customerMessage={state.customerMessage}
             values={state.values}
+            effects={effects.effects}
           />
         </div>
       </div>
