@@ -5,6 +5,7 @@ import {
   intakeHeaders,
   passwordOf,
   pausedThread,
+  resumeAs,
   seriousViolations,
   signInOver,
   storageStatePath,
@@ -160,6 +161,25 @@ test.describe("signed out", () => {
 
 test.describe("a viewer", () => {
   test.use({ storageState: storageStatePath("viewer") });
+
+  test("reads any other question as text, line breaks and all, with nothing to press", async ({ page }) => {
+    // A small order nobody else refunds: the policy approves it by itself, and the reply waits for a person.
+    const threadId = await pausedThread(page, "Please refund ORD-1009, the socks have holes.", {
+      orderRef: "ORD-1009",
+    });
+    const [pending] = (await threadState(page, threadId)).pendingInterrupts;
+    if (pending.action === "refund_approval")
+      await resumeAs("supervisor", threadId, pending.interruptId, { decision: "approve" });
+    await page.goto(`/threads/${threadId}`);
+    await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+    const email = page.getByTestId("decision-confirm_email");
+    const view = email.getByTestId("payload-view");
+    await expect(view).toContainText("Hello");
+    // The drafted body as written: its line breaks are line breaks, never "\n" escapes.
+    expect(await view.innerText()).not.toContain("\\n");
+    expect((await view.innerText()).split("\n").length).toBeGreaterThan(3);
+    await expect(email.getByRole("button")).toHaveCount(0);
+  });
 
   test("sees a pending refund read-only: no approve or reject, no New ticket", async ({ page }) => {
     const threadId = await pendingRefund(page);

@@ -1,9 +1,9 @@
 "use client";
 
 import { type ReactNode, useId, useMemo, useState } from "react";
-import { JsonTree } from "@/components/ui/json-tree";
 import { type ParsedInterrupt, parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
 import { FallbackView } from "./fallback-view";
+import { PayloadView } from "./payload-view";
 import { readableError } from "./readable-error";
 import { RefundDetails } from "./refund-details";
 import { DecisionForm } from "./registry";
@@ -89,7 +89,7 @@ export function DecisionCard({
           {parsed.ok && parsed.payload.action === "refund_approval" ? (
             <RefundDetails payload={parsed.payload} />
           ) : (
-            <JsonTree value={parsed.ok ? parsed.payload : item.raw} label="what the agent asks" />
+            <PayloadView payload={parsed.ok ? parsed.payload : item.raw} />
           )}
           <p className="rounded-md bg-slate-100 p-3 text-sm text-slate-800">
             You can read this decision; taking it needs the operator role.
