@@ -27,6 +27,11 @@ test("an admin adds a user, issues an intake key that works, and revokes it", as
   await page.getByTestId("issue-key").click();
   const key = (await page.getByTestId("issued-key-value").textContent())?.trim() ?? "";
   expect(key).toMatch(/^hitl_/);
+  // One click copies it (shown once, so copying it by hand is where mistakes happen).
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.getByTestId("copy-key").click();
+  await expect(page.getByTestId("copy-key")).toHaveText("Copied");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
   const filed = await page.request.post("/api/threads", {
     headers: { authorization: `Bearer ${key}` },
     data: { message: "Refund ORD-1002 please" },

@@ -37,7 +37,21 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
   const hydrated = useHydrated();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [issued, setIssued] = useState<{ name: string; key: string } | null>(null);
+  const [issued, setIssuedKey] = useState<{ name: string; key: string } | null>(null);
+  const [copied, setCopied] = useState(false);
+  const setIssued = (next: { name: string; key: string } | null) => {
+    setIssuedKey(next);
+    setCopied(false);
+  };
+  /** Select the shown key, so Ctrl+C copies it (when the clipboard API is not available). */
+  const selectKey = () => {
+    const code = document.querySelector('[data-testid="issued-key-value"]');
+    if (!code) return;
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    window.getSelection()?.removeAllRanges();
+    window.getSelection()?.addRange(range);
+  };
   /** A role change picked in a row, waiting for the admin to confirm it (nothing is applied before). */
   const [roleChange, setRoleChange] = useState<{ id: string; email: string; from: Role; to: Role } | null>(
     null,
@@ -253,9 +267,23 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
             <code className="block break-all rounded bg-white p-2 font-mono" data-testid="issued-key-value">
               {issued.key}
             </code>
-            <Button variant="secondary" onClick={() => setIssued(null)}>
-              Done
-            </Button>
+            <div className="flex gap-2">
+              <Button
+                data-testid="copy-key"
+                onClick={() => {
+                  // The clipboard needs a secure context; without one, the key is selected for a manual copy.
+                  const done = () => setCopied(true);
+                  if (navigator.clipboard)
+                    void navigator.clipboard.writeText(issued.key).then(done, () => selectKey());
+                  else selectKey();
+                }}
+              >
+                {copied ? "Copied" : "Copy key"}
+              </Button>
+              <Button variant="secondary" onClick={() => setIssued(null)}>
+                Done
+              </Button>
+            </div>
           </div>
         )}
         {keys.length > 0 && (
