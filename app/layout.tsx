@@ -44,18 +44,23 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to main content
         </a>
         <header className="border-b border-slate-200 bg-white">
-          <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:gap-x-6 sm:px-6">
+          {/* One row from md up (the account's email shortens first, then the search box); below md the search box
+              takes a row of its own. */}
+          <div
+            className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:gap-x-6 sm:px-6 md:flex-nowrap"
+            data-testid="header-row"
+          >
             <Link href="/" className="shrink-0 font-semibold text-slate-900">
               Refund console
             </Link>
             {user && (
               <>
-                <nav aria-label="Main" className="hidden items-center gap-2 md:flex">
+                <nav aria-label="Main" className="hidden shrink-0 items-center gap-2 md:flex">
                   <MainLinks role={user.role} />
                 </nav>
                 {/* One search box at every width (its id is the page's): in the bar from md up, below md a row of
                     its own under the logo and the menu, so search is one tap away on a phone too. */}
-                <div className="order-last w-full md:order-none md:w-auto">
+                <div className="order-last w-full md:order-none md:w-auto md:min-w-0 md:shrink">
                   <SearchBox />
                 </div>
                 <div

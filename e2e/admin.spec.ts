@@ -98,3 +98,19 @@ test.describe("below admin", () => {
     expect((await page.request.get("/api/admin/users")).status()).toBe(403);
   });
 });
+
+test("the admin's header is one row at 1280 px: every link, the search box and the account side by side", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/admin");
+  const row = page.getByTestId("header-row");
+  const tops = await row.evaluate((el) =>
+    [...el.children]
+      .filter((c) => (c as HTMLElement).offsetParent !== null)
+      .map((c) => Math.round(c.getBoundingClientRect().top + c.getBoundingClientRect().height / 2)),
+  );
+  expect(tops.length).toBeGreaterThanOrEqual(4);
+  expect(Math.max(...tops) - Math.min(...tops)).toBeLessThanOrEqual(4);
+  await expect(page.getByRole("navigation", { name: "Main", exact: true }).getByRole("link")).toHaveCount(5);
+});

@@ -16,7 +16,7 @@ export function SearchBox() {
           required
           maxLength={200}
           placeholder="Order, email, name…"
-          className="min-w-0 flex-1 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 placeholder:text-slate-500 md:w-56 md:flex-none"
+          className="min-w-0 flex-1 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 placeholder:text-slate-500 md:w-40 md:flex-none 2xl:w-56"
           data-testid="search-input"
         />
         <button
