@@ -35,6 +35,15 @@ test("a deadline passes: the item escalates, and the expiry answer is recorded a
   await expect(inboxRow(page, escalating).getByTestId("time-left")).toHaveAttribute("data-overdue", "true");
   await openLiveInbox(page, "escalated=true&limit=200");
   await expect(inboxRow(page, escalating)).toBeVisible();
+  // The thread page says it too: overdue since when, escalated when (and to whom, when a target is set up).
+  await page.goto(`/threads/${escalating}`);
+  const deadline = page
+    .locator('[data-testid="ledger-entry"][data-status="pending"]')
+    .getByTestId("deadline");
+  await expect(deadline).toHaveAttribute("data-escalated", "true");
+  await expect(deadline).toHaveAttribute("data-overdue", "true");
+  await expect(deadline).toContainText("Overdue since");
+  await expect(deadline).toContainText("escalated");
 
   const supervisor = await apiAs("supervisor");
   const audit = await (

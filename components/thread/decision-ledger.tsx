@@ -3,6 +3,7 @@ import { LocalTime } from "@/components/ui/local-time";
 import { showControls } from "@/lib/bidi";
 import type { DecisionView } from "@/lib/runtime/thread-view";
 import { summarizeAnswer } from "./answer-summary";
+import { DeadlineLine } from "./deadline-line";
 
 const STATUS_STYLE: Record<string, string> = {
   pending: "bg-amber-50 text-amber-950 ring-amber-300",
@@ -59,9 +60,12 @@ export function DecisionLedger({ decisions, currency }: { decisions: DecisionVie
                   ) : null}
                 </p>
               ) : (
-                <p className="mt-0.5 text-slate-700">
-                  {d.status === "pending" ? "Waiting for an operator." : "No longer applies."}
-                </p>
+                <>
+                  <p className="mt-0.5 text-slate-700">
+                    {d.status === "pending" ? "Waiting for an operator." : "No longer applies."}
+                  </p>
+                  {d.status === "pending" && d.dueAt ? <DeadlineLine decision={d} /> : null}
+                </>
               )}
             </li>
           ))}

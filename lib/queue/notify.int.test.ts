@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBackend } from "@/e2e/support/backends";
 import type { Database } from "@/lib/db/open";
-import { enqueueNotifications, insertTarget } from "@/lib/db/queries/notifications";
+import { enqueueNotifications, insertTarget, listEscalationRecipients } from "@/lib/db/queries/notifications";
 import { env } from "@/lib/env";
 import { parseTrustedProxies } from "@/lib/net/client-address";
 import { deliverNotifications } from "./notify";
@@ -97,5 +97,33 @@ describe("webhook notifications", () => {
       expect(r.signature).toBe(`sha256=${createHmac("sha256", secret).update(r.body).digest("hex")}`);
       expect(JSON.parse(r.body)).toMatchObject({ event: "escalated", title: "Refund" });
     }
+    // The thread page's "escalated to": each target with its delivery, a webhook by its host only (a URL may carry a
+    // token); other decisions' escalations are not listed.
+    await insertTarget({
+      db,
+      target: {
+        kind: "email",
+        target: "supervisor",
+        events: ["escalated"],
+        minAmountCents: null,
+        secret: null,
+      },
+    });
+    await enqueueNotifications({ db, event: "escalated", subjectId: "int-2", payload: { title: "Refund" } });
+    const recipients = await listEscalationRecipients({ db, interruptIds: ["int-1"] });
+    expect(recipients).toEqual([
+      {
+        interruptId: "int-1",
+        kind: "webhook",
+        target: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+        status: "delivered",
+      },
+    ]);
+    const second = await listEscalationRecipients({ db, interruptIds: ["int-2"] });
+    expect(second.map((r) => [r.kind, r.target, r.status]).sort()).toEqual([
+      ["email", "supervisor", "queued"],
+      ["webhook", `127.0.0.1:${(server.address() as AddressInfo).port}`, "queued"],
+    ]);
+    expect(await listEscalationRecipients({ db, interruptIds: [] })).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { listEscalationRecipients } from "@/lib/db/queries/notifications";
 import "server-only";
 import type { Message } from "@ag-ui/core";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -38,6 +39,12 @@ export interface DecisionView {
   resolvedBy: string | null;
   resolvedAt: string | null;
   checkpointId: string;
+  /** When it is (or was) due (ISO 8601). */
+  dueAt: string;
+  /** When it was escalated for being overdue, or null. */
+  escalatedAt: string | null;
+  /** Who the escalation went to (each notification target), for an escalated decision. */
+  escalatedTo: { kind: string; target: string; status: string }[];
 }
 
 export interface ThreadView {
@@ -85,6 +92,8 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
     thread.status === "failed" ? getLastFailedRun({ db, threadId }) : undefined,
   ]);
   const raised = new Map(decisions.map((d) => [d.interruptId, d]));
+  const escalated = decisions.filter((d) => d.escalatedAt !== null).map((d) => d.interruptId);
+  const escalations = await listEscalationRecipients({ db, interruptIds: escalated });
   const values = (state.values ?? {}) as Record<string, unknown>;
   const pendingInterrupts = state.tasks
     .flatMap((t) => t.interrupts ?? [])
@@ -123,6 +132,11 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
       resolvedBy: d.resolvedBy,
       resolvedAt: d.resolvedAt?.toISOString() ?? null,
       checkpointId: d.checkpointId,
+      dueAt: d.dueAt.toISOString(),
+      escalatedAt: d.escalatedAt?.toISOString() ?? null,
+      escalatedTo: escalations
+        .filter((e) => e.interruptId === d.interruptId)
+        .map(({ kind, target, status }) => ({ kind, target, status })),
     })),
     effects,
     failure: failedRun

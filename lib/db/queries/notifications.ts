@@ -194,3 +194,56 @@ export async function listRecentlyFailedEffects({
     )
     .limit(500);
 }
+
+/** Who a decision's escalation went to: each notification target it was sent to, and whether it arrived. */
+export interface EscalationRecipient {
+  interruptId: string;
+  /** webhook | email */
+  kind: string;
+  /** The webhook's host, or the role whose users were emailed. */
+  target: string;
+  /** queued | delivered | failed */
+  status: string;
+}
+
+/** The escalation notifications of these decisions (keyed `escalated:<interrupt id>:<target id>`). */
+export async function listEscalationRecipients({
+  db,
+  interruptIds,
+}: {
+  db: Queryable;
+  interruptIds: string[];
+}): Promise<EscalationRecipient[]> {
+  if (interruptIds.length === 0) return [];
+  const rows = await db
+    .select({
+      key: notifications.idempotencyKey,
+      kind: notificationTargets.kind,
+      target: notificationTargets.target,
+      status: notifications.status,
+    })
+    .from(notifications)
+    .innerJoin(notificationTargets, eq(notificationTargets.id, notifications.targetId))
+    .where(
+      and(
+        eq(notifications.event, "escalated"),
+        inArray(sql<string>`split_part(${notifications.idempotencyKey}, ':', 2)`, interruptIds),
+      ),
+    )
+    .orderBy(asc(notifications.createdAt));
+  return rows.map((r) => ({
+    interruptId: r.key.split(":")[1] ?? "",
+    kind: r.kind,
+    // A webhook's URL may carry a token in its path or query: only its host is shown.
+    target: r.kind === "webhook" ? hostOf(r.target) : r.target,
+    status: r.status,
+  }));
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "webhook";
+  }
+}
