@@ -43,8 +43,11 @@ export function CheckpointDetail({
   onSelect,
   onForked,
   effects = [],
+  forked = true,
 }: {
   effects?: readonly EffectView[];
+  /** The thread has more than one branch. */
+  forked?: boolean;
   threadId: string;
   summary: HistoryCheckpoint;
   nodes: readonly string[];
@@ -102,7 +105,7 @@ export function CheckpointDetail({
       )}
       {current && (
         <>
-          <OutcomeFacts values={current.values} effects={effects} />
+          <OutcomeFacts values={current.values} effects={effects} forked={forked} />
           {current.interrupts.length > 0 && (
             <Section id="interrupts-heading" title="The next step asked a person">
               <ul className="space-y-1 text-sm" data-testid="checkpoint-interrupts">

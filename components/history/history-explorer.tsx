@@ -115,6 +115,7 @@ export function HistoryExplorer({
                 onSelect={setSelectedId}
                 onForked={onForked}
                 effects={effects}
+                forked={live.history.branches.length > 1}
               />
             </div>
           )}

@@ -58,9 +58,18 @@ function emailText(values: Values, effects: readonly EffectView[]): string {
  * The refund agent's outcome as of this checkpoint — decision, refund, email — so two branches compare at a glance.
  * Shown only for state that has these keys.
  */
-export function OutcomeFacts({ values, effects = [] }: { values: Values; effects?: readonly EffectView[] }) {
+export function OutcomeFacts({
+  values,
+  effects = [],
+  forked = true,
+}: {
+  values: Values;
+  effects?: readonly EffectView[];
+  /** The thread has more than one branch: only then can this checkpoint and the ledger disagree across branches. */
+  forked?: boolean;
+}) {
   if (!("decision" in values || "refund" in values || "email" in values)) return null;
-  const ledger = ledgerOutcome(values, effects);
+  const ledger = ledgerOutcome(values, effects, undefined, { forked });
   const facts = [
     { label: "Decision", text: decisionText(values), testId: "checkpoint-decision" },
     { label: "Refund", text: refundText(values), testId: "checkpoint-refund" },

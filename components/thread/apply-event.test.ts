@@ -14,6 +14,7 @@ const approval = {
 function view(overrides: Partial<ThreadView> = {}): ThreadView {
   return {
     threadId: "t-1",
+    forked: false,
     agentId: "refund",
     agentVersion: "1",
     attention: null,

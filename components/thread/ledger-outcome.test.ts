@@ -68,3 +68,18 @@ describe("an effect named by the branch's conversation (a tool's result)", () =>
     expect(ledgerOutcome({}, [payment], []).contradictions).toHaveLength(1);
   });
 });
+
+describe("a thread that was never forked", () => {
+  const paid: EffectView = {
+    ...email("delivered"),
+    id: "pay-1",
+    kind: "payment",
+    summary: "Refund €2.00 for ORD-1",
+  };
+
+  it("raises no disagreement: an effect its state does not name was made earlier or later on its one line", () => {
+    expect(ledgerOutcome({}, [paid], [], { forked: false }).contradictions).toEqual([]);
+    // The same state on a forked thread: the payment may be another branch's, and the page says so.
+    expect(ledgerOutcome({}, [paid], [], { forked: true }).contradictions).toHaveLength(1);
+  });
+});

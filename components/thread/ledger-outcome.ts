@@ -61,6 +61,11 @@ export function ledgerOutcome(
   values: Values,
   effects: readonly EffectView[],
   conversation?: unknown,
+  /**
+   * `forked: false`: the thread has one line (nothing was ever forked), so an effect this state does not name was made
+   * earlier or later on this same line — history, not a disagreement between branches: no contradiction is raised.
+   */
+  options: { forked?: boolean } = {},
 ): LedgerOutcome {
   const mine = new Set(
     [record(values.refund)?.effectId, record(values.email)?.effectId].filter(
@@ -75,7 +80,8 @@ export function ledgerOutcome(
   }));
   const decision = decisionOf(values);
   const contradictions: LedgerOutcome["contradictions"] = [];
-  const elsewhere = lines.filter((l) => !l.onThisBranch && l.standing);
+  // One line, no branches: nothing elsewhere to disagree with.
+  const elsewhere = options.forked === false ? [] : lines.filter((l) => !l.onThisBranch && l.standing);
   const branchPaid = lines.some((l) => l.onThisBranch && l.effect.kind === "payment" && l.standing);
   for (const line of elsewhere.filter((l) => l.effect.kind === "payment")) {
     const paid =

@@ -50,11 +50,14 @@ export function OutcomeCard({
   values,
   effects = [],
   conversation,
+  forked = true,
 }: {
   values: Record<string, unknown>;
   effects?: EffectView[];
   /** The branch's messages (a tool's result names the effect it recorded). */
   conversation?: unknown;
+  /** The thread was forked: effects this branch does not name may be another branch's (else: earlier on its line). */
+  forked?: boolean;
 }) {
   const parsed = outcomeValues.safeParse(values);
   if (!parsed.success) return null;
@@ -63,7 +66,7 @@ export function OutcomeCard({
     const applying = outcome.effectId ? effects.find((e) => e.id === outcome.effectId) : undefined;
     return <ChangeOutcome outcome={outcome} change={parsed.data.change ?? null} effect={applying} />;
   }
-  const ledger = ledgerOutcome(values, effects, conversation);
+  const ledger = ledgerOutcome(values, effects, conversation, { forked });
   const refund = parsed.data.refund && !("refundableCents" in parsed.data.refund) ? parsed.data.refund : null;
   const refundRefused =
     parsed.data.refund && "refundableCents" in parsed.data.refund ? parsed.data.refund : null;
@@ -118,7 +121,11 @@ export function OutcomeCard({
             ) : refundRefused ? (
               `Not recorded: earlier refunds leave ${formatMoney(refundRefused.refundableCents, currency)} to refund.`
             ) : paidElsewhere ? (
-              "None on this branch — but another branch already refunded this order (see below)."
+              forked ? (
+                "None on this branch — but another branch already refunded this order (see below)."
+              ) : (
+                "None for this request — an earlier one on this thread was refunded (see below)."
+              )
             ) : decision?.decision === "reject" ? (
               "None: the refund was rejected."
             ) : (
@@ -147,7 +154,9 @@ export function OutcomeCard({
         )}
         {elsewhere.length > 0 && (
           <div data-testid="ledger-elsewhere">
-            <dt className="font-medium text-slate-900">From other branches of this thread</dt>
+            <dt className="font-medium text-slate-900">
+              {forked ? "From other branches of this thread" : "Earlier on this thread"}
+            </dt>
             <dd>
               <ul className="space-y-1 text-slate-800">
                 {elsewhere.map((l) => (

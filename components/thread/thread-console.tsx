@@ -81,7 +81,16 @@ export function ThreadConsole({
             claims={claims.claims}
             onClaimChange={claims.refresh}
           />
-          <OutcomeCard values={state.values} effects={effects.effects} conversation={state.messages} />
+          {/* While a run is moving the state, its outcome is not written yet: the card would set an interim state
+              against the live ledger (Side effects below shows the ledger as it moves). */}
+          {state.status !== "running" && (
+            <OutcomeCard
+              values={state.values}
+              effects={effects.effects}
+              conversation={state.messages}
+              forked={state.forked}
+            />
+          )}
           <EffectsPanel
             threadId={state.threadId}
             effects={effects.effects}

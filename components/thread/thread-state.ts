@@ -50,6 +50,8 @@ export interface ThreadState {
   pending: PendingItem[];
   closed: ClosedItem[];
   decisions: DecisionView[];
+  /** The thread was forked at some point: only then can a branch and the effect ledger disagree. */
+  forked: boolean;
   /** Seq of the last event this state contains: the server view's lastSeq, then every event applied after it. */
   lastSeq: number;
   /** Every seq applied to this state, in order (a page that never applies one twice shows strictly increasing). */
@@ -90,6 +92,7 @@ export function initialThreadState(view: ThreadViewJson): ThreadState {
     pending: view.pendingInterrupts.map(toPendingItem),
     closed: [],
     decisions: view.decisions,
+    forked: view.forked ?? false,
     lastSeq: view.lastSeq,
     applied: [],
     dropped: 0,
@@ -144,6 +147,7 @@ export function applyView(state: ThreadState, view: ThreadViewJson): ThreadState
     title: view.title,
     customerMessage: view.customerMessage,
     decisions: view.decisions,
+    forked: view.forked ?? state.forked,
   };
   if (view.activeRunId) {
     return withPending({ ...base, status: "running", activeRunId: view.activeRunId }, []);

@@ -5,7 +5,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { stateSnapshot, toAguiMessages } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
-import { getActiveRun, getLastFailedRun } from "@/lib/db/queries/runs";
+import { getActiveRun, getLastFailedRun, wasForked } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -49,6 +49,8 @@ export interface DecisionView {
 
 export interface ThreadView {
   threadId: string;
+  /** Whether the thread was ever forked (a run of kind `fork`): only then can its branches disagree. */
+  forked: boolean;
   /** The agent that handles the thread (`AgentDefinition.id`) and the version it is pinned to. */
   agentId: string;
   agentVersion: string;
@@ -93,7 +95,10 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   ]);
   const raised = new Map(decisions.map((d) => [d.interruptId, d]));
   const escalated = decisions.filter((d) => d.escalatedAt !== null).map((d) => d.interruptId);
-  const escalations = await listEscalationRecipients({ db, interruptIds: escalated });
+  const [escalations, forked] = await Promise.all([
+    listEscalationRecipients({ db, interruptIds: escalated }),
+    wasForked({ db, threadId }),
+  ]);
   const values = (state.values ?? {}) as Record<string, unknown>;
   const pendingInterrupts = state.tasks
     .flatMap((t) => t.interrupts ?? [])
@@ -112,6 +117,7 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
     });
   return {
     threadId,
+    forked,
     agentId: thread.agentId,
     agentVersion: thread.agentVersion,
     attention: attentionOf(thread),

@@ -274,3 +274,13 @@ export async function setRunInput({
   const [row] = await db.update(runs).set({ input }).where(eq(runs.id, runId)).returning();
   return row;
 }
+
+/** Whether the thread was ever forked (time travel: a run of kind `fork`), so that it has more than one line. */
+export async function wasForked({ db, threadId }: { db: Queryable; threadId: string }): Promise<boolean> {
+  const [row] = await db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.threadId, threadId), eq(runs.kind, "fork")))
+    .limit(1);
+  return row !== undefined;
+}
