@@ -78,7 +78,13 @@ export async function finalizeRun({ db, ...ending }: RunEnding & { db: AppDb }):
       // from a thread waiting for its reply), and would sit in the inbox, unanswerable, while "Try again" is refused.
       await supersedeOtherPending({ db: tx, threadId: ending.threadId, keep: [] });
     }
-    await setThreadStatus({ db: tx, threadId: ending.threadId, status: ending.threadStatus });
+    await setThreadStatus({
+      db: tx,
+      threadId: ending.threadId,
+      status: ending.threadStatus,
+      // What the thread turned out to be about: search finds its customer by it (a ticket filed without an order).
+      contextOrder: ending.context?.orderId ?? null,
+    });
   });
   publishEvents(ending.threadId, ending.events);
 }

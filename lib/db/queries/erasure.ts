@@ -70,7 +70,7 @@ export async function listErasableColumns({ db }: { db: Queryable }): Promise<Er
             AND k.table_name = c.table_name AND k.column_name = 'thread_id') THEN 'thread_id' END AS thread_column
       FROM information_schema.columns c
       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-      WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
+      WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.is_generated = 'NEVER'
         AND c.data_type IN ('text', 'character varying', 'jsonb', 'bytea')
         AND c.table_name <> 'audit_log' AND c.table_name NOT LIKE 'auth\\_%' AND c.table_name <> 'api_keys'
         AND c.column_name !~ ${PROTECTED_COLUMN}

@@ -6,6 +6,7 @@ import { escalateOverdue, upsertSlaPolicy } from "./deadlines";
 import { listPendingInbox } from "./inbox";
 import { listInboxChanges } from "./inbox-changes";
 import { searchThreads } from "./search";
+import { setThreadStatus } from "./threads";
 
 /*
  * The queue's queries on both databases: claims (soft locks), deadlines from policy and escalation exactly once, the
@@ -148,6 +149,40 @@ describe.each<Backend>(["pglite", "postgres"])("queue queries on %s", (kind) => 
     expect(await ids("t-2")).toContain("t-2");
     expect(await ids("nothing-like-this")).toEqual([]);
     expect(await ids("'&|!:*()")).toEqual([]);
+  });
+
+  it("finds a customer's thread filed without an order once its agent found the order, and shows the customer", async () => {
+    const { db } = database;
+    await database.sql.query(
+      `INSERT INTO threads (id, title, customer_message, order_ref, status) VALUES
+         ('t-3', 'Leaking again', 'It leaks again, I do not have the number at hand', NULL, 'interrupted')`,
+    );
+    const hits = async (q: string) =>
+      (await searchThreads({ db, q })).map(
+        (h) => `${h.threadId} ${h.orderRef ?? "-"} ${h.customerName ?? "-"}`,
+      );
+    expect(await hits("Lindqvist")).toEqual(["t-1 ORD-9001 Greta Lindqvist"]);
+    // The run ends: the agent says the thread is about ORD-9001 (an operator typed it, the agent looked it up).
+    await setThreadStatus({ db, threadId: "t-3", status: "interrupted", contextOrder: "ORD-9001" });
+    expect((await hits("Lindqvist")).sort()).toEqual([
+      "t-1 ORD-9001 Greta Lindqvist",
+      "t-3 ORD-9001 Greta Lindqvist",
+    ]);
+    expect((await hits("greta.l@example.com")).sort()).toEqual([
+      "t-1 ORD-9001 Greta Lindqvist",
+      "t-3 ORD-9001 Greta Lindqvist",
+    ]);
+    expect((await hits("ORD-9001")).sort()).toEqual([
+      "t-1 ORD-9001 Greta Lindqvist",
+      "t-3 ORD-9001 Greta Lindqvist",
+    ]);
+    // A later run that says nothing keeps what was found; the order as filed stays what the ticket system knew.
+    await setThreadStatus({ db, threadId: "t-3", status: "completed" });
+    expect(await hits("Lindqvist")).toHaveLength(2);
+    const [row] = await database.sql.query<{ order_ref: string | null }>(
+      "SELECT order_ref FROM threads WHERE id = 't-3'",
+    );
+    expect(row?.order_ref).toBeNull();
   });
 
   it("answers a common word or name with its newest matches, wherever they lie on disk", async () => {

@@ -60,7 +60,7 @@ export interface SearchBranch {
   common?: SQL;
 }
 
-const hitColumns = sql`t.id AS "threadId", t.title, t.status, t.order_ref AS "orderRef",
+const hitColumns = sql`t.id AS "threadId", t.title, t.status, t.customer_order AS "orderRef",
   o.customer_name AS "customerName", o.customer_email AS "customerEmail",
   to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
 const newest = sql`t.updated_at DESC, t.id DESC`;
@@ -85,7 +85,7 @@ export function buildSearchQueries({
 }): SearchBranch[] {
   const text = q.trim();
   const terms = prefixQuery(text);
-  const from = sql`FROM threads t LEFT JOIN orders o ON o.id = t.order_ref`;
+  const from = sql`FROM threads t LEFT JOIN orders o ON o.id = t.customer_order`;
   const branches: SearchBranch[] = [
     { matched: "thread", query: sql`SELECT ${hitColumns} ${from} WHERE t.id = ${text}` },
   ];
@@ -93,7 +93,7 @@ export function buildSearchQueries({
     const order = text.toUpperCase();
     branches.push({
       matched: "order",
-      query: sql`SELECT ${hitColumns} ${from} WHERE t.order_ref = ${order} ORDER BY ${newest} LIMIT ${limit}`,
+      query: sql`SELECT ${hitColumns} ${from} WHERE t.customer_order = ${order} ORDER BY ${newest} LIMIT ${limit}`,
     });
     branches.push({
       matched: "order",
@@ -103,7 +103,7 @@ export function buildSearchQueries({
   } else if (EMAIL.test(text)) {
     branches.push({
       matched: "email",
-      query: sql`SELECT ${hitColumns} FROM orders o JOIN threads t ON t.order_ref = o.id
+      query: sql`SELECT ${hitColumns} FROM orders o JOIN threads t ON t.customer_order = o.id
         WHERE lower(o.customer_email) = lower(${text}) ORDER BY ${newest} LIMIT ${limit}`,
     });
   } else if (terms) {
@@ -127,22 +127,22 @@ export function buildSearchQueries({
           m AS MATERIALIZED (SELECT * FROM every LIMIT ${nameCap + 1}),
           few AS MATERIALIZED (SELECT count(*) <= ${nameCap} AS yes FROM m)
         ${indexRead(
-          sql`SELECT ${hitColumns} FROM m o JOIN threads t ON t.order_ref = o.id WHERE true`,
+          sql`SELECT ${hitColumns} FROM m o JOIN threads t ON t.customer_order = o.id WHERE true`,
           nameCap,
           sql`(SELECT yes FROM few)`,
         )}
         UNION ALL
         SELECT NULL::boolean, w.* FROM (
           SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email FROM orders
-              WHERE id = t.order_ref AND name_tsv @@ ${tsq} LIMIT 1) o ON true
+              WHERE id = t.customer_order AND name_tsv @@ ${tsq} LIMIT 1) o ON true
           WHERE NOT (SELECT yes FROM few) ORDER BY ${newest} LIMIT ${limit}) w`,
-      common: sql`SELECT ${hitColumns} FROM threads t JOIN orders o ON o.id = t.order_ref
+      common: sql`SELECT ${hitColumns} FROM threads t JOIN orders o ON o.id = t.customer_order
         WHERE o.name_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
     });
     // Words of the ticket: the window first, then the index read when the window had fewer than a page.
     branches.push({
       matched: "text",
-      query: sql`WITH w AS MATERIALIZED (SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.order_ref
+      query: sql`WITH w AS MATERIALIZED (SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.customer_order
             WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}),
           enough AS MATERIALIZED (SELECT count(*) >= ${limit} AS yes FROM w),
           every AS MATERIALIZED (SELECT id FROM threads WHERE search_tsv @@ ${tsq} AND NOT (SELECT yes FROM enough)),
@@ -150,7 +150,7 @@ export function buildSearchQueries({
         SELECT NULL::boolean AS capped, w.* FROM w WHERE (SELECT yes FROM enough)
         UNION ALL
         ${indexRead(
-          sql`SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.order_ref
+          sql`SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.customer_order
             WHERE true`,
           maxMatches,
           sql`NOT (SELECT yes FROM enough)`,

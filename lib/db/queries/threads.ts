@@ -89,12 +89,18 @@ export async function setThreadStatus({
   db,
   threadId,
   status,
+  contextOrder,
 }: {
   db: Queryable;
   threadId: string;
   status: Thread["status"];
+  /** The order the agent found the thread to be about (kept when this says nothing). */
+  contextOrder?: string | null;
 }): Promise<void> {
-  await db.update(threads).set({ status, updatedAt: sql`now()` }).where(eq(threads.id, threadId));
+  await db
+    .update(threads)
+    .set({ status, updatedAt: sql`now()`, ...(contextOrder ? { contextOrder } : {}) })
+    .where(eq(threads.id, threadId));
 }
 
 /** Newest threads first (the console's simple list). */

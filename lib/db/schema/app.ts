@@ -59,6 +59,14 @@ export const threads = pgTable(
     title: text("title").notNull(),
     customerMessage: text("customer_message").notNull(),
     orderRef: text("order_ref"),
+    /**
+     * The order the agent found the thread to be about, when the ticket was filed without one (an operator typed it,
+     * the agent looked it up): set when a run ends (`finalizeRun`, from the agent's `context`). Kept apart from
+     * `order_ref`, which says what the ticket system knew (the refund agent's identity check reads that).
+     */
+    contextOrder: text("context_order"),
+    /** The order the thread is about, as filed or as found: what search and the customer of a hit go by. */
+    customerOrder: text("customer_order").generatedAlwaysAs(sql`coalesce(order_ref, context_order)`),
     status: text("status", { enum: THREAD_STATUSES }).notNull().default("idle"),
     lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
     /** Retention compacted the event log up to this seq (finished runs only): a reconnect from before it gets a
@@ -78,6 +86,8 @@ export const threads = pgTable(
     index("threads_status_updated_idx").on(t.status, t.updatedAt, t.id),
     // Search by order number.
     index("threads_order_ref_idx").on(t.orderRef),
+    // Search by order number, customer email or name: the order as filed or as found.
+    index("threads_customer_order_idx").on(t.customerOrder),
   ],
 );
 
