@@ -182,3 +182,35 @@ test("answers input_text, select_option and confirm_email (edited) on one thread
     "confirm_email",
   ]);
 });
+
+test("by keyboard: a and Enter approve, a and Enter send the reply; j/k move between cards", async ({
+  page,
+}) => {
+  const threadId = await pausedThread(page, "Refund ORD-1010 please, the running shoes came apart.", {
+    orderRef: "ORD-1010",
+  });
+  await openReady(page, `/threads/${threadId}`, "thread-page");
+  const approval = page.getByTestId("decision-refund_approval");
+  await expect(approval).toBeVisible();
+  // Two keys: the first focuses the answer that acts (nothing is answered by one stray key), Enter gives it.
+  await page.keyboard.press("a");
+  await expect(approval.getByTestId("approve")).toBeFocused();
+  await page.keyboard.press("Enter");
+  const email = page.getByTestId("decision-confirm_email");
+  await expect(email).toBeVisible({ timeout: 20_000 });
+  await page.keyboard.press("j");
+  await expect(email.locator("[data-decision-heading]")).toBeFocused();
+  await page.keyboard.press("r");
+  await expect(email.getByTestId("dont-send")).toBeFocused();
+  await page.keyboard.press("a");
+  await expect(email.getByTestId("send-as-is")).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
+  const decisions = (await threadState(page, threadId)).decisions.map(
+    (d: { action: string; answer: unknown }) => [d.action, d.answer],
+  );
+  expect(decisions).toEqual([
+    ["refund_approval", { decision: "approve" }],
+    ["confirm_email", { choice: "send" }],
+  ]);
+});

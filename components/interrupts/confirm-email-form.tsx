@@ -73,6 +73,7 @@ export function ConfirmEmailForm({
           variant={edited ? "secondary" : "primary"}
           disabled={disabled || Boolean(refusal)}
           data-testid="send-as-is"
+          data-shortcut="a"
           onClick={() => onAnswer({ choice: "send" })}
         >
           {edited ? "Send the original draft" : "Send as drafted"}
@@ -88,6 +89,7 @@ export function ConfirmEmailForm({
           variant="secondary"
           disabled={disabled}
           data-testid="dont-send"
+          data-shortcut="r"
           onClick={() => onAnswer({ choice: "dont_send" })}
         >
           Don&apos;t send

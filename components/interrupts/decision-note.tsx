@@ -165,6 +165,7 @@ export function ApproveRejectForm({
           type="submit"
           disabled={disabled || approveDisabled || Boolean(refusal)}
           data-testid={approveTestId}
+          data-shortcut="a"
           aria-describedby={refusal ? refusalId : undefined}
         >
           {approveLabel}
@@ -173,6 +174,7 @@ export function ApproveRejectForm({
           variant="danger"
           disabled={disabled}
           data-testid={rejectTestId}
+          data-shortcut="r"
           onClick={() => {
             const text = note.requireForReject();
             if (text) onReject(text);

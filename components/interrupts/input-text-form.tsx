@@ -63,7 +63,7 @@ export function InputTextForm({ payload, disabled, onAnswer, taken }: DecisionFo
           <FieldMessage id={`${id}-hint`}>{hint}</FieldMessage>
         )}
       </div>
-      <Button type="submit" disabled={disabled} data-testid="submit-text">
+      <Button type="submit" disabled={disabled} data-testid="submit-text" data-shortcut="a">
         Send answer
       </Button>
     </form>

@@ -61,7 +61,7 @@ export function SelectOptionForm({ payload, disabled, onAnswer, taken }: Decisio
           {error}
         </FieldMessage>
       )}
-      <Button type="submit" disabled={disabled} data-testid="submit-option">
+      <Button type="submit" disabled={disabled} data-testid="submit-option" data-shortcut="a">
         Confirm choice
       </Button>
     </form>

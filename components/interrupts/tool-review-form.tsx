@@ -284,7 +284,12 @@ export function ToolReviewForm({
           {refusal}
         </p>
       )}
-      <Button type="submit" disabled={disabled || (acts && Boolean(refusal))} data-testid="submit-review">
+      <Button
+        type="submit"
+        disabled={disabled || (acts && Boolean(refusal))}
+        data-testid="submit-review"
+        data-shortcut="a"
+      >
         {payload.requests.length === 1 ? "Submit decision" : "Submit decisions"}
       </Button>
     </form>

@@ -1,7 +1,7 @@
 "use client";
 
 import type { ResumeEntry } from "@ag-ui/client";
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { useUser } from "@/components/auth/user-context";
 import { DecisionCard } from "@/components/interrupts/decision-card";
 import { Button } from "@/components/ui/button";
@@ -12,6 +12,7 @@ import type { ClaimView } from "@/lib/db/queries/claims";
 import { ClaimNotice } from "./claim-notice";
 import { DecidedElsewhere } from "./decided-elsewhere";
 import type { ThreadState } from "./thread-state";
+import { useDecisionKeys } from "./use-decision-keys";
 
 type Send = (request: { resume?: ResumeEntry[]; actor: string }) => Promise<boolean>;
 type Decide = (interruptId: string, answer: unknown) => Promise<void>;
@@ -46,6 +47,8 @@ export function DecisionPanel({
   const user = useUser();
   const canDecide = hasRole(user?.role, "operator");
   const container = useRef<HTMLDivElement>(null);
+  // j/k between the cards, a / r to the answer that acts / rejects (Enter gives it): a viewer has nothing to answer.
+  useDecisionKeys(useCallback(() => (canDecide ? container.current : null), [canDecide]));
   const pendingKey = state.pending.map((p) => p.interruptId).join(",");
   const shownKey = useRef(pendingKey);
 
