@@ -1,4 +1,5 @@
 import { emailOf, expect, openReady, pausedThread, storageStatePath, test, threadState } from "./fixtures";
+import { lateOrders } from "./support/queue";
 
 /*
  * The thread page's decision flows, one fresh thread per test. Tickets are created and their first run is started
@@ -186,9 +187,9 @@ test("answers input_text, select_option and confirm_email (edited) on one thread
 test("by keyboard: a and Enter approve, a and Enter send the reply; j/k move between cards", async ({
   page,
 }) => {
-  const threadId = await pausedThread(page, "Refund ORD-1010 please, the running shoes came apart.", {
-    orderRef: "ORD-1010",
-  });
+  // An order of its own (late: a person decides), so nothing else refunds it meanwhile.
+  const [order] = await lateOrders(7700, 1, 3900);
+  const threadId = await pausedThread(page, `Refund ${order} please, it came apart.`, { orderRef: order });
   await openReady(page, `/threads/${threadId}`, "thread-page");
   const approval = page.getByTestId("decision-refund_approval");
   await expect(approval).toBeVisible();
