@@ -109,7 +109,13 @@ export function EffectsPanel({
                 </>
               )}
               {effect.providerRef && effect.status === "delivered" && (
-                <> · provider id {effect.providerRef}</>
+                <>
+                  {" "}
+                  · provider id{" "}
+                  <span data-raw className="font-mono text-xs">
+                    {effect.providerRef}
+                  </span>
+                </>
               )}
             </p>
             {effect.lastError && effect.status === "unconfirmed" && (
