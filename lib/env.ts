@@ -131,6 +131,28 @@ const schema = z.object({
       .regex(/^https?:\/\//, "must start with http:// or https://")
       .optional(),
   ),
+  /**
+   * Refunds through Stripe (the official SDK) instead: a secret or restricted key (`sk_…` / `rk_…`) allowed to create
+   * and list refunds and read PaymentIntents. Each order's Stripe payment is `orders.payment_ref`. Set this or
+   * PAYMENT_URL, not both.
+   */
+  STRIPE_SECRET_KEY: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z
+      .string()
+      .trim()
+      .regex(/^(sk|rk)_[A-Za-z0-9_]+$/, "must be a Stripe secret or restricted key (sk_… or rk_…)")
+      .optional(),
+  ),
+  /** Where the Stripe SDK sends requests. Default Stripe's own API; tests point it at a local server. */
+  STRIPE_API_BASE: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z
+      .string()
+      .trim()
+      .regex(/^https?:\/\/[^/]+\/?$/, "must be a scheme and host, e.g. https://api.stripe.com")
+      .optional(),
+  ),
   /** How long one payment request may take before its outcome counts as unknown (looked up before a retry). */
   PAYMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Outgoing mail server, e.g. smtp://user:pass@mail.example.com:587. Unset: messages are written to MAIL_DIR. */

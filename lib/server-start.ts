@@ -49,15 +49,20 @@ export async function startServer(): Promise<void> {
 
 /**
  * Simulators are said, never implied: a deployment (DATABASE_URL) without a payment provider or a mail server would
- * pay and mail nothing while its pages said "Delivered". It does not start unless told the simulation is meant.
+ * pay and mail nothing while its pages said "Delivered". It does not start unless told the simulation is meant. Nor
+ * with two payment providers (PAYMENT_URL and STRIPE_SECRET_KEY): which one paid would be a guess.
  */
 function refuseImpliedSimulators(): void {
-  if (!env.DATABASE_URL) return;
+  const both =
+    env.PAYMENT_URL && env.STRIPE_SECRET_KEY
+      ? "both PAYMENT_URL and STRIPE_SECRET_KEY are set (refunds go through one payment provider: unset one)"
+      : null;
   const missing = [
-    !env.PAYMENT_URL && !env.PAYMENT_SIMULATED
-      ? "PAYMENT_URL is not set (set PAYMENT_SIMULATED=1 to pay through the in-process simulator: nothing is paid)"
+    both,
+    env.DATABASE_URL && !env.PAYMENT_URL && !env.STRIPE_SECRET_KEY && !env.PAYMENT_SIMULATED
+      ? "neither PAYMENT_URL nor STRIPE_SECRET_KEY is set (set PAYMENT_SIMULATED=1 to pay through the in-process simulator: nothing is paid)"
       : null,
-    !env.SMTP_URL && !env.EMAIL_SIMULATED
+    env.DATABASE_URL && !env.SMTP_URL && !env.EMAIL_SIMULATED
       ? "SMTP_URL is not set (set EMAIL_SIMULATED=1 to write .eml files to MAIL_DIR instead: nothing is mailed)"
       : null,
   ].filter((m): m is string => m !== null);

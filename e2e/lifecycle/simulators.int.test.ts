@@ -3,6 +3,7 @@ import { agentFor, answer, createTicket, runOnce } from "../api/client";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { authedFetch } from "../support/auth";
 import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";
+import { startFakeStripe } from "../support/fake-stripe";
 import type { TestServer } from "../support/server";
 
 /*
@@ -24,10 +25,10 @@ describe("simulated payment and email", () => {
     await provider?.close();
   });
 
-  it("refuses to start with DATABASE_URL and no PAYMENT_URL unless PAYMENT_SIMULATED says so", async () => {
+  it("refuses to start with DATABASE_URL and no payment provider unless PAYMENT_SIMULATED says so", async () => {
     await expect(
       startTestServer({ databaseUrl: prepared.url, env: { PAYMENT_SIMULATED: "0" } }),
-    ).rejects.toThrow(/PAYMENT_URL is not set/);
+    ).rejects.toThrow(/neither PAYMENT_URL nor STRIPE_SECRET_KEY is set/);
   });
 
   it("refuses to start with DATABASE_URL and no SMTP_URL unless EMAIL_SIMULATED says so", async () => {
@@ -75,5 +76,41 @@ describe("simulated payment and email", () => {
       ["payment", false],
     ]);
     expect(provider.created.map((r) => r.orderId)).toEqual(["ORD-1008"]);
+    await paying.stop();
+
+    // Stripe, configured by STRIPE_SECRET_KEY (and the API base of a local server speaking Stripe's wire format): the
+    // refund is made against the order's PaymentIntent, our effect's key in its metadata.
+    const stripe = await startFakeStripe();
+    try {
+      const { paymentIntent } = stripe.addPayment({ amount: 5900, currency: "eur" });
+      await prepared.sql.rows("UPDATE orders SET payment_ref = $1 WHERE id = 'ORD-1010'", [paymentIntent]);
+      const viaStripe = await startTestServer({
+        databaseUrl: prepared.url,
+        env: {
+          STRIPE_SECRET_KEY: stripe.secretKey,
+          STRIPE_API_BASE: stripe.url,
+          PAYMENT_SIMULATED: "0",
+          EFFECT_POLL_MS: "100",
+        },
+      });
+      servers.push(viaStripe);
+      const paid = await refundedThread(viaStripe.url, "ORD-1010");
+      expect(paid.find((e) => e.kind === "payment")).toMatchObject({ simulated: false, status: "delivered" });
+      expect(stripe.created.map((r) => [r.payment_intent, r.amount, r.currency])).toEqual([
+        [paymentIntent, 5900, "eur"],
+      ]);
+      expect(Object.keys(stripe.created[0]?.metadata ?? {})).toContain("hitl_effect_key");
+    } finally {
+      await stripe.close();
+    }
+  });
+
+  it("refuses to start with both PAYMENT_URL and STRIPE_SECRET_KEY: refunds go through one provider", async () => {
+    await expect(
+      startTestServer({
+        databaseUrl: prepared.url,
+        env: { PAYMENT_URL: provider.url, STRIPE_SECRET_KEY: "sk_test_both", PAYMENT_SIMULATED: "0" },
+      }),
+    ).rejects.toThrow(/both PAYMENT_URL and STRIPE_SECRET_KEY are set/);
   });
 });

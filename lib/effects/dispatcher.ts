@@ -10,6 +10,7 @@ import {
   markEffectDelivered,
   markEffectHandedOver,
 } from "@/lib/db/queries/effects";
+import { orderPaymentRef } from "@/lib/db/queries/orders";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
@@ -19,6 +20,7 @@ import { instanceId, instanceLabels, isGoneHere } from "@/lib/runtime/instance";
 import type { DeliveryResult, EffectConnector } from "./connector";
 import { emailConnector } from "./email";
 import { httpPaymentGateway, paymentConnector, simulatedPaymentGateway } from "./payment";
+import { stripePaymentGateway } from "./stripe";
 
 /** Retry settings (from the environment unless a test passes its own). */
 export interface RetryPolicy {
@@ -39,9 +41,16 @@ export function backoffMs(attempt: number, { baseMs, maxMs }: RetryPolicy, rando
 /** The connectors this process delivers with, configured from the environment. */
 export function connectorsFromEnv(db: Queryable): Map<string, EffectConnector> {
   const payment = paymentConnector(
-    env.PAYMENT_URL
-      ? httpPaymentGateway({ baseUrl: env.PAYMENT_URL, timeoutMs: env.PAYMENT_TIMEOUT_MS })
-      : simulatedPaymentGateway(),
+    env.STRIPE_SECRET_KEY
+      ? stripePaymentGateway({
+          secretKey: env.STRIPE_SECRET_KEY,
+          apiBase: env.STRIPE_API_BASE,
+          timeoutMs: env.PAYMENT_TIMEOUT_MS,
+          paymentOf: (orderId) => orderPaymentRef({ db, orderId }),
+        })
+      : env.PAYMENT_URL
+        ? httpPaymentGateway({ baseUrl: env.PAYMENT_URL, timeoutMs: env.PAYMENT_TIMEOUT_MS })
+        : simulatedPaymentGateway(),
   );
   const email = emailConnector({
     from: env.MAIL_FROM,

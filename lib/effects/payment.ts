@@ -19,10 +19,14 @@ export type GatewayAnswer =
   | { kind: "unknown"; error: string }
   | { kind: "refused"; error: string };
 
-/** The payment provider's contract: create a refund under an idempotency key, look a key up. */
+/**
+ * The payment provider's contract: create a refund under an idempotency key, and find the refund made under a key
+ * (by the key itself where the provider can look it up; otherwise among the payment's refunds, which is why the
+ * refund asked for is passed too).
+ */
 export interface PaymentGateway {
   createRefund(key: string, refund: RefundOrder): Promise<GatewayAnswer>;
-  findRefund(key: string): Promise<GatewayAnswer>;
+  findRefund(key: string, refund: RefundOrder): Promise<GatewayAnswer>;
 }
 
 /**
@@ -34,15 +38,14 @@ export function paymentConnector(gateway: PaymentGateway): EffectConnector {
   return {
     kind: "payment",
     async deliver(effect: EffectDelivery) {
+      const refund = effect.payload as unknown as RefundOrder;
       if (effect.attempt > 1) {
-        const found = await gateway.findRefund(effect.idempotencyKey);
+        const found = await gateway.findRefund(effect.idempotencyKey, refund);
         if (found.kind === "applied") return { ok: true, providerRef: found.providerRef };
+        if (found.kind === "refused") return refused(found.error);
         if (found.kind !== "not_found") return retryable(`lookup before retrying: ${explain(found)}`);
       }
-      const answer = await gateway.createRefund(
-        effect.idempotencyKey,
-        effect.payload as unknown as RefundOrder,
-      );
+      const answer = await gateway.createRefund(effect.idempotencyKey, refund);
       if (answer.kind === "applied") return { ok: true, providerRef: answer.providerRef };
       if (answer.kind === "refused") return refused(answer.error);
       return retryable(explain(answer));

@@ -31,3 +31,15 @@ export async function insertOrdersIfMissing({
     .returning({ id: orders.id });
   return inserted.length;
 }
+
+/** The provider's reference of an order's payment (what a refund is made against), or null when none is on record. */
+export async function orderPaymentRef({
+  db,
+  orderId,
+}: {
+  db: Queryable;
+  orderId: string;
+}): Promise<string | null> {
+  const [row] = await db.select({ ref: orders.paymentRef }).from(orders).where(eq(orders.id, orderId));
+  return row?.ref ?? null;
+}

@@ -41,6 +41,12 @@ export const orders = pgTable("orders", {
   status: text("status").notNull(),
   /** Set by fraud screening: refunds on flagged orders always need a human. */
   flagged: boolean("flagged").notNull().default(false),
+  /**
+   * The payment provider's reference of what the customer paid: with Stripe, the PaymentIntent (`pi_…`) or Charge
+   * (`ch_…`) a refund is made against and whose refunds are listed to reconcile one. Null: the shop did not say; a
+   * Stripe refund of the order is refused for an operator (lib/effects/stripe.ts).
+   */
+  paymentRef: text("payment_ref"),
   createdAt: createdAt(),
 });
 
