@@ -13,6 +13,8 @@ const nextConfig: NextConfig = {
     "@opentelemetry/exporter-trace-otlp-http",
     "@opentelemetry/sdk-trace",
     "prom-client",
+    // Stripe's SDK picks its Node build (node:http client, node:crypto) by export condition: load it as published.
+    "stripe",
   ],
   // NEXT_BUILD_SKIP_TYPECHECK=1: `npm test` sets it after its own `tsc --noEmit` of the whole tree (no need to check
   // the same types twice); the careless-deploy test sets it for a tree whose tests no longer compile on purpose.
