@@ -1,5 +1,4 @@
 import type { sqlFor } from "../api/client";
-import type { FakePaymentProvider } from "../support/fake-payment";
 import type { TestSmtpServer } from "../support/smtp";
 
 type Sql = ReturnType<typeof sqlFor>;
@@ -52,7 +51,8 @@ export async function waitForEffectsToSettle(sql: Sql, timeoutMs: number): Promi
 
 export async function countProviderDeliveries(
   sql: Sql,
-  provider: FakePaymentProvider,
+  /** The order of every refund the payment provider created, one entry per refund. */
+  refundedOrders: string[],
   smtp: TestSmtpServer,
 ): Promise<EffectCounts> {
   // One approval authorizes one refund of its order; one confirmation one email to its recipient.
@@ -66,7 +66,7 @@ export async function countProviderDeliveries(
   );
   const authorized = [...refunds.map((r) => `refund ${r.order_id}`), ...emails.map((e) => `email ${e.to}`)];
   const received = [
-    ...provider.created.map((c) => `refund ${c.orderId}`),
+    ...refundedOrders.map((orderId) => `refund ${orderId}`),
     ...smtp.received.flatMap((m) => m.to.map((to) => `email ${to}`)),
   ];
   const wanted = tally(authorized);

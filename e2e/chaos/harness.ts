@@ -4,6 +4,7 @@ import { from, lastValueFrom, toArray } from "rxjs";
 import { createTicket } from "../api/client";
 import { prepareDatabase } from "../api/setup";
 import { type PaymentFaults, startFakePaymentProvider } from "../support/fake-payment";
+import { type StripeFaults, startFakeStripe } from "../support/fake-stripe";
 import { freePort, startTestServer, type TestServer } from "../support/server";
 import { type SmtpFaults, startTestSmtpServer } from "../support/smtp";
 import { driveThread, type Observer, type Target } from "./driver";
@@ -13,7 +14,12 @@ export interface ChaosOptions {
   kills: number;
   threads: number;
   /** Faults the fake payment provider and the SMTP server inject into every delivery attempt (none by default). */
-  faults?: { payment: PaymentFaults; smtp: SmtpFaults };
+  faults?: { payment: PaymentFaults; smtp: SmtpFaults; stripe?: StripeFaults };
+  /**
+   * Which payment provider the server pays through: the generic HTTP contract (PAYMENT_URL, default) or Stripe
+   * (STRIPE_SECRET_KEY, the official SDK against a local server speaking Stripe's wire format).
+   */
+  payments?: "http" | "stripe";
   /** Progress lines (the chaos script prints them; tests stay quiet). */
   log?: (line: string) => void;
 }
@@ -25,6 +31,8 @@ export const FAULT_MIX: NonNullable<ChaosOptions["faults"]> = {
   // as greylisting does) and refused connections. A refusal after the DATA terminator, coinciding with a crash, is
   // the one case the hand-over mark misjudges (presumed delivered); the dispatcher test covers such refusals alone.
   smtp: { rejectRcpt451: 0.2, refuseConnection: 0.05 },
+  // The same mix on Stripe's side: 500s before and after applying, timeouts and dropped connections after applying.
+  stripe: { error500: 0.1, error500AfterApply: 0.1, timeoutAfterApply: 0.1, dropAfterApply: 0.05 },
 };
 
 export interface ChaosSummary extends EffectCounts {
@@ -62,14 +70,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   let kills = 0;
   const port = await freePort();
   // The outside world lives in this process: it survives the server's kills and counts what reached it.
-  const provider = await startFakePaymentProvider({ faults: options.faults?.payment });
+  const stripe =
+    options.payments === "stripe" ? await startFakeStripe({ faults: options.faults?.stripe }) : null;
+  const provider = stripe ? null : await startFakePaymentProvider({ faults: options.faults?.payment });
+  if (stripe) {
+    // What the shop stored when each customer paid: a Stripe PaymentIntent per order.
+    const ids = Array.from({ length: MAX_TICKETS }, (_, i) => `ORD-9${String(i).padStart(3, "0")}`);
+    const intents = ids.map(() => stripe.addPayment({ amount: 50_000, currency: "eur" }).paymentIntent);
+    await prepared.sql.rows(
+      "UPDATE orders SET payment_ref = p.ref FROM unnest($1::text[], $2::text[]) AS p(id, ref) WHERE orders.id = p.id",
+      [ids, intents],
+    );
+  }
   const smtp = await startTestSmtpServer({ faults: options.faults?.smtp });
   const env = {
     RUN_LEASE_MS: "1000",
     RUN_SWEEP_INTERVAL_MS: "200",
     OFFLINE_TOKEN_DELAY_MS: "15",
     CHAOS_REFUND_DELAY_MS: "150",
-    PAYMENT_URL: provider.url,
+    ...(stripe
+      ? { STRIPE_SECRET_KEY: stripe.secretKey, STRIPE_API_BASE: stripe.url }
+      : { PAYMENT_URL: provider?.url ?? "" }),
     PAYMENT_TIMEOUT_MS: "1000",
     SMTP_URL: smtp.url,
     EFFECT_POLL_MS: "100",
@@ -159,14 +180,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     await drivers;
     // Delivery continues after the runs: wait until every effect is delivered or failed, then count at the provider.
     await waitForEffectsToSettle(prepared.sql, 120_000);
-    const effects = await countProviderDeliveries(prepared.sql, provider, smtp);
+    // What the payment provider paid, by order: one entry per refund it created.
+    const paid = stripe
+      ? stripe.created.map((r) => r.metadata.order_id ?? "")
+      : (provider?.created.map((c) => c.orderId) ?? []);
+    const effects = await countProviderDeliveries(prepared.sql, paid, smtp);
     return {
       ...(await verify(prepared, { ...options, kills, threads: issued }, outcomes, started)),
       ...effects,
     };
   } finally {
     await server?.stop();
-    await provider.close();
+    await provider?.close();
+    await stripe?.close();
     await smtp.close();
     await prepared.sql.end();
     // CHAOS_KEEP_DB=1 keeps the database for a post-mortem (its URL is printed); otherwise it is dropped.

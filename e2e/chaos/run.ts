@@ -1,7 +1,8 @@
 /**
- * `npm run test:chaos [-- --kills N --threads M --faults]`: the long kill test (default 50 kills), and with
- * `--faults` (`npm run test:faults`) the fault run: every payment attempt meets 20 % 500s, 10 % timeouts after the
- * provider applied it and 5 % dropped connections. Prints progress, then one JSON summary line last; exits 1 if any
+ * `npm run test:chaos [-- --kills N --threads M --faults --provider http|stripe]`: the long kill test (default 50
+ * kills), and with `--faults` (`npm run test:faults`, once through the HTTP payment contract and once through Stripe)
+ * the fault run: every payment attempt meets 20 % 500s, 10 % timeouts after the provider applied it and 5 % dropped
+ * connections (on Stripe: 500s before and after applying, timeouts and dropped connections after applying). Prints progress, then one JSON summary line last; exits 1 if any
  * invariant broke — including, counted at the fake payment provider and the SMTP server, an authorized effect
  * delivered twice, or never without the console flagging it (an email handed over as the server died: unconfirmed).
  */
@@ -13,10 +14,17 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
 const faults = args.includes("--faults");
+const i = args.indexOf("--provider");
+const payments = i >= 0 ? args[i + 1] : "http";
+if (payments !== "http" && payments !== "stripe") {
+  console.error(`--provider must be http or stripe, not ${payments}`);
+  process.exit(2);
+}
 const summary = await runChaos({
   kills: arg("--kills", faults ? 10 : 50),
   threads: arg("--threads", 30),
   ...(faults ? { faults: FAULT_MIX } : {}),
+  payments,
   log: console.log,
 });
 const ok =
@@ -35,5 +43,11 @@ const ok =
   summary.delivered + summary.unconfirmed_effects >= summary.effects &&
   summary.duplicates_at_provider === 0 &&
   summary.unauthorized_at_provider === 0;
-console.log(JSON.stringify({ ...(faults ? { faults: FAULT_MIX.payment } : {}), ...summary }));
+console.log(
+  JSON.stringify({
+    provider: payments,
+    ...(faults ? { faults: payments === "stripe" ? FAULT_MIX.stripe : FAULT_MIX.payment } : {}),
+    ...summary,
+  }),
+);
 process.exit(ok ? 0 : 1);
