@@ -5,6 +5,7 @@ import { SignOutButton } from "@/components/auth/sign-out-button";
 import { UserProvider } from "@/components/auth/user-context";
 import { ClaimKeeper } from "@/components/queue/claim-keeper";
 import { SearchBox } from "@/components/queue/search-box";
+import { KeyboardHelp } from "@/components/ui/keyboard-help";
 import { NavLink } from "@/components/ui/nav-link";
 // Registers the app's agents with the runtime before a page reads a thread.
 import "@/lib/agents";
@@ -91,6 +92,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 </details>
               </>
             )}
+            {/* `?` on any page; the button is the same list for those who do not know the key. */}
+            <div className={user ? "shrink-0" : "ml-auto shrink-0"}>
+              <KeyboardHelp />
+            </div>
           </div>
         </header>
         <main

@@ -1,5 +1,5 @@
 import { emailOf, expect, openReady, pausedThread, storageStatePath, test, threadState } from "./fixtures";
-import { lateOrders } from "./support/queue";
+import { lateOrders, openLiveInbox } from "./support/queue";
 
 /*
  * The thread page's decision flows, one fresh thread per test. Tickets are created and their first run is started
@@ -214,4 +214,73 @@ test("by keyboard: a and Enter approve, a and Enter send the reply; j/k move bet
     ["refund_approval", { decision: "approve" }],
     ["confirm_email", { choice: "send" }],
   ]);
+});
+
+test("from the inbox in four keys (j, Enter, a, Enter) the oldest refund is approved; c claims, n / p walk the queue, ? lists every key, none fires in a text field", async ({
+  page,
+}) => {
+  // Orders of their own, at an amount no other test uses, so the inbox filtered to it lists only these.
+  const [first, second, third] = await lateOrders(7710, 3, 3910);
+  const oldest = await pausedThread(page, `Refund ${first} please, the seam split.`, { orderRef: first });
+  const middle = await pausedThread(page, `Refund ${second} please, the zip broke.`, { orderRef: second });
+  const newest = await pausedThread(page, `Refund ${third} please, it never fit.`, { orderRef: third });
+  await openLiveInbox(page, "minAmount=3910&maxAmount=3910&limit=50");
+  await expect(page.getByTestId("inbox").locator("[data-interrupt-id]")).toHaveCount(3);
+
+  // Four keys: the oldest row, open it, the answer that acts, give it.
+  await page.keyboard.press("j");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/threads/${oldest}$`));
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  await page.keyboard.press("a");
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("decision-confirm_email")).toBeVisible({ timeout: 20_000 });
+  expect(
+    (await threadState(page, oldest)).decisions.map((d: { action: string; answer: unknown }) => [
+      d.action,
+      d.answer,
+    ]),
+  ).toEqual([["refund_approval", { decision: "approve" }]]);
+
+  // n / p: the queue's next and previous threads (soonest due first, as the inbox lists them).
+  await openReady(page, `/threads/${middle}`, "thread-page");
+  await page.keyboard.press("n");
+  await expect(page).toHaveURL(new RegExp(`/threads/${newest}$`));
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  await page.keyboard.press("p");
+  await expect(page).toHaveURL(new RegExp(`/threads/${middle}$`));
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  // Every key is a visible control too.
+  await expect(page.getByTestId("queue-next")).toBeVisible();
+  await expect(page.getByTestId("queue-previous")).toBeVisible();
+
+  // c claims the open decision (its Claim button): the page says who handles it.
+  const approval = page.getByTestId("decision-refund_approval");
+  await expect(approval.getByTestId("thread-claim-button")).toBeVisible();
+  await page.keyboard.press("c");
+  await expect(approval.getByTestId("thread-claim")).toHaveAttribute("data-claimed-by", me);
+  await expect(approval.getByTestId("thread-claim")).toContainText("You are handling this");
+
+  // No key fires while typing: n typed into the reject reason stays text, the page stays.
+  const note = approval.getByTestId("decision-note");
+  await note.click();
+  await page.keyboard.type("n?ap");
+  await expect(note).toHaveValue("n?ap");
+  await expect(page).toHaveURL(new RegExp(`/threads/${middle}$`));
+  await expect(page.getByTestId("keys-dialog")).toBeHidden();
+
+  // ? lists every key of every page; Escape closes it.
+  await page.getByTestId("thread-title").click();
+  await page.keyboard.press("?");
+  const keys = page.getByTestId("keys-dialog");
+  await expect(keys).toBeVisible();
+  for (const group of ["Every page", "Inbox", "Thread page"])
+    await expect(keys.getByRole("region", { name: group })).toBeVisible();
+  await expect(keys.getByTestId("keys-row")).toHaveCount(12);
+  await page.keyboard.press("Escape");
+  await expect(keys).toBeHidden();
+  await page.getByTestId("keys-button").click();
+  await expect(keys).toBeVisible();
+  await keys.getByTestId("keys-close").click();
+  await expect(keys).toBeHidden();
 });

@@ -66,8 +66,51 @@ export function ClaimNotice({
         disabled={busy}
         onClick={() => void takeOver()}
         data-testid="thread-take-over"
+        data-shortcut="c"
+        aria-keyshortcuts="c"
       >
         Take over
+      </Button>
+      {error && (
+        <p role="alert" className="w-full text-red-800" data-testid="thread-claim-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Nobody handles this decision yet: say so, and let this operator claim it (c), so a colleague opening it sees who
+ * has it. Claiming answers nothing; a claim someone else took meanwhile is reported, not overwritten.
+ */
+export function ClaimButton({ interruptId, onClaimed }: { interruptId: string; onClaimed: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const claim = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await postJson("/api/inbox/claims", { interruptId, mode: "claim" });
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+      onClaimed();
+    }
+  };
+  return (
+    <div className="flex flex-wrap items-center gap-3 text-sm text-slate-700" data-testid="thread-unclaimed">
+      <p className="min-w-0 flex-1">Nobody is handling this yet.</p>
+      <Button
+        variant="secondary"
+        disabled={busy}
+        onClick={() => void claim()}
+        data-testid="thread-claim-button"
+        data-shortcut="c"
+        aria-keyshortcuts="c"
+      >
+        Claim
       </Button>
       {error && (
         <p role="alert" className="w-full text-red-800" data-testid="thread-claim-error">

@@ -9,7 +9,7 @@ import { LocalTime } from "@/components/ui/local-time";
 import { humanizeStep } from "@/components/ui/status-badge";
 import { hasRole } from "@/lib/auth/roles";
 import type { ClaimView } from "@/lib/db/queries/claims";
-import { ClaimNotice } from "./claim-notice";
+import { ClaimButton, ClaimNotice } from "./claim-notice";
 import { DecidedElsewhere } from "./decided-elsewhere";
 import type { ThreadState } from "./thread-state";
 import { useDecisionKeys } from "./use-decision-keys";
@@ -123,6 +123,8 @@ export function DecisionPanel({
                   />
                 ) : claim ? (
                   <ClaimNotice claim={claim} mine={mine} onTakenOver={onClaimChange} />
+                ) : canDecide ? (
+                  <ClaimButton interruptId={item.interruptId} onClaimed={onClaimChange} />
                 ) : null
               }
             />

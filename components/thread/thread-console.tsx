@@ -4,6 +4,7 @@ import { useUser } from "@/components/auth/user-context";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { hasRole } from "@/lib/auth/roles";
 import type { ClaimView } from "@/lib/db/queries/claims";
+import type { QueueNeighbour } from "@/lib/db/queries/inbox";
 import type { StreamEvent } from "./apply-event";
 import { AttentionPanel } from "./attention-panel";
 import { ConnectionBanner } from "./connection-banner";
@@ -28,11 +29,14 @@ export function ThreadConsole({
   view,
   runEvents,
   claims: initialClaims = [],
+  queue = { previous: null, next: null },
 }: {
   view: ThreadViewJson;
   runEvents: StreamEvent[];
   /** Live claims of the pending decisions when the page was rendered. */
   claims?: ClaimView[];
+  /** The threads before and after this one in the queue (`p` / `n`). */
+  queue?: { previous: QueueNeighbour | null; next: QueueNeighbour | null };
 }) {
   const { state, send, decide, dismissError } = useThread(view, runEvents);
   const user = useUser();
@@ -67,6 +71,7 @@ export function ThreadConsole({
         step={state.steps.at(-1)}
         signedInAs={user ? `${user.email} (${user.role})` : null}
         canDecide={hasRole(user?.role, "operator")}
+        queue={queue}
       />
       <ConnectionBanner state={state} onDismiss={dismissError} />
       <div className="grid items-start gap-6 lg:grid-cols-12">

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { LiveStatusBadge } from "@/components/ui/status-badge";
+import type { QueueNeighbour } from "@/lib/db/queries/inbox";
 
 /** Title, status and current step, the way back to the inbox and on to the history, and who is operating. */
 export function ThreadHeader({
@@ -9,6 +10,7 @@ export function ThreadHeader({
   step,
   signedInAs,
   canDecide,
+  queue = { previous: null, next: null },
 }: {
   threadId: string;
   title: string;
@@ -18,6 +20,8 @@ export function ThreadHeader({
   signedInAs: string | null;
   /** Whether that user may decide here at all (a viewer may not). */
   canDecide: boolean;
+  /** The threads before and after this one in the queue of pending decisions: `p` and `n` go there. */
+  queue?: { previous: QueueNeighbour | null; next: QueueNeighbour | null };
 }) {
   const link =
     "rounded text-sm font-medium text-indigo-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600";
@@ -27,13 +31,39 @@ export function ThreadHeader({
         <Link href="/" className={link} data-testid="back-to-inbox">
           ← Back to the inbox
         </Link>
-        <Link
-          href={`/threads/${encodeURIComponent(threadId)}/history`}
-          className={link}
-          data-testid="history-link"
-        >
-          Checkpoint history
-        </Link>
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+          {queue.previous && (
+            <Link
+              href={`/threads/${encodeURIComponent(queue.previous.threadId)}`}
+              className={link}
+              data-testid="queue-previous"
+              data-shortcut-page="p"
+              aria-keyshortcuts="p"
+              title={`Previous in the queue: ${queue.previous.title}`}
+            >
+              ‹ Previous in queue
+            </Link>
+          )}
+          {queue.next && (
+            <Link
+              href={`/threads/${encodeURIComponent(queue.next.threadId)}`}
+              className={link}
+              data-testid="queue-next"
+              data-shortcut-page="n"
+              aria-keyshortcuts="n"
+              title={`Next in the queue: ${queue.next.title}`}
+            >
+              Next in queue ›
+            </Link>
+          )}
+          <Link
+            href={`/threads/${encodeURIComponent(threadId)}/history`}
+            className={link}
+            data-testid="history-link"
+          >
+            Checkpoint history
+          </Link>
+        </div>
       </nav>
       <div className="flex flex-wrap items-start justify-between gap-4">
         <div className="min-w-0 space-y-1">

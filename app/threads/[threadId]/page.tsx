@@ -7,6 +7,7 @@ import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadClaims } from "@/lib/db/queries/claims";
 import { readRunEvents } from "@/lib/db/queries/events";
+import { queueNeighbours } from "@/lib/db/queries/inbox";
 import { errorCodeOf } from "@/lib/errors";
 import { mayDecide } from "@/lib/runtime/may-decide";
 import { getThreadView, type ThreadView } from "@/lib/runtime/thread-view";
@@ -55,5 +56,13 @@ export default async function ThreadPage({ params }: Params) {
     principal: { kind: "user", id: user.id, label: user.email, role: user.role },
   });
   const claims = await listThreadClaims({ db, threadId });
-  return <ThreadConsole view={{ ...view, mayDecide: verdicts }} runEvents={runEvents} claims={claims} />;
+  const queue = await queueNeighbours({ db, threadId });
+  return (
+    <ThreadConsole
+      view={{ ...view, mayDecide: verdicts }}
+      runEvents={runEvents}
+      claims={claims}
+      queue={queue}
+    />
+  );
 }

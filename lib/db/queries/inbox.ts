@@ -410,3 +410,51 @@ export async function listInbox({
   }
   return listThreadInbox({ db, status, cursor, limit });
 }
+
+/** A thread next to this one in the queue: where `n` / `p` on the thread page go. */
+export interface QueueNeighbour {
+  threadId: string;
+  title: string;
+}
+
+/**
+ * The threads before and after this one in the queue of pending decisions (soonest due first, as the inbox lists
+ * them), by this thread's soonest pending decision; for a thread with nothing pending, "next" is the queue's head.
+ * Another decision of this same thread is never its own neighbour. Two index walks of `decisions_pending_due_idx`.
+ */
+export async function queueNeighbours({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<{ previous: QueueNeighbour | null; next: QueueNeighbour | null }> {
+  const [own] = await db
+    .select({ dueAt: isoMicros(decisions.dueAt), interruptId: decisions.interruptId })
+    .from(decisions)
+    .where(and(isPending, eq(decisions.threadId, threadId)))
+    .orderBy(asc(decisions.dueAt), asc(decisions.interruptId))
+    .limit(1);
+  const neighbour = async (direction: "next" | "previous"): Promise<QueueNeighbour | null> => {
+    if (!own && direction === "previous") return null;
+    const key = own
+      ? direction === "next"
+        ? sql`(${decisions.dueAt}, ${decisions.interruptId}) > (${own.dueAt}::timestamptz, ${own.interruptId})`
+        : sql`(${decisions.dueAt}, ${decisions.interruptId}) < (${own.dueAt}::timestamptz, ${own.interruptId})`
+      : undefined;
+    const order =
+      direction === "next"
+        ? [asc(decisions.dueAt), asc(decisions.interruptId)]
+        : [desc(decisions.dueAt), desc(decisions.interruptId)];
+    const [row] = await db
+      .select({ threadId: threads.id, title: threads.title })
+      .from(decisions)
+      .innerJoin(threads, eq(threads.id, decisions.threadId))
+      .where(and(isPending, sql`${decisions.threadId} <> ${threadId}`, key))
+      .orderBy(...order)
+      .limit(1);
+    return row ?? null;
+  };
+  const [previous, next] = await Promise.all([neighbour("previous"), neighbour("next")]);
+  return { previous, next };
+}
