@@ -72,6 +72,38 @@ async function appliedSeqs(page: Page): Promise<number[]> {
   return raw ? raw.split(",").map(Number) : [];
 }
 
+test("Stop on a reply being written: the run stops at once, the page says who stopped it, Try again continues", async ({
+  page,
+}) => {
+  const threadId = await pausedThread(page, "The running shoes from ORD-1010 fell apart, refund please.", {
+    base: server.url,
+  });
+  await page.goto(`${server.url}/threads/${threadId}`);
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  await page.getByTestId("approve").click();
+
+  // The Stop button is there while the agent works; one click stops it, and the page says so and by whom.
+  await page.getByTestId("stop-run").click({ timeout: 10_000 });
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-status", "failed", { timeout: 2_000 });
+  await expect(page.getByTestId("run-error")).toContainText("Stopped by supervisor@");
+  await expect(page.getByTestId("run-error").getByTestId("operator-error")).toHaveAttribute(
+    "data-code",
+    "conflict:run_cancelled",
+  );
+  const stopped = await apiThread(page, threadId);
+  expect(stopped.status).toBe("failed");
+  const partial = textMessages(stopped).length;
+
+  // Try again continues from the last saved step: the reply is written, the refund paid once.
+  await page.getByTestId("retry-run").click();
+  await expect(page.getByTestId("decision-confirm_email")).toBeVisible({ timeout: 60_000 });
+  const after = await apiThread(page, threadId);
+  expect(after.status).toBe("interrupted");
+  expect(textMessages(after).length).toBeGreaterThanOrEqual(partial);
+  const effects = await (await page.request.get(`${server.url}/api/threads/${threadId}/effects`)).json();
+  expect(effects.effects.filter((e: { kind: string }) => e.kind === "payment")).toHaveLength(1);
+});
+
 test("refresh while a run streams: the page re-attaches with nothing duplicated and nothing missing", async ({
   page,
 }) => {

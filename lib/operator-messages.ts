@@ -60,6 +60,7 @@ const BY_CODE: Record<string, Entry> = {
     text: "The agent is already working on this thread.",
     todo: "Wait until it finishes.",
   },
+  "conflict:run_finished": { text: "This run has already ended.", todo: "Reload the page." },
   "conflict:retry": { text: "Another change reached the thread at the same moment.", todo: "Try again." },
   "conflict:graph_version": {
     text: "This thread was started on an agent version this server can no longer continue.",

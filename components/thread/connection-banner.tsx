@@ -1,5 +1,6 @@
 import { Button } from "@/components/ui/button";
 import { OperatorError } from "@/components/ui/operator-error";
+import { RUN_CANCELLED } from "@/lib/runtime/cancel-reason";
 import type { ThreadState } from "./thread-state";
 
 /** Connection trouble, refusals from the server ({code, message}) and run notices, above the work area. */
@@ -46,7 +47,10 @@ export function ConnectionBanner({ state, onDismiss }: { state: ThreadState; onD
           className="rounded-md bg-red-50 p-3 text-sm text-red-950 ring-1 ring-red-300"
           data-testid="run-error"
         >
-          <OperatorError error={state.runError} lead="The run failed:" />
+          <OperatorError
+            error={state.runError}
+            lead={state.runError.code === RUN_CANCELLED ? undefined : "The run failed:"}
+          />
         </p>
       )}
       {state.notices.map((notice) => (

@@ -5,10 +5,12 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { useUser } from "@/components/auth/user-context";
 import { DecisionCard } from "@/components/interrupts/decision-card";
 import { Button } from "@/components/ui/button";
+import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
 import { humanizeStep } from "@/components/ui/status-badge";
 import { hasRole } from "@/lib/auth/roles";
 import type { ClaimView } from "@/lib/db/queries/claims";
+import { RUN_CANCELLED } from "@/lib/runtime/cancel-reason";
 import { ClaimButton, ClaimNotice } from "./claim-notice";
 import { DecidedElsewhere } from "./decided-elsewhere";
 import type { ThreadState } from "./thread-state";
@@ -199,9 +201,10 @@ function NothingPending({
   if (state.status === "running" || state.sending) {
     const step = state.steps.at(-1);
     return (
-      <p className={box} data-testid="agent-working">
-        The agent is working{step ? ` (${humanizeStep(step)})` : ""}…
-      </p>
+      <div className={`${box} flex flex-wrap items-center justify-between gap-3`}>
+        <p data-testid="agent-working">The agent is working{step ? ` (${humanizeStep(step)})` : ""}…</p>
+        {canRun && state.activeRunId && <StopRun threadId={state.threadId} runId={state.activeRunId} />}
+      </div>
     );
   }
   if (state.status === "idle") {
@@ -220,9 +223,11 @@ function NothingPending({
     return (
       <div className={`${box} space-y-3`}>
         <p>
-          The run failed{state.runError ? `: ${state.runError.message}` : "."} Nothing is waiting for a
-          decision. Trying again continues from the last saved step; nothing already done (a refund, an email)
-          is done twice.
+          {state.runError?.code === RUN_CANCELLED
+            ? state.runError.message
+            : `The run failed${state.runError ? `: ${state.runError.message}` : "."}`}{" "}
+          Nothing is waiting for a decision. Trying again continues from the last saved step; nothing already
+          done (a refund, an email) is done twice.
         </p>
         {canRun && (
           <Button data-testid="retry-run" onClick={() => void send({ actor: actor.trim() || "operator" })}>
@@ -238,5 +243,40 @@ function NothingPending({
         ? "Nothing left to decide: the thread is complete."
         : "Nothing to decide right now."}
     </p>
+  );
+}
+
+/**
+ * Stop the run (operators and up): the graph is aborted on whichever instance runs it and the run ends "Stopped by
+ * …"; the thread stays at its last saved step, where "Try again" continues it. The page learns the end from the run's
+ * stream (RUN_ERROR), like any other end.
+ */
+function StopRun({ threadId, runId }: { threadId: string; runId: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const stop = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await postJson(
+        `/api/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/cancel`,
+        {},
+      );
+    } catch (e) {
+      setError(errorMessage(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      <Button variant="secondary" disabled={busy} onClick={() => void stop()} data-testid="stop-run">
+        {busy ? "Stopping…" : "Stop the run"}
+      </Button>
+      {error && (
+        <p role="alert" className="w-full text-red-800" data-testid="stop-run-error">
+          {error}
+        </p>
+      )}
+    </div>
   );
 }

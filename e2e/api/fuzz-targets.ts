@@ -353,6 +353,18 @@ export const TARGETS: Target[] = [
       }),
   },
   {
+    name: "POST /api/threads/[threadId]/runs/[runId]/cancel",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: fc
+          .tuple(idFrom(ctx.threadIds), hostileId)
+          .map(([t, r]) => `/api/threads/${t}/runs/${encodeURIComponent(r)}/cancel`),
+        senders: sender(["viewer", "operator", "supervisor"]),
+        body: hostileBody(obj({ note: hostileString }, [])),
+      }),
+  },
+  {
     name: "POST /api/threads/[threadId]/close",
     build: (ctx) =>
       request({

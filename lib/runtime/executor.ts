@@ -20,6 +20,7 @@ import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/observability/tracing";
 import { interruptDescriber } from "./agent";
+import { cancelReason, isCancelReason, RUN_CANCELLED, stoppedMessage } from "./cancel-reason";
 import { EventSink } from "./event-sink";
 import { finalizeRun } from "./finalize";
 import { findAgentForKey, getAgentGraph } from "./graph";
@@ -47,6 +48,14 @@ export interface StartOptions {
   recovered?: boolean;
   /** Events to emit right after RUN_STARTED (e.g. a fork's side-effect warnings). */
   preamble?: AguiEvent[];
+}
+
+/** Abort a run executing in this process because it was asked to stop. Returns whether it executes here. */
+export function abortCancelledRun(runId: string, by: string): boolean {
+  const run = activeRuns().get(runId);
+  if (!run) return false;
+  if (!run.abort.signal.aborted) run.abort.abort(cancelReason(by));
+  return true;
 }
 
 /**
@@ -116,7 +125,10 @@ async function executeRun(
     sink.emit([...started, ...(options.preamble ?? [])]);
   }
   const config = { configurable: { thread_id: run.threadId } };
+  // Asked to stop before it got here (its owner died after the request, or it was still queued): end it as stopped.
+  if (run.cancelRequestedBy && !signal.aborted) abort.abort(cancelReason(run.cancelRequestedBy));
   try {
+    signal.throwIfAborted();
     if (!agent) {
       throw new AppError(
         "conflict:graph_version",
@@ -183,6 +195,26 @@ async function executeRun(
     observeRunEnd(run, interrupts.length > 0 ? "interrupted" : "succeeded");
   } catch (error) {
     trace.closeAll();
+    if (isCancelReason(signal.reason)) {
+      // Stopped by an operator: the graph is aborted (no node starts after this), the thread stays at its last
+      // checkpoint, and the run ends `cancelled` with a RUN_ERROR that ends every open stream of it.
+      await sink.drain().catch(() => {});
+      const message = stoppedMessage(signal.reason.by);
+      await finalizeRun({
+        db: database.db,
+        runId: run.id,
+        threadId: run.threadId,
+        owner,
+        status: "cancelled",
+        threadStatus: "failed",
+        interrupts: [],
+        checkpointId: null,
+        error: { code: RUN_CANCELLED, message },
+        events: sink.number(mapper.fail({ code: RUN_CANCELLED, message })),
+      });
+      observeRunEnd(run, "cancelled", RUN_CANCELLED);
+      return;
+    }
     if (error instanceof LostOwnershipError || signal.aborted) throw new LostOwnershipError(String(error));
     await sink.drain().catch(() => {});
     const attention = errorCodeOf(error)?.startsWith("conflict:") === true;

@@ -1,11 +1,13 @@
 import "server-only";
 import pg from "pg";
 import { AUTH_CHANNEL, invalidateSessions, setSessionCacheLive } from "@/lib/auth/session-cache";
+import { getDatabase } from "@/lib/db/client";
 import type { Database } from "@/lib/db/open";
 import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
-import { RUNS_CHANNEL } from "@/lib/db/queries/runs";
+import { getRun, RUNS_CHANNEL } from "@/lib/db/queries/runs";
 import { env } from "@/lib/env";
 import { wakeThread } from "./event-bus";
+import { abortCancelledRun, activeRuns } from "./executor";
 import { instanceId } from "./instance";
 import { sweepSoon } from "./recovery";
 import { backoff, reportReachable, reportUnreachable } from "./status";
@@ -58,7 +60,10 @@ export async function startEventListener(): Promise<void> {
         return;
       }
       if (message.channel === RUNS_CHANNEL) {
-        if (message.payload !== me) sweepSoon();
+        const payload = message.payload ?? "";
+        // An operator asked to stop a run: the instance executing it aborts it at once (the heartbeat would, later).
+        if (payload.startsWith("cancel|")) void stopIfHere(payload.slice("cancel|".length));
+        else if (payload !== me) sweepSoon();
         return;
       }
       const [owner, threadId] = (message.payload ?? "").split("|");
@@ -82,6 +87,18 @@ export async function startEventListener(): Promise<void> {
     }
   };
   await connect();
+}
+
+/** A run asked to stop: if it executes here, abort it as stopped by whoever asked (read from its row). */
+async function stopIfHere(runId: string): Promise<void> {
+  if (!activeRuns().has(runId)) return;
+  try {
+    const { db } = await getDatabase();
+    const run = await getRun({ db, runId });
+    if (run?.cancelRequestedBy) abortCancelledRun(runId, run.cancelRequestedBy);
+  } catch {
+    // The heartbeat sees the request too.
+  }
 }
 
 /** Stop listening (the process is exiting). */

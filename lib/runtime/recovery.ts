@@ -12,7 +12,7 @@ import { logger, runFields } from "@/lib/observability/logger";
 import { metrics } from "@/lib/observability/metrics";
 import { registeredAgentKeys } from "./agent";
 import { EventSink } from "./event-sink";
-import { activeRuns, failRun, startRunInBackground } from "./executor";
+import { abortCancelledRun, activeRuns, failRun, startRunInBackground } from "./executor";
 import { instanceId, instanceLabels, isGoneHere } from "./instance";
 import { migratePausedThreads } from "./migrate";
 import { isDraining, reportReachable, reportUnreachable } from "./status";
@@ -69,8 +69,12 @@ async function beat(): Promise<void> {
     const { db } = await getDatabase();
     await touchInstance({ db, id: instanceId() });
     if (runs.size > 0) {
-      const owned = new Set(await extendLeases({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS }));
+      const leases = await extendLeases({ db, owner: instanceId(), leaseMs: env.RUN_LEASE_MS });
+      const owned = new Set(leases.map((l) => l.id));
       for (const [id, run] of runs) if (judged.has(id) && !owned.has(id)) run.abort.abort();
+      // Asked to stop (the notification may not have reached this process): stop them now.
+      for (const lease of leases)
+        if (lease.cancelRequestedBy) abortCancelledRun(lease.id, lease.cancelRequestedBy);
     }
     reportReachable("heartbeat");
   } catch (error) {

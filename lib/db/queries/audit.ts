@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   "claim_assigned",
   "decision_escalated",
   "queue_settings",
+  "run_cancel",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

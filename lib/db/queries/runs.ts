@@ -9,7 +9,7 @@ export async function getRun({ db, runId }: { db: Queryable; runId: string }): P
   return row;
 }
 
-/** A thread's latest run that ended failed, with its error (code and message), or undefined. */
+/** A thread's latest run that ended failed or was stopped, with its error (code and message), or undefined. */
 export async function getLastFailedRun({
   db,
   threadId,
@@ -20,7 +20,7 @@ export async function getLastFailedRun({
   const [row] = await db
     .select({ id: runs.id, errorCode: runs.errorCode, errorMessage: runs.errorMessage })
     .from(runs)
-    .where(and(eq(runs.threadId, threadId), eq(runs.status, "failed")))
+    .where(and(eq(runs.threadId, threadId), inArray(runs.status, ["failed", "cancelled"])))
     .orderBy(desc(runs.createdAt))
     .limit(1);
   return row;
@@ -120,13 +120,56 @@ export async function extendLeases({
   db: Queryable;
   owner: string;
   leaseMs: number;
-}): Promise<string[]> {
-  const rows = await db
+}): Promise<{ id: string; cancelRequestedBy: string | null }[]> {
+  return db
     .update(runs)
     .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
     .where(and(eq(runs.owner, owner), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
-    .returning({ id: runs.id });
-  return rows.map((r) => r.id);
+    .returning({ id: runs.id, cancelRequestedBy: runs.cancelRequestedBy });
+}
+
+/** What asking to stop a run came to. */
+export type CancelRequest =
+  | { state: "requested"; owner: string | null; leaseLive: boolean }
+  | { state: "finished"; status: RunStatus }
+  | { state: "not_found" };
+
+/**
+ * Ask to stop an active run of this thread: mark it (who, when) and announce it on {@link RUNS_CHANNEL} (`cancel|<run
+ * id>`, delivered at commit) so the instance executing it aborts the graph at once; its heartbeat sees the mark too.
+ * Asking again changes nothing (the first asker is kept). A run that already ended is reported with its status.
+ */
+export async function requestRunCancel({
+  db,
+  threadId,
+  runId,
+  by,
+}: {
+  db: Queryable;
+  threadId: string;
+  runId: string;
+  by: string;
+}): Promise<CancelRequest> {
+  const result = await db.execute(sql`WITH marked AS (
+    UPDATE runs SET cancel_requested_by = coalesce(cancel_requested_by, ${by}),
+      cancel_requested_at = coalesce(cancel_requested_at, now())
+    WHERE id = ${runId} AND thread_id = ${threadId} AND status IN ('queued', 'running')
+    RETURNING owner, lease_expires_at > now() AS lease_live
+  ), announced AS (
+    SELECT pg_notify(${RUNS_CHANNEL}, ${`cancel|${runId}`}) WHERE EXISTS (SELECT 1 FROM marked)
+  )
+  SELECT owner, lease_live, (SELECT count(*) FROM announced)::int AS announced FROM marked`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+    owner: string | null;
+    lease_live: boolean | null;
+  }[];
+  const marked = rows[0];
+  if (marked) return { state: "requested", owner: marked.owner, leaseLive: marked.lease_live === true };
+  const [run] = await db
+    .select({ status: runs.status })
+    .from(runs)
+    .where(and(eq(runs.id, runId), eq(runs.threadId, threadId)));
+  return run ? { state: "finished", status: run.status } : { state: "not_found" };
 }
 
 /**

@@ -134,6 +134,12 @@ export const runs = pgTable(
     /** OpenTelemetry trace of the run (32 hex) and its root span (16 hex): log lines and exported spans carry them. */
     traceId: text("trace_id"),
     traceSpanId: text("trace_span_id"),
+    /**
+     * An operator asked to stop the run (POST …/runs/{id}/cancel): who (their label) and when. The instance executing
+     * it aborts the graph and ends the run as `cancelled`; nobody's lease heartbeat renews a run asked to stop.
+     */
+    cancelRequestedBy: text("cancel_requested_by"),
+    cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true }),
   },
   (t) => [
     uniqueIndex("runs_one_active_per_thread").on(t.threadId).where(sql`${t.status} in ('queued', 'running')`),
