@@ -64,6 +64,16 @@ const schema = z.object({
   OPENAI_MODEL: z.string().trim().min(1).default("gpt-4o-mini"),
   /** Retries of a failed model call (with backoff) before the run fails with RUN_ERROR. */
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /**
+   * How long one model call may take before it is abandoned (and retried, up to OPENAI_MAX_RETRIES, within the run's
+   * limit); when the retries are spent the run ends `timed_out`.
+   */
+  MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /**
+   * The longest one run may execute (wall clock, per attempt) before it is stopped and ends `timed_out`, the thread
+   * at its last checkpoint ("Try again" continues it). 0: no limit.
+   */
+  RUN_MAX_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
   /** Seed the demo shop's orders at start (idempotent). */
   DEMO_ORDERS: flag("true"),
   /** Pause between the offline model's streamed pieces, so a demo shows text arriving (0 in tests and benchmarks). */

@@ -61,6 +61,19 @@ const BY_CODE: Record<string, Entry> = {
     todo: "Wait until it finishes.",
   },
   "conflict:run_finished": { text: "This run has already ended.", todo: "Reload the page." },
+  // A run stopped by an operator or at a time limit: the server's words say who or which limit; this says what next.
+  "conflict:run_cancelled": {
+    text: "The run was stopped.",
+    todo: "Try again to continue from the last saved step, or fork the thread from its history.",
+  },
+  "unavailable:run_timeout": {
+    text: "The run took longer than its time limit and was stopped.",
+    todo: "Try again to continue from the last saved step.",
+  },
+  "unavailable:model_timeout": {
+    text: "The model did not answer in time.",
+    todo: "Try again to continue from the last saved step; if it keeps happening, check the model provider.",
+  },
   "conflict:retry": { text: "Another change reached the thread at the same moment.", todo: "Try again." },
   "conflict:graph_version": {
     text: "This thread was started on an agent version this server can no longer continue.",

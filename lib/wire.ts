@@ -21,7 +21,15 @@ export const THREAD_STATUSES = [
 export type ThreadStatus = (typeof THREAD_STATUSES)[number];
 
 /** A run's status. `queued` and `running` are active: at most one active run per thread. */
-export const RUN_STATUSES = ["queued", "running", "interrupted", "succeeded", "failed", "cancelled"] as const;
+export const RUN_STATUSES = [
+  "queued",
+  "running",
+  "interrupted",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "timed_out",
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** The run statuses that hold a thread (the partial unique index `runs_one_active_per_thread`). */

@@ -1,6 +1,10 @@
 import { Button } from "@/components/ui/button";
 import { OperatorError } from "@/components/ui/operator-error";
-import { RUN_CANCELLED } from "@/lib/runtime/cancel-reason";
+import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/runtime/cancel-reason";
+
+/** Runs that were stopped (by an operator, or at a time limit) rather than failing: their message says so itself. */
+const STOPPED = new Set([RUN_CANCELLED, RUN_TIMED_OUT, MODEL_TIMED_OUT]);
+
 import type { ThreadState } from "./thread-state";
 
 /** Connection trouble, refusals from the server ({code, message}) and run notices, above the work area. */
@@ -49,7 +53,7 @@ export function ConnectionBanner({ state, onDismiss }: { state: ThreadState; onD
         >
           <OperatorError
             error={state.runError}
-            lead={state.runError.code === RUN_CANCELLED ? undefined : "The run failed:"}
+            lead={STOPPED.has(state.runError.code) ? undefined : "The run failed:"}
           />
         </p>
       )}

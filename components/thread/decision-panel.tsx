@@ -10,7 +10,7 @@ import { LocalTime } from "@/components/ui/local-time";
 import { humanizeStep } from "@/components/ui/status-badge";
 import { hasRole } from "@/lib/auth/roles";
 import type { ClaimView } from "@/lib/db/queries/claims";
-import { RUN_CANCELLED } from "@/lib/runtime/cancel-reason";
+import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/runtime/cancel-reason";
 import { ClaimButton, ClaimNotice } from "./claim-notice";
 import { DecidedElsewhere } from "./decided-elsewhere";
 import type { ThreadState } from "./thread-state";
@@ -223,7 +223,7 @@ function NothingPending({
     return (
       <div className={`${box} space-y-3`}>
         <p>
-          {state.runError?.code === RUN_CANCELLED
+          {state.runError && [RUN_CANCELLED, RUN_TIMED_OUT, MODEL_TIMED_OUT].includes(state.runError.code)
             ? state.runError.message
             : `The run failed${state.runError ? `: ${state.runError.message}` : "."}`}{" "}
           Nothing is waiting for a decision. Trying again continues from the last saved step; nothing already

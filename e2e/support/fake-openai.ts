@@ -21,6 +21,8 @@ export interface FakeOpenAI {
   setReply(reply: FakeReply | ((request: ChatRequest) => FakeReply)): void;
   /** Answer every request with this HTTP error status from now on (null: answer normally again). */
   setFailure(status: number | null): void;
+  /** Take every request from now on and never answer it (a hung provider); false: answer normally again. */
+  setHang(hang: boolean): void;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   let replyFor: (request: ChatRequest) => FakeReply = () => "OK";
   let counter = 0;
   let failure: number | null = null;
+  let hang = false;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -56,6 +59,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequest;
     requests.push(request);
+    if (hang) return; // the connection stays open, unanswered, until the client gives up
     if (failure !== null) {
       res.writeHead(failure, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: "the fake model is down", type: "server_error" } }));
@@ -108,6 +112,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     },
     setFailure(status) {
       failure = status;
+    },
+    setHang(next) {
+      hang = next;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

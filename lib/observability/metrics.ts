@@ -41,7 +41,7 @@ function create() {
     }),
     runs: new Counter({
       name: "hitl_runs_total",
-      help: "Runs finished on this instance, by kind (input, resume, fork, retry) and outcome (succeeded, interrupted, failed).",
+      help: "Runs finished on this instance, by kind (input, resume, fork, retry) and outcome (succeeded, interrupted, failed, cancelled, timed_out).",
       labelNames: ["kind", "outcome"] as const,
       registers,
     }),

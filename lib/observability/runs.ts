@@ -100,7 +100,7 @@ export function observeRunStart(run: Run, recovered: boolean): void {
 /** A run ended here with this outcome (its row and events are committed). */
 export function observeRunEnd(
   run: Run,
-  outcome: "succeeded" | "interrupted" | "failed" | "cancelled",
+  outcome: "succeeded" | "interrupted" | "failed" | "cancelled" | "timed_out",
   code?: string,
 ): void {
   const started = clock().get(run.id);

@@ -25,7 +25,38 @@ export function isCancelReason(reason: unknown): reason is CancelReason {
   );
 }
 
+/** The RUN_ERROR code of a run stopped at its wall-clock limit (RUN_MAX_MS), and of one whose model did not answer. */
+export const RUN_TIMED_OUT = "unavailable:run_timeout";
+export const MODEL_TIMED_OUT = "unavailable:model_timeout";
+
+/** Why a run's graph was aborted: it reached its wall-clock limit. */
+export interface TimeoutReason {
+  code: typeof RUN_TIMED_OUT;
+  limitMs: number;
+}
+
+export function isTimeoutReason(reason: unknown): reason is TimeoutReason {
+  return (
+    typeof reason === "object" && reason !== null && (reason as { code?: unknown }).code === RUN_TIMED_OUT
+  );
+}
+
+/**
+ * A model call that timed out, as LangChain reports it once its retries are spent (an error named `TimeoutError`,
+ * from the OpenAI client's connection timeout): judged by its name and words, never by its class.
+ */
+export function isModelTimeout(error: unknown): boolean {
+  const e = error as { name?: unknown; message?: unknown } | null;
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    (e.name === "TimeoutError" ||
+      e.name === "APIConnectionTimeoutError" ||
+      e.message === "Request timed out.")
+  );
+}
+
 /** What the page and the stream say of a stopped run. */
 export function stoppedMessage(by: string): string {
-  return `Stopped by ${by}. The thread is at its last checkpoint: try again to continue it, or fork it from its history.`;
+  return `Stopped by ${by}.`;
 }

@@ -14,13 +14,23 @@ import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
+import { env } from "@/lib/env";
 import { AppError, errorCodeOf, toAppError } from "@/lib/errors";
 import { RunTraceHandler } from "@/lib/observability/graph-callbacks";
 import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/observability/tracing";
 import { interruptDescriber } from "./agent";
-import { cancelReason, isCancelReason, RUN_CANCELLED, stoppedMessage } from "./cancel-reason";
+import {
+  cancelReason,
+  isCancelReason,
+  isModelTimeout,
+  isTimeoutReason,
+  MODEL_TIMED_OUT,
+  RUN_CANCELLED,
+  RUN_TIMED_OUT,
+  stoppedMessage,
+} from "./cancel-reason";
 import { EventSink } from "./event-sink";
 import { finalizeRun } from "./finalize";
 import { findAgentForKey, getAgentGraph } from "./graph";
@@ -127,6 +137,14 @@ async function executeRun(
   const config = { configurable: { thread_id: run.threadId } };
   // Asked to stop before it got here (its owner died after the request, or it was still queued): end it as stopped.
   if (run.cancelRequestedBy && !signal.aborted) abort.abort(cancelReason(run.cancelRequestedBy));
+  // The run's wall-clock limit: past it, the graph is aborted and the run ends timed out.
+  const limit =
+    env.RUN_MAX_MS > 0
+      ? setTimeout(() => {
+          if (!signal.aborted) abort.abort({ code: RUN_TIMED_OUT, limitMs: env.RUN_MAX_MS });
+        }, env.RUN_MAX_MS)
+      : undefined;
+  limit?.unref();
   try {
     signal.throwIfAborted();
     if (!agent) {
@@ -195,24 +213,39 @@ async function executeRun(
     observeRunEnd(run, interrupts.length > 0 ? "interrupted" : "succeeded");
   } catch (error) {
     trace.closeAll();
-    if (isCancelReason(signal.reason)) {
-      // Stopped by an operator: the graph is aborted (no node starts after this), the thread stays at its last
-      // checkpoint, and the run ends `cancelled` with a RUN_ERROR that ends every open stream of it.
+    // Stopped by an operator, at the run's time limit, or by a model that did not answer: the graph is aborted (no
+    // node starts after this), the thread stays at its last checkpoint ("Try again" continues it), and the run ends
+    // `cancelled` / `timed_out` with a RUN_ERROR that ends every open stream of it.
+    const stop = isCancelReason(signal.reason)
+      ? { status: "cancelled" as const, code: RUN_CANCELLED, message: stoppedMessage(signal.reason.by) }
+      : isTimeoutReason(signal.reason)
+        ? {
+            status: "timed_out" as const,
+            code: RUN_TIMED_OUT,
+            message: `The run took longer than its limit of ${Math.round(signal.reason.limitMs / 1000)} s and was stopped at its last saved step.`,
+          }
+        : !signal.aborted && isModelTimeout(error)
+          ? {
+              status: "timed_out" as const,
+              code: MODEL_TIMED_OUT,
+              message: `The model did not answer within ${Math.round(env.MODEL_TIMEOUT_MS / 1000)} s, retries included; the run stopped at its last saved step.`,
+            }
+          : null;
+    if (stop) {
       await sink.drain().catch(() => {});
-      const message = stoppedMessage(signal.reason.by);
       await finalizeRun({
         db: database.db,
         runId: run.id,
         threadId: run.threadId,
         owner,
-        status: "cancelled",
+        status: stop.status,
         threadStatus: "failed",
         interrupts: [],
         checkpointId: null,
-        error: { code: RUN_CANCELLED, message },
-        events: sink.number(mapper.fail({ code: RUN_CANCELLED, message })),
+        error: { code: stop.code, message: stop.message },
+        events: sink.number(mapper.fail({ code: stop.code, message: stop.message })),
       });
-      observeRunEnd(run, "cancelled", RUN_CANCELLED);
+      observeRunEnd(run, stop.status, stop.code);
       return;
     }
     if (error instanceof LostOwnershipError || signal.aborted) throw new LostOwnershipError(String(error));
@@ -227,6 +260,8 @@ async function executeRun(
       error,
       ...(attention ? { threadStatus: "needs_attention" as const } : {}),
     });
+  } finally {
+    clearTimeout(limit);
   }
 }
 

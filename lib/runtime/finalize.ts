@@ -15,7 +15,7 @@ export interface RunEnding {
   runId: string;
   threadId: string;
   owner: string;
-  status: "interrupted" | "succeeded" | "failed" | "cancelled";
+  status: "interrupted" | "succeeded" | "failed" | "cancelled" | "timed_out";
   threadStatus: Thread["status"];
   /** Interrupts pending at the thread's head after the run, read by the thread's agent (action, inbox summary). */
   interrupts: { id: string; value: unknown; action: string; summary: DecisionSummary }[];

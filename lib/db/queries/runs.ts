@@ -20,7 +20,7 @@ export async function getLastFailedRun({
   const [row] = await db
     .select({ id: runs.id, errorCode: runs.errorCode, errorMessage: runs.errorMessage })
     .from(runs)
-    .where(and(eq(runs.threadId, threadId), inArray(runs.status, ["failed", "cancelled"])))
+    .where(and(eq(runs.threadId, threadId), inArray(runs.status, ["failed", "cancelled", "timed_out"])))
     .orderBy(desc(runs.createdAt))
     .limit(1);
   return row;

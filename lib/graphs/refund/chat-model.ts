@@ -12,6 +12,8 @@ export interface OpenAiChatModelOptions {
   model: string;
   /** Retries on transient errors; tests pass 0 so a broken fake fails fast. */
   maxRetries?: number;
+  /** How long one call may take (ms) before it is abandoned as timed out (and retried). */
+  timeoutMs?: number;
 }
 
 /** A streaming `ChatOpenAI` for the refund agent (the classifier and the reply writer). */
@@ -20,6 +22,7 @@ export function createOpenAiChatModel({
   baseURL,
   model,
   maxRetries,
+  timeoutMs,
 }: OpenAiChatModelOptions): ChatOpenAI {
   return new ChatOpenAI({
     apiKey,
@@ -27,6 +30,7 @@ export function createOpenAiChatModel({
     // No temperature: reasoning models reject anything but their default.
     streaming: true,
     maxRetries,
+    ...(timeoutMs ? { timeout: timeoutMs } : {}),
     configuration: baseURL ? { baseURL } : {},
   });
 }
@@ -42,6 +46,7 @@ export function getChatModel(): BaseChatModel {
       baseURL: env.OPENAI_BASE_URL,
       model: env.OPENAI_MODEL,
       maxRetries: env.OPENAI_MAX_RETRIES,
+      timeoutMs: env.MODEL_TIMEOUT_MS,
     });
   }
   return new OfflineChatModel({ tokenDelayMs: env.OFFLINE_TOKEN_DELAY_MS });
