@@ -16,6 +16,31 @@ function timeOf(iso: string, local: boolean): string {
 }
 
 /**
+ * Claim a decision (`claim`, refused while someone else handles it) or take it over from them (`take_over`): the
+ * request, its busy state and the refusal in the operator's words. `done` runs after it either way when `always`,
+ * else only after it succeeded (the claims are read again).
+ */
+function useClaimAction(interruptId: string, mode: "claim" | "take_over", done: () => void, always: boolean) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async () => {
+    setBusy(true);
+    setError(null);
+    let ok = false;
+    try {
+      await postJson("/api/inbox/claims", { interruptId, mode });
+      ok = true;
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+      if (ok || always) done();
+    }
+  };
+  return { busy, error, run };
+}
+
+/**
  * Who is handling a pending decision, above its form. Someone else's claim closes the form until this operator takes
  * it over (claims are advisory: the ledger would accept their answer, but two people should not answer one item
  * unknowingly); one's own just says so.
@@ -29,8 +54,7 @@ export function ClaimNotice({
   mine: boolean;
   onTakenOver: () => void;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run: takeOver } = useClaimAction(claim.interruptId, "take_over", onTakenOver, false);
   const since = <time dateTime={claim.claimedAt}>{timeOf(claim.claimedAt, useHydrated())}</time>;
   if (mine) {
     return (
@@ -39,18 +63,6 @@ export function ClaimNotice({
       </p>
     );
   }
-  const takeOver = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await postJson("/api/inbox/claims", { interruptId: claim.interruptId, mode: "take_over" });
-      onTakenOver();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <div
       className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950"
@@ -85,20 +97,8 @@ export function ClaimNotice({
  * has it. Claiming answers nothing; a claim someone else took meanwhile is reported, not overwritten.
  */
 export function ClaimButton({ interruptId, onClaimed }: { interruptId: string; onClaimed: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const claim = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await postJson("/api/inbox/claims", { interruptId, mode: "claim" });
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-      onClaimed();
-    }
-  };
+  // Refused or not, the claims are read again: a refusal means someone else took it meanwhile.
+  const { busy, error, run: claim } = useClaimAction(interruptId, "claim", onClaimed, true);
   return (
     <div className="flex flex-wrap items-center gap-3 text-sm text-slate-700" data-testid="thread-unclaimed">
       <p className="min-w-0 flex-1">Nobody is handling this yet.</p>

@@ -1,6 +1,6 @@
 import type { TextMessageContentEvent } from "@ag-ui/core";
 import { authedFetch } from "../support/auth";
-import { type FakeOpenAI, startFakeOpenAI } from "../support/fake-openai";
+import { type FakeOpenAI, refundAgentReplies, startFakeOpenAI } from "../support/fake-openai";
 import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
@@ -15,14 +15,7 @@ describe("the OpenAI-compatible model path", () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    fake.setReply((request) => {
-      const system = request.messages.find((m) => m.role === "system");
-      // The order the customer named (each test refunds its own order: a fully refunded one has nothing left).
-      const asked = JSON.stringify(request.messages.filter((m) => m.role === "user")).match(/ORD-\d{4}/)?.[0];
-      return String(system?.content ?? "").includes("classify")
-        ? `{"intent":"refund","reason":"headphones stopped working","orderRef":"${asked ?? "ORD-1002"}","requestedAmount":null}`
-        : REPLY_TOKENS;
-    });
+    fake.setReply(refundAgentReplies(REPLY_TOKENS, "headphones stopped working"));
     prepared = await prepareDatabase("openai");
     server = await startTestServer({
       databaseUrl: prepared.url,

@@ -1,5 +1,5 @@
 import { authedFetch } from "../support/auth";
-import { type FakeOpenAI, startFakeOpenAI } from "../support/fake-openai";
+import { type FakeOpenAI, refundAgentReplies, startFakeOpenAI } from "../support/fake-openai";
 import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, runOnce } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
@@ -17,13 +17,7 @@ describe("run timeouts", () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    fake.setReply((request) => {
-      const system = String(request.messages.find((m) => m.role === "system")?.content ?? "");
-      const asked = JSON.stringify(request.messages.filter((m) => m.role === "user")).match(/ORD-\d{4}/)?.[0];
-      return system.includes("classify")
-        ? `{"intent":"refund","reason":"it broke","orderRef":"${asked ?? "ORD-1002"}","requestedAmount":null}`
-        : "Dear customer, your refund is on its way.";
-    });
+    fake.setReply(refundAgentReplies("Dear customer, your refund is on its way.", "it broke"));
     prepared = await prepareDatabase("timeouts");
     model = await startTestServer({
       databaseUrl: prepared.url,

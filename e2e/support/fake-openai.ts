@@ -26,6 +26,24 @@ export interface FakeOpenAI {
   close(): Promise<void>;
 }
 
+/**
+ * The refund agent's two model calls answered: the classifier (its system prompt says "classify") gets a refund
+ * request for the order the customer named (ORD-1002 when none), the reply writer gets `reply`.
+ */
+export function refundAgentReplies(
+  reply: FakeReply,
+  reason = "it stopped working",
+): (request: ChatRequest) => FakeReply {
+  return (request) => {
+    const system = String(request.messages.find((m) => m.role === "system")?.content ?? "");
+    // The order the customer named (each test refunds its own order: a fully refunded one has nothing left).
+    const asked = JSON.stringify(request.messages.filter((m) => m.role === "user")).match(/ORD-\d{4}/)?.[0];
+    return system.includes("classify")
+      ? `{"intent":"refund","reason":"${reason}","orderRef":"${asked ?? "ORD-1002"}","requestedAmount":null}`
+      : reply;
+  };
+}
+
 /** Word-sized tokens with their leading space, the way OpenAI streams prose. */
 export function tokenize(text: string): string[] {
   return text.match(/\s*\S+/g) ?? [text];

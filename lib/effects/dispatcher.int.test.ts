@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { openBackend } from "@/e2e/support/backends";
 import { type FakePaymentProvider, startFakePaymentProvider } from "@/e2e/support/fake-payment";
+import { seeded } from "@/e2e/support/seeded";
 import { startTestSmtpServer, type TestSmtpServer } from "@/e2e/support/smtp";
 import type { Database } from "@/lib/db/open";
 import { getEffect } from "@/lib/db/queries/effects";
@@ -15,17 +16,6 @@ import type { EffectConnector } from "./connector";
 import { backoffMs, dispatchDueEffects, type RetryPolicy } from "./dispatcher";
 import { emailConnector } from "./email";
 import { httpPaymentGateway, paymentConnector } from "./payment";
-
-/** A seeded generator, so a red run can be replayed. */
-function seeded(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FAST: RetryPolicy = { maxAttempts: 20, baseMs: 10, maxMs: 80 };
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { type FakeStripe, startFakeStripe } from "@/e2e/support/fake-stripe";
+import { seeded } from "@/e2e/support/seeded";
 import type { Database } from "@/lib/db/open";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { orderPaymentRef } from "@/lib/db/queries/orders";
@@ -12,17 +13,6 @@ import type { EffectConnector } from "./connector";
 import { dispatchDueEffects, type RetryPolicy } from "./dispatcher";
 import { paymentConnector } from "./payment";
 import { classifyStripeError, STRIPE_EFFECT_KEY, stripeClient, stripePaymentGateway } from "./stripe";
-
-/** A seeded generator, so a red run can be replayed. */
-function seeded(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FAST: RetryPolicy = { maxAttempts: 20, baseMs: 10, maxMs: 80 };
 
