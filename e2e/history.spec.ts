@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { answerOverApi, createTicket, expect, runOverApi, test, threadState } from "./fixtures";
+import { answerOverApi, createTicket, expect, pausedThread, runOverApi, test, threadState } from "./fixtures";
+import { lateOrders } from "./support/queue";
 
 /*
  * Time travel in the browser: a finished thread (approved, refunded, emailed) is forked at its approval from the
@@ -105,4 +106,63 @@ test("forks a finished thread at its approval, rejects on the branch, and shows 
   await expect(page.getByTestId("checkpoint-refund")).toContainText("€59.00");
   // A snapshot of its step: what the graph knew then, and the ledger's word on the email since.
   await expect(page.getByTestId("checkpoint-email")).toContainText("queued for delivery at this step");
+});
+
+test("a long history is searchable: filter by node, by source and 'asked a person'; jump to the head, a line's first step, a step number", async ({
+  page,
+}) => {
+  const [order] = await lateOrders(7720, 1, 3920);
+  const threadId = await pausedThread(page, `Refund ${order} please, the strap snapped.`, {
+    orderRef: order,
+  });
+  await answerOverApi(page, threadId, "refund_approval", { decision: "approve" });
+  await page.goto(`/threads/${threadId}/history`);
+  await expect(page.getByTestId("history")).toHaveAttribute("data-ready", "true");
+  const rows = page.getByTestId("checkpoint-row");
+  const total = await rows.count();
+  expect(total).toBeGreaterThan(4);
+  const detail = page.getByTestId("checkpoint-detail");
+  const headId = await rows.first().getAttribute("data-checkpoint-id");
+  const oldest = rows.last();
+  const oldestId = await oldest.getAttribute("data-checkpoint-id");
+  const oldestNumber = await oldest.getAttribute("data-number");
+
+  // "Asked a person": the step that took the approval's answer and the step waiting for the reply's.
+  await page.getByTestId("timeline-asked").check();
+  await expect(page.getByTestId("timeline-count")).toHaveText(`2 of ${total} steps match.`);
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toHaveAttribute("data-checkpoint-id", headId ?? "");
+  await expect(rows.nth(1).getByTestId("asked-a-person")).toBeVisible();
+  await page.getByTestId("timeline-clear").click();
+  await expect(rows).toHaveCount(total);
+
+  // By node: every listed step was written by it.
+  const node = page.getByTestId("timeline-node");
+  const firstNode = await node.locator("option").nth(1).getAttribute("value");
+  await node.selectOption(firstNode ?? "");
+  const byNode = await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-nodes") ?? ""));
+  expect(byNode.length).toBeGreaterThan(0);
+  expect(byNode.length).toBeLessThan(total);
+  for (const nodes of byNode) expect(nodes.split(" ")).toContain(firstNode);
+  await node.selectOption("");
+
+  // By source: the run inputs only.
+  await page.getByTestId("timeline-source").selectOption("input");
+  const sources = await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-source")));
+  expect(sources.length).toBeGreaterThan(0);
+  expect(new Set(sources)).toEqual(new Set(["input"]));
+  await page.getByTestId("timeline-clear").click();
+
+  // Jumps: to a step by number, to the head, to the first step of the selected step's line.
+  await page.getByTestId("jump-step").fill(oldestNumber ?? "");
+  await page.getByTestId("jump-step-go").click();
+  await expect(detail).toHaveAttribute("data-checkpoint-id", oldestId ?? "");
+  await page.getByTestId("jump-head").click();
+  await expect(detail).toHaveAttribute("data-checkpoint-id", headId ?? "");
+  await page.getByTestId("jump-line-root").click();
+  await expect(detail).toHaveAttribute("data-checkpoint-id", oldestId ?? "");
+  await page.getByTestId("jump-step").fill("99999");
+  await page.getByTestId("jump-step-go").click();
+  await expect(page.getByTestId("jump-missing")).toContainText("There is no step 99999");
+  await expect(detail).toHaveAttribute("data-checkpoint-id", oldestId ?? "");
 });

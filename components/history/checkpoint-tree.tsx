@@ -10,6 +10,25 @@ import { layoutLanes } from "./lanes";
 const badge = "rounded px-1.5 py-0.5 text-[11px] font-semibold";
 
 /**
+ * The steps where a person was asked. A node that asks records its question on the checkpoint before it (the one it
+ * runs from); the answer is taken by the checkpoint that node writes. So "Asked a person" goes on that one, next to
+ * the node's name — and on a step still waiting for its answer.
+ */
+export function askedCheckpointIds(checkpoints: readonly HistoryCheckpoint[]): Set<string> {
+  const interrupted = new Set(checkpoints.filter((c) => c.interruptCount > 0).map((c) => c.checkpointId));
+  return new Set(
+    checkpoints
+      .filter(
+        (c) =>
+          c.writtenBy.kind === "nodes" &&
+          c.parentCheckpointId !== null &&
+          interrupted.has(c.parentCheckpointId),
+      )
+      .map((c) => c.checkpointId),
+  );
+}
+
+/**
  * The checkpoint tree, newest first, one lane per branch. One button per checkpoint; only the selected one is in
  * the tab order, and the arrow keys (Home, End) move the selection, so the tree is one tab stop.
  */
@@ -18,33 +37,23 @@ export function CheckpointTree({
   branchOrder,
   selectedId,
   onSelect,
+  askedIds,
 }: {
   checkpoints: HistoryCheckpoint[];
   branchOrder: string[];
   selectedId: string | null;
   onSelect: (checkpointId: string) => void;
+  /** The steps that asked a person, read from the whole history (see {@link askedCheckpointIds}). */
+  askedIds?: ReadonlySet<string>;
 }) {
   const layout = useMemo(() => layoutLanes(checkpoints, branchOrder), [checkpoints, branchOrder]);
-  // A node that asks a person records its question on the checkpoint before it (the one it runs from); the answer
-  // is taken by the checkpoint that node writes. So "Asked a person" goes on that one, next to the node's name.
-  const asked = useMemo(() => {
-    const interrupted = new Set(checkpoints.filter((c) => c.interruptCount > 0).map((c) => c.checkpointId));
-    return new Set(
-      checkpoints
-        .filter(
-          (c) =>
-            c.writtenBy.kind === "nodes" &&
-            c.parentCheckpointId !== null &&
-            interrupted.has(c.parentCheckpointId),
-        )
-        .map((c) => c.checkpointId),
-    );
-  }, [checkpoints]);
+  // Read from the whole history when the list is filtered (a step's parent may be filtered out).
+  const own = useMemo(() => askedCheckpointIds(checkpoints), [checkpoints]);
+  const asked = askedIds ?? own;
   const buttons = useRef(new Map<string, HTMLButtonElement>());
-  const selectedIndex = Math.max(
-    0,
-    checkpoints.findIndex((c) => c.checkpointId === selectedId),
-  );
+  // The selected step may be filtered out of the list: then nothing is marked, and the first row takes the tab stop.
+  const selectedIndex = checkpoints.findIndex((c) => c.checkpointId === selectedId);
+  const tabStop = Math.max(0, selectedIndex);
 
   const move = (event: KeyboardEvent, index: number) => {
     const target = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: checkpoints.length - 1 }[
@@ -73,6 +82,10 @@ export function CheckpointTree({
               data-testid="checkpoint-row"
               data-checkpoint-id={cp.checkpointId}
               data-branch={cp.branch}
+              data-number={cp.number}
+              data-source={cp.source ?? ""}
+              data-nodes={cp.writtenBy.kind === "nodes" ? cp.writtenBy.nodes.join(" ") : ""}
+              data-interrupts={cp.interruptCount}
               className="flex items-stretch"
             >
               {row && (
@@ -89,7 +102,7 @@ export function CheckpointTree({
                   if (el) buttons.current.set(cp.checkpointId, el);
                   else buttons.current.delete(cp.checkpointId);
                 }}
-                tabIndex={selected ? 0 : -1}
+                tabIndex={i === tabStop ? 0 : -1}
                 aria-current={selected ? "true" : undefined}
                 aria-describedby="tree-help"
                 onClick={() => onSelect(cp.checkpointId)}

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { useHydrated } from "@/components/ui/use-hydrated";
@@ -9,8 +9,9 @@ import type { ThreadHistoryView } from "@/lib/runtime/history-view";
 import type { EffectView } from "@/lib/wire";
 import { BranchLegend } from "./branch-legend";
 import { CheckpointDetail } from "./checkpoint-detail";
-import { CheckpointTree } from "./checkpoint-tree";
+import { askedCheckpointIds, CheckpointTree } from "./checkpoint-tree";
 import type { ForkResponse } from "./fork-panel";
+import { isFiltered, matchesFilter, NO_FILTER, type TimelineFilter, TimelineTools } from "./timeline-tools";
 import { useHistory } from "./use-history";
 
 /**
@@ -37,8 +38,14 @@ export function HistoryExplorer({
   const live = useHistory(threadId, initial);
   const [selectedId, setSelectedId] = useState(initialSelection ?? initial.headCheckpointId);
   const [forked, setForked] = useState<ForkResponse | null>(null);
+  const [filter, setFilter] = useState<TimelineFilter>(NO_FILTER);
   const branchOrder = live.history.branches.map((b) => b.label);
   const selected = live.checkpoints.find((c) => c.checkpointId === selectedId) ?? live.checkpoints[0] ?? null;
+  // A filtered timeline lists the matching steps only (the selected one stays shown on the right).
+  const asked = useMemo(() => askedCheckpointIds(live.checkpoints), [live.checkpoints]);
+  const listed = isFiltered(filter)
+    ? live.checkpoints.filter((c) => matchesFilter(c, filter, asked))
+    : live.checkpoints;
 
   const shownId = selected?.checkpointId;
   useEffect(() => {
@@ -93,8 +100,17 @@ export function HistoryExplorer({
               checkpoints={live.checkpoints}
               onSelect={setSelectedId}
             />
-            <CheckpointTree
+            <TimelineTools
               checkpoints={live.checkpoints}
+              filter={filter}
+              onFilter={setFilter}
+              selected={selected}
+              onSelect={setSelectedId}
+              shown={listed.length}
+            />
+            <CheckpointTree
+              askedIds={asked}
+              checkpoints={listed}
               branchOrder={branchOrder}
               selectedId={selected?.checkpointId ?? null}
               onSelect={setSelectedId}
