@@ -108,7 +108,7 @@ test("forks a finished thread at its approval, rejects on the branch, and shows 
   await expect(page.getByTestId("checkpoint-email")).toContainText("queued for delivery at this step");
 });
 
-test("a long history is searchable: filter by node, by source and 'asked a person'; jump to the head, a line's first step, a step number", async ({
+test("a long history is searchable: filter by node, by source and 'asked a person'; jump to the head, a line's first step, a step number; compare two steps", async ({
   page,
 }) => {
   const [order] = await lateOrders(7720, 1, 3920);
@@ -165,4 +165,13 @@ test("a long history is searchable: filter by node, by source and 'asked a perso
   await page.getByTestId("jump-step-go").click();
   await expect(page.getByTestId("jump-missing")).toContainText("There is no step 99999");
   await expect(detail).toHaveAttribute("data-checkpoint-id", oldestId ?? "");
+
+  // Compare the first step with the head: where they meet, and what changes from one to the other.
+  await page.getByTestId("compare-with").selectOption(headId ?? "");
+  await expect(page.getByTestId("compare-ancestor")).toContainText(
+    `One descends from the other: step ${oldestNumber} is the earlier`,
+  );
+  const compared = page.getByTestId("compare-diff");
+  await expect(compared.locator('[data-key="messages"]')).toBeVisible();
+  await expect(compared.locator('[data-key="policy"]')).toBeVisible();
 });

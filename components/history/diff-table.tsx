@@ -58,18 +58,27 @@ function ChangeValue({ change }: { change: Change }) {
  * What this checkpoint changed against its parent, grouped by state key: one row per added, changed or removed
  * value with old → new, as text (values are data, never markup).
  */
-export function DiffTable({ delta }: { delta: Delta | null }) {
+export function DiffTable({
+  delta,
+  against = "the parent checkpoint",
+  testId = "checkpoint-diff",
+}: {
+  delta: Delta | null;
+  /** What the changes are against, in words ("the parent checkpoint", "step 4"). */
+  against?: string;
+  testId?: string;
+}) {
   const groups = groupByKey(flattenDelta(delta));
   if (groups.length === 0) {
     return (
       <p className="text-sm text-slate-700" data-testid="diff-empty">
-        No state change against the parent.
+        No state change against {against === "the parent checkpoint" ? "the parent" : against}.
       </p>
     );
   }
   return (
-    <table className="w-full table-fixed text-left text-xs" data-testid="checkpoint-diff">
-      <caption className="sr-only">Changes against the parent checkpoint</caption>
+    <table className="w-full table-fixed text-left text-xs" data-testid={testId}>
+      <caption className="sr-only">Changes against {against}</caption>
       <thead className="text-slate-600">
         <tr>
           <th scope="col" className="w-24 py-1 pr-2 font-semibold">

@@ -10,6 +10,7 @@ import type { EffectView } from "@/lib/wire";
 import { BranchLegend } from "./branch-legend";
 import { CheckpointDetail } from "./checkpoint-detail";
 import { askedCheckpointIds, CheckpointTree } from "./checkpoint-tree";
+import { ComparePanel } from "./compare-panel";
 import type { ForkResponse } from "./fork-panel";
 import { isFiltered, matchesFilter, NO_FILTER, type TimelineFilter, TimelineTools } from "./timeline-tools";
 import { useHistory } from "./use-history";
@@ -133,6 +134,9 @@ export function HistoryExplorer({
                 effects={effects}
                 forked={live.history.branches.length > 1}
               />
+              <div className="mt-4 rounded-lg border border-slate-200 bg-white p-4">
+                <ComparePanel threadId={threadId} checkpoints={live.checkpoints} selected={selected} />
+              </div>
             </div>
           )}
         </div>
