@@ -73,22 +73,45 @@ export function ClaimNotice({
         Being handled by <bdi className="font-semibold">{claim.userLabel}</bdi> since {since} — take over to
         answer.
       </p>
+      <ClaimControl busy={busy} error={error} onClick={takeOver} testId="thread-take-over">
+        Take over
+      </ClaimControl>
+    </div>
+  );
+}
+
+/** The claim's button (the `c` key presses it) and, under it, a refusal in the operator's words. */
+function ClaimControl({
+  busy,
+  error,
+  onClick,
+  testId,
+  children,
+}: {
+  busy: boolean;
+  error: string | null;
+  onClick: () => Promise<void>;
+  testId: string;
+  children: string;
+}) {
+  return (
+    <>
       <Button
         variant="secondary"
         disabled={busy}
-        onClick={() => void takeOver()}
-        data-testid="thread-take-over"
+        onClick={() => void onClick()}
+        data-testid={testId}
         data-shortcut="c"
         aria-keyshortcuts="c"
       >
-        Take over
+        {children}
       </Button>
       {error && (
         <p role="alert" className="w-full text-red-800" data-testid="thread-claim-error">
           {error}
         </p>
       )}
-    </div>
+    </>
   );
 }
 
@@ -102,21 +125,9 @@ export function ClaimButton({ interruptId, onClaimed }: { interruptId: string; o
   return (
     <div className="flex flex-wrap items-center gap-3 text-sm text-slate-700" data-testid="thread-unclaimed">
       <p className="min-w-0 flex-1">Nobody is handling this yet.</p>
-      <Button
-        variant="secondary"
-        disabled={busy}
-        onClick={() => void claim()}
-        data-testid="thread-claim-button"
-        data-shortcut="c"
-        aria-keyshortcuts="c"
-      >
+      <ClaimControl busy={busy} error={error} onClick={claim} testId="thread-claim-button">
         Claim
-      </Button>
-      {error && (
-        <p role="alert" className="w-full text-red-800" data-testid="thread-claim-error">
-          {error}
-        </p>
-      )}
+      </ClaimControl>
     </div>
   );
 }

@@ -32,30 +32,8 @@ export function ThreadHeader({
           ← Back to the inbox
         </Link>
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
-          {queue.previous && (
-            <Link
-              href={`/threads/${encodeURIComponent(queue.previous.threadId)}`}
-              className={link}
-              data-testid="queue-previous"
-              data-shortcut-page="p"
-              aria-keyshortcuts="p"
-              title={`Previous in the queue: ${queue.previous.title}`}
-            >
-              ‹ Previous in queue
-            </Link>
-          )}
-          {queue.next && (
-            <Link
-              href={`/threads/${encodeURIComponent(queue.next.threadId)}`}
-              className={link}
-              data-testid="queue-next"
-              data-shortcut-page="n"
-              aria-keyshortcuts="n"
-              title={`Next in the queue: ${queue.next.title}`}
-            >
-              Next in queue ›
-            </Link>
-          )}
+          {queue.previous && <QueueLink to={queue.previous} which="previous" className={link} />}
+          {queue.next && <QueueLink to={queue.next} which="next" className={link} />}
           <Link
             href={`/threads/${encodeURIComponent(threadId)}/history`}
             className={link}
@@ -80,5 +58,30 @@ export function ThreadHeader({
         )}
       </div>
     </header>
+  );
+}
+
+/** A link to the queue's next or previous thread; `n` / `p` follow it (components/thread/use-decision-keys.ts). */
+function QueueLink({
+  to,
+  which,
+  className,
+}: {
+  to: QueueNeighbour;
+  which: "next" | "previous";
+  className: string;
+}) {
+  const key = which === "next" ? "n" : "p";
+  return (
+    <Link
+      href={`/threads/${encodeURIComponent(to.threadId)}`}
+      className={className}
+      data-testid={`queue-${which}`}
+      data-shortcut-page={key}
+      aria-keyshortcuts={key}
+      title={`${which === "next" ? "Next" : "Previous"} in the queue: ${to.title}`}
+    >
+      {which === "next" ? "Next in queue ›" : "‹ Previous in queue"}
+    </Link>
   );
 }
