@@ -69,11 +69,14 @@ export function ComparePanel({
       <h3 id={`${id}-h`} className="text-sm font-semibold text-slate-900">
         Compare with another step
       </h3>
-      <label className="flex flex-col gap-1 text-xs font-medium text-slate-700" htmlFor={`${id}-with`}>
+      <label
+        className="flex min-w-0 flex-col gap-1 text-xs font-medium text-slate-700"
+        htmlFor={`${id}-with`}
+      >
         Step {selected.number} against
         <select
           id={`${id}-with`}
-          className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+          className="w-full min-w-0 max-w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
           value={otherId}
           onChange={(e) => setOtherId(e.target.value)}
           data-testid="compare-with"

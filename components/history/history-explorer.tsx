@@ -95,7 +95,7 @@ export function HistoryExplorer({
         </p>
       ) : (
         <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,5fr)_minmax(0,7fr)]">
-          <div className="space-y-4">
+          <div className="min-w-0 space-y-4">
             <BranchLegend
               branches={live.history.branches}
               checkpoints={live.checkpoints}
@@ -123,7 +123,7 @@ export function HistoryExplorer({
             )}
           </div>
           {selected && (
-            <div className="lg:sticky lg:top-4">
+            <div className="min-w-0 lg:sticky lg:top-4">
               <CheckpointDetail
                 threadId={threadId}
                 summary={selected}

@@ -86,11 +86,14 @@ export function TimelineTools({
   };
 
   const field =
-    "rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600";
+    "min-w-0 max-w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600";
   return (
     <section aria-label="Find a step" className="space-y-3 rounded-lg border border-slate-200 bg-white p-3">
       <div className="flex flex-wrap items-end gap-3">
-        <label className="flex flex-col gap-1 text-xs font-medium text-slate-700" htmlFor={`${id}-node`}>
+        <label
+          className="flex min-w-0 max-w-full flex-col gap-1 text-xs font-medium text-slate-700"
+          htmlFor={`${id}-node`}
+        >
           Node
           <select
             id={`${id}-node`}
@@ -107,7 +110,10 @@ export function TimelineTools({
             ))}
           </select>
         </label>
-        <label className="flex flex-col gap-1 text-xs font-medium text-slate-700" htmlFor={`${id}-source`}>
+        <label
+          className="flex min-w-0 max-w-full flex-col gap-1 text-xs font-medium text-slate-700"
+          htmlFor={`${id}-source`}
+        >
           Written by
           <select
             id={`${id}-source`}
@@ -162,7 +168,10 @@ export function TimelineTools({
           First step of this line
         </Button>
         <form onSubmit={goToStep} className="flex items-end gap-2">
-          <label className="flex flex-col gap-1 text-xs font-medium text-slate-700" htmlFor={`${id}-step`}>
+          <label
+            className="flex min-w-0 max-w-full flex-col gap-1 text-xs font-medium text-slate-700"
+            htmlFor={`${id}-step`}
+          >
             Step
             <input
               id={`${id}-step`}
