@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createTicket, expect, runOverApi, test, threadState } from "./fixtures";
+import { createTicket, expect, pausedThread, runOverApi, test, threadState } from "./fixtures";
+import { lateOrders } from "./support/queue";
 
 /*
  * Time travel with an edit, in the browser: a thread paused at its refund approval is forked from the history page
@@ -59,4 +60,50 @@ test("edits the request on a fork from the history page: the branch asks again w
   const diff = page.getByTestId("checkpoint-diff");
   await expect(diff.locator('[data-key="requested"]')).toContainText("5000");
   await expect(diff.locator('[data-key="reason"]')).toContainText("Only one seam leaks.");
+});
+
+test("the fork form comes from the agent's editable state: each field starts at its value, words in a number are refused while typing, the JSON box follows", async ({
+  page,
+}) => {
+  const [order] = await lateOrders(7730, 1, 3930);
+  const threadId = await pausedThread(page, `Refund ${order} please, the zip broke.`, { orderRef: order });
+  const approval = (await threadState(page, threadId)).checkpointId as string;
+  await page.goto(`/threads/${threadId}/history`);
+  await expect(page.getByTestId("history")).toHaveAttribute("data-ready", "true");
+  await expect(page.getByTestId("checkpoint-detail")).toHaveAttribute("data-checkpoint-id", approval);
+  await page.getByLabel("Edit the state before forking").check();
+
+  const form = page.getByTestId("fork-form");
+  const field = (name: string) => form.locator(`[data-testid="fork-field"][data-field="${name}"]`);
+  await expect(form.getByTestId("fork-field")).toHaveCount(5);
+  await expect(field("orderRef").locator("input")).toHaveValue(order ?? "");
+  await expect(field("intent").locator("select")).toHaveValue("refund");
+  const submit = page.getByTestId("fork-submit");
+  const json = page.getByLabel("State changes (JSON object)");
+
+  // Words in the amount: refused as typed, and the fork stays closed.
+  const requested = field("requested").locator("input");
+  await requested.fill("lots");
+  await expect(field("requested").getByTestId("fork-field-error")).toHaveText("requested must be a number");
+  await expect(submit).toBeDisabled();
+  await requested.fill("1200");
+  await expect(field("requested").getByTestId("fork-field-error")).toHaveText("");
+  await expect(submit).toBeEnabled();
+  await expect(json).toHaveValue(/"requested": 1200/);
+
+  // The JSON box (the advanced view) is held to the same rules.
+  await json.fill('{"requested": "lots"}');
+  await expect(page.locator("#fork-values-help")).toContainText("requested must be a number");
+  await expect(submit).toBeDisabled();
+  await json.fill('{"requested": 1200}');
+  await expect(submit).toBeEnabled();
+
+  await page.getByLabel("Apply as if this node wrote it (optional)").selectOption("lookup_order");
+  await submit.click();
+  await expect(page.getByTestId("fork-result")).toContainText("New branch started from step", {
+    timeout: 15_000,
+  });
+  await expect
+    .poll(async () => (await threadState(page, threadId)).values.requested, { timeout: 15_000 })
+    .toBe(1200);
 });

@@ -40,6 +40,7 @@ export function CheckpointDetail({
   summary,
   nodes,
   channels,
+  forkSchema,
   onSelect,
   onForked,
   effects = [],
@@ -52,6 +53,7 @@ export function CheckpointDetail({
   summary: HistoryCheckpoint;
   nodes: readonly string[];
   channels: readonly string[];
+  forkSchema?: unknown;
   onSelect: (checkpointId: string) => void;
   onForked: (result: ForkResponse) => void;
 }) {
@@ -155,6 +157,8 @@ export function CheckpointDetail({
             version={version}
             nodes={nodes}
             channels={channels}
+            schema={forkSchema}
+            current={current?.values}
             onForked={onForked}
           />
         ) : (

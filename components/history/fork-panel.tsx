@@ -5,6 +5,7 @@ import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { controlClass } from "@/components/ui/field";
 import type { SideEffectWarning } from "@/lib/runtime/side-effects";
+import { checkValues, type ForkField, forkFields, readField, showField } from "./fork-schema";
 import { parseForkValues } from "./fork-values";
 import { SideEffectNotice } from "./side-effect-notice";
 import { useSideEffects } from "./use-side-effects";
@@ -31,6 +32,8 @@ export function ForkPanel({
   version,
   nodes,
   channels,
+  schema,
+  current,
   onForked,
 }: {
   threadId: string;
@@ -38,6 +41,10 @@ export function ForkPanel({
   version: string;
   nodes: readonly string[];
   channels: readonly string[];
+  /** The agent's editable state as JSON Schema: one form field per property. */
+  schema?: unknown;
+  /** The state at this checkpoint: each field's starting value. */
+  current?: Record<string, unknown>;
   onForked: (result: ForkResponse) => void;
 }) {
   const { warnings, failed } = useSideEffects(threadId, checkpointId, version);
@@ -46,7 +53,32 @@ export function ForkPanel({
   const [asNode, setAsNode] = useState("");
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  const parsed = editing ? parseForkValues(text, channels) : ({ ok: true, values: undefined } as const);
+  const fields = forkFields(schema);
+  const [typed, setTyped] = useState<Record<string, string>>({});
+  const read = editing ? parseForkValues(text, channels) : ({ ok: true, values: undefined } as const);
+  // The JSON box is checked against the same rules as the fields (a number field given words is refused here).
+  const broken = read.ok && read.values ? checkValues(fields, read.values) : null;
+  // A field typed wrong (words in a number field) keeps the fork closed until it is right or emptied.
+  const wrongField = editing
+    ? fields.find((f) => f.name in typed && !readField(f, typed[f.name] ?? "").ok)
+    : undefined;
+  const parsed = broken
+    ? ({ ok: false, error: broken } as const)
+    : wrongField
+      ? ({ ok: false, error: `Correct ${wrongField.name} first.` } as const)
+      : read;
+
+  /** A field typed into: its value goes into the state changes (the JSON box), or out again if it is unchanged. */
+  const type = (field: ForkField, raw: string) => {
+    setTyped((t) => ({ ...t, [field.name]: raw }));
+    const reading = readField(field, raw);
+    if (!reading.ok) return;
+    const base = parseForkValues(text, channels);
+    const values: Record<string, unknown> = { ...(base.ok && base.values ? base.values : {}) };
+    if (showField(reading.value) === showField(current?.[field.name])) delete values[field.name];
+    else values[field.name] = reading.value;
+    setText(Object.keys(values).length > 0 ? JSON.stringify(values, null, 2) : "");
+  };
 
   const fork = async (event: FormEvent) => {
     event.preventDefault();
@@ -84,6 +116,21 @@ export function ForkPanel({
       </label>
       {editing && (
         <div className="space-y-3 rounded-md bg-slate-50 p-3">
+          {fields.length > 0 && (
+            <fieldset className="space-y-3" data-testid="fork-form">
+              <legend className="text-xs font-semibold text-slate-700">
+                Change what this step knew (each field starts at its value here)
+              </legend>
+              {fields.map((f) => (
+                <ForkFieldInput
+                  key={f.name}
+                  field={f}
+                  raw={typed[f.name] ?? showField(current?.[f.name])}
+                  onType={(raw) => type(f, raw)}
+                />
+              ))}
+            </fieldset>
+          )}
           <div>
             <label htmlFor="fork-values" className="block text-xs font-semibold text-slate-700">
               State changes (JSON object)
@@ -137,5 +184,75 @@ export function ForkPanel({
         {busy ? "Forking…" : "Fork from here"}
       </Button>
     </form>
+  );
+}
+
+/** One field of the fork form: its input by kind, and the rule it breaks (in words) while typing. */
+function ForkFieldInput({
+  field,
+  raw,
+  onType,
+}: {
+  field: ForkField;
+  raw: string;
+  onType: (raw: string) => void;
+}) {
+  const id = `fork-field-${field.name}`;
+  const reading = readField(field, raw);
+  const hint = [
+    field.nullable ? "empty: none" : null,
+    field.min !== undefined ? `${field.minExclusive ? "more than" : "from"} ${field.min}` : null,
+    field.max !== undefined && field.max < 2_000_000_000 ? `up to ${field.max}` : null,
+    field.maxLength !== undefined ? `up to ${field.maxLength} characters` : null,
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const describedBy = `${id}-note`;
+  return (
+    <div data-testid="fork-field" data-field={field.name}>
+      <label htmlFor={id} className="block text-xs font-semibold text-slate-700">
+        {field.name}
+        {hint && <span className="font-normal text-slate-600"> ({hint})</span>}
+      </label>
+      {field.kind === "choice" || field.kind === "boolean" ? (
+        <select
+          id={id}
+          className={`mt-1 ${controlClass}`}
+          value={raw}
+          onChange={(e) => onType(e.target.value)}
+          aria-describedby={describedBy}
+        >
+          {(field.nullable || raw === "") && <option value="">(none)</option>}
+          {(field.kind === "boolean" ? ["true", "false"] : field.choices).map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      ) : field.kind === "text" && (field.maxLength ?? 0) > 200 ? (
+        <textarea
+          id={id}
+          rows={3}
+          className={`mt-1 ${controlClass}`}
+          value={raw}
+          onChange={(e) => onType(e.target.value)}
+          aria-invalid={!reading.ok}
+          aria-describedby={describedBy}
+        />
+      ) : (
+        <input
+          id={id}
+          inputMode={field.kind === "integer" || field.kind === "number" ? "numeric" : undefined}
+          className={`mt-1 ${controlClass}`}
+          value={raw}
+          onChange={(e) => onType(e.target.value)}
+          aria-invalid={!reading.ok}
+          aria-describedby={describedBy}
+        />
+      )}
+      <p id={describedBy} className="mt-1 text-xs text-red-700" data-testid="fork-field-error" role="status">
+        {reading.ok ? "" : `${field.name} ${reading.error}`}
+      </p>
+    </div>
   );
 }

@@ -25,6 +25,7 @@ export function HistoryExplorer({
   initialSelection,
   nodes,
   channels,
+  forkSchema,
   effects = [],
 }: {
   /** The thread's effect ledger (every branch): what each checkpoint's outcome is set against. */
@@ -34,6 +35,8 @@ export function HistoryExplorer({
   initialSelection: string | null;
   nodes: readonly string[];
   channels: readonly string[];
+  /** The agent's editable state as JSON Schema: the fork form's fields. */
+  forkSchema?: unknown;
 }) {
   const hydrated = useHydrated();
   const live = useHistory(threadId, initial);
@@ -129,6 +132,7 @@ export function HistoryExplorer({
                 summary={selected}
                 nodes={nodes}
                 channels={channels}
+                forkSchema={forkSchema}
                 onSelect={setSelectedId}
                 onForked={onForked}
                 effects={effects}

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { z } from "zod";
 import { HistoryExplorer } from "@/components/history/history-explorer";
 import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
 import { requirePageUser } from "@/lib/auth/page";
@@ -61,6 +62,10 @@ export default async function HistoryPage({
         initialSelection={selection}
         nodes={getAgent(thread.agentId).fork.asNodes}
         channels={getAgent(thread.agentId).fork.editableFields}
+        forkSchema={z.toJSONSchema(getAgent(thread.agentId).fork.editable, {
+          io: "input",
+          unrepresentable: "any",
+        })}
         effects={effects}
       />
     </div>

@@ -1,0 +1,130 @@
+/*
+ * The fork form, generated from the agent's editable state (its zod schema as JSON Schema, `z.toJSONSchema` on the
+ * server): one field per property with its type, bounds and choices, and the checks the server makes, in words, so a
+ * wrong value is found while typing instead of on submit. Isomorphic and pure.
+ */
+
+type Json = Record<string, unknown>;
+
+/** One editable field. */
+export interface ForkField {
+  name: string;
+  kind: "text" | "integer" | "number" | "choice" | "boolean";
+  /** Null is a valid value (an empty field means null). */
+  nullable: boolean;
+  choices: string[];
+  min?: number;
+  /** The minimum itself is not allowed (JSON Schema `exclusiveMinimum`). */
+  minExclusive?: boolean;
+  max?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+}
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The fields of an object schema, in its order. Properties of a kind the form cannot edit are left to the JSON box. */
+export function forkFields(schema: unknown): ForkField[] {
+  if (!isObject(schema) || !isObject(schema.properties)) return [];
+  const fields: ForkField[] = [];
+  for (const [name, raw] of Object.entries(schema.properties)) {
+    if (!isObject(raw)) continue;
+    const options = Array.isArray(raw.anyOf) ? raw.anyOf.filter(isObject) : [raw];
+    const nullable = options.some((o) => o.type === "null");
+    const main = options.find((o) => o.type !== "null");
+    if (!main) continue;
+    const num = (k: string) => (typeof main[k] === "number" ? (main[k] as number) : undefined);
+    if (Array.isArray(main.enum) && main.enum.every((e) => typeof e === "string")) {
+      fields.push({ name, kind: "choice", nullable, choices: main.enum as string[] });
+    } else if (main.type === "string") {
+      fields.push({
+        name,
+        kind: "text",
+        nullable,
+        choices: [],
+        minLength: num("minLength"),
+        maxLength: num("maxLength"),
+        pattern: typeof main.pattern === "string" ? main.pattern : undefined,
+      });
+    } else if (main.type === "integer" || main.type === "number") {
+      const exclusive = num("exclusiveMinimum");
+      fields.push({
+        name,
+        kind: main.type,
+        nullable,
+        choices: [],
+        min: exclusive ?? num("minimum"),
+        minExclusive: exclusive !== undefined,
+        max: num("maximum"),
+      });
+    } else if (main.type === "boolean") {
+      fields.push({ name, kind: "boolean", nullable, choices: [] });
+    }
+  }
+  return fields;
+}
+
+/** A field's value as typed, read into the value the fork would send, or why it cannot be. */
+export function readField(
+  field: ForkField,
+  raw: string,
+): { ok: true; value: unknown } | { ok: false; error: string } {
+  const text = raw.trim();
+  if (text === "") {
+    if (field.nullable) return { ok: true, value: null };
+    if (field.kind === "text" && !field.minLength) return { ok: true, value: "" };
+    return { ok: false, error: "must not be empty" };
+  }
+  if (field.kind === "boolean") return { ok: true, value: text === "true" };
+  if (field.kind === "choice") {
+    return field.choices.includes(text)
+      ? { ok: true, value: text }
+      : { ok: false, error: `must be one of ${field.choices.join(", ")}` };
+  }
+  if (field.kind === "integer" || field.kind === "number") {
+    if (!/^-?\d+(\.\d+)?$/.test(text)) return { ok: false, error: "must be a number" };
+    const value = Number(text);
+    if (field.kind === "integer" && !Number.isInteger(value))
+      return { ok: false, error: "must be a whole number" };
+    if (field.min !== undefined && (field.minExclusive ? value <= field.min : value < field.min))
+      return { ok: false, error: `must be ${field.minExclusive ? "more than" : "at least"} ${field.min}` };
+    if (field.max !== undefined && value > field.max)
+      return { ok: false, error: `must be at most ${field.max}` };
+    return { ok: true, value };
+  }
+  if (field.minLength !== undefined && text.length < field.minLength)
+    return { ok: false, error: `must be at least ${field.minLength} characters` };
+  if (field.maxLength !== undefined && text.length > field.maxLength)
+    return { ok: false, error: `must be at most ${field.maxLength} characters` };
+  if (field.pattern !== undefined && !new RegExp(field.pattern).test(text))
+    return { ok: false, error: "is not in the form this field takes" };
+  return { ok: true, value: text };
+}
+
+/** A value already in the state, as the field shows it (null and absent as empty). */
+export function showField(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** Why a set of values (from the JSON box) breaks the fields' rules, or null. Keys without a field pass here. */
+export function checkValues(fields: readonly ForkField[], values: Record<string, unknown>): string | null {
+  for (const field of fields) {
+    if (!(field.name in values)) continue;
+    const value = values[field.name];
+    if (value === null) {
+      if (!field.nullable) return `${field.name} must not be empty`;
+      continue;
+    }
+    const wrongType =
+      ((field.kind === "integer" || field.kind === "number") && typeof value !== "number") ||
+      ((field.kind === "text" || field.kind === "choice") && typeof value !== "string") ||
+      (field.kind === "boolean" && typeof value !== "boolean");
+    if (wrongType)
+      return `${field.name} must be ${field.kind === "integer" || field.kind === "number" ? "a number" : field.kind === "boolean" ? "true or false" : "text"}`;
+    const read = readField(field, String(value));
+    if (!read.ok) return `${field.name} ${read.error}`;
+  }
+  return null;
+}
