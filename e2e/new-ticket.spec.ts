@@ -16,7 +16,13 @@ test("creates a ticket for ORD-1002, starts the agent and lands on a thread paus
 }) => {
   await openForm(page);
   const order = page.getByTestId("ticket-order");
-  await expect(order.locator("option")).toHaveCount(13); // "no order" and the 12 demo orders
+  // "No order" first, then the shop's orders: the 12 demo orders, and any another spec of the suite added before.
+  await expect(order.locator('option[value="ORD-1012"]')).toHaveCount(1);
+  const values = await order
+    .locator("option")
+    .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  expect(values[0]).toBe("");
+  expect(values).toEqual(expect.arrayContaining(Array.from({ length: 12 }, (_, i) => `ORD-${1001 + i}`)));
   await order.selectOption("ORD-1002");
   await expect(page.locator("#ticket-order-help")).toContainText("paid by card");
   await page.getByRole("button", { name: "Use a sample message" }).click();

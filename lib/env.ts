@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { type Cidr, parseTrustedProxies } from "@/lib/net/client-address";
-import { issuesMessage } from "./wire";
+import { issuesMessage, MULTITASK_STRATEGIES, type MultitaskStrategy } from "./wire";
 
 /** A boolean switch: true/false/1/0, with its default. */
 const flag = (fallback: "true" | "false") =>
@@ -269,6 +269,32 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE: cidrList(),
   /** Attempts per notification (webhook, email) before it is marked failed. */
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
+  /**
+   * Double texting: override an agent's declared strategy for new input while a run is active, as comma-separated
+   * `agent=strategy` pairs (`order_support=rollback`); strategies: reject, enqueue, interrupt, rollback.
+   */
+  MULTITASK: z
+    .string()
+    .trim()
+    .default("")
+    .transform((value, ctx): Record<string, MultitaskStrategy> => {
+      const out: Record<string, MultitaskStrategy> = {};
+      for (const pair of value
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean)) {
+        const [agent, strategy] = pair.split("=").map((p) => p.trim());
+        if (!agent || !MULTITASK_STRATEGIES.includes(strategy as MultitaskStrategy)) {
+          ctx.addIssue({
+            code: "custom",
+            message: `"${pair}": write agent=strategy, the strategy one of ${MULTITASK_STRATEGIES.join(", ")}`,
+          });
+          return z.NEVER;
+        }
+        out[agent] = strategy as MultitaskStrategy;
+      }
+      return out;
+    }),
 });
 
 export type Env = z.infer<typeof schema>;

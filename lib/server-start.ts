@@ -9,6 +9,7 @@ import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { startQueueSampler } from "@/lib/observability/sampler";
 import { startDeadlines } from "@/lib/queue/deadlines";
+import { hasAgent } from "@/lib/runtime/agent";
 import { seedDemoThreads } from "@/lib/runtime/demo";
 import { instanceId, instanceLabels } from "@/lib/runtime/instance";
 import { listenEmbedded, startEventListener } from "@/lib/runtime/listener";
@@ -33,6 +34,7 @@ import { verifyAgentVersions } from "@/lib/runtime/verify-agents";
  */
 export async function startServer(): Promise<void> {
   refuseImpliedSimulators();
+  refuseUnknownMultitaskAgents();
   installShutdownHandlers();
   // Before anything can claim a run: a version whose graph is not what it declares never runs here.
   await verifyAgentVersions();
@@ -68,6 +70,17 @@ function refuseImpliedSimulators(): void {
   ].filter((m): m is string => m !== null);
   if (missing.length === 0) return;
   logger().fatal({ code: "unavailable:configuration", missing }, `start: refused — ${missing.join("; ")}`);
+  process.exit(78);
+}
+
+/** `MULTITASK` names agents this build has: a typo would leave the declared strategy in force, silently. */
+function refuseUnknownMultitaskAgents(): void {
+  const unknown = Object.keys(env.MULTITASK).filter((id) => !hasAgent(id));
+  if (unknown.length === 0) return;
+  logger().fatal(
+    { code: "unavailable:configuration", unknown },
+    `start: refused — MULTITASK names no registered agent: ${unknown.join(", ")}`,
+  );
   process.exit(78);
 }
 

@@ -39,6 +39,20 @@ export const ACTIVE_RUN_STATUSES = ["queued", "running"] as const satisfies read
 export const RUN_KINDS = ["input", "resume", "fork", "retry", "migration"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
+/**
+ * What new input does while a run of the thread is active ("double texting"), as the agent declares it: `reject` it
+ * (409 `conflict:run_active`), `enqueue` it (it runs after the current run, in order, once the thread waits for
+ * nothing), `interrupt` the current run (stopped at once, the new input runs next from its last checkpoint), or
+ * `rollback` (as interrupt, and the stopped run's checkpoints are marked abandoned: the new input runs from where the
+ * thread stood before that run).
+ */
+export const MULTITASK_STRATEGIES = ["reject", "enqueue", "interrupt", "rollback"] as const;
+export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
+
+/** A queued input waits for its turn, was started as a run, or was dropped (its thread was closed or erased). */
+export const QUEUED_INPUT_STATUSES = ["waiting", "started", "dropped"] as const;
+export type QueuedInputStatus = (typeof QUEUED_INPUT_STATUSES)[number];
+
 /** A ledger decision moves `pending → resolved` once; an interrupt that no longer applies is `superseded`. */
 export const DECISION_STATUSES = ["pending", "answered", "resolved", "superseded"] as const;
 export type DecisionStatus = (typeof DECISION_STATUSES)[number];

@@ -28,6 +28,7 @@ function view(overrides: Partial<ThreadView> = {}): ThreadView {
     pendingInterrupts: [{ ...approval, raisedAt: null }],
     decisions: [],
     effects: [],
+    queuedInputs: [],
     lastSeq: 16,
     checkpointId: null,
     updatedAt: "2026-11-30T08:00:00.000Z",

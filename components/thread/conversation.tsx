@@ -1,4 +1,5 @@
 import type { Message } from "@ag-ui/core";
+import type { ThreadView } from "@/lib/runtime/thread-view";
 import type { EffectView } from "@/lib/wire";
 import { messageText } from "./messages";
 import { ToolCallCard } from "./tool-call-card";
@@ -13,6 +14,7 @@ export function Conversation({
   customerMessage,
   values = {},
   effects = [],
+  queued = [],
 }: {
   messages: Message[];
   streamingIds: string[];
@@ -21,6 +23,8 @@ export function Conversation({
   values?: Record<string, unknown>;
   /** The thread's effects as the ledger has them now: whether the reply's email is queued, delivered or failed. */
   effects?: EffectView[];
+  /** Messages that arrived while the agent was busy and run after it (double texting), oldest first. */
+  queued?: ThreadView["queuedInputs"];
 }) {
   const reply = replyState(values, effects);
   const lastAgentText = [...messages]
@@ -65,9 +69,28 @@ export function Conversation({
             ...toolCalls.map((c) => <ToolCallCard key={c.id} call={c} result={results.get(c.id)} />),
           ];
         })}
+        {queued.map((q, i) => (
+          <li
+            key={q.runId}
+            data-testid="queued-message"
+            className="mr-8 rounded-lg border border-dashed border-slate-300 bg-white p-3 text-sm"
+          >
+            <p className="text-xs font-medium text-slate-600">
+              {q.strategy === "enqueue"
+                ? `Waiting to run${i === 0 ? " after the current run and its decisions" : `, ${ordinal(i + 1)} in line`}`
+                : "Runs next: the run it arrived during was stopped for it"}{" "}
+              · from {q.from}
+            </p>
+            <p className="mt-1 whitespace-pre-wrap text-slate-900">{q.text}</p>
+          </li>
+        ))}
       </ol>
     </section>
   );
+}
+
+function ordinal(n: number): string {
+  return n === 2 ? "2nd" : n === 3 ? "3rd" : `${n}th`;
 }
 
 /**

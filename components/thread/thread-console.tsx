@@ -111,6 +111,7 @@ export function ThreadConsole({
             customerMessage={state.customerMessage}
             values={state.values}
             effects={effects.effects}
+            queued={state.queuedInputs}
           />
         </div>
       </div>

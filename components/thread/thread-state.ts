@@ -50,6 +50,8 @@ export interface ThreadState {
   pending: PendingItem[];
   closed: ClosedItem[];
   decisions: DecisionView[];
+  /** New input waiting to run after the current run and decisions (double texting), oldest first. */
+  queuedInputs: ThreadView["queuedInputs"];
   /** The thread was forked at some point: only then can a branch and the effect ledger disagree. */
   forked: boolean;
   /** Seq of the last event this state contains: the server view's lastSeq, then every event applied after it. */
@@ -92,6 +94,7 @@ export function initialThreadState(view: ThreadViewJson): ThreadState {
     pending: view.pendingInterrupts.map(toPendingItem),
     closed: [],
     decisions: view.decisions,
+    queuedInputs: view.queuedInputs ?? [],
     forked: view.forked ?? false,
     lastSeq: view.lastSeq,
     applied: [],
@@ -147,6 +150,7 @@ export function applyView(state: ThreadState, view: ThreadViewJson): ThreadState
     title: view.title,
     customerMessage: view.customerMessage,
     decisions: view.decisions,
+    queuedInputs: view.queuedInputs ?? state.queuedInputs,
     forked: view.forked ?? state.forked,
   };
   if (view.activeRunId) {

@@ -175,6 +175,31 @@ describe("hostile requests to every route", () => {
    */
   async function settle(r: HostileRequest, o: Outcome) {
     if (!accepted(r, o)) return;
+    // A message queued behind a run (double texting) starts when that run ends: wait for the thread to be quiet.
+    const thread = r.path.match(/^\/api\/threads\/([^/?]+)/)?.[1];
+    await settleRequest(o);
+    if (thread) await quiet(decodeURIComponent(thread));
+  }
+
+  /** No run active on the thread, and nothing queued that could start one without a person's decision first. */
+  async function quiet(threadId: string) {
+    const until = Date.now() + 20_000;
+    while (Date.now() < until) {
+      const res = await authedFetch(`${server!.url}/api/threads/${threadId}`, {}, "viewer");
+      if (res.status !== 200) return;
+      const view = (await res.json()) as {
+        status: string;
+        activeRunId: string | null;
+        queuedInputs?: unknown[];
+        pendingInterrupts: unknown[];
+      };
+      const waitsForPerson = view.pendingInterrupts.length > 0 || view.status === "needs_attention";
+      if (!view.activeRunId && (!view.queuedInputs?.length || waitsForPerson)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async function settleRequest(o: Outcome) {
     let events: string | undefined;
     let done: { threadId?: string }[] | undefined;
     try {

@@ -7,7 +7,8 @@ import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import type { InvolvedPrincipal } from "@/lib/db/queries/involved";
 import type { Queryable } from "@/lib/db/tx";
-import type { DecisionSummary } from "@/lib/wire";
+import { env } from "@/lib/env";
+import type { DecisionSummary, MultitaskStrategy } from "@/lib/wire";
 
 /*
  * What the runtime needs to know about an agent, and nothing more: an agent brings its graph and its rules through one
@@ -134,6 +135,16 @@ export interface AgentDefinition<P = unknown> {
   context(values: Record<string, unknown>): { orderId: string | null; customerName: string | null };
   /** Extra `configurable` keys for a run (e.g. chaos delays). */
   configurable?: Record<string, unknown>;
+  /**
+   * What new input does while a run of the thread is active (double texting, `MULTITASK_STRATEGIES` in lib/wire.ts):
+   * `reject` (the default: 409 `conflict:run_active`), `enqueue`, `interrupt` or `rollback` (lib/runtime/queued-inputs.ts).
+   */
+  multitask?: MultitaskStrategy;
+}
+
+/** An agent's double-texting strategy: the deployment's override (`MULTITASK`), else its declaration, else `reject`. */
+export function multitaskOf(agent: Pick<AgentDefinition, "id" | "multitask">): MultitaskStrategy {
+  return env.MULTITASK[agent.id] ?? agent.multitask ?? "reject";
 }
 
 /** A declared migration from an older version of the same agent. */

@@ -4,6 +4,7 @@ import { recordAudit } from "@/lib/db/queries/audit";
 import { getRun, requestRunCancel } from "@/lib/db/queries/runs";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
+import { newerMessageBy } from "./claim";
 import { abortCancelledRun } from "./executor";
 import { sweepSoon } from "./recovery";
 
@@ -49,4 +50,14 @@ export async function cancelRun({
     if (Date.now() > deadline) return { runId, status: "cancelling" };
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * After new input was queued behind a run it stops (double texting, `interrupt` / `rollback`): the run is aborted here
+ * if it executes here; elsewhere its instance hears the notification (or its heartbeat finds the mark); a run nobody
+ * executes is ended by the next sweep, which then starts the queue.
+ */
+export function stopForNewerInput(runId: string | null, by: Principal): void {
+  if (!runId) return;
+  if (!abortCancelledRun(runId, newerMessageBy(by))) sweepSoon();
 }

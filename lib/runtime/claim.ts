@@ -5,7 +5,8 @@ import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getDecisions, listPendingDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
-import { getActiveRun, insertRun } from "@/lib/db/queries/runs";
+import { enqueueInput, listWaitingInputs } from "@/lib/db/queries/queued-inputs";
+import { getActiveRun, insertRun, requestRunCancel } from "@/lib/db/queries/runs";
 import {
   getThread,
   lockThread,
@@ -13,14 +14,14 @@ import {
   setThreadStarter,
   setThreadStatus,
 } from "@/lib/db/queries/threads";
-import type { Decision, Run, Thread } from "@/lib/db/schema";
+import type { Decision, QueuedInput, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError, appErrorOf, errorCodeOf } from "@/lib/errors";
 import { ClaimObserver } from "@/lib/observability/runs";
 import { activeRunTrace } from "@/lib/observability/tracing";
-import { compareVersions, findAgent, getAgent, hasAgent } from "./agent";
+import { compareVersions, findAgent, getAgent, hasAgent, multitaskOf } from "./agent";
 import { startRunInBackground } from "./executor";
 import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
@@ -39,6 +40,16 @@ export interface ClaimedRun {
   startSeq: number;
 }
 
+/** New input kept for after the thread's active run (the agent's multitask strategy): it starts as run `queued.id`. */
+export interface QueuedClaim {
+  queued: QueuedInput;
+  /** Its place in the thread's queue, from 1. */
+  position: number;
+  startSeq: number;
+  /** The run asked to stop for it (`interrupt` / `rollback`), if any. */
+  stopping: string | null;
+}
+
 export interface ClaimRequest {
   threadId: string;
   input: RunAgentInput;
@@ -54,7 +65,10 @@ export interface ClaimRequest {
  * nothing. Who may claim: an intake key only the first run of a ticket it filed; a resume needs an operator.
  * The run, its principal and every decision go into the audit trail in the same transaction.
  */
-export async function claimRun({ db, ...request }: ClaimRequest & { db: AppDb }): Promise<ClaimedRun> {
+export async function claimRun({
+  db,
+  ...request
+}: ClaimRequest & { db: AppDb }): Promise<ClaimedRun | QueuedClaim> {
   const resume = request.input.resume ?? [];
   assertDistinct(resume);
   if (resume.length > 0)
@@ -77,6 +91,10 @@ export async function claimRun({ db, ...request }: ClaimRequest & { db: AppDb })
         "forbidden:api_key_scope",
         "An intake key may only start the first run of a ticket it filed; decisions need an operator.",
       );
+    }
+    if (resume.length === 0) {
+      const queued = await queueIfBusy(tx, thread, request.principal, request.input);
+      if (queued) return queued;
     }
     const pending = await listPendingDecisions({ db: tx, threadId: thread.id });
     if (resume.length === 0) {
@@ -164,7 +182,7 @@ function assertDistinct(resume: readonly { interruptId: string }[]): void {
 }
 
 /** Insert the run (one active per thread), mark the thread running, record its principal and audit the start. */
-async function startRun(
+export async function startRun(
   tx: Tx,
   thread: Thread,
   principal: Principal,
@@ -221,6 +239,85 @@ async function startRun(
   return { run, startSeq: thread.lastSeq };
 }
 
+/**
+ * New input while a run is active (or while earlier input still waits its turn): what the thread's agent declares for
+ * double texting. `reject` leaves it to the usual 409; the others queue it durably, and `interrupt` / `rollback` ask
+ * the active run to stop (it ends `cancelled`, and the queue starts this input next). Null: nothing is busy.
+ */
+async function queueIfBusy(
+  tx: Tx,
+  thread: Thread,
+  principal: Principal,
+  input: RunAgentInput,
+): Promise<QueuedClaim | null> {
+  const agent = findAgent(thread.agentId, thread.agentVersion);
+  const strategy = agent ? multitaskOf(agent) : "reject";
+  if (strategy === "reject") return null;
+  const active = await getActiveRun({ db: tx, threadId: thread.id });
+  const ahead = (await listWaitingInputs({ db: tx, threadId: thread.id })).length;
+  if (!active && ahead === 0) return null;
+  const text = userMessage(input);
+  if (text === null) return null; // no message: a retry or a bare start, refused as before
+  const queued = await enqueueInput({
+    db: tx,
+    entry: {
+      id: input.runId,
+      threadId: thread.id,
+      input: { kind: "input", messageId: text.messageId, text: text.text } satisfies RunInput,
+      strategy,
+      behindRunId: active?.id ?? null,
+      startedBy: principal.id,
+      startedByLabel: principal.label,
+    },
+  });
+  const stopping =
+    active && (strategy === "interrupt" || strategy === "rollback")
+      ? (
+          await requestRunCancel({
+            db: tx,
+            threadId: thread.id,
+            runId: active.id,
+            by: newerMessageBy(principal),
+          })
+        ).state === "requested"
+        ? active.id
+        : null
+      : null;
+  await recordAudit({
+    db: tx,
+    entries: [
+      {
+        action: "input_queued",
+        actor: principal,
+        threadId: thread.id,
+        detail: { runId: queued.id, strategy, behindRunId: active?.id ?? null, message: text.text },
+      },
+    ],
+  });
+  return { queued, position: ahead + 1, startSeq: thread.lastSeq, stopping };
+}
+
+/** Who stopped a run that newer input interrupted, as the page and its RUN_ERROR say it ("Stopped by …"). */
+export function newerMessageBy(principal: Principal): string {
+  return `a newer message from ${principal.label}`;
+}
+
+/** The last user message of a run input, checked like any message; null when the input carries none. */
+function userMessage(input: RunAgentInput): { messageId: string; text: string } | null {
+  const lastUser = [...input.messages].reverse().find((m) => m.role === "user");
+  if (!lastUser) return null;
+  const text = typeof lastUser.content === "string" ? lastUser.content : contentText(lastUser.content);
+  if (!text.trim()) throw new AppError("unprocessable:empty_message", "The user message is empty.");
+  if (text.length > MAX_MESSAGE_CHARS) {
+    throw new AppError(
+      "unprocessable:message_too_long",
+      `The message is longer than ${MAX_MESSAGE_CHARS} characters.`,
+      { fields: ["messages"], limit: MAX_MESSAGE_CHARS },
+    );
+  }
+  return { messageId: lastUser.id, text };
+}
+
 function newInput(
   input: RunAgentInput,
   pending: Decision[],
@@ -234,19 +331,8 @@ function newInput(
       { interrupts: pending.map((d) => ({ interruptId: d.interruptId, action: d.action })) },
     );
   }
-  const lastUser = [...input.messages].reverse().find((m) => m.role === "user");
-  if (lastUser) {
-    const text = typeof lastUser.content === "string" ? lastUser.content : contentText(lastUser.content);
-    if (!text.trim()) throw new AppError("unprocessable:empty_message", "The user message is empty.");
-    if (text.length > MAX_MESSAGE_CHARS) {
-      throw new AppError(
-        "unprocessable:message_too_long",
-        `The message is longer than ${MAX_MESSAGE_CHARS} characters.`,
-        { fields: ["messages"], limit: MAX_MESSAGE_CHARS },
-      );
-    }
-    return { kind: "input", messageId: lastUser.id, text };
-  }
+  const message = userMessage(input);
+  if (message) return { kind: "input", ...message };
   if (ticketMessage) return { kind: "input", messageId: `ticket-${input.runId}`, text: ticketMessage };
   // No message on a thread whose last run failed: try again from where it stopped.
   if (thread.status === "failed") return { kind: "retry" };

@@ -43,13 +43,9 @@ async function run(
     context: [],
     ...input,
   };
-  const { run: claimed, startSeq } = await claimRun({
-    db,
-    threadId,
-    input: full,
-    principal,
-    leaseMs: env.RUN_LEASE_MS,
-  });
+  const result = await claimRun({ db, threadId, input: full, principal, leaseMs: env.RUN_LEASE_MS });
+  if ("queued" in result) throw new Error(`demo: thread ${threadId} was busy`);
+  const { run: claimed, startSeq } = result;
   startRunInBackground(claimed, startSeq);
   await activeRuns().get(claimed.id)?.done;
 }

@@ -20,7 +20,7 @@ import { RunTraceHandler } from "@/lib/observability/graph-callbacks";
 import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/observability/tracing";
-import { interruptDescriber } from "./agent";
+import { interruptDescriber, multitaskOf } from "./agent";
 import {
   cancelReason,
   isCancelReason,
@@ -51,6 +51,16 @@ export function activeRuns(): Map<string, ActiveRun> {
   const g = globalThis as G;
   g[KEY] ??= new Map();
   return g[KEY];
+}
+
+/** Told the thread of every run this process executed once it ended, however it ended (set at the server's start). */
+const ENDED = Symbol.for("hitl-console.run-ended-listener");
+type E = typeof globalThis & { [ENDED]?: (threadId: string) => void };
+function runEndListener(): ((threadId: string) => void) | undefined {
+  return (globalThis as E)[ENDED];
+}
+export function onRunEnded(listener: (threadId: string) => void): void {
+  (globalThis as E)[ENDED] = listener;
 }
 
 export interface StartOptions {
@@ -96,6 +106,9 @@ export function startRunInBackground(run: Run, startSeq: number, options: StartO
     .finally(() => {
       span.end();
       runs.delete(run.id);
+      // Input that waited for this run (double texting) may start now.
+      if ((findAgentForKey(run.agentKey)?.multitask ?? "reject") !== "reject")
+        runEndListener()?.(run.threadId);
     });
   runs.set(run.id, { done, abort });
 }
@@ -157,7 +170,12 @@ async function executeRun(
     const { input, configurable } = await graphInputFor(run, { agent, graph }, options.recovered ?? false);
     const stream = await graph.stream(input, {
       // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).
-      configurable: { ...config.configurable, ...configurable, agent_version: agent.version },
+      configurable: {
+        ...config.configurable,
+        ...configurable,
+        agent_version: agent.version,
+        hitl_run_id: run.id,
+      },
       streamMode: [...STREAM_MODES],
       // A recovered run writes every checkpoint before moving on: it already crashed once.
       durability: options.recovered ? "sync" : "async",

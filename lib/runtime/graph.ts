@@ -18,8 +18,15 @@ import {
 const KEY = Symbol.for("hitl-console.agent-graphs");
 type G = typeof globalThis & { [KEY]?: Map<string, Promise<AgentGraph>> };
 
-/** Checkpoint metadata every run writes: the agent version it ran under, and a migration's own `source`. */
-export const CHECKPOINT_STAMP = { agent_version: "agent_version", checkpoint_source: "source" } as const;
+/**
+ * Checkpoint metadata every run writes: the agent version it ran under, the run that wrote it (`run_id`: a rollback
+ * marks a stopped run's checkpoints abandoned by it), and a migration's own `source`.
+ */
+export const CHECKPOINT_STAMP = {
+  agent_version: "agent_version",
+  hitl_run_id: "run_id",
+  checkpoint_source: "source",
+} as const;
 
 /** The compiled graph of an agent version on the process's database and checkpointer (one per version per process). */
 export function getAgentGraph(agent: AgentDefinition): Promise<AgentGraph> {

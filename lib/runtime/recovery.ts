@@ -12,9 +12,10 @@ import { logger, runFields } from "@/lib/observability/logger";
 import { metrics } from "@/lib/observability/metrics";
 import { registeredAgentKeys } from "./agent";
 import { EventSink } from "./event-sink";
-import { abortCancelledRun, activeRuns, failRun, startRunInBackground } from "./executor";
+import { abortCancelledRun, activeRuns, failRun, onRunEnded, startRunInBackground } from "./executor";
 import { instanceId, instanceLabels, isGoneHere } from "./instance";
 import { migratePausedThreads } from "./migrate";
+import { startIdleQueues, startNextInputSoon } from "./queued-inputs";
 import { isDraining, reportReachable, reportUnreachable } from "./status";
 
 interface Recovery {
@@ -34,6 +35,8 @@ export async function startRecovery(): Promise<void> {
   const g = globalThis as G;
   if (g[KEY]) return;
   const database = await getDatabase();
+  // The queue of input that waited for a run (double texting) moves on when the run ends.
+  onRunEnded(startNextInputSoon);
   const heartbeat = setInterval(() => void beat(), Math.max(250, Math.floor(env.RUN_LEASE_MS / 3)));
   const sweeper = setInterval(() => void sweep(false), env.RUN_SWEEP_INTERVAL_MS);
   heartbeat.unref();
@@ -99,6 +102,8 @@ async function sweep(everyActive: boolean): Promise<void> {
     const keys = registeredAgentKeys();
     await expireLeasesOfGoneOwners(db);
     await takeOverExpiredRuns(db, { everyActive, agentKeys: keys });
+    // Input queued behind a run that ended where nobody started the queue (its process died): start it now.
+    if (!isDraining()) await startIdleQueues();
     // Paused threads a newer version declares a migration for move onto it (once, whichever instance gets there).
     if (!isDraining()) {
       const migrated = await migratePausedThreads();

@@ -26,7 +26,9 @@ export async function graphInputFor(
       ? { operator_id: input.actor, ...asked }
       : input.kind === "fork" || input.kind === "migration"
         ? { checkpoint_id: input.forkCheckpointId }
-        : {};
+        : input.kind === "input" && input.fromCheckpointId
+          ? { checkpoint_id: input.fromCheckpointId }
+          : {};
   if (recovered) {
     const state = await graph.getState({ configurable: { thread_id: run.threadId } });
     if (input.kind === "resume") {
@@ -40,7 +42,7 @@ export async function graphInputFor(
     if (input.kind === "input") {
       const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? []).map((m) => m.id);
       if (!messages.includes(input.messageId))
-        return { input: await freshInput(agent, run, input), configurable: {} };
+        return { input: await freshInput(agent, run, input), configurable };
     }
     return { input: null, configurable: {} };
   }

@@ -1,6 +1,12 @@
 /** What a run executes, as stored on the run row (so a recovered run can execute it again). */
 export type RunInput =
-  | { kind: "input"; messageId: string; text: string }
+  | {
+      kind: "input";
+      messageId: string;
+      text: string;
+      /** Run from this checkpoint instead of the head (a rollback: the stopped run's checkpoints are left behind). */
+      fromCheckpointId?: string;
+    }
   /** Continue a thread whose last run failed, from its last checkpoint (nothing done is done again). */
   | { kind: "retry" }
   | {

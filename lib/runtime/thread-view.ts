@@ -5,6 +5,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { stateSnapshot, toAguiMessages } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
+import { listWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun, getLastFailedRun, wasForked } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
@@ -74,6 +75,11 @@ export interface ThreadView {
   effects: EffectView[];
   /** A failed thread's reason: the error its last run ended with (code and server message); null otherwise. */
   failure?: { code: string; message: string } | null;
+  /**
+   * New input waiting to run after the active run or the pending decisions (double texting, the agent's `enqueue` /
+   * `interrupt` / `rollback`), oldest first: the run id it will start as, its text, who sent it and when.
+   */
+  queuedInputs: { runId: string; text: string; from: string; strategy: string; at: string }[];
   lastSeq: number;
   checkpointId: string | null;
   updatedAt: string;
@@ -86,12 +92,13 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const agent = readableAgent(thread);
   const graph = await getAgentGraph(agent);
-  const [state, decisions, active, effects, failedRun] = await Promise.all([
+  const [state, decisions, active, effects, failedRun, waiting] = await Promise.all([
     graph.getState({ configurable: { thread_id: threadId } }),
     listThreadDecisions({ db, threadId }),
     getActiveRun({ db, threadId }),
     listEffectViews({ db, threadId }),
     thread.status === "failed" ? getLastFailedRun({ db, threadId }) : undefined,
+    listWaitingInputs({ db, threadId }),
   ]);
   const raised = new Map(decisions.map((d) => [d.interruptId, d]));
   const escalated = decisions.filter((d) => d.escalatedAt !== null).map((d) => d.interruptId);
@@ -148,6 +155,13 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
     failure: failedRun
       ? { code: failedRun.errorCode ?? "internal:run_failed", message: failedRun.errorMessage ?? "" }
       : null,
+    queuedInputs: waiting.map((q) => ({
+      runId: q.id,
+      text: (q.input as { text?: string }).text ?? "",
+      from: q.startedByLabel ?? q.startedBy,
+      strategy: q.strategy,
+      at: q.createdAt.toISOString(),
+    })),
     lastSeq: thread.lastSeq,
     checkpointId: (state.config?.configurable?.checkpoint_id as string | undefined) ?? null,
     updatedAt: thread.updatedAt.toISOString(),

@@ -3,6 +3,7 @@ import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { supersedeOtherPending } from "@/lib/db/queries/decisions";
+import { dropWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { createThread, lockThread, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
@@ -85,10 +86,12 @@ export async function closeThread({
     if (active)
       throw new AppError("conflict:run_active", "A run is in progress on this thread.", { runId: active.id });
     await supersedeOtherPending({ db: tx, threadId, keep: [] });
+    // Input queued behind a run will never run on a closed thread: dropped with it (kept in the table, as said).
+    const dropped = await dropWaitingInputs({ db: tx, threadIds: [threadId] });
     await setThreadStatus({ db: tx, threadId, status: "closed" });
     await recordAudit({
       db: tx,
-      entries: [{ action: "thread_closed", actor: by, threadId, detail: { note } }],
+      entries: [{ action: "thread_closed", actor: by, threadId, detail: { note, droppedInputs: dropped } }],
     });
     return { threadId, status: "closed" as const };
   });

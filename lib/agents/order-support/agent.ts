@@ -67,6 +67,8 @@ export const orderSupportAgent: AgentDefinition<InterruptPayload> = {
   structureHash: "sha256:f57656f65b64d48c",
   interruptNodes: ["HumanInTheLoopMiddleware.after_model"],
   asks: ["tool_review"],
+  // A chat: a newer message makes the answer being written to the older one moot. It is stopped; the newer one runs.
+  multitask: "interrupt",
   build: (deps) => buildOrderSupportGraph(deps),
   input: ({ messageId, text, orderRef }) => ({
     messages: [

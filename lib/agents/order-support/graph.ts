@@ -3,6 +3,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { createAgent, humanInTheLoopMiddleware } from "langchain";
 import { z } from "zod";
 import type { AppDb } from "@/lib/db/open";
+import { env } from "@/lib/env";
 import { OrderSupportOfflineModel } from "./offline-model";
 import { orderSupportTools, storeCreditArgs } from "./tools";
 
@@ -29,7 +30,7 @@ export function buildOrderSupportGraph({
 }) {
   return createAgent({
     name: "order_support",
-    model: new OrderSupportOfflineModel({}),
+    model: new OrderSupportOfflineModel({ thinkMsPerWord: env.OFFLINE_TOKEN_DELAY_MS }),
     tools: orderSupportTools(db),
     systemPrompt:
       "You help customers with their orders. Look the order up first; offer store credit when something went wrong.",

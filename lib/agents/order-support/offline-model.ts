@@ -79,8 +79,19 @@ export function answerFor(messages: BaseMessage[]): AIMessage {
   return call("lookup_order", { orderId: ref });
 }
 
-/** A chat model that calls the order-support tools deterministically (it ignores the tools it is bound to). */
+/**
+ * A chat model that calls the order-support tools deterministically (it ignores the tools it is bound to). It takes
+ * `thinkMsPerWord` per word of its answer (at least one word), as a real model takes time to write: runs last long
+ * enough to be stopped or written to twice (OFFLINE_TOKEN_DELAY_MS, as the refund agent's offline model).
+ */
 export class OrderSupportOfflineModel extends BaseChatModel {
+  private readonly thinkMsPerWord: number;
+
+  constructor(fields: { thinkMsPerWord?: number } = {}) {
+    super({});
+    this.thinkMsPerWord = fields.thinkMsPerWord ?? 0;
+  }
+
   static lc_name() {
     return "OrderSupportOfflineModel";
   }
@@ -93,8 +104,26 @@ export class OrderSupportOfflineModel extends BaseChatModel {
     return this;
   }
 
-  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+  async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
     const message = answerFor(messages);
+    const words = Math.max(1, String(message.content).split(/\s+/).filter(Boolean).length);
+    if (this.thinkMsPerWord > 0) await think(words * this.thinkMsPerWord, options.signal);
     return { generations: [{ text: String(message.content), message }] };
   }
+}
+
+/** Wait `ms`, or less when the run is stopped (the signal's reason is thrown, as LangChain's own calls do). */
+function think(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }

@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = [
   "decision_escalated",
   "queue_settings",
   "run_cancel",
+  "input_queued",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -15,6 +15,8 @@ import {
   DECISION_STATUSES,
   EFFECT_STATUSES,
   EFFECT_TASK_ACTIONS,
+  MULTITASK_STRATEGIES,
+  QUEUED_INPUT_STATUSES,
   RESUME_STATUSES,
   RUN_KINDS,
   RUN_STATUSES,
@@ -150,6 +152,36 @@ export const runs = pgTable(
     // The operations page: the latest failed runs.
     index("runs_failed_idx").on(t.finishedAt).where(sql`${t.status} = 'failed'`),
   ],
+);
+
+/**
+ * New input that arrived while a run of its thread was active, under an agent whose strategy is `enqueue`, `interrupt`
+ * or `rollback` (lib/runtime/queued-inputs.ts). Durable: a restart or a deploy loses none. Started in `position` order,
+ * one at a time, as a run whose id is this row's id (the id the sender chose), when the thread holds no active run
+ * and waits for no decision.
+ */
+export const queuedInputs = pgTable(
+  "queued_inputs",
+  {
+    /** The run id it will start as: the sender's `runId`. */
+    id: text("id").primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    /** Arrival order across the thread's queue. */
+    position: bigint("position", { mode: "number" }).generatedAlwaysAsIdentity().notNull(),
+    /** The run input (`RunInput` of kind `input`). */
+    input: jsonb("input").notNull(),
+    strategy: text("strategy", { enum: MULTITASK_STRATEGIES }).notNull(),
+    /** The run that was active when it arrived (stopped, under `interrupt` / `rollback`). */
+    behindRunId: text("behind_run_id"),
+    startedBy: text("started_by").notNull(),
+    startedByLabel: text("started_by_label"),
+    status: text("status", { enum: QUEUED_INPUT_STATUSES }).notNull().default("waiting"),
+    createdAt: createdAt(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+  },
+  (t) => [index("queued_inputs_waiting_idx").on(t.threadId, t.position).where(sql`${t.status} = 'waiting'`)],
 );
 
 /**
@@ -384,6 +416,7 @@ export type Order = typeof orders.$inferSelect;
 export type NewOrder = typeof orders.$inferInsert;
 export type Thread = typeof threads.$inferSelect;
 export type Run = typeof runs.$inferSelect;
+export type QueuedInput = typeof queuedInputs.$inferSelect;
 export type Decision = typeof decisions.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 export type Refund = typeof refunds.$inferSelect;

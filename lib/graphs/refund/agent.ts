@@ -18,6 +18,8 @@ export const refundAgent: AgentDefinition<InterruptPayload> = {
   structureHash: "sha256:e64baf9ebfd8ff63",
   interruptNodes: ["ask_order", "human_review", "choose_method", "confirm_email"],
   asks: ["input_text", "select_option", "refund_approval", "confirm_email"],
+  // A customer who writes again while the agent works is heard after it, in order: nothing they said is refused.
+  multitask: "enqueue",
   build: ({ checkpointer, db }) =>
     buildRefundGraph({
       checkpointer,

@@ -1,0 +1,90 @@
+import "server-only";
+import type { Principal } from "@/lib/auth/roles";
+import { getDatabase } from "@/lib/db/client";
+import { listPendingDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
+import {
+  abandonRunCheckpoints,
+  hasWaitingInput,
+  listWaitingInputs,
+  markInputStarted,
+  threadsWithIdleQueue,
+} from "@/lib/db/queries/queued-inputs";
+import { getActiveRun, getRun } from "@/lib/db/queries/runs";
+import { lockThread } from "@/lib/db/queries/threads";
+import type { QueuedInput } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { errorFields, logger } from "@/lib/observability/logger";
+import { findAgent } from "./agent";
+import { type ClaimedRun, startRun } from "./claim";
+import { startRunInBackground } from "./executor";
+import type { RunInput } from "./run-input";
+
+/*
+ * Double texting (issue 32): input that arrived while its thread was busy waits in `queued_inputs` and starts, one at
+ * a time and in arrival order, as soon as the thread holds no active run and waits for no decision. Whoever ends a run
+ * starts the next input (the executor, here or on another instance); the recovery sweeper starts any the ending
+ * missed — the process died first, the run ended on an instance that was killed — so a queued message outlives
+ * restarts and deploys.
+ */
+
+/** The principal a queued input runs as: the one who sent it (id and label kept with the input). */
+function senderOf(entry: QueuedInput): Principal {
+  const kind = entry.startedBy.startsWith("key:")
+    ? "key"
+    : entry.startedBy.startsWith("system:")
+      ? "system"
+      : "user";
+  return { kind, id: entry.startedBy, label: entry.startedByLabel ?? entry.startedBy, role: null };
+}
+
+/**
+ * Start the thread's next queued input if it may run now: no active run, no decision pending or staged, an agent
+ * version this process has, not closed. Returns the run started, or null. Safe to call from anywhere at any time: the
+ * thread lock and the one-active-run index let exactly one caller start it.
+ */
+export async function startNextInput(threadId: string): Promise<ClaimedRun | null> {
+  const { db } = await getDatabase();
+  // The common case, one read: nothing waits.
+  if (!(await hasWaitingInput({ db, threadId }))) return null;
+  const claimed = await db.transaction(async (tx) => {
+    const thread = await lockThread({ tx, threadId });
+    if (!thread || thread.status === "closed" || thread.status === "needs_attention") return null;
+    if (!findAgent(thread.agentId, thread.agentVersion)) return null; // an instance that has its version starts it
+    if (await getActiveRun({ db: tx, threadId })) return null;
+    if ((await listPendingDecisions({ db: tx, threadId })).length > 0) return null;
+    if ((await listStagedDecisions({ db: tx, threadId })).length > 0) return null;
+    const [next] = await listWaitingInputs({ db: tx, threadId });
+    if (!next || !(await markInputStarted({ db: tx, id: next.id }))) return null;
+    let input = next.input as RunInput;
+    // Rollback: the run stopped for this input is left behind — its checkpoints marked abandoned, and this input runs
+    // from where that run started. (Had it ended by itself before the stop, there is nothing to roll back.)
+    if (next.strategy === "rollback" && next.behindRunId && input.kind === "input") {
+      const behind = await getRun({ db: tx, runId: next.behindRunId });
+      const base =
+        behind?.status === "cancelled"
+          ? await abandonRunCheckpoints({ db: tx, threadId, runId: behind.id, forRunId: next.id })
+          : null;
+      if (base) input = { ...input, fromCheckpointId: base };
+    }
+    return startRun(tx, thread, senderOf(next), next.id, input, env.RUN_LEASE_MS);
+  });
+  if (claimed) startRunInBackground(claimed.run, claimed.startSeq);
+  return claimed;
+}
+
+/** {@link startNextInput} after a run of the thread ended, without failing the caller (the sweeper tries again). */
+export function startNextInputSoon(threadId: string): void {
+  startNextInput(threadId).catch((error: unknown) =>
+    logger().warn({ threadId, ...errorFields(error) }, "queued input: start failed; the sweeper retries"),
+  );
+}
+
+/** The sweeper's part: start the next input of every thread whose queue waits with nothing running. */
+export async function startIdleQueues(): Promise<number> {
+  const { db } = await getDatabase();
+  let started = 0;
+  for (const threadId of await threadsWithIdleQueue({ db })) {
+    if (await startNextInput(threadId)) started += 1;
+  }
+  return started;
+}
