@@ -6,8 +6,10 @@ import { actionLabel } from "@/components/ui/action-label";
 import { JsonTree } from "@/components/ui/json-tree";
 import { LocalTime } from "@/components/ui/local-time";
 import { hasRole } from "@/lib/auth/roles";
+import type { GraphDrawing } from "@/lib/runtime/graph-drawing";
 import type { HistoryCheckpoint } from "@/lib/runtime/history-view";
 import type { EffectView } from "@/lib/wire";
+import { AgentGraph } from "./agent-graph";
 import { DiffTable } from "./diff-table";
 import { ForkPanel, type ForkResponse } from "./fork-panel";
 import { branchName, writtenByText } from "./labels";
@@ -45,8 +47,11 @@ export function CheckpointDetail({
   onForked,
   effects = [],
   forked = true,
+  drawing = null,
 }: {
   effects?: readonly EffectView[];
+  /** The thread version's graph, laid out (null: this server does not have that version). */
+  drawing?: GraphDrawing | null;
   /** The thread has more than one branch. */
   forked?: boolean;
   threadId: string;
@@ -108,6 +113,16 @@ export function CheckpointDetail({
       {current && (
         <>
           <OutcomeFacts values={current.values} effects={effects} forked={forked} />
+          {drawing && (
+            <Section id="graph-heading" title="Where this step is in the agent's graph">
+              <AgentGraph
+                drawing={drawing}
+                current={summary.writtenBy.kind === "nodes" ? summary.writtenBy.nodes : []}
+                next={current.next}
+                step={summary.number}
+              />
+            </Section>
+          )}
           {current.interrupts.length > 0 && (
             <Section id="interrupts-heading" title="The next step asked a person">
               <ul className="space-y-1 text-sm" data-testid="checkpoint-interrupts">

@@ -130,6 +130,11 @@ export function CheckpointTree({
                       Asked a person
                     </span>
                   )}
+                  {cp.abandoned && (
+                    <span className={`${badge} bg-slate-100 text-slate-800`} data-testid="abandoned">
+                      Rolled back by a newer message
+                    </span>
+                  )}
                   {cp.truncated && (
                     <span className={`${badge} bg-slate-100 text-slate-800`}>Earlier steps pruned</span>
                   )}

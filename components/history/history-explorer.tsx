@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import type { GraphDrawing } from "@/lib/runtime/graph-drawing";
 import type { ThreadHistoryView } from "@/lib/runtime/history-view";
 import type { EffectView } from "@/lib/wire";
 import { BranchLegend } from "./branch-legend";
@@ -27,7 +28,10 @@ export function HistoryExplorer({
   channels,
   forkSchema,
   effects = [],
+  drawing = null,
 }: {
+  /** The thread version's graph, laid out on the server. */
+  drawing?: GraphDrawing | null;
   /** The thread's effect ledger (every branch): what each checkpoint's outcome is set against. */
   effects?: readonly EffectView[];
   threadId: string;
@@ -137,6 +141,7 @@ export function HistoryExplorer({
                 onForked={onForked}
                 effects={effects}
                 forked={live.history.branches.length > 1}
+                drawing={drawing}
               />
               <div className="mt-4 rounded-lg border border-slate-200 bg-white p-4">
                 <ComparePanel threadId={threadId} checkpoints={live.checkpoints} selected={selected} />

@@ -430,6 +430,13 @@ describe.each<Backend>(["postgres", "pglite"])("double texting, rollback, on %s"
     expect(users).toEqual([first, "It is about ORD-1002."]);
     expect(v.messages.slice(0, before.messages.length)).toEqual(before.messages);
     expect(v.pendingInterrupts.map((p) => p.action)).toEqual(["tool_review"]);
+    // The history shows the stopped run's steps as rolled back, and the head is not among them.
+    const history = (await (
+      await authedFetch(`${base}/api/threads/${threadId}/history?limit=200`, {}, "viewer")
+    ).json()) as { checkpoints: { abandoned: boolean; isHead: boolean; branch: string }[] };
+    const rolledBack = history.checkpoints.filter((c) => c.abandoned);
+    expect(rolledBack.length).toBeGreaterThan(0);
+    expect(rolledBack.some((c) => c.isHead || c.branch === "main")).toBe(false);
     if (sql) {
       const rows = await sql.rows<{
         checkpoint_id: string;

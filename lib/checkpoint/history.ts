@@ -45,6 +45,8 @@ export interface HistoryEntry {
   childCount: number;
   /** Retention deleted the steps before this checkpoint: it is a root only because its ancestors are gone. */
   truncated: boolean;
+  /** Written by a run that newer input rolled back (double texting, `rollback`): a line nothing continues. */
+  abandoned: boolean;
 }
 
 export interface HistoryPage {
@@ -67,6 +69,7 @@ interface HistoryRow {
   interrupt_count: number;
   child_count: number;
   truncated: boolean;
+  abandoned: boolean;
 }
 
 /** Channels of LangGraph's special writes (errors, interrupts, resume values, scheduling): not task output. */
@@ -80,7 +83,7 @@ const SPECIAL_LIST = SPECIAL_CHANNELS.map((c) => `'${c}'`).join(", ");
  */
 const HISTORY_SQL = `SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.checkpoint_ns,
   (cp.metadata ->> 'step')::int AS step, cp.metadata ->> 'source' AS source, cp.checkpoint ->> 'ts' AS ts,
-  coalesce(cp.metadata ->> 'truncated' = 'true', false) AS truncated,
+  coalesce(cp.metadata ->> 'truncated' = 'true', false) AS truncated, cp.metadata ? 'abandoned' AS abandoned,
   w.task_ids AS write_task_ids, w.task_paths AS write_task_paths, w.channels AS write_channels,
   pw.task_paths AS parent_write_task_paths, coalesce(w.interrupt_count, 0)::int AS interrupt_count,
   (SELECT count(*) FROM ${CP} c
@@ -182,6 +185,7 @@ export async function listCheckpointHistory({
           hasUnfinishedInterrupt(taskIds, row.write_channels ?? []),
         childCount: row.child_count,
         truncated: row.truncated,
+        abandoned: row.abandoned === true,
       };
     }),
     nextCursor: rows.length > limit ? (page[page.length - 1]?.checkpoint_id ?? null) : null,

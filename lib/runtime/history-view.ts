@@ -54,6 +54,8 @@ export interface HistoryCheckpoint {
   childCount: number;
   /** Retention pruned the steps before it: the history starts here ("earlier steps pruned"). */
   truncated: boolean;
+  /** Its run was rolled back by newer input (double texting): the thread went on from before it. */
+  abandoned: boolean;
 }
 
 /** One chain of the tree, for a legend. */
@@ -214,6 +216,7 @@ export async function getThreadHistory(
       interruptCount: e.interruptCount,
       childCount: e.childCount,
       truncated: e.truncated,
+      abandoned: e.abandoned,
     })),
     nextCursor: page.nextCursor,
   };

@@ -7,8 +7,9 @@ import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
-import { getAgent } from "@/lib/runtime/agent";
+import { findAgent, getAgent } from "@/lib/runtime/agent";
 import { listEffectViews } from "@/lib/runtime/effects";
+import { graphDrawing } from "@/lib/runtime/graph-drawing";
 import { getThreadHistory } from "@/lib/runtime/history-view";
 
 export const dynamic = "force-dynamic";
@@ -27,9 +28,12 @@ export default async function HistoryPage({
   const { db, sql } = await getDatabase();
   const thread = await getThread({ db, threadId });
   if (!thread) notFound();
-  const [history, effects] = await Promise.all([
+  // The graph of the thread's own version (a version this server no longer has is not drawn).
+  const version = findAgent(thread.agentId, thread.agentVersion);
+  const [history, effects, drawing] = await Promise.all([
     getThreadHistory({ db, sql }, { threadId, before: null, limit: HISTORY_PAGE_SIZE }),
     listEffectViews({ db, threadId }),
+    version ? graphDrawing(version).catch(() => null) : null,
   ]);
   const wanted = typeof search.checkpoint === "string" ? search.checkpoint : null;
   const selection = history.checkpoints.some((c) => c.checkpointId === wanted) ? wanted : null;
@@ -67,6 +71,7 @@ export default async function HistoryPage({
           unrepresentable: "any",
         })}
         effects={effects}
+        drawing={drawing}
       />
     </div>
   );

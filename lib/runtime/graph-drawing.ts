@@ -1,0 +1,142 @@
+import "server-only";
+import dagre from "@dagrejs/dagre";
+import { MemorySaver } from "@langchain/langgraph";
+import type { AppDb } from "@/lib/db/open";
+import type { AgentDefinition } from "./agent";
+
+/*
+ * The agent's graph as the history page draws it (issue 34): read from the compiled graph of one agent version
+ * (LangGraph's own description, `getGraphAsync({ xray: true })`: nodes, edges, conditional edges, subgraphs opened up)
+ * and laid out by dagre, so no agent needs drawing code and nothing is placed by hand. Computed on the server, once
+ * per version per process: the page ships coordinates, not a layout library.
+ */
+
+export interface DrawnNode {
+  id: string;
+  label: string;
+  kind: "start" | "end" | "node";
+  /** Raises interrupts: a person is asked here (the agent's `interruptNodes`). */
+  asks: boolean;
+  /** The subgraph it belongs to (its id in `groups`), if any. */
+  group: string | null;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface DrawnEdge {
+  from: string;
+  to: string;
+  /** Taken only when a routing function says so. */
+  conditional: boolean;
+  points: { x: number; y: number }[];
+}
+
+export interface GraphDrawing {
+  agent: string;
+  version: string;
+  width: number;
+  height: number;
+  nodes: DrawnNode[];
+  /** Subgraphs: the box around their nodes. */
+  groups: { id: string; label: string; x: number; y: number; width: number; height: number }[];
+  edges: DrawnEdge[];
+}
+
+interface Drawable {
+  getGraphAsync?(config?: { xray?: boolean | number }): Promise<{
+    nodes: Record<string, { id: string; name?: string }>;
+    edges: { source: string; target: string; conditional?: boolean }[];
+  }>;
+}
+
+const KEY = Symbol.for("hitl-console.graph-drawings");
+type G = typeof globalThis & { [KEY]?: Map<string, Promise<GraphDrawing>> };
+
+/** The drawing of an agent version (cached: a version's graph never changes). */
+export function graphDrawing(agent: AgentDefinition): Promise<GraphDrawing> {
+  const g = globalThis as G;
+  g[KEY] ??= new Map();
+  const key = `${agent.id}@${agent.version}`;
+  let drawing = g[KEY].get(key);
+  if (!drawing) {
+    drawing = draw(agent);
+    drawing.catch(() => g[KEY]?.delete(key));
+    g[KEY].set(key, drawing);
+  }
+  return drawing;
+}
+
+const NODE_HEIGHT = 36;
+/** Wide enough for the label at the page's 12 px monospace-ish text, with padding. */
+const widthOf = (label: string) => Math.max(72, Math.round(label.length * 7.2) + 34);
+
+function labelOf(id: string): string {
+  if (id === "__start__") return "start";
+  if (id === "__end__") return "end";
+  return id.split(":").at(-1) ?? id;
+}
+
+async function draw(agent: AgentDefinition): Promise<GraphDrawing> {
+  const graph = agent.build({ checkpointer: new MemorySaver(), db: {} as AppDb }) as unknown as Drawable;
+  if (!graph.getGraphAsync) throw new Error(`agent ${agent.id}: its graph cannot be drawn`);
+  const described = await graph.getGraphAsync({ xray: true });
+  const ids = Object.keys(described.nodes);
+  const asks = new Set(agent.interruptNodes);
+  // A node `sub:inner` (xray) sits inside the subgraph `sub`.
+  const groupOf = (id: string) => (id.includes(":") ? id.slice(0, id.lastIndexOf(":")) : null);
+  const groups = [...new Set(ids.map(groupOf).filter((g): g is string => g !== null))];
+
+  const layout = new dagre.graphlib.Graph({ compound: groups.length > 0, multigraph: true });
+  layout.setGraph({ rankdir: "TB", nodesep: 28, ranksep: 44, marginx: 12, marginy: 12 });
+  layout.setDefaultEdgeLabel(() => ({}));
+  for (const group of groups) layout.setNode(`group:${group}`, { label: group });
+  for (const id of ids) {
+    const label = labelOf(id);
+    layout.setNode(id, { label, width: widthOf(label), height: NODE_HEIGHT });
+    const group = groupOf(id);
+    if (group) layout.setParent(id, `group:${group}`);
+  }
+  described.edges.forEach((e, i) => {
+    layout.setEdge(e.source, e.target, {}, `e${i}`);
+  });
+  dagre.layout(layout);
+
+  const box = layout.graph();
+  return {
+    agent: agent.id,
+    version: agent.version,
+    width: Math.ceil(box.width ?? 0),
+    height: Math.ceil(box.height ?? 0),
+    nodes: ids.map((id) => {
+      const n = layout.node(id);
+      return {
+        id,
+        label: labelOf(id),
+        kind: id === "__start__" ? "start" : id === "__end__" ? "end" : "node",
+        asks: asks.has(id) || asks.has(labelOf(id)),
+        group: groupOf(id),
+        x: Math.round(n.x),
+        y: Math.round(n.y),
+        width: n.width,
+        height: n.height,
+      };
+    }),
+    groups: groups.map((group) => {
+      const n = layout.node(`group:${group}`);
+      return { id: group, label: group, x: n.x, y: n.y, width: n.width, height: n.height };
+    }),
+    edges: described.edges.map((e, i) => ({
+      from: e.source,
+      to: e.target,
+      conditional: e.conditional === true,
+      points: (layout.edge({ v: e.source, w: e.target, name: `e${i}` }).points ?? []).map(
+        (p: { x: number; y: number }) => ({
+          x: Math.round(p.x),
+          y: Math.round(p.y),
+        }),
+      ),
+    })),
+  };
+}
