@@ -107,8 +107,9 @@ export function startRunInBackground(run: Run, startSeq: number, options: StartO
       span.end();
       runs.delete(run.id);
       // Input that waited for this run (double texting) may start now.
-      if ((findAgentForKey(run.agentKey)?.multitask ?? "reject") !== "reject")
-        runEndListener()?.(run.threadId);
+      // (The deployment's MULTITASK may turn it on for an agent that declares `reject`.)
+      const ranAs = findAgentForKey(run.agentKey);
+      if (ranAs && multitaskOf(ranAs) !== "reject") runEndListener()?.(run.threadId);
     });
   runs.set(run.id, { done, abort });
 }
