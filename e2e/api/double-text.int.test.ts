@@ -3,7 +3,7 @@ import { startEmbeddedServer } from "../support/embedded/server";
 import type { TestServer } from "../support/server";
 import { createTicket, runBody } from "./client";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
-import { readSse, type SseEvent } from "./sse";
+import { readSse, readSseBody, type SseEvent } from "./sse";
 
 /*
  * Double texting (issue 32): a second message 50 ms after the first, while the first one's run is working, follows the
@@ -67,7 +67,7 @@ async function send(base: string, threadId: string, message: string, who: Who): 
       return res.status;
     }
     answered(null);
-    await readEvents(res, (e) => events.push(e));
+    if (res.body) await readSseBody(res.body, (e) => events.push(e));
     return res.status;
   })().catch(() => {
     // A server killed under the stream ends it with a network error: the stream is over, nothing more.
@@ -75,26 +75,6 @@ async function send(base: string, threadId: string, message: string, who: Who): 
     return -1;
   });
   return { runId: body.runId, events, status, queued };
-}
-
-/** Read an SSE body to its end. */
-async function readEvents(res: Response, onEvent: (e: SseEvent) => void): Promise<void> {
-  if (!res.body) return;
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const reader = res.body.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const id = block.match(/^id: (\d+)$/m)?.[1];
-      const data = block.match(/^data: (.*)$/m)?.[1];
-      if (id && data) onEvent({ seq: Number(id), event: JSON.parse(data) });
-    }
-  }
 }
 
 /** Follow a queued message on the thread's event log until its run ended; `into` gets that run's events only. */
@@ -203,28 +183,31 @@ async function approveAll(base: string, threadId: string): Promise<void> {
 }
 
 type Backend = "postgres" | "pglite";
+type Sql = Awaited<ReturnType<typeof prepareDatabase>>["sql"];
+
+/** One server on a fresh database of `backend` (the embedded one is reached through the API only: no `sql`). */
+async function serverOn(
+  backend: Backend,
+  prefix: string,
+  env: Record<string, string>,
+): Promise<{ base: string; sql: Sql | null; stop: () => Promise<void> }> {
+  if (backend === "pglite") {
+    const embedded = await startEmbeddedServer(env);
+    return { base: embedded.server.url, sql: null, stop: () => embedded.stop() };
+  }
+  const prepared = await prepareDatabase(prefix);
+  const server = await startTestServer({ databaseUrl: prepared.url, env });
+  return { base: server.url, sql: prepared.sql, stop: () => cleanUp([server], prepared) };
+}
 
 describe.each<Backend>(["postgres", "pglite"])("double texting on %s", (backend) => {
   let base = "";
-  let stopAll: () => Promise<void> = async () => {};
-  let sql: Awaited<ReturnType<typeof prepareDatabase>>["sql"] | null = null;
-
+  let sql: Sql | null = null;
+  let stop: () => Promise<void> = async () => {};
   beforeAll(async () => {
-    if (backend === "pglite") {
-      const embedded = await startEmbeddedServer(SLOW);
-      base = embedded.server.url;
-      stopAll = () => embedded.stop();
-    } else {
-      const prepared = await prepareDatabase("dtext");
-      const server = await startTestServer({ databaseUrl: prepared.url, env: SLOW });
-      base = server.url;
-      sql = prepared.sql;
-      stopAll = () => cleanUp([server], prepared);
-    }
+    ({ base, sql, stop } = await serverOn(backend, "dtext", SLOW));
   });
-  afterAll(async () => {
-    await stopAll();
-  });
+  afterAll(() => stop());
 
   test("refund (enqueue): messages 50 ms apart run one after the other, in order, each as its own run", async () => {
     // A refund the policy does not approve by itself: the first run pauses for a person.
@@ -380,28 +363,15 @@ describe.each<Backend>(["postgres", "pglite"])("double texting on %s", (backend)
 });
 
 describe.each<Backend>(["postgres", "pglite"])("double texting, rollback, on %s", (backend) => {
-  let base = "";
-  let stopAll: () => Promise<void> = async () => {};
-  let sql: Awaited<ReturnType<typeof prepareDatabase>>["sql"] | null = null;
   // The deployment overrides the agent's declared strategy.
   const ENV = { ...SLOW, MULTITASK: "order_support=rollback" };
-
+  let base = "";
+  let sql: Sql | null = null;
+  let stop: () => Promise<void> = async () => {};
   beforeAll(async () => {
-    if (backend === "pglite") {
-      const embedded = await startEmbeddedServer(ENV);
-      base = embedded.server.url;
-      stopAll = () => embedded.stop();
-    } else {
-      const prepared = await prepareDatabase("dtextrb");
-      const server = await startTestServer({ databaseUrl: prepared.url, env: ENV });
-      base = server.url;
-      sql = prepared.sql;
-      stopAll = () => cleanUp([server], prepared);
-    }
+    ({ base, sql, stop } = await serverOn(backend, "dtextrb", ENV));
   });
-  afterAll(async () => {
-    await stopAll();
-  });
+  afterAll(() => stop());
 
   test("order support (rollback): the stopped run's steps are abandoned and the newer message runs from before it", async () => {
     const first = "Hello, I have a problem with a delivery.";
