@@ -5,6 +5,14 @@ import type { ThreadViewJson } from "./thread-state";
 /** A failure worth retrying (the network, or the server restarting), as opposed to a refusal. */
 export class StreamBroken extends Error {
   override name = "StreamBroken";
+  readonly code = STREAM_BROKEN;
+}
+
+/** The code a broken stream's error carries: told apart by it, never by its class. */
+const STREAM_BROKEN = "unavailable:stream_broken";
+
+export function isStreamBroken(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === STREAM_BROKEN;
 }
 
 async function refusal(res: Response): Promise<AppError> {

@@ -1,5 +1,5 @@
 import { AppError, appErrorOf } from "@/lib/errors";
-import { fetchThreadView, readEventStream, StreamBroken } from "./event-stream";
+import { fetchThreadView, isStreamBroken, readEventStream } from "./event-stream";
 import type { ThreadStore } from "./thread-store";
 
 const POLL_MS = 5_000;
@@ -92,7 +92,7 @@ export class ThreadConnection {
         await sleep(300, signal); // the run is still active: read on after a breath
       } catch (error) {
         if (signal.aborted) break;
-        if (!(error instanceof StreamBroken)) {
+        if (!isStreamBroken(error)) {
           const appError = appErrorOf(error) ?? AppError.fromBody(null, 500);
           store.update((s) => ({ ...s, error: { code: appError.code, message: appError.message } }));
           break;
@@ -114,7 +114,7 @@ export class ThreadConnection {
       if (this.store.current.activeRunId) void this.follow();
     } catch (error) {
       // A refusal (a 4xx) is an answer; no answer at all (network, 5xx) means the server is down: say so, retry.
-      const down = error instanceof StreamBroken || (appErrorOf(error)?.status ?? 0) >= 500;
+      const down = isStreamBroken(error) || (appErrorOf(error)?.status ?? 0) >= 500;
       if (down && !this.abort.signal.aborted && !this.store.current.serverDown) {
         this.store.update((s) => ({ ...s, serverDown: true }));
       }

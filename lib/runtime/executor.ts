@@ -34,7 +34,7 @@ import {
 import { EventSink } from "./event-sink";
 import { finalizeRun } from "./finalize";
 import { findAgentForKey, getAgentGraph } from "./graph";
-import { LostOwnershipError } from "./ownership";
+import { isLostOwnership, LostOwnershipError } from "./ownership";
 import { graphInputFor } from "./run-graph-input";
 
 const STREAM_MODES = ["messages", "tasks", "custom"] as const;
@@ -102,7 +102,7 @@ export function startRunInBackground(run: Run, startSeq: number, options: StartO
     observeRunStart(run, options.recovered ?? false);
     return executeRun(run, startSeq, abort, options, new RunTraceHandler(span));
   })
-    .catch((error) => observeRunStopped(run, error instanceof LostOwnershipError, error))
+    .catch((error) => observeRunStopped(run, isLostOwnership(error), error))
     .finally(() => {
       span.end();
       runs.delete(run.id);
@@ -267,7 +267,7 @@ async function executeRun(
       observeRunEnd(run, stop.status, stop.code);
       return;
     }
-    if (error instanceof LostOwnershipError || signal.aborted) throw new LostOwnershipError(String(error));
+    if (isLostOwnership(error) || signal.aborted) throw new LostOwnershipError(String(error));
     await sink.drain().catch(() => {});
     const attention = errorCodeOf(error)?.startsWith("conflict:") === true;
     await failRun({

@@ -110,7 +110,10 @@ export interface ApplyRetentionOptions {
 type StepOptions = Required<Omit<ApplyRetentionOptions, "onStep" | "steps" | "now" | "auditUnchanged">>;
 
 /** A dry run executes a step's statements and then rolls them back: its counts are exact. */
-class DryRunRollback extends Error {}
+const DRY_RUN_ROLLBACK = "internal:dry_run_rollback";
+class DryRunRollback extends Error {
+  readonly code = DRY_RUN_ROLLBACK;
+}
 
 function emptyStep(step: RetentionStep, cutoff: string | null): RetentionStepReport {
   return {
@@ -147,7 +150,7 @@ async function onSettledThread(
       return true;
     });
   } catch (error) {
-    if (error instanceof DryRunRollback) return true;
+    if ((error as { code?: unknown } | null)?.code === DRY_RUN_ROLLBACK) return true;
     throw error;
   }
 }
