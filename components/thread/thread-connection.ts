@@ -66,6 +66,15 @@ export class ThreadConnection {
     return this.following;
   }
 
+  /**
+   * Something changed on this thread elsewhere (another tab decided, a run started on another instance; the inbox
+   * stream said so): re-read the view now rather than at the next poll, and follow the run if one is active.
+   */
+  nudge(): void {
+    if (this.following || this.streaming || this.abort.signal.aborted) return;
+    void this.poll(true);
+  }
+
   /** Re-read the thread view into the store (errors are the caller's). */
   async refresh(): Promise<void> {
     this.store.applyView(await fetchThreadView(this.threadId, this.signal));
@@ -106,8 +115,9 @@ export class ThreadConnection {
     store.update((s) => ({ ...s, connection: "idle", reconnectAttempt: 0 }));
   }
 
-  private async poll(): Promise<void> {
-    if (this.following || this.streaming || document.visibilityState !== "visible") return;
+  private async poll(nudged = false): Promise<void> {
+    if (this.following || this.streaming) return;
+    if (!nudged && document.visibilityState !== "visible") return;
     try {
       await this.refresh();
       if (this.store.current.serverDown) this.store.update((s) => ({ ...s, serverDown: false }));

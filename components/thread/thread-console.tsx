@@ -38,7 +38,7 @@ export function ThreadConsole({
   /** The threads before and after this one in the queue (`p` / `n`). */
   queue?: { previous: QueueNeighbour | null; next: QueueNeighbour | null };
 }) {
-  const { state, send, decide, dismissError } = useThread(view, runEvents);
+  const { state, send, decide, dismissError, nudge } = useThread(view, runEvents);
   const user = useUser();
   const hydrated = useHydrated();
   const effects = useLiveEffects(state.threadId, view.effects ?? [], state.lastSeq, state.status);
@@ -49,6 +49,7 @@ export function ThreadConsole({
     state.threadId,
     hasRole(user?.role, "operator") ? pendingKey : "",
     initialClaims,
+    nudge,
   );
   const order = state.values.order as { currency?: unknown } | null | undefined;
   const currency = typeof order?.currency === "string" ? order.currency : undefined;

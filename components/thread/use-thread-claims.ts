@@ -13,10 +13,14 @@ export function useThreadClaims(
   threadId: string,
   pendingKey: string,
   initial: readonly ClaimView[],
+  /** Told when a change names this thread (decided or claimed elsewhere): the page re-reads its state at once. */
+  onThreadChange: () => void = () => {},
 ): { claims: Record<string, ClaimView>; refresh: () => void; live: boolean } {
   const [claims, setClaims] = useState<readonly ClaimView[]>(initial);
   const [live, setLive] = useState(false);
   const reading = useRef(false);
+  const changed = useRef(onThreadChange);
+  changed.current = onThreadChange;
   const again = useRef(false);
 
   const refresh = useCallback(() => {
@@ -73,7 +77,10 @@ export function useThreadClaims(
       } catch {
         return;
       }
-      if (changes.some((c) => c.threadId === threadId)) refresh();
+      if (changes.some((c) => c.threadId === threadId)) {
+        refresh();
+        changed.current();
+      }
     });
     return () => {
       source.close();

@@ -16,6 +16,8 @@ export interface ThreadHandle {
   /** Answer one of several pending decisions on its own (parallel reviews by different people). */
   decide: (interruptId: string, answer: unknown) => Promise<void>;
   dismissError: () => void;
+  /** The thread changed elsewhere: re-read it now. */
+  nudge: () => void;
 }
 
 /**
@@ -47,5 +49,6 @@ export function useThread(view: ThreadViewJson, runEvents: StreamEvent[]): Threa
     [connection],
   );
   const dismissError = useCallback(() => store.update((s) => ({ ...s, error: null })), [store]);
-  return { state, send, decide, dismissError };
+  const nudge = useCallback(() => connection.nudge(), [connection]);
+  return { state, send, decide, dismissError, nudge };
 }
