@@ -44,12 +44,13 @@ export function ThreadConsole({
   const effects = useLiveEffects(state.threadId, view.effects ?? [], state.lastSeq, state.status);
   const pendingKey = state.pending.map((p) => p.interruptId).join(",");
   const refusals = useMayDecide(state.threadId, pendingKey, view.mayDecide ?? []);
-  // Claims matter to those who may answer: a viewer's page does not follow them.
+  // Claims matter to those who may answer: a viewer's page follows only the changes that name the thread.
   const claims = useThreadClaims(
     state.threadId,
-    hasRole(user?.role, "operator") ? pendingKey : "",
+    pendingKey,
     initialClaims,
     nudge,
+    hasRole(user?.role, "operator"),
   );
   const order = state.values.order as { currency?: unknown } | null | undefined;
   const currency = typeof order?.currency === "string" ? order.currency : undefined;

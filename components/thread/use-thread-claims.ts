@@ -15,6 +15,8 @@ export function useThreadClaims(
   initial: readonly ClaimView[],
   /** Told when a change names this thread (decided or claimed elsewhere): the page re-reads its state at once. */
   onThreadChange: () => void = () => {},
+  /** Whether this reader follows the claims (those who may answer); a viewer's page follows only the changes. */
+  readsClaims = true,
 ): { claims: Record<string, ClaimView>; refresh: () => void; live: boolean } {
   const [claims, setClaims] = useState<readonly ClaimView[]>(initial);
   const [live, setLive] = useState(false);
@@ -24,6 +26,7 @@ export function useThreadClaims(
   const again = useRef(false);
 
   const refresh = useCallback(() => {
+    if (!readsClaims) return;
     if (reading.current) {
       again.current = true;
       return;
@@ -39,7 +42,7 @@ export function useThreadClaims(
           refresh();
         }
       });
-  }, [threadId]);
+  }, [threadId, readsClaims]);
 
   // New pending decisions (a run raised them): read their claims.
   const firstKey = useRef(pendingKey);
