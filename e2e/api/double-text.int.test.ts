@@ -223,6 +223,21 @@ describe.each<Backend>(["postgres", "pglite"])("double texting on %s", (backend)
     // Not refused: both are queued behind A, and say so.
     expect(await b.queued).toMatchObject({ queued: true, runId: b.runId, strategy: "enqueue", position: 1 });
     expect(await c.queued).toMatchObject({ queued: true, runId: c.runId, position: 2, stopping: null });
+    // The same request again (a retry with its runId): refused as a run's reused id is, and nothing more is queued.
+    const twice = await authedFetch(
+      `${base}/api/threads/${threadId}/runs`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({
+          ...runBody(threadId, undefined, "And I would like the refund on my card."),
+          runId: c.runId,
+        }),
+      },
+      "operator",
+    );
+    expect(twice.status).toBe(409);
+    expect(((await twice.json()) as { code: string }).code).toBe("conflict:run_id");
     await a.status;
     expect(ended(a)?.event.type).toBe("RUN_FINISHED");
     let v = await view(base, threadId);

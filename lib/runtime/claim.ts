@@ -5,8 +5,8 @@ import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getDecisions, listPendingDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
-import { enqueueInput, listWaitingInputs } from "@/lib/db/queries/queued-inputs";
-import { getActiveRun, insertRun, requestRunCancel } from "@/lib/db/queries/runs";
+import { enqueueInput, getQueuedInput, listWaitingInputs } from "@/lib/db/queries/queued-inputs";
+import { getActiveRun, getRun, insertRun, requestRunCancel } from "@/lib/db/queries/runs";
 import {
   getThread,
   lockThread,
@@ -258,6 +258,10 @@ async function queueIfBusy(
   if (!active && ahead === 0) return null;
   const text = userMessage(input);
   if (text === null) return null; // no message: a retry or a bare start, refused as before
+  // The id it will run as must be free (a request sent twice, or an id reused): the same answer as for a run.
+  if ((await getRun({ db: tx, runId: input.runId })) || (await getQueuedInput({ db: tx, id: input.runId }))) {
+    throw new AppError("conflict:run_id", "A run with this runId already exists.");
+  }
   const queued = await enqueueInput({
     db: tx,
     entry: {
@@ -407,7 +411,7 @@ function mapConstraintError(error: unknown): unknown {
   if (sqlState(cause) === "23505" && constraint === "runs_one_active_per_thread") {
     return new AppError("conflict:run_active", "A run is already in progress on this thread.");
   }
-  if (sqlState(cause) === "23505" && constraint === "runs_pkey") {
+  if (sqlState(cause) === "23505" && (constraint === "runs_pkey" || constraint === "queued_inputs_pkey")) {
     return new AppError("conflict:run_id", "A run with this runId already exists.");
   }
   if (sqlState(cause) === "40P01" || sqlState(cause) === "40001") {

@@ -4,6 +4,7 @@ import { getDatabase } from "@/lib/db/client";
 import { listPendingDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
 import {
   abandonRunCheckpoints,
+  dropWaitingInput,
   hasWaitingInput,
   listWaitingInputs,
   markInputStarted,
@@ -53,7 +54,15 @@ export async function startNextInput(threadId: string): Promise<ClaimedRun | nul
     if (await getActiveRun({ db: tx, threadId })) return null;
     if ((await listPendingDecisions({ db: tx, threadId })).length > 0) return null;
     if ((await listStagedDecisions({ db: tx, threadId })).length > 0) return null;
-    const [next] = await listWaitingInputs({ db: tx, threadId });
+    // An input whose id a run took meanwhile (a client reusing ids) cannot start as that run: dropped, and the next one.
+    let next: QueuedInput | undefined;
+    for (const waiting of await listWaitingInputs({ db: tx, threadId })) {
+      if (!(await getRun({ db: tx, runId: waiting.id }))) {
+        next = waiting;
+        break;
+      }
+      await dropWaitingInput({ db: tx, id: waiting.id });
+    }
     if (!next || !(await markInputStarted({ db: tx, id: next.id }))) return null;
     let input = next.input as RunInput;
     // Rollback: the run stopped for this input is left behind — its checkpoints marked abandoned, and this input runs

@@ -77,6 +77,14 @@ export async function markInputStarted({ db, id }: { db: Queryable; id: string }
   return rows.length > 0;
 }
 
+/** Drop one waiting input (it can never start: its run id is taken). */
+export async function dropWaitingInput({ db, id }: { db: Queryable; id: string }): Promise<void> {
+  await db
+    .update(queuedInputs)
+    .set({ status: "dropped" })
+    .where(and(eq(queuedInputs.id, id), eq(queuedInputs.status, "waiting")));
+}
+
 /** Drop what still waits on these threads (closed: nothing will run on them). */
 export async function dropWaitingInputs({
   db,
