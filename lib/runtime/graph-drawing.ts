@@ -1,8 +1,7 @@
 import "server-only";
 import dagre from "@dagrejs/dagre";
-import { MemorySaver } from "@langchain/langgraph";
-import type { AppDb } from "@/lib/db/open";
 import type { AgentDefinition } from "./agent";
+import { describeGraph } from "./graph-structure";
 
 /*
  * The agent's graph as the history page draws it (issue 34): read from the compiled graph of one agent version
@@ -44,13 +43,6 @@ export interface GraphDrawing {
   edges: DrawnEdge[];
 }
 
-interface Drawable {
-  getGraphAsync?(config?: { xray?: boolean | number }): Promise<{
-    nodes: Record<string, { id: string; name?: string }>;
-    edges: { source: string; target: string; conditional?: boolean }[];
-  }>;
-}
-
 const KEY = Symbol.for("hitl-console.graph-drawings");
 type G = typeof globalThis & { [KEY]?: Map<string, Promise<GraphDrawing>> };
 
@@ -79,9 +71,7 @@ function labelOf(id: string): string {
 }
 
 async function draw(agent: AgentDefinition): Promise<GraphDrawing> {
-  const graph = agent.build({ checkpointer: new MemorySaver(), db: {} as AppDb }) as unknown as Drawable;
-  if (!graph.getGraphAsync) throw new Error(`agent ${agent.id}: its graph cannot be drawn`);
-  const described = await graph.getGraphAsync({ xray: true });
+  const { described } = await describeGraph(agent, { xray: true });
   const ids = Object.keys(described.nodes);
   const asks = new Set(agent.interruptNodes);
   // A node `sub:inner` (xray) sits inside the subgraph `sub`.

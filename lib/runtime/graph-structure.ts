@@ -13,22 +13,33 @@ export interface GraphStructure {
   channels: string[];
 }
 
+/** LangGraph's own description of a compiled graph (`getGraphAsync`): its nodes and edges. */
+export interface DescribedGraph {
+  nodes: Record<string, unknown>;
+  edges: { source: string; target: string; conditional?: boolean }[];
+}
+
 interface Drawable {
-  getGraphAsync?(): Promise<{
-    nodes: Record<string, unknown>;
-    edges: { source: string; target: string; conditional?: boolean }[];
-  }>;
+  getGraphAsync?(config?: { xray?: boolean | number }): Promise<DescribedGraph>;
   channels?: Record<string, unknown>;
 }
 
 /**
- * Read an agent's structure from its compiled graph (built on a memory checkpointer; nothing runs). Sorted, so the
- * same graph always reads the same.
+ * An agent's compiled graph (built on a memory checkpointer; nothing runs) and LangGraph's description of it —
+ * with `xray`, subgraphs opened up (their nodes named `subgraph:node`).
  */
-export async function graphStructure(agent: AgentDefinition): Promise<GraphStructure> {
+export async function describeGraph(
+  agent: AgentDefinition,
+  options: { xray?: boolean } = {},
+): Promise<{ graph: Drawable; described: DescribedGraph }> {
   const graph = agent.build({ checkpointer: new MemorySaver(), db: {} as AppDb }) as unknown as Drawable;
   if (!graph.getGraphAsync) throw new Error(`agent ${agent.id}: its graph cannot be drawn`);
-  const drawn = await graph.getGraphAsync();
+  return { graph, described: await graph.getGraphAsync(options.xray ? { xray: true } : undefined) };
+}
+
+/** Read an agent's structure from its compiled graph. Sorted, so the same graph always reads the same. */
+export async function graphStructure(agent: AgentDefinition): Promise<GraphStructure> {
+  const { graph, described: drawn } = await describeGraph(agent);
   return {
     nodes: Object.keys(drawn.nodes).sort(),
     edges: drawn.edges.map((e) => `${e.source}${e.conditional ? "?" : ""}→${e.target}`).sort(),

@@ -1,6 +1,7 @@
 import "server-only";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { MultitaskStrategy } from "@/lib/wire";
+import { rowsOf } from "../rows";
 import { type QueuedInput, queuedInputs } from "../schema";
 import type { Queryable } from "../tx";
 
@@ -118,10 +119,7 @@ export async function threadsWithIdleQueue({
       AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = q.thread_id AND r.status IN ('queued', 'running'))
       AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.thread_id = q.thread_id AND d.status IN ('pending', 'answered'))
     LIMIT ${limit}`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
-    thread_id: string;
-  }[];
-  return rows.map((r) => r.thread_id);
+  return rowsOf<{ thread_id: string }>(result).map((r) => r.thread_id);
 }
 
 /**
@@ -143,10 +141,7 @@ export async function abandonRunCheckpoints({
   const first = await db.execute(sql`SELECT parent_checkpoint_id FROM checkpoints
     WHERE thread_id = ${threadId} AND checkpoint_ns = '' AND metadata->>'run_id' = ${runId}
     ORDER BY checkpoint_id LIMIT 1`);
-  const rows = (Array.isArray(first) ? first : (first as { rows: unknown[] }).rows) as {
-    parent_checkpoint_id: string | null;
-  }[];
-  const base = rows[0]?.parent_checkpoint_id ?? null;
+  const base = rowsOf<{ parent_checkpoint_id: string | null }>(first)[0]?.parent_checkpoint_id ?? null;
   if (!base) return null;
   await db.execute(sql`UPDATE checkpoints
     SET metadata = metadata || jsonb_build_object('abandoned', jsonb_build_object('run', ${runId}::text, 'for', ${forRunId}::text))
