@@ -1,6 +1,6 @@
 import "server-only";
 import { orderSupportAgent } from "@/lib/agents/order-support/agent";
-import { accountChangeAgent } from "@/lib/graphs/account-change/agent";
+import { accountChangeAgent, accountChangeAgentV1 } from "@/lib/graphs/account-change/agent";
 import { goodwillAgent } from "@/lib/graphs/goodwill/agent";
 import { refundAgent } from "@/lib/graphs/refund/agent";
 import { registerAgent } from "@/lib/runtime/agent";
@@ -11,6 +11,7 @@ import { registerAgent } from "@/lib/runtime/agent";
  * `AgentDefinition` next to its graph and register it here (see "Add your own agent" in the README).
  */
 registerAgent(refundAgent);
+registerAgent(accountChangeAgentV1);
 registerAgent(accountChangeAgent);
 registerAgent(goodwillAgent);
 registerAgent(orderSupportAgent);

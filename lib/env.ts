@@ -74,6 +74,39 @@ const schema = z.object({
    * at its last checkpoint ("Try again" continues it). 0: no limit.
    */
   RUN_MAX_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
+  /**
+   * Token budgets (prompt + completion, as the model reports them): a run, or a thread across all its runs, that has
+   * spent this many pauses at its next model call with a `run_budget` question — an operator raises the limit for the
+   * thread or stops the run. 0: no limit.
+   */
+  RUN_TOKEN_BUDGET: z.coerce.number().int().min(0).max(1_000_000_000).default(200_000),
+  THREAD_TOKEN_BUDGET: z.coerce.number().int().min(0).max(1_000_000_000).default(1_000_000),
+  /**
+   * The model's price in US dollars per million tokens, `input,output` (e.g. `0.15,0.60`): with it, the console shows
+   * what a run cost and the cost budgets below apply. Empty: cost unknown, no cost budget.
+   */
+  MODEL_PRICE_PER_MTOK: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(
+        /^\s*\d+(\.\d+)?\s*,\s*\d+(\.\d+)?\s*$/,
+        "write input,output in dollars per million tokens, e.g. 0.15,0.60",
+      )
+      .transform((v) => {
+        const [input, output] = v.split(",").map((n) => Number(n.trim()));
+        return { input: input ?? 0, output: output ?? 0 };
+      })
+      .optional(),
+  ),
+  /** Cost budgets in US dollars per run and per thread (with MODEL_PRICE_PER_MTOK). 0: no limit. */
+  RUN_COST_BUDGET_USD: z.coerce.number().min(0).max(1_000_000).default(0),
+  THREAD_COST_BUDGET_USD: z.coerce.number().min(0).max(1_000_000).default(0),
+  /**
+   * The account-change agent's cooling-off period for a new payout account (ms): after both reviews approve, the change
+   * waits this long on a durable timer (cancellable) before it is made. 0: no wait. Fixed per thread when it starts.
+   */
+  ACCOUNT_CHANGE_COOLOFF_MS: z.coerce.number().int().min(0).max(31_622_400_000).default(0),
   /** Seed the demo shop's orders at start (idempotent). */
   DEMO_ORDERS: flag("true"),
   /** Pause between the offline model's streamed pieces, so a demo shows text arriving (0 in tests and benchmarks). */

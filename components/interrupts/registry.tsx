@@ -5,9 +5,11 @@ import { GoodwillVoucherForm } from "./goodwill-voucher-form";
 import { InputTextForm } from "./input-text-form";
 import { RefundApprovalForm } from "./refund-approval-form";
 import { ReviewChangeForm } from "./review-change-form";
+import { RunBudgetForm } from "./run-budget-form";
 import { SelectOptionForm } from "./select-option-form";
 import { ToolReviewForm } from "./tool-review-form";
 import type { DecisionFormProps } from "./types";
+import { WaitTimerForm } from "./wait-timer-form";
 
 /**
  * One form per interrupt action. The mapped type makes this exhaustive: an action added to the contract without a
@@ -23,6 +25,8 @@ export const decisionForms: DecisionFormRegistry = {
   review_change: ReviewChangeForm,
   goodwill_voucher: GoodwillVoucherForm,
   tool_review: ToolReviewForm,
+  run_budget: RunBudgetForm,
+  wait_timer: WaitTimerForm,
 };
 
 /** The registered form for an action. */

@@ -1,8 +1,7 @@
 import { authedFetch, authHeaders, type Who } from "../support/auth";
-import { startEmbeddedServer } from "../support/embedded/server";
 import type { TestServer } from "../support/server";
 import { createTicket, runBody } from "./client";
-import { cleanUp, prepareDatabase, startTestServer } from "./setup";
+import { type Backend, cleanUp, prepareDatabase, type Sql, serverOn, startTestServer, until } from "./setup";
 import { readSse, readSseBody, type SseEvent } from "./sse";
 
 /*
@@ -105,20 +104,6 @@ async function follow(base: string, threadId: string, runId: string, events: str
   }
 }
 
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const types = (s: Stream) => s.events.map((e) => e.event.type);
 const ended = (s: Stream) =>
   s.events.find((e) => e.event.type === "RUN_FINISHED" || e.event.type === "RUN_ERROR");
@@ -180,24 +165,6 @@ async function approveAll(base: string, threadId: string): Promise<void> {
     if (res.status !== 200 && res.status !== 202)
       throw new Error(`decide: ${res.status} ${await res.text()}`);
   }
-}
-
-type Backend = "postgres" | "pglite";
-type Sql = Awaited<ReturnType<typeof prepareDatabase>>["sql"];
-
-/** One server on a fresh database of `backend` (the embedded one is reached through the API only: no `sql`). */
-async function serverOn(
-  backend: Backend,
-  prefix: string,
-  env: Record<string, string>,
-): Promise<{ base: string; sql: Sql | null; stop: () => Promise<void> }> {
-  if (backend === "pglite") {
-    const embedded = await startEmbeddedServer(env);
-    return { base: embedded.server.url, sql: null, stop: () => embedded.stop() };
-  }
-  const prepared = await prepareDatabase(prefix);
-  const server = await startTestServer({ databaseUrl: prepared.url, env });
-  return { base: server.url, sql: prepared.sql, stop: () => cleanUp([server], prepared) };
 }
 
 describe.each<Backend>(["postgres", "pglite"])("double texting on %s", (backend) => {

@@ -42,6 +42,7 @@ const ANSWERS: Record<string, string[]> = {
   select_option: ["option"],
   input_text: ["text"],
   tool_review: ["tool_approve", "tool_edit", "tool_reject"],
+  wait_timer: ["fire", "cancel"],
 };
 /** The answers that act on the world. */
 const ACTING = new Set([
@@ -52,6 +53,7 @@ const ACTING = new Set([
   "grant",
   "tool_approve",
   "tool_edit",
+  "fire",
 ]);
 /** The order-support agent's rule for store credit: above this, as proposed or as edited, a supervisor lets it run. */
 const CREDIT_SUPERVISOR_CENTS = 3000;
@@ -129,6 +131,9 @@ function expected(story: Story, kind: Kind, answer: string): Outcome {
         return refuse(403, "forbidden:tool_role");
       return OK;
     }
+    case "wait_timer":
+      // The cooling-off fires by itself; a person ending it early skips the protection: a supervisor's call.
+      return answer === "fire" && RANK[role] < RANK.supervisor ? refuse(403, "forbidden:cool_off_early") : OK;
     default:
       return OK;
   }
@@ -333,6 +338,27 @@ const SCENARIOS: Scenario[] = [
     }),
   ),
   {
+    name: "account change: the cooling-off timer, after both reviews approved a new payout account",
+    agent: "account_change",
+    action: "wait_timer",
+    node: "cool_off",
+    message: "Please change my payout account to DE89 3704 0044 0532 0130 00.",
+    withOrder: true,
+    absent: {
+      editor: "an edit is covered at the reviews",
+      system_expiry:
+        "a timer's deadline is its own duration, and it fires as system:timer (e2e/api/timers.int.test.ts)",
+    },
+    async rest(d, threadId) {
+      const fraud = await one(d, threadId, "review_change", (p) => p.review === "fraud");
+      await d.decide("supervisor", threadId, fraud.interruptId, { decision: "approve" });
+      const data = await one(d, threadId, "review_change", (p) => p.review === "data");
+      await d.decide("answerer", threadId, data.interruptId, { decision: "approve" });
+      return one(d, threadId, "wait_timer");
+    },
+    facts: { also: ["answerer"], decidedSinceStart: true, earlier: "sibling_review" },
+  },
+  {
     name: "goodwill: the voucher",
     agent: "goodwill",
     action: "goodwill_voucher",
@@ -390,6 +416,10 @@ function answerOf(kind: string, payload: Record<string, unknown>, rng: Rng | nul
     }
     case "text":
       return { text: "ORD-1004" };
+    case "fire":
+      return { outcome: "fired" };
+    case "cancel":
+      return { outcome: "cancelled", note: "The customer called: not them." };
     case "tool_approve":
     case "tool_edit":
     case "tool_reject": {
@@ -405,7 +435,8 @@ function answerOf(kind: string, payload: Record<string, unknown>, rng: Rng | nul
 }
 
 describe("one decision policy for every principal (generated over the registry)", () => {
-  const ctx = useTestServer("policymx");
+  // Payout changes wait an hour after both reviews (the cooling-off timer is a question of its own here).
+  const ctx = useTestServer("policymx", undefined, { ACCOUNT_CHANGE_COOLOFF_MS: "3600000" });
   const cookies = new Map<Person, string>();
   const ids = new Map<Person, string>();
   let orders = 0;

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { openPostgres } from "@/lib/db/open";
+import { startEmbeddedServer } from "../support/embedded/server";
 import { createTestDatabase } from "../support/pg";
 import { startTestServer, type TestServer } from "../support/server";
 import { sqlFor } from "./client";
@@ -62,4 +63,37 @@ export function useTestServer(
     await cleanUp([context.server], context.prepared);
   });
   return context;
+}
+
+export type Backend = "postgres" | "pglite";
+export type Sql = Awaited<ReturnType<typeof prepareDatabase>>["sql"];
+
+/** One server on a fresh database of `backend` (the embedded one is reached through the API only: no `sql`). */
+export async function serverOn(
+  backend: Backend,
+  prefix: string,
+  env: Record<string, string>,
+): Promise<{ base: string; sql: Sql | null; stop: () => Promise<void> }> {
+  if (backend === "pglite") {
+    const embedded = await startEmbeddedServer(env);
+    return { base: embedded.server.url, sql: null, stop: () => embedded.stop() };
+  }
+  const prepared = await prepareDatabase(prefix);
+  const server = await startTestServer({ databaseUrl: prepared.url, env });
+  return { base: server.url, sql: prepared.sql, stop: () => cleanUp([server], prepared) };
+}
+
+/** Poll `probe` every 25 ms until it gives something (not undefined or false), or fail naming `what`. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  ms = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type RunBudgetAnswer, type RunBudgetPayload, runBudgetPayload } from "@/lib/budget-contract";
 import { type ToolReviewAnswer, type ToolReviewPayload, toolReviewPayload } from "./tool-review";
 
 /*
@@ -185,6 +186,36 @@ export const goodwillVoucherAnswer = z.discriminatedUnion("decision", [
   z.strictObject({ decision: z.literal("decline"), note: z.string().trim().min(1, "say why").max(2000) }),
 ]);
 
+// ── wait_timer: a graph waits for a duration (a durable timer), then goes on ───────────────────────────────────────
+
+/** The longest a graph may wait on one timer: a year. */
+export const TIMER_MAX_MS = 366 * 24 * 3_600_000;
+
+/**
+ * The graph waits `durationMs` from when it asked (a cooling-off period, a reminder "if there is no answer in 2 days").
+ * Nobody needs to answer: when the time is up the deadline sweeper answers `fired` as `system:timer`, once, on one
+ * instance, whatever restarted meanwhile. A person may fire it early or cancel the wait, as the agent's policy allows.
+ */
+export const waitTimerPayload = z.object({
+  action: z.literal("wait_timer"),
+  title: z.string(),
+  durationMs: z.number().int().min(0).max(TIMER_MAX_MS),
+  /** Why it waits, and what happens when it fires. */
+  reason: z.string(),
+  /** What cancelling the wait means, in the agent's words ("The change is not made."). */
+  onCancel: z.string().optional(),
+});
+
+export const waitTimerAnswer = z.discriminatedUnion("outcome", [
+  z.strictObject({ outcome: z.literal("fired"), note: z.string().max(2000).optional() }),
+  z.strictObject({
+    outcome: z.literal("cancelled"),
+    note: z.string().trim().min(1, "say why the wait is cancelled").max(2000),
+  }),
+]);
+
+// ── run_budget: raised by the runtime, not by an agent (lib/budget-contract.ts, lib/runtime/budget.ts) ─────────────
+
 // ── tool_review: the ecosystem's standard interrupts (LangChain's middleware, agent-inbox), see ./tool-review ──
 
 // ── the union ──────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -198,6 +229,8 @@ export const interruptPayload = z.discriminatedUnion("action", [
   reviewChangePayload,
   goodwillVoucherPayload,
   toolReviewPayload,
+  runBudgetPayload,
+  waitTimerPayload,
 ]);
 
 export type InterruptPayload = z.infer<typeof interruptPayload>;
@@ -215,6 +248,8 @@ export type ConfirmEmailAnswer = z.infer<typeof confirmEmailAnswer>;
 export type ReviewChangePayload = z.infer<typeof reviewChangePayload>;
 export type ReviewChangeAnswer = z.infer<typeof reviewChangeAnswer>;
 export type GoodwillVoucherAnswer = z.infer<typeof goodwillVoucherAnswer>;
+export type WaitTimerPayload = z.infer<typeof waitTimerPayload>;
+export type WaitTimerAnswer = z.infer<typeof waitTimerAnswer>;
 
 /** The answer type for each action. */
 export interface AnswerOf {
@@ -225,8 +260,10 @@ export interface AnswerOf {
   review_change: ReviewChangeAnswer;
   goodwill_voucher: GoodwillVoucherAnswer;
   tool_review: ToolReviewAnswer;
+  run_budget: RunBudgetAnswer;
+  wait_timer: WaitTimerAnswer;
 }
-export type { ToolReviewAnswer, ToolReviewPayload };
+export type { RunBudgetAnswer, RunBudgetPayload, ToolReviewAnswer, ToolReviewPayload };
 
 export const INTERRUPT_ACTIONS = [
   "refund_approval",
@@ -236,4 +273,6 @@ export const INTERRUPT_ACTIONS = [
   "review_change",
   "goodwill_voucher",
   "tool_review",
+  "run_budget",
+  "wait_timer",
 ] as const satisfies readonly InterruptAction[];

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { runBudgetAnswer } from "@/lib/budget-contract";
 import { humanize } from "@/lib/humanize";
 import { formatMoney } from "@/lib/wire";
 import {
@@ -11,6 +12,7 @@ import {
   refundApprovalAnswer,
   reviewChangeAnswer,
   selectOptionAnswer,
+  waitTimerAnswer,
 } from "./contract";
 import { reviewDecisions, toolReviewAnswer } from "./tool-review";
 
@@ -200,6 +202,48 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
           return d.message ? `Rejected: ${quote(d.message)}` : "Rejected";
         })
         .join("; ");
+    },
+  },
+  wait_timer: {
+    label: "Timer",
+    example: {
+      action: "wait_timer",
+      title: "Cooling-off before the new payout account takes effect",
+      durationMs: 86_400_000,
+      reason: "A new payout account takes effect a day after both reviews approved it.",
+      onCancel: "The change is not made.",
+    },
+    answerShape: waitTimerAnswer,
+    // Nobody has to answer: the timer fires by itself. Firing it (early, when a person does) lets what waits happen:
+    // the agent's policy says who may, before the click too; the timer itself fires as a system the agent allows.
+    actingAnswer: () => ({ outcome: "fired" }),
+    bulk: null,
+    summarize(a, _c, quote) {
+      if (a.outcome === "fired") return a.note ? `Fired (note: ${quote(a.note)})` : "Fired";
+      if (a.outcome === "cancelled") return `Cancelled the wait: ${quote(a.note)}`;
+      return null;
+    },
+  },
+  run_budget: {
+    label: "Spending limit",
+    example: {
+      action: "run_budget",
+      title: "The run reached its limit of 10,000 tokens per run",
+      limit: "run_tokens",
+      budget: 10_000,
+      used: 10_250,
+      spent: { runTokens: 10_250, threadTokens: 12_000 },
+    },
+    answerShape: runBudgetAnswer,
+    // Raising a limit lets the agent spend more: the answer whose policy is asked before the click.
+    actingAnswer: (payload) => ({ decision: "raise", to: Math.max(payload.budget, payload.used) * 2 }),
+    // The new limit is a number someone chooses: decided one by one.
+    bulk: null,
+    summarize(a, _c, quote) {
+      if (a.decision === "raise" && typeof a.to === "number")
+        return `Raised the limit to ${a.to.toLocaleString("en")}`;
+      if (a.decision === "stop") return `Stopped the run: ${quote(a.note)}`;
+      return null;
     },
   },
 };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { runBudgetAnswerFor } from "@/lib/budget-contract";
 import type { DecisionSummary } from "@/lib/wire";
 import {
   type AnswerOf,
@@ -12,6 +13,7 @@ import {
   refundApprovalAnswer,
   reviewChangeAnswer,
   selectOptionAnswer,
+  waitTimerAnswer,
 } from "./contract";
 import { readStandardInterrupt, toolReviewAnswerSchema } from "./tool-review";
 
@@ -91,6 +93,10 @@ function answerSchema(payload: InterruptPayload): z.ZodType {
       return goodwillVoucherAnswer;
     case "tool_review":
       return toolReviewAnswerSchema(payload);
+    case "run_budget":
+      return runBudgetAnswerFor(payload);
+    case "wait_timer":
+      return waitTimerAnswer;
   }
 }
 

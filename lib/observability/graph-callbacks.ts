@@ -154,7 +154,7 @@ export class RunTraceHandler extends BaseCallbackHandler {
 const nodeNames = new WeakMap<Span, string>();
 
 /** Prompt and completion tokens of a model call, as the provider reported them (0 when it did not). */
-function tokenUsage(output: LLMResult): { prompt: number; completion: number } {
+export function tokenUsage(output: LLMResult): { prompt: number; completion: number } {
   const reported = output.llmOutput?.tokenUsage as
     | { promptTokens?: number; completionTokens?: number }
     | undefined;

@@ -5,7 +5,7 @@ import { getDatabase } from "@/lib/db/client";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteExpiredClaims } from "@/lib/db/queries/claims";
-import { escalateOverdue, listExpiring, markExpiryFailed } from "@/lib/db/queries/deadlines";
+import { escalateOverdue, listDueTimers, listExpiring, markExpiryFailed } from "@/lib/db/queries/deadlines";
 import { pruneInboxChanges } from "@/lib/db/queries/inbox-changes";
 import {
   enqueueNotifications,
@@ -28,6 +28,14 @@ export const EXPIRY_PRINCIPAL: Principal = {
 };
 const DEADLINES_ACTOR = { id: "system:deadlines", label: "system:deadlines", role: null };
 
+/** Who fires a durable timer whose time is up (a `wait_timer` question): in the ledger and the audit trail. */
+export const TIMER_PRINCIPAL: Principal = {
+  kind: "system",
+  id: "system:timer",
+  label: "system:timer",
+  role: "operator",
+};
+
 /** Arbitrary but fixed: the transaction lock of the one instance sweeping deadlines at a time. */
 const SWEEP_LOCK_KEY = 7_311_842_014;
 
@@ -40,7 +48,11 @@ const SWEEP_LOCK_KEY = 7_311_842_014;
  * attempt cut short by a crash is simply made again on the next pass, as the item is still pending). An answer the
  * contract or the policy refuses is marked and left to a person.
  */
-export async function sweepDeadlines({ db }: { db: AppDb }): Promise<{ escalated: number; expired: number }> {
+export async function sweepDeadlines({
+  db,
+}: {
+  db: AppDb;
+}): Promise<{ escalated: number; expired: number; fired: number }> {
   const escalated = await db.transaction(async (tx) => {
     const [lock] = await tx
       .execute(sql`SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK_KEY}) AS ok`)
@@ -69,7 +81,7 @@ export async function sweepDeadlines({ db }: { db: AppDb }): Promise<{ escalated
     }
     return items.length;
   });
-  if (escalated === null) return { escalated: 0, expired: 0 };
+  if (escalated === null) return { escalated: 0, expired: 0, fired: 0 };
   let expired = 0;
   for (const item of await listExpiring({ db })) {
     if (isDraining() || !item.expiryAnswer) break;
@@ -92,7 +104,33 @@ export async function sweepDeadlines({ db }: { db: AppDb }): Promise<{ escalated
       await markExpiryFailed({ db, interruptId: item.interruptId, error: `${e.code}: ${e.message}` });
     }
   }
-  return { escalated, expired };
+  return { escalated, expired, fired: await fireDueTimers(db) };
+}
+
+/**
+ * Answer every timer whose time is up with `fired`, as `system:timer`, through the same decision path as any answer:
+ * the ledger's compare-and-set records it once whichever instance (or restart) gets there, and the resume run goes on
+ * from the graph's last checkpoint. A timer the agent's policy refuses to the system is marked and left to a person.
+ */
+async function fireDueTimers(db: AppDb): Promise<number> {
+  let fired = 0;
+  for (const timer of await listDueTimers({ db })) {
+    if (isDraining()) break;
+    try {
+      await decideAndResume({
+        db,
+        threadId: timer.threadId,
+        entry: { interruptId: timer.interruptId, status: "resolved", payload: { outcome: "fired" } },
+        principal: TIMER_PRINCIPAL,
+      });
+      fired += 1;
+    } catch (error) {
+      const e = asAppError(error, "timer");
+      if (e.type === "conflict" || e.type === "unavailable" || e.type === "internal") continue;
+      await markExpiryFailed({ db, interruptId: timer.interruptId, error: `${e.code}: ${e.message}` });
+    }
+  }
+  return fired;
 }
 
 function rowsOf(result: unknown): unknown[] {

@@ -1,166 +1,19 @@
 import "server-only";
-import type { RunnableConfig } from "@langchain/core/runnables";
-import type { BaseCheckpointSaver, StateSnapshot } from "@langchain/langgraph";
-import type { z } from "zod";
 import type { DescribeInterrupt } from "@/lib/agui";
-import type { Principal } from "@/lib/auth/roles";
-import type { AppDb } from "@/lib/db/open";
-import type { InvolvedPrincipal } from "@/lib/db/queries/involved";
-import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
-import type { DecisionSummary, MultitaskStrategy } from "@/lib/wire";
+import type { MultitaskStrategy } from "@/lib/wire";
+import type { AgentDefinition } from "./agent-definition";
+import { withRuntimeQuestions } from "./runtime-questions";
+
+export type * from "./agent-definition";
 
 /*
- * What the runtime needs to know about an agent, and nothing more: an agent brings its graph and its rules through one
- * `AgentDefinition`; `lib/runtime`, `lib/agui`, `lib/db` and `lib/checkpoint` never import an agent. The app registers
- * its agents at start (`lib/agents.ts`), and every thread names the agent it runs.
+ * The registry of agents: the app registers its agents at start (`lib/agents.ts`), and every thread names the agent it
+ * runs. What an agent brings is an `AgentDefinition` (./agent-definition.ts).
  */
-
-/** The parts of a compiled LangGraph graph the runtime calls. */
-export interface AgentGraph {
-  getState(config: RunnableConfig): Promise<StateSnapshot>;
-  updateState(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
-  stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
-}
-
-/** An interrupt value read against the agent's contract. */
-export type ParsedPayload<P> =
-  | { ok: true; payload: P; action: string; title: string }
-  | { ok: false; error: string };
-
-export type { DecisionSummary };
-
-/** A recorded side effect that a branch from some checkpoint would reach again. */
-export interface SideEffectWarning {
-  code: `side_effect:${string}`;
-  message: string;
-  /** The ledger row that prevents doing it twice. */
-  recordId: string;
-}
-
-/** What an agent's `effects` is asked about: the state at a checkpoint of one thread. */
-export interface EffectsArgs {
-  db: Queryable;
-  threadId: string;
-  values: Record<string, unknown>;
-}
-
-/** A decision being taken, as the agent's policy sees it. */
-export interface DecisionAttempt<P> {
-  interruptId: string;
-  payload: P;
-  /** The answer as the contract parsed it. */
-  answer: unknown;
-  principal: Principal;
-  /** Who supplied input that led to this request (`listInvolvedPrincipals`). */
-  involved: InvolvedPrincipal[];
-  /** Decisions of the same super-step already answered (parallel approvals), with who answered them. */
-  siblings: { interruptId: string; action: string; answer: unknown; resolvedById: string | null }[];
-}
-
-export interface AgentDefinition<P = unknown> {
-  /** Stable id, stored on every thread (`refund`, `account_change`). */
-  id: string;
-  /** For people: the new-ticket form and the thread page. */
-  title: string;
-  description: string;
-  /**
-   * Declared version of the graph: bump it when nodes, edges, interrupt points or state channels change, and keep
-   * the previous definition registered (a versions folder next to the graph) until no thread uses it.
-   */
-  version: string;
-  /**
-   * Content hash of the graph's structure (`structureHash` in lib/runtime/graph-structure.ts): a test compares it
-   * with the built graph, so a structural change without a version bump fails before it is deployed.
-   */
-  structureHash: string;
-  /** Nodes that raise interrupts (part of the structure: moving a question is a new version). */
-  interruptNodes: readonly string[];
-  /**
-   * The kinds of question it asks (`lib/interrupts/kinds.ts`: `tool_review` for the standard interrupts of LangChain's
-   * review middleware and agent-inbox). The registry test checks the console can label, summarize, bulk-decide and
-   * pre-check every one of them for this agent, so no place is left silently incomplete.
-   */
-  asks: readonly string[];
-  /**
-   * Declared moves of paused threads from older versions onto this one: the old state and pending interrupts in, the
-   * state update to apply (as `asNode`) out. Run once, recorded as a checkpoint with `source: "migration"`, audited.
-   */
-  migrations?: AgentMigration[];
-  /** The compiled graph on this process's checkpointer and database (the agent picks its own model, if any). */
-  build(deps: { checkpointer: BaseCheckpointSaver; db: AppDb }): AgentGraph;
-  /** The state update a customer message starts (or continues) a thread with. */
-  input(message: { messageId: string; text: string; orderRef: string | null }): unknown;
-  /** The interrupt contract: how the agent's interrupt values read, are answered and are summarized. */
-  interrupts: {
-    parse(raw: unknown): ParsedPayload<P>;
-    /** Validate an answer against the payload it answers: the parsed answer, or why not. */
-    validate(payload: P, answer: unknown): { ok: true; answer: unknown } | { ok: false; error: string };
-    /** AG-UI `Interrupt.responseSchema`: the JSON Schema of the answer. */
-    responseSchema(payload: P): Record<string, unknown>;
-    summarize(raw: unknown): DecisionSummary;
-    /**
-     * The answer to this payload that acts on the world (approve, send, grant), or null when none does. Lets the
-     * console ask the policy before the click whether someone may give it (`lib/runtime/may-decide.ts`).
-     */
-    actingAnswer?(payload: P): unknown;
-  };
-  /** Time travel: which state a fork may edit, and as which nodes. */
-  fork: {
-    editable: z.ZodType<Record<string, unknown>>;
-    editableFields: readonly string[];
-    asNodes: readonly string[];
-    /** The state update that marks a branch as edited by a principal (written by the runtime, never by the edit). */
-    markEdited(principalId: string): Record<string, unknown>;
-  };
-  /** Side effects a branch from a checkpoint (with these values) would reach again: warned before a fork. */
-  effects(args: EffectsArgs): Promise<SideEffectWarning[]>;
-  /** Who may take which decision: throws an AppError (403) to refuse. Rejections usually pass. */
-  policy(attempt: DecisionAttempt<P>): void;
-  /**
-   * Personal data in this agent's state, as dot paths (`customerMessage`, `change.to`): erasure replaces their values
-   * wherever the customer's threads hold them (lib/runtime/erasure.ts). The customer's name and email are erased
-   * everywhere anyway.
-   */
-  personalData?: readonly string[];
-  /** Whether this answer acts on the world (approves, sends): the runtime collects `involved` only for those. */
-  actsOnIt(payload: P, answer: unknown): boolean;
-  /**
-   * Interrupt actions for which a system principal (a deadline's expiry, a migration, a tool) may give an acting
-   * answer. Default: none — a system may reject, cancel, hold or escalate, never approve, send or grant
-   * (lib/runtime/system-policy.ts). Checked when an expiry answer is configured and again when it is applied.
-   */
-  systemMayAct?: readonly string[];
-  /** What a thread is about, read from its state (for the inbox when a payload does not say). */
-  context(values: Record<string, unknown>): { orderId: string | null; customerName: string | null };
-  /** Extra `configurable` keys for a run (e.g. chaos delays). */
-  configurable?: Record<string, unknown>;
-  /**
-   * What new input does while a run of the thread is active (double texting, `MULTITASK_STRATEGIES` in lib/wire.ts):
-   * `reject` (the default: 409 `conflict:run_active`), `enqueue`, `interrupt` or `rollback` (lib/runtime/queued-inputs.ts).
-   */
-  multitask?: MultitaskStrategy;
-}
-
 /** An agent's double-texting strategy: the deployment's override (`MULTITASK`), else its declaration, else `reject`. */
 export function multitaskOf(agent: Pick<AgentDefinition, "id" | "multitask">): MultitaskStrategy {
   return env.MULTITASK[agent.id] ?? agent.multitask ?? "reject";
-}
-
-/** A declared migration from an older version of the same agent. */
-export interface AgentMigration {
-  from: string;
-  /** Why, for the audit trail and the console ("human_review renamed to review_refund"). */
-  description: string;
-  /**
-   * The state update that moves a thread paused at `pendingNodes` (the nodes whose questions wait) onto this
-   * version, written as `asNode` (the new graph continues from that node's edges and asks again); or null when this
-   * migration does not apply to such a thread, which then stays pinned to its version.
-   */
-  migrate(old: { values: Record<string, unknown>; pendingNodes: string[] }): {
-    values: Record<string, unknown>;
-    asNode: string;
-  } | null;
 }
 
 const KEY = Symbol.for("hitl-console.agents");
@@ -217,7 +70,7 @@ export function agentKey(agent: Pick<AgentDefinition, "id" | "version">): string
 export function registerAgent<P>(definition: AgentDefinition<P>): void {
   if (refusedVersions().has(agentKey(definition))) return;
   // The runtime only hands an agent payloads its own contract parsed: erasing P here is safe.
-  registry().set(agentKey(definition), definition as unknown as AgentDefinition);
+  registry().set(agentKey(definition), withRuntimeQuestions(definition) as unknown as AgentDefinition);
 }
 
 function versionsOf(id: string): AgentDefinition[] {

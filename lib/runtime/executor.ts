@@ -21,6 +21,7 @@ import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/observability/tracing";
 import { interruptDescriber, multitaskOf } from "./agent";
+import { BudgetGate, loadThreadSpending } from "./budget";
 import {
   cancelReason,
   isCancelReason,
@@ -159,6 +160,7 @@ async function executeRun(
         }, env.RUN_MAX_MS)
       : undefined;
   limit?.unref();
+  let gate: BudgetGate | undefined;
   try {
     signal.throwIfAborted();
     if (!agent) {
@@ -169,6 +171,11 @@ async function executeRun(
     }
     const graph = await getAgentGraph(agent);
     const { input, configurable } = await graphInputFor(run, { agent, graph }, options.recovered ?? false);
+    // Its spending limits: a model call past one pauses the run with a `run_budget` question (lib/runtime/budget.ts).
+    const spending = await loadThreadSpending({ db: database.db, threadId: run.threadId, runId: run.id });
+    gate = new BudgetGate(spending, (by) => {
+      if (!signal.aborted) abort.abort(cancelReason(`${by}, at the spending limit`));
+    });
     const stream = await graph.stream(input, {
       // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).
       configurable: {
@@ -181,8 +188,8 @@ async function executeRun(
       // A recovered run writes every checkpoint before moving on: it already crashed once.
       durability: options.recovered ? "sync" : "async",
       signal,
-      // Spans for each node and model call, and the model metrics.
-      callbacks: [trace],
+      // The spending limits first (nothing else hears of a call they hold back); spans and model metrics.
+      callbacks: [gate, trace],
     });
     let progressed = !options.recovered;
     for await (const item of stream as AsyncIterable<[string, unknown]>) {
@@ -228,6 +235,7 @@ async function executeRun(
       context: agent.context(final.values),
       checkpointId: (state.config.configurable?.checkpoint_id as string | undefined) ?? null,
       events: sink.number(mapper.finish(final)),
+      tokens: gate.tokens(),
     });
     observeRunEnd(run, interrupts.length > 0 ? "interrupted" : "succeeded");
   } catch (error) {
@@ -263,6 +271,7 @@ async function executeRun(
         checkpointId: null,
         error: { code: stop.code, message: stop.message },
         events: sink.number(mapper.fail({ code: stop.code, message: stop.message })),
+        ...(gate ? { tokens: gate.tokens() } : {}),
       });
       observeRunEnd(run, stop.status, stop.code);
       return;
@@ -277,6 +286,7 @@ async function executeRun(
       sink,
       fail: mapper.fail.bind(mapper),
       error,
+      ...(gate ? { tokens: gate.tokens() } : {}),
       ...(attention ? { threadStatus: "needs_attention" as const } : {}),
     });
   } finally {
@@ -293,6 +303,7 @@ export async function failRun({
   fail,
   error,
   threadStatus = "failed",
+  tokens,
 }: {
   db: Awaited<ReturnType<typeof getDatabase>>["db"];
   run: Run;
@@ -303,6 +314,8 @@ export async function failRun({
   error: unknown;
   /** `failed` (the default: "Try again" continues it) or `needs_attention` (a supervisor must act). */
   threadStatus?: "failed" | "needs_attention";
+  /** Model tokens the execution spent. */
+  tokens?: { in: number; out: number };
 }): Promise<void> {
   // An unexpected error is logged here, as a structured line of the run (the client gets a generic message).
   const appError = toAppError(error, () =>
@@ -320,6 +333,7 @@ export async function failRun({
     checkpointId: null,
     error: { code, message: appError.message },
     events: sink.number(fail({ code, message: appError.message })),
+    ...(tokens ? { tokens } : {}),
   });
   observeRunEnd(run, "failed", code);
 }

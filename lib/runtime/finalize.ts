@@ -25,6 +25,8 @@ export interface RunEnding {
   error?: { code: string; message: string };
   /** The run's last events (snapshots and RUN_FINISHED / RUN_ERROR), already numbered. */
   events: LoggedEvent[];
+  /** Model tokens the execution spent: on the run's row in the same statement that closes it (budgets add them up). */
+  tokens?: { in: number; out: number };
 }
 
 /**
@@ -51,6 +53,7 @@ export async function finalizeRun({ db, ...ending }: RunEnding & { db: AppDb }):
         status: ending.status,
         errorCode: ending.error?.code,
         errorMessage: ending.error?.message,
+        ...(ending.tokens ? { tokens: ending.tokens } : {}),
       }));
     if (!closed) throw new LostOwnershipError(`run ${ending.runId} is no longer owned by ${ending.owner}`);
     if (ending.checkpointId) {

@@ -1,3 +1,4 @@
+import { estimatedUsage } from "@/lib/graphs/offline-usage";
 import "server-only";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
@@ -108,6 +109,8 @@ export class OrderSupportOfflineModel extends BaseChatModel {
     const message = answerFor(messages);
     const words = Math.max(1, String(message.content).split(/\s+/).filter(Boolean).length);
     if (this.thinkMsPerWord > 0) await think(words * this.thinkMsPerWord, options.signal);
+    message.usage_metadata = estimatedUsage(messages, String(message.content));
+    message.response_metadata = { ...message.response_metadata, estimated: true };
     return { generations: [{ text: String(message.content), message }] };
   }
 }

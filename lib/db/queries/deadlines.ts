@@ -24,7 +24,7 @@ export async function escalateOverdue({ db, limit = 100 }: { db: Queryable; limi
     UPDATE ${decisions} SET escalated_at = now()
     WHERE interrupt_id IN (
       SELECT interrupt_id FROM ${decisions}
-      WHERE status = 'pending' AND due_at <= now() AND escalated_at IS NULL
+      WHERE status = 'pending' AND due_at <= now() AND escalated_at IS NULL AND action <> ${TIMER_ACTION}
       ORDER BY due_at LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)
     AND escalated_at IS NULL
@@ -32,6 +32,26 @@ export async function escalateOverdue({ db, limit = 100 }: { db: Queryable; limi
       amount_cents AS "amountCents", currency, to_char(due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "dueAt"`);
   // node-postgres answers { rows }, PGlite too; be lenient about either shape.
   return (Array.isArray(result) ? result : (result as { rows: EscalatedItem[] }).rows) as EscalatedItem[];
+}
+
+/** The question kind of a durable timer: never escalated, answered `fired` when due (lib/queue/deadlines.ts). */
+export const TIMER_ACTION = "wait_timer";
+
+/** Timers whose time is up and that nobody answered yet (oldest first); a timer refused once is left to a person. */
+export async function listDueTimers({ db, limit = 50 }: { db: Queryable; limit?: number }) {
+  return db
+    .select({ interruptId: decisions.interruptId, threadId: decisions.threadId })
+    .from(decisions)
+    .where(
+      and(
+        sql`${decisions.status} = 'pending'`,
+        eq(decisions.action, TIMER_ACTION),
+        isNull(decisions.expiryError),
+        lte(decisions.dueAt, sql`now()`),
+      ),
+    )
+    .orderBy(asc(decisions.dueAt))
+    .limit(limit);
 }
 
 /** Escalated pending decisions whose expiry answer is still to be applied (oldest due first). */

@@ -92,6 +92,7 @@ export async function finishRun({
   status,
   errorCode,
   errorMessage,
+  tokens,
 }: {
   db: Queryable;
   runId: string;
@@ -99,10 +100,24 @@ export async function finishRun({
   status: Exclude<RunStatus, (typeof ACTIVE_RUN_STATUSES)[number]>;
   errorCode?: string;
   errorMessage?: string;
+  /** Model tokens this execution spent (added: a recovered run's earlier attempts keep theirs). */
+  tokens?: { in: number; out: number };
 }): Promise<boolean> {
   const updated = await db
     .update(runs)
-    .set({ status, errorCode, errorMessage, finishedAt: sql`now()`, leaseExpiresAt: null })
+    .set({
+      status,
+      errorCode,
+      errorMessage,
+      finishedAt: sql`now()`,
+      leaseExpiresAt: null,
+      ...(tokens
+        ? {
+            tokensIn: sql`${runs.tokensIn} + ${tokens.in}`,
+            tokensOut: sql`${runs.tokensOut} + ${tokens.out}`,
+          }
+        : {}),
+    })
     .where(and(eq(runs.id, runId), eq(runs.owner, owner), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
     .returning({ id: runs.id });
   return updated.length === 1;

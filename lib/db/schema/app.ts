@@ -142,6 +142,12 @@ export const runs = pgTable(
      */
     cancelRequestedBy: text("cancel_requested_by"),
     cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true }),
+    /**
+     * Model tokens the run spent (prompt and completion, as the provider reported them; the offline models estimate),
+     * written when its execution ends however it ends: what the per-thread budget adds up.
+     */
+    tokensIn: integer("tokens_in").notNull().default(0),
+    tokensOut: integer("tokens_out").notNull().default(0),
   },
   (t) => [
     uniqueIndex("runs_one_active_per_thread").on(t.threadId).where(sql`${t.status} in ('queued', 'running')`),

@@ -8,7 +8,7 @@ import { emailWarnings } from "@/lib/graphs/email-effects";
 import { refuseOwnInput } from "@/lib/graphs/four-eyes";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, DecisionAttempt } from "@/lib/runtime/agent";
-import { accountChangeInput, buildAccountChangeGraph } from "./graph";
+import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";
 
 /** What a fork may change: the customer's own words (and the order naming them); never a review or the outcome. */
 const editable = z.strictObject({ customerMessage: editableMessage, orderRef: editableOrderRef }).partial();
@@ -27,6 +27,10 @@ function reviewPolicy({
   involved,
   siblings,
 }: DecisionAttempt<InterruptPayload>): void {
+  if (payload.action === "wait_timer") {
+    coolOffPolicy({ answer, principal });
+    return;
+  }
   if (payload.action !== "review_change") return;
   if (!hasRole(principal.role, payload.requiredRole)) {
     throw new AppError(
@@ -53,16 +57,34 @@ function reviewPolicy({
   }
 }
 
+/**
+ * The cooling-off timer: it fires by itself (`system:timer`); a person who fires it early skips the protection, so that
+ * takes a supervisor. Cancelling (the change is not made) is anyone's who may review.
+ */
+function coolOffPolicy({
+  answer,
+  principal,
+}: Pick<DecisionAttempt<InterruptPayload>, "answer" | "principal">) {
+  const fired = (answer as { outcome?: unknown } | null)?.outcome === "fired";
+  if (fired && principal.kind !== "system" && !hasRole(principal.role, "supervisor")) {
+    throw new AppError(
+      "forbidden:cool_off_early",
+      "Ending the cooling-off period early needs a supervisor: it fires by itself when the time is up.",
+      { rule: "role_required", role: "supervisor" },
+    );
+  }
+}
+
 /** The account-change agent: a customer asks to change their address, email or payout account; two people review. */
 export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
   id: "account_change",
   title: "Account change",
   description:
     "A customer asks to change their address, email or payout account: a fraud check and a data check.",
-  version: "1",
-  structureHash: "sha256:fc1fe7a9f3896693",
-  interruptNodes: ["fraud_review", "data_review"],
-  asks: ["review_change"],
+  version: "2",
+  structureHash: "sha256:d8952dea91675e94",
+  interruptNodes: ["fraud_review", "data_review", "cool_off"],
+  asks: ["review_change", "wait_timer"],
   build: ({ checkpointer, db }) => buildAccountChangeGraph({ checkpointer, db }),
   input: (message) => accountChangeInput(message),
   interrupts: sharedContract,
@@ -77,7 +99,12 @@ export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
   policy: reviewPolicy,
   /** The customer's own words (and what they asked to change to): erased with the customer. */
   personalData: ["customerMessage", "change.to", "change.from"],
-  actsOnIt: (payload, answer) => payload.action === "review_change" && approves(answer),
+  // Approving a review acts, and so does firing the cooling-off (the change is then made).
+  actsOnIt: (payload, answer) =>
+    (payload.action === "review_change" && approves(answer)) ||
+    (payload.action === "wait_timer" && (answer as { outcome?: unknown } | null)?.outcome === "fired"),
+  // The cooling-off timer fires by itself when its time is up (system:timer): that is its point.
+  systemMayAct: ["wait_timer"],
   context(values) {
     const customer = values.customer as { name?: unknown } | null | undefined;
     return {
@@ -85,4 +112,14 @@ export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
       customerName: typeof customer?.name === "string" ? customer.name : null,
     };
   },
+};
+
+/** Version 1 (no cooling-off), kept registered for the threads that started on it: they finish on it. */
+export const accountChangeAgentV1: AgentDefinition<InterruptPayload> = {
+  ...accountChangeAgent,
+  version: "1",
+  structureHash: "sha256:fc1fe7a9f3896693",
+  interruptNodes: ["fraud_review", "data_review"],
+  asks: ["review_change"],
+  build: ({ checkpointer, db }) => buildAccountChangeGraphV1({ checkpointer, db }),
 };

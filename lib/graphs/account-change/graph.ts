@@ -6,18 +6,22 @@ import type { AppDb } from "@/lib/db/open";
 import { recordAccountChange } from "@/lib/db/queries/accounts";
 import { getOrder } from "@/lib/db/queries/orders";
 import { queueEmail } from "@/lib/db/queries/outbox";
+import { env } from "@/lib/env";
 import { askHuman, decisionRef } from "@/lib/graphs/ask-human";
 import { normalizeOrderRef } from "@/lib/graphs/refund/classify-rules";
 import { parseAccountChange } from "./parse";
 import {
   AccountChangeState,
+  AccountChangeStateV2,
   type AccountChangeUpdate,
+  type AccountChangeV2Update,
+  type AccountChangeV2Value,
   type AccountChangeValue,
   type ReviewKind,
 } from "./state";
 
-/** The graph's nodes in flow order; the two reviews run in parallel. */
-export const ACCOUNT_CHANGE_NODES = ["intake", "fraud_review", "data_review", "apply"] as const;
+/** The graph's nodes in flow order; the two reviews run in parallel (version 2 waits in `cool_off` before applying). */
+export const ACCOUNT_CHANGE_NODES = ["intake", "fraud_review", "data_review", "cool_off", "apply"] as const;
 
 const FIELD_NAMES = { address: "postal address", email: "email address", payout: "payout account" } as const;
 
@@ -43,9 +47,9 @@ function threadIdOf(config: LangGraphRunnableConfig): string {
   return threadId;
 }
 
-/** intake: read the change and look the customer up by the order they named, if any. */
-function intakeNode(db: AppDb) {
-  return async (state: AccountChangeValue): Promise<AccountChangeUpdate> => {
+/** intake: read the change and look the customer up by the order they named, if any (v2: fix the cooling-off). */
+function intakeNode(db: AppDb, coolOff: boolean) {
+  return async (state: AccountChangeValue): Promise<AccountChangeV2Update> => {
     const order = state.orderRef ? await getOrder({ db, orderId: state.orderRef }) : undefined;
     const customer = order
       ? { name: order.customerName, email: order.customerEmail }
@@ -56,6 +60,10 @@ function intakeNode(db: AppDb) {
       change: change.field === "email" && order ? { ...change, from: order.customerEmail } : change,
       reviews: {},
       outcome: null,
+      // A new payout account is where money goes: it waits before it takes effect (0 = no wait).
+      ...(coolOff
+        ? { coolOffMs: change.field === "payout" ? env.ACCOUNT_CHANGE_COOLOFF_MS : 0, coolOff: null }
+        : {}),
     };
   };
 }
@@ -77,6 +85,28 @@ function reviewNode(review: ReviewKind) {
   };
 }
 
+/** Both reviews in, both approving. */
+function bothApproved(state: AccountChangeValue): boolean {
+  const answers = Object.values(state.reviews);
+  return answers.length === 2 && answers.every((a) => a?.decision === "approve");
+}
+
+/**
+ * cool_off (v2): an approved change with a cooling-off period waits on a durable timer before it is made. Nobody has
+ * to answer: the timer fires by itself; a supervisor may fire it early, anyone who may review may cancel the change.
+ */
+function coolOffNode(state: AccountChangeV2Value): AccountChangeV2Update {
+  if (!bothApproved(state) || state.coolOffMs <= 0 || !state.change || !state.customer) return {};
+  const coolOff = askHuman<"wait_timer">({
+    action: "wait_timer",
+    title: `Cooling-off: new ${FIELD_NAMES[state.change.field]} for ${state.customer.name}`,
+    durationMs: state.coolOffMs,
+    reason: `Both reviews approved the new ${FIELD_NAMES[state.change.field]}. It takes effect when the cooling-off period is over, unless someone cancels it first.`,
+    onCancel: "the change is not made, and the customer is told so.",
+  });
+  return { coolOff };
+}
+
 /**
  * apply: both reviews approved → the change is recorded as an `account_update` effect (keyed by this step), which the
  * dispatcher applies to the customer's account once and only then emails them that it was made; any rejection → the
@@ -86,7 +116,8 @@ function applyNode(db: AppDb) {
   return async (state: AccountChangeValue, config: LangGraphRunnableConfig): Promise<AccountChangeUpdate> => {
     const answers = Object.values(state.reviews);
     const rejected = answers.filter((a) => a?.decision === "reject");
-    const approved = answers.length === 2 && rejected.length === 0;
+    const cancelled = (state as Partial<AccountChangeV2Value>).coolOff;
+    const approved = bothApproved(state) && cancelled?.outcome !== "cancelled";
     const what = state.change ? FIELD_NAMES[state.change.field] : "account details";
     const name = state.customer?.name ?? "";
     const to = state.customer?.email ?? "";
@@ -108,11 +139,14 @@ function applyNode(db: AppDb) {
         messages: [new AIMessage({ id: `reply-${threadId}`, content: body })],
       };
     }
-    const reasons = approved
-      ? [
-          "No customer account matches this request (no order of theirs was named), so nothing could be changed.",
-        ]
-      : rejected.map((r) => (r && "note" in r ? (r.note ?? "") : "")).filter(Boolean);
+    const reasons =
+      cancelled?.outcome === "cancelled"
+        ? [`Cancelled during the cooling-off period: ${cancelled.note}`]
+        : approved
+          ? [
+              "No customer account matches this request (no order of theirs was named), so nothing could be changed.",
+            ]
+          : rejected.map((r) => (r && "note" in r ? (r.note ?? "") : "")).filter(Boolean);
     const body = `Hello ${name},\n\nWe could not change your ${what}. Please contact us so we can help.\n\nBest,\nSupport`;
     // The reviews' outcome decides the email: this step's reference keys it (a re-run finds its own email).
     const email = to
@@ -134,7 +168,10 @@ function applyNode(db: AppDb) {
   };
 }
 
-/** Build the account-change agent: intake → (fraud_review ∥ data_review) → apply. */
+/**
+ * Build the account-change agent: intake → (fraud_review ∥ data_review) → cool_off → apply. Version 1 (still
+ * registered for the threads that started on it) has no cooling-off: the reviews lead straight to apply.
+ */
 export function buildAccountChangeGraph({
   checkpointer,
   db,
@@ -142,8 +179,31 @@ export function buildAccountChangeGraph({
   checkpointer: BaseCheckpointSaver;
   db: AppDb;
 }) {
+  return new StateGraph(AccountChangeStateV2)
+    .addNode("intake", intakeNode(db, true))
+    .addNode("fraud_review", reviewNode("fraud"))
+    .addNode("data_review", reviewNode("data"))
+    .addNode("cool_off", coolOffNode)
+    .addNode("apply", applyNode(db))
+    .addEdge(START, "intake")
+    .addEdge("intake", "fraud_review")
+    .addEdge("intake", "data_review")
+    .addEdge(["fraud_review", "data_review"], "cool_off")
+    .addEdge("cool_off", "apply")
+    .addEdge("apply", END)
+    .compile({ checkpointer, name: "account_change" });
+}
+
+/** Version 1 of the graph: intake → (fraud_review ∥ data_review) → apply. */
+export function buildAccountChangeGraphV1({
+  checkpointer,
+  db,
+}: {
+  checkpointer: BaseCheckpointSaver;
+  db: AppDb;
+}) {
   return new StateGraph(AccountChangeState)
-    .addNode("intake", intakeNode(db))
+    .addNode("intake", intakeNode(db, false))
     .addNode("fraud_review", reviewNode("fraud"))
     .addNode("data_review", reviewNode("data"))
     .addNode("apply", applyNode(db))

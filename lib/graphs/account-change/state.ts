@@ -1,7 +1,7 @@
 import "server-only";
 import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, type Messages, messagesStateReducer } from "@langchain/langgraph";
-import type { ReviewChangeAnswer, ReviewChangePayload } from "@/lib/interrupts";
+import type { ReviewChangeAnswer, ReviewChangePayload, WaitTimerAnswer } from "@/lib/interrupts";
 import { lastValue } from "../channels";
 
 /** The change a customer asked for. */
@@ -43,3 +43,18 @@ export const AccountChangeState = Annotation.Root({
 
 export type AccountChangeValue = typeof AccountChangeState.State;
 export type AccountChangeUpdate = typeof AccountChangeState.Update;
+
+/**
+ * Version 2: an approved payout change waits a cooling-off period (a durable timer) before it is made, so a change an
+ * attacker slipped past both reviews can still be cancelled. The period is fixed at intake (a deploy that changes
+ * `ACCOUNT_CHANGE_COOLOFF_MS` does not move the timers already asked).
+ */
+export const AccountChangeStateV2 = Annotation.Root({
+  ...AccountChangeState.spec,
+  coolOffMs: lastValue<number>(() => 0),
+  /** The timer's answer: `fired` (the period is over, or someone fired it early) or `cancelled` with why. */
+  coolOff: lastValue<WaitTimerAnswer | null>(() => null),
+});
+
+export type AccountChangeV2Value = typeof AccountChangeStateV2.State;
+export type AccountChangeV2Update = typeof AccountChangeStateV2.Update;

@@ -1,3 +1,4 @@
+import { estimatedUsage } from "@/lib/graphs/offline-usage";
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
@@ -41,7 +42,19 @@ export class OfflineChatModel extends BaseChatModel {
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const text = answerPrompt(messages);
-    return { generations: [{ text, message: new AIMessage(text) }] };
+    const usage = estimatedUsage(messages, text);
+    return {
+      generations: [
+        {
+          text,
+          message: new AIMessage({
+            content: text,
+            usage_metadata: usage,
+            response_metadata: { estimated: true },
+          }),
+        },
+      ],
+    };
   }
 
   async *_streamResponseChunks(
@@ -49,13 +62,23 @@ export class OfflineChatModel extends BaseChatModel {
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    for (const piece of splitIntoTokens(answerPrompt(messages))) {
+    const text = answerPrompt(messages);
+    for (const piece of splitIntoTokens(text)) {
       options.signal?.throwIfAborted();
       if (this.tokenDelayMs > 0) await sleep(this.tokenDelayMs);
       const chunk = new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece }) });
       yield chunk;
       await runManager?.handleLLMNewToken(piece, undefined, undefined, undefined, undefined, { chunk });
     }
+    // What the answer cost, estimated (as a provider reports it: on a last, empty chunk).
+    yield new ChatGenerationChunk({
+      text: "",
+      message: new AIMessageChunk({
+        content: "",
+        usage_metadata: estimatedUsage(messages, text),
+        response_metadata: { estimated: true },
+      }),
+    });
   }
 }
 

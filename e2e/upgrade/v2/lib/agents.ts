@@ -1,6 +1,6 @@
 import "server-only";
 import { orderSupportAgent } from "@/lib/agents/order-support/agent";
-import { accountChangeAgent } from "@/lib/graphs/account-change/agent";
+import { accountChangeAgent, accountChangeAgentV1 } from "@/lib/graphs/account-change/agent";
 import { goodwillAgent } from "@/lib/graphs/goodwill/agent";
 import { refundAgent } from "@/lib/graphs/refund/agent";
 import { refundAgent as refundAgentV1 } from "@/lib/graphs/refund/versions/v1/agent";
@@ -13,6 +13,7 @@ import { registerAgent } from "@/lib/runtime/agent";
  */
 registerAgent(refundAgentV1);
 registerAgent(refundAgent);
+registerAgent(accountChangeAgentV1);
 registerAgent(accountChangeAgent);
 registerAgent(goodwillAgent);
 registerAgent(orderSupportAgent);

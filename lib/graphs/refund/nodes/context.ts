@@ -1,3 +1,4 @@
+import { checkSpending } from "@/lib/runtime/budget";
 import "server-only";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
@@ -68,6 +69,8 @@ export async function streamToMessage(
   messages: BaseMessage[],
   config: RunnableConfig,
 ): Promise<AIMessageChunk> {
+  // The run's spending limits: a stream starts outside the node's context, so the node asks before it starts.
+  checkSpending(config);
   let whole: AIMessageChunk | undefined;
   for await (const chunk of await model.stream(messages, config)) whole = whole ? whole.concat(chunk) : chunk;
   return whole ?? new AIMessageChunk({ content: "" });
