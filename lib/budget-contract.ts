@@ -70,7 +70,7 @@ export function formatBudget(limit: BudgetLimit | string, value: number): string
     const dollars = value / 1_000_000;
     return `$${dollars.toLocaleString("en", { minimumFractionDigits: 2, maximumFractionDigits: dollars < 1 ? 4 : 2 })}`;
   }
-  return `${value.toLocaleString("en")} tokens`;
+  return `${value.toLocaleString("en")} ${value === 1 ? "token" : "tokens"}`;
 }
 
 /** Which limit it is, for people. */

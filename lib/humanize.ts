@@ -18,3 +18,11 @@ export function humanize(value: string): string {
   const words = value.replace(/[_-]+/g, " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/** Who decided, as people read it: a system principal (`system:timer`) by what it is, anyone else by their label. */
+export function principalLabel(by: string): string {
+  if (by === "system:timer") return "Timer (automatic)";
+  if (by === "system:expiry") return "Deadline (automatic)";
+  if (by.startsWith("system:")) return `${humanize(by.slice("system:".length))} (automatic)`;
+  return by;
+}

@@ -41,7 +41,7 @@ export function RunBudgetForm({
   const { spent } = payload;
   return (
     <div className="space-y-4">
-      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm text-slate-800 dark:text-slate-200">
+      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm text-slate-800">
         <dt className="font-medium">Limit reached</dt>
         <dd data-testid="budget-limit">
           {formatBudget(payload.limit, payload.budget)} ({BUDGET_LIMIT_LABELS[payload.limit]})
@@ -59,14 +59,6 @@ export function RunBudgetForm({
           {spent.threadCostMicros !== undefined &&
             ` · ${formatBudget("thread_cost_micros", spent.threadCostMicros)}`}
         </dd>
-        {payload.node && (
-          <>
-            <dt className="font-medium">Waiting in</dt>
-            <dd>
-              <code>{payload.node}</code>
-            </dd>
-          </>
-        )}
       </dl>
       <div>
         <FieldLabel

@@ -22,10 +22,10 @@ export function WaitTimerForm({
   });
   return (
     <div className="space-y-4">
-      <p className="text-sm text-slate-800 dark:text-slate-200" data-testid="timer-reason">
+      <p className="text-sm text-slate-800" data-testid="timer-reason">
         {payload.reason}
       </p>
-      <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="timer-duration">
+      <p className="text-sm text-slate-700" data-testid="timer-duration">
         Waits {formatDuration(payload.durationMs)} from when it was asked, then fires by itself: nobody needs
         to answer.
         {payload.onCancel ? ` Cancelling: ${payload.onCancel}` : ""}

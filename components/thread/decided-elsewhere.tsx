@@ -1,4 +1,5 @@
 import { LocalTime } from "@/components/ui/local-time";
+import { principalLabel } from "@/lib/humanize";
 import type { DecisionView } from "@/lib/runtime/thread-view";
 import { summarizeAnswer } from "./answer-summary";
 import type { ClosedItem } from "./thread-state";
@@ -25,7 +26,7 @@ export function DecidedElsewhere({ item, decision }: { item: ClosedItem; decisio
       {known ? (
         <p>
           <strong className="font-semibold">
-            <bdi>{by ?? "Someone else"}</bdi>
+            <bdi>{by ? principalLabel(by) : "Someone else"}</bdi>
           </strong>{" "}
           already decided this
           {at ? (

@@ -1,6 +1,7 @@
 import { actionLabel } from "@/components/ui/action-label";
 import { LocalTime } from "@/components/ui/local-time";
 import { showControls } from "@/lib/bidi";
+import { principalLabel } from "@/lib/humanize";
 import type { DecisionView } from "@/lib/runtime/thread-view";
 import { summarizeAnswer } from "./answer-summary";
 import { DeadlineLine } from "./deadline-line";
@@ -51,7 +52,7 @@ export function DecisionLedger({ decisions, currency }: { decisions: DecisionVie
                 <p className="mt-0.5 text-slate-800">
                   <bdi data-testid="ledger-answer">{summarizeAnswer(d.action, d.answer, currency)}</bdi> — by{" "}
                   <bdi className="font-medium" data-testid="ledger-by">
-                    {showControls(d.resolvedBy ?? "unknown")}
+                    {showControls(principalLabel(d.resolvedBy ?? "unknown"))}
                   </bdi>
                   {d.resolvedAt ? (
                     <>

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
-import { humanize } from "@/lib/humanize";
+import { humanize, principalLabel } from "@/lib/humanize";
 import type { EffectTaskAction, EffectView } from "@/lib/wire";
 
 const STATUS_STYLE: Record<string, string> = {
@@ -156,7 +156,7 @@ export function EffectsPanel({
                 ) : (
                   <p className="text-slate-700">
                     {humanize(effect.task.resolution ?? "").replace(/^./, (c) => c.toUpperCase())} by{" "}
-                    {effect.task.resolvedBy ?? "unknown"}
+                    {principalLabel(effect.task.resolvedBy ?? "unknown")}
                     {effect.task.resolvedAt && (
                       <>
                         , <LocalTime iso={effect.task.resolvedAt} />
