@@ -179,6 +179,47 @@ describe("budget gate", () => {
     ]);
   });
 
+  test("with a price, the cost limits hold too: a run pauses at the first call past its cost", async () => {
+    const model = new CountingModel();
+    const graph = graphWith(model, 4);
+    // $2 per million input tokens, $10 per million output: a call (7 in, 3 out) costs 44 millionths of a dollar.
+    const price = { input: 2, output: 10 };
+    const gate = new BudgetGate(
+      { tokensIn: 0, tokensOut: 0, decisions: [] },
+      () => {},
+      { ...NONE, run_cost_micros: 100 },
+      price,
+    );
+    const config = { configurable: { thread_id: "c" }, callbacks: [gate] };
+    await graph.invoke({ said: [] }, config);
+    // Spent before each call: 0, 44, 88 (< 100, they go out); the fourth finds 132 ≥ 100.
+    expect(model.calls).toBe(3);
+    const state = await graph.getState(config);
+    expect(state.tasks.flatMap((t) => t.interrupts ?? []).map((i) => i.value)).toMatchObject([
+      {
+        action: "run_budget",
+        limit: "run_cost_micros",
+        budget: 100,
+        used: 132,
+        spent: { runTokens: 30, runCostMicros: 132, threadCostMicros: 132 },
+      },
+    ]);
+    // Without a price there is no cost to hold to: the same limits let every call through.
+    const free = new CountingModel();
+    const unpriced = graphWith(free, 4);
+    const open = new BudgetGate(
+      { tokensIn: 0, tokensOut: 0, decisions: [] },
+      () => {},
+      {
+        ...NONE,
+        run_cost_micros: 100,
+      },
+      null,
+    );
+    await unpriced.invoke({ said: [] }, { configurable: { thread_id: "d" }, callbacks: [open] });
+    expect(free.calls).toBe(4);
+  });
+
   test("the thread's limit counts what earlier runs spent", async () => {
     const model = new CountingModel();
     const graph = graphWith(model, 2);

@@ -42,6 +42,12 @@ const GATE_NAME = "hitl_budget_gate";
 
 export type Limits = Record<BudgetLimit, number>;
 
+/** The model's price in dollars per million input and output tokens (`MODEL_PRICE_PER_MTOK`). */
+export interface Price {
+  input: number;
+  output: number;
+}
+
 /** The deployment's limits (0 = none). Cost limits in millionths of a dollar, and only with a price. */
 export function deploymentLimits(): Limits {
   const priced = !!env.MODEL_PRICE_PER_MTOK;
@@ -54,8 +60,12 @@ export function deploymentLimits(): Limits {
 }
 
 /** Millionths of a dollar for these tokens at the configured price (dollars per million tokens), or undefined. */
-export function costMicros(tokensIn: number, tokensOut: number): number | undefined {
-  const price = env.MODEL_PRICE_PER_MTOK;
+export function costMicros(
+  tokensIn: number,
+  tokensOut: number,
+  price: Price | null = env.MODEL_PRICE_PER_MTOK ?? null,
+): number | undefined {
+  // Dollars per million tokens × tokens = millionths of a dollar.
   return price ? Math.round(tokensIn * price.input + tokensOut * price.output) : undefined;
 }
 
@@ -130,6 +140,8 @@ export class BudgetGate extends BaseTracer {
     /** Called when an operator's answer stops the run (the executor aborts the graph as stopped). */
     private readonly stop: (by: string) => void,
     base: Limits = deploymentLimits(),
+    /** Null: the price is not known, and no cost limit holds. */
+    private readonly price: Price | null = env.MODEL_PRICE_PER_MTOK ?? null,
   ) {
     super({ _awaitHandler: true });
     this.awaitHandlers = true;
@@ -172,8 +184,8 @@ export class BudgetGate extends BaseTracer {
     const runTokens = this.tokensIn + this.tokensOut;
     const threadIn = this.thread.tokensIn + this.tokensIn;
     const threadOut = this.thread.tokensOut + this.tokensOut;
-    const runCost = costMicros(this.tokensIn, this.tokensOut);
-    const threadCost = costMicros(threadIn, threadOut);
+    const runCost = costMicros(this.tokensIn, this.tokensOut, this.price);
+    const threadCost = costMicros(threadIn, threadOut, this.price);
     return {
       runTokens,
       threadTokens: threadIn + threadOut,
