@@ -80,17 +80,17 @@ const EDITS: Edit[] = [
     find: 'import { getChatModel } from "./chat-model";',
     replace: 'import { getChatModel } from "./chat-model";\nimport { refundMigrations } from "./migrations";',
   },
-  // Account change 2: a declared migration that fails (version 1 not kept).
+  // Account change 3: a declared migration that fails (version 2 not kept).
   {
     file: "lib/graphs/account-change/agent.ts",
-    find: 'version: "1",',
-    replace: 'version: "2",\n  migrations: accountChangeMigrations,',
+    find: 'version: "2",',
+    replace: 'version: "3",\n  migrations: accountChangeMigrations,',
   },
   {
     file: "lib/graphs/account-change/agent.ts",
-    find: 'import { accountChangeInput, buildAccountChangeGraph } from "./graph";',
+    find: 'import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";',
     replace:
-      'import { accountChangeInput, buildAccountChangeGraph } from "./graph";\nimport { accountChangeMigrations } from "./migrations";',
+      'import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";\nimport { accountChangeMigrations } from "./migrations";',
   },
   // Goodwill 2: its question node renamed, version 1 retired with no migration.
   { file: "lib/graphs/goodwill/graph.ts", find: '"ask"', replace: '"ask_person"', all: true },

@@ -285,7 +285,7 @@ describe("upgrade: v1 stopped, v2 started on threads paused at every kind of que
     const v1 = await world.start(1);
     const sql = world.sql();
     cases = await pauseUnderV1(v1.server.url, sql, KINDS, GOODWILL);
-    // Account changes (two parallel reviews each), whose version 2 declares a migration that fails.
+    // Account changes (two parallel reviews each, on version 2), whose version 3 declares a migration that fails.
     const accountChanges = await inBatches(
       Array.from({ length: GOODWILL }, (_, i) => order(PER_KIND * 4 + GOODWILL + i)),
       8,
@@ -365,7 +365,7 @@ describe("upgrade: v1 stopped, v2 started on threads paused at every kind of que
       expect(await sql.count("runs", "thread_id = $1 AND agent_key = 'goodwill@2'", [c.threadId])).toBe(0);
     }
 
-    // Account change 2's migration fails: each thread waits for a supervisor, the audit trail says why, nothing ran.
+    // Account change 3's migration fails: each thread waits for a supervisor, the audit trail says why, nothing ran.
     await until(
       "the failed migrations",
       () => sql.count("threads", "id = ANY($1) AND status = 'needs_attention'", [accountChanges]),
@@ -380,7 +380,7 @@ describe("upgrade: v1 stopped, v2 started on threads paused at every kind of que
       attention: { reason: string; canMigrate: boolean };
     };
     expect(failedView.attention.canMigrate).toBe(true);
-    expect(failedView.attention.reason).toContain("migration to version 2 failed");
+    expect(failedView.attention.reason).toContain("migration to version 3 failed");
     const [review] = await pendingOf(sql, failed);
     expect(
       await decide(base, failed, review!.interrupt_id, { decision: "approve" }, "supervisor"),

@@ -1,6 +1,6 @@
 import "server-only";
 import { orderSupportAgent } from "@/lib/agents/order-support/agent";
-import { accountChangeAgent, accountChangeAgentV1 } from "@/lib/graphs/account-change/agent";
+import { accountChangeAgent } from "@/lib/graphs/account-change/agent";
 import { goodwillAgent } from "@/lib/graphs/goodwill/agent";
 import { refundAgent } from "@/lib/graphs/refund/agent";
 import { refundAgent as refundAgentV1 } from "@/lib/graphs/refund/versions/v1/agent";
@@ -9,11 +9,11 @@ import { registerAgent } from "@/lib/runtime/agent";
 /*
  * Version 2 of the app's agents (the upgrade suite's second tree): refund 2 (with a migration from 1) and refund 1
  * kept from its versions folder for the threads pinned to it; goodwill 2 only (version 1 retired without a migration);
- * account change and order support as they are. The guide's agents are added below by the suite, as the README says.
+ * account change 3 only (version 2 not kept: its declared migration fails); order support as it is. The guide's
+ * agents are added below by the suite, as the README says.
  */
 registerAgent(refundAgentV1);
 registerAgent(refundAgent);
-registerAgent(accountChangeAgentV1);
 registerAgent(accountChangeAgent);
 registerAgent(goodwillAgent);
 registerAgent(orderSupportAgent);
