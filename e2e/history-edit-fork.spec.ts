@@ -62,7 +62,7 @@ test("edits the request on a fork from the history page: the branch asks again w
   await expect(diff.locator('[data-key="reason"]')).toContainText("Only one seam leaks.");
 });
 
-test("the fork form comes from the agent's editable state: each field starts at its value, words in a number are refused while typing, the JSON box follows", async ({
+test("the fork form comes from the agent's editable state: each field starts at its value, wrong values are refused while typing in the server's words, the JSON box follows", async ({
   page,
 }) => {
   const [order] = await lateOrders(7730, 1, 3930);
@@ -86,8 +86,22 @@ test("the fork form comes from the agent's editable state: each field starts at 
   await requested.fill("lots");
   await expect(field("requested").getByTestId("fork-field-error")).toHaveText("requested must be a number");
   await expect(submit).toBeDisabled();
+  // A number out of bounds, and an order number in the wrong form: the server's rules, in the agent's words, as typed.
+  await requested.fill("0");
+  await expect(field("requested").getByTestId("fork-field-error")).toHaveText(
+    "requested must be more than 0",
+  );
+  await expect(submit).toBeDisabled();
+  await field("orderRef").locator("input").fill("ORD-12");
+  await expect(field("orderRef").getByTestId("fork-field-error")).toHaveText(
+    "orderRef must look like ORD-1234",
+  );
+  await field("orderRef")
+    .locator("input")
+    .fill(order ?? "");
   await requested.fill("1200");
   await expect(field("requested").getByTestId("fork-field-error")).toHaveText("");
+  await expect(field("orderRef").getByTestId("fork-field-error")).toHaveText("");
   await expect(submit).toBeEnabled();
   await expect(json).toHaveValue(/"requested": 1200/);
 

@@ -1,11 +1,12 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { controlClass } from "@/components/ui/field";
+import { appErrorOf } from "@/lib/errors";
 import type { SideEffectWarning } from "@/lib/runtime/side-effects";
-import { checkValues, type ForkField, forkFields, readField, showField } from "./fork-schema";
+import { type ForkField, forkFields, readField, showField } from "./fork-schema";
 import { parseForkValues } from "./fork-values";
 import { SideEffectNotice } from "./side-effect-notice";
 import { useSideEffects } from "./use-side-effects";
@@ -56,17 +57,30 @@ export function ForkPanel({
   const fields = forkFields(schema);
   const [typed, setTyped] = useState<Record<string, string>>({});
   const read = editing ? parseForkValues(text, channels) : ({ ok: true, values: undefined } as const);
-  // The JSON box is checked against the same rules as the fields (a number field given words is refused here).
-  const broken = read.ok && read.values ? checkValues(fields, read.values) : null;
-  // A field typed wrong (words in a number field) keeps the fork closed until it is right or emptied.
+  // A field that is not a value of its kind (words in a number field) keeps the fork closed until it is right or
+  // emptied; its bounds and every other rule are the server's, in the agent's words (the check below).
   const wrongField = editing
     ? fields.find((f) => f.name in typed && !readField(f, typed[f.name] ?? "").ok)
     : undefined;
-  const parsed = broken
-    ? ({ ok: false, error: broken } as const)
+  const body =
+    read.ok && !wrongField
+      ? {
+          checkpointId,
+          ...(read.values ? { values: read.values } : {}),
+          ...(editing && asNode ? { asNode } : {}),
+        }
+      : null;
+  const key = body ? JSON.stringify(body) : "";
+  const verdict = useForkCheck(threadId, editing && body && (body.values || body.asNode) ? body : null, key);
+  const parsed = !read.ok
+    ? read
     : wrongField
       ? ({ ok: false, error: `Correct ${wrongField.name} first.` } as const)
-      : read;
+      : verdict?.message
+        ? ({ ok: false, error: verdict.message } as const)
+        : read;
+  // While the server has not said yet whether these edits hold, the fork waits.
+  const checking = editing && body !== null && Boolean(body.values || body.asNode) && verdict === null;
 
   /** A field typed into: its value goes into the state changes (the JSON box), or out again if it is unchanged. */
   const type = (field: ForkField, raw: string) => {
@@ -127,6 +141,7 @@ export function ForkPanel({
                   field={f}
                   raw={typed[f.name] ?? showField(current?.[f.name])}
                   onType={(raw) => type(f, raw)}
+                  serverRule={verdict?.issues[f.name]}
                 />
               ))}
             </fieldset>
@@ -180,7 +195,7 @@ export function ForkPanel({
           {problem}
         </p>
       )}
-      <Button type="submit" disabled={busy || !parsed.ok} data-testid="fork-submit">
+      <Button type="submit" disabled={busy || !parsed.ok || checking} data-testid="fork-submit">
         {busy ? "Forking…" : "Fork from here"}
       </Button>
     </form>
@@ -192,13 +207,17 @@ function ForkFieldInput({
   field,
   raw,
   onType,
+  serverRule,
 }: {
   field: ForkField;
   raw: string;
   onType: (raw: string) => void;
+  /** The rule this field's value breaks, as the server says it (the agent's words), if it breaks one. */
+  serverRule?: string;
 }) {
   const id = `fork-field-${field.name}`;
   const reading = readField(field, raw);
+  const error = !reading.ok ? reading.error : (serverRule ?? null);
   const hint = [
     field.nullable ? "empty: none" : null,
     field.min !== undefined ? `${field.minExclusive ? "more than" : "from"} ${field.min}` : null,
@@ -236,7 +255,7 @@ function ForkFieldInput({
           className={`mt-1 ${controlClass}`}
           value={raw}
           onChange={(e) => onType(e.target.value)}
-          aria-invalid={!reading.ok}
+          aria-invalid={error !== null}
           aria-describedby={describedBy}
         />
       ) : (
@@ -246,13 +265,66 @@ function ForkFieldInput({
           className={`mt-1 ${controlClass}`}
           value={raw}
           onChange={(e) => onType(e.target.value)}
-          aria-invalid={!reading.ok}
+          aria-invalid={error !== null}
           aria-describedby={describedBy}
         />
       )}
       <p id={describedBy} className="mt-1 text-xs text-red-700" data-testid="fork-field-error" role="status">
-        {reading.ok ? "" : `${field.name} ${reading.error}`}
+        {error === null ? "" : `${field.name} ${error}`}
       </p>
     </div>
   );
+}
+
+/** What the server said of a set of fork edits: each field's broken rule, and the whole in one sentence. */
+interface ForkVerdict {
+  issues: Record<string, string>;
+  message: string | null;
+}
+
+/**
+ * Ask the server whether these edits hold (`POST …/fork/check`, the fork's own checks, writing nothing), a moment
+ * after the typing stops. Null until it answered for exactly these edits (`key`); an answer it cannot give (the
+ * network) lets the fork itself say.
+ */
+function useForkCheck(threadId: string, body: object | null, key: string): ForkVerdict | null {
+  const [answer, setAnswer] = useState<{ key: string; verdict: ForkVerdict } | null>(null);
+  const wanted = body ? key : "";
+  useEffect(() => {
+    if (!wanted) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      postJson(`/api/threads/${encodeURIComponent(threadId)}/fork/check`, JSON.parse(wanted), {
+        signal: controller.signal,
+      })
+        .then(() => setAnswer({ key: wanted, verdict: { issues: {}, message: null } }))
+        .catch((error: unknown) => {
+          if (controller.signal.aborted) return;
+          const known = appErrorOf(error);
+          const issues = Array.isArray(known?.details?.issues)
+            ? (known.details.issues as { field?: unknown; message?: unknown }[])
+            : [];
+          const byField = Object.fromEntries(
+            issues
+              .filter((i) => typeof i.field === "string" && typeof i.message === "string")
+              .map((i) => [i.field as string, i.message as string]),
+          );
+          const said = Object.entries(byField).map(([field, rule]) => `${field} ${rule}`);
+          const message = !known
+            ? null
+            : known.type === "unprocessable"
+              ? said.length > 0
+                ? `${said.join("; ")}.`
+                : errorMessage(error)
+              : null;
+          setAnswer({ key: wanted, verdict: { issues: byField, message } });
+        });
+    }, 250);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [threadId, wanted]);
+  if (!wanted) return { issues: {}, message: null };
+  return answer?.key === wanted ? answer.verdict : null;
 }

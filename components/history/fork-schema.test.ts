@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { z } from "zod";
 import { refundEditableState } from "@/lib/graphs/refund/fork-rules";
-import { checkValues, forkFields, readField } from "./fork-schema";
+import { forkFields, readField } from "./fork-schema";
 
 const fields = forkFields(z.toJSONSchema(refundEditableState, { io: "input", unrepresentable: "any" }));
 const field = (name: string) => {
@@ -38,17 +38,10 @@ describe("the fork form, generated from the refund agent's editable state", () =
       ),
     );
     expect(readField(requested, "")).toEqual({ ok: true, value: null });
-    expect(readField(requested, "0")).toEqual({ ok: false, error: "must be more than 0" });
     expect(readField(requested, "12.5")).toEqual({ ok: false, error: "must be a whole number" });
-    expect(readField(field("orderRef"), "ORD-12")).toMatchObject({ ok: false });
-    expect(readField(field("orderRef"), "ORD-1234")).toEqual({ ok: true, value: "ORD-1234" });
-    expect(readField(field("customerMessage"), "")).toEqual({ ok: false, error: "must not be empty" });
-  });
-
-  it("checks the JSON box's values against the same rules", () => {
-    expect(checkValues(fields, { requested: "lots" })).toBe("requested must be a number");
-    expect(checkValues(fields, { requested: 0 })).toBe("requested must be more than 0");
-    expect(checkValues(fields, { intent: "maybe" })).toBe("intent must be one of refund, other");
-    expect(checkValues(fields, { requested: 1000, intent: "refund", orderRef: null })).toBeNull();
+    // Bounds and formats are the server's to say (in the agent's words): a value of the right kind is sent to it.
+    expect(readField(requested, "0")).toEqual({ ok: true, value: 0 });
+    expect(readField(field("orderRef"), "ORD-12")).toEqual({ ok: true, value: "ORD-12" });
+    expect(readField(field("customerMessage"), "")).toEqual({ ok: true, value: "" });
   });
 });

@@ -65,7 +65,11 @@ export function forkFields(schema: unknown): ForkField[] {
   return fields;
 }
 
-/** A field's value as typed, read into the value the fork would send, or why it cannot be. */
+/**
+ * A field's value as typed, read into the value the fork would send, or why it cannot be one of its kind (words in a
+ * number field). Its bounds and every other rule are the server's to say, in the agent's words: the fork form asks
+ * `…/fork/check` as it is typed.
+ */
 export function readField(
   field: ForkField,
   raw: string,
@@ -73,7 +77,7 @@ export function readField(
   const text = raw.trim();
   if (text === "") {
     if (field.nullable) return { ok: true, value: null };
-    if (field.kind === "text" && !field.minLength) return { ok: true, value: "" };
+    if (field.kind === "text") return { ok: true, value: "" };
     return { ok: false, error: "must not be empty" };
   }
   if (field.kind === "boolean") return { ok: true, value: text === "true" };
@@ -87,18 +91,8 @@ export function readField(
     const value = Number(text);
     if (field.kind === "integer" && !Number.isInteger(value))
       return { ok: false, error: "must be a whole number" };
-    if (field.min !== undefined && (field.minExclusive ? value <= field.min : value < field.min))
-      return { ok: false, error: `must be ${field.minExclusive ? "more than" : "at least"} ${field.min}` };
-    if (field.max !== undefined && value > field.max)
-      return { ok: false, error: `must be at most ${field.max}` };
     return { ok: true, value };
   }
-  if (field.minLength !== undefined && text.length < field.minLength)
-    return { ok: false, error: `must be at least ${field.minLength} characters` };
-  if (field.maxLength !== undefined && text.length > field.maxLength)
-    return { ok: false, error: `must be at most ${field.maxLength} characters` };
-  if (field.pattern !== undefined && !new RegExp(field.pattern).test(text))
-    return { ok: false, error: "is not in the form this field takes" };
   return { ok: true, value: text };
 }
 
@@ -106,25 +100,4 @@ export function readField(
 export function showField(value: unknown): string {
   if (value === null || value === undefined) return "";
   return typeof value === "string" ? value : JSON.stringify(value);
-}
-
-/** Why a set of values (from the JSON box) breaks the fields' rules, or null. Keys without a field pass here. */
-export function checkValues(fields: readonly ForkField[], values: Record<string, unknown>): string | null {
-  for (const field of fields) {
-    if (!(field.name in values)) continue;
-    const value = values[field.name];
-    if (value === null) {
-      if (!field.nullable) return `${field.name} must not be empty`;
-      continue;
-    }
-    const wrongType =
-      ((field.kind === "integer" || field.kind === "number") && typeof value !== "number") ||
-      ((field.kind === "text" || field.kind === "choice") && typeof value !== "string") ||
-      (field.kind === "boolean" && typeof value !== "boolean");
-    if (wrongType)
-      return `${field.name} must be ${field.kind === "integer" || field.kind === "number" ? "a number" : field.kind === "boolean" ? "true or false" : "text"}`;
-    const read = readField(field, String(value));
-    if (!read.ok) return `${field.name} ${read.error}`;
-  }
-  return null;
 }

@@ -407,6 +407,29 @@ export const TARGETS: Target[] = [
       }),
   },
   {
+    // The fork's checks alone: the same hostile bodies, and never a row written, accepted or not.
+    name: "POST /api/threads/[threadId]/fork/check",
+    build: (ctx) =>
+      request({
+        method: "POST",
+        path: idFrom(ctx.threadIds).map((t) => `/api/threads/${t}/fork/check`),
+        senders: sender(["supervisor", "admin"]),
+        body: hostileBody(
+          obj(
+            {
+              checkpointId: idFrom(ctx.checkpoints.map((c) => c[1])),
+              values: fc.oneof(
+                forkValues,
+                forkValues.map((v) => ({ ...v, decision: "approve" })),
+              ),
+              asNode: fc.constantFrom("classify", "lookup_order", "finalize", "__start__"),
+            },
+            ["checkpointId"],
+          ),
+        ),
+      }),
+  },
+  {
     name: "GET /api/audit",
     build: (ctx) =>
       request({

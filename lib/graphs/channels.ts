@@ -16,14 +16,14 @@ export function lastValue<T>(initial: () => T) {
 
 /** The customer's message as the agent reads it. */
 export const editableMessage = z
-  .string()
+  .string({ error: "must be text" })
   .trim()
   .min(1, "must not be empty")
   .max(5000, "must be at most 5000 characters");
 
 /** `ORD-1234` (any letter case), or null to make the agent ask for it. */
 export const editableOrderRef = z
-  .string()
+  .string({ error: "must look like ORD-1234, or be empty" })
   .trim()
   .regex(new RegExp(`^${ORDER_REF_PATTERN}$`), "must look like ORD-1234")
   .transform((s) => s.toUpperCase())
@@ -31,8 +31,8 @@ export const editableOrderRef = z
 
 /** An amount in cents, or null for "the whole order". */
 export const editableCents = z
-  .number()
+  .number({ error: "must be a number" })
   .int("must be a whole number of cents")
-  .positive()
-  .max(PG_INT_MAX)
+  .positive("must be more than 0")
+  .max(PG_INT_MAX, `must be at most ${PG_INT_MAX}`)
   .nullable();

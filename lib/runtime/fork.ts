@@ -89,6 +89,18 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   });
 }
 
+/**
+ * Check a fork's edits as the fork would, writing nothing: the fork form asks while its fields are typed, so what it
+ * says is the server's rule in the agent's words (422 `unprocessable:fork_values` with `issues` per field).
+ */
+export async function checkFork(raw: Omit<ForkRequest, "by">): Promise<void> {
+  const { db } = await getDatabase();
+  const thread = await getThread({ db, threadId: raw.threadId });
+  if (!thread) throw new AppError("not_found:thread", `Thread ${raw.threadId} does not exist.`);
+  const agent = raw.onto === "current" ? getAgent(thread.agentId) : threadAgent(thread);
+  checkEdits(agent, raw);
+}
+
 /** A branch to start: the fork of a person, or the move of a paused thread onto a newer version (a migration). */
 export interface BranchRequest {
   agent: AgentDefinition;
@@ -253,14 +265,18 @@ async function branch(request: BranchRequest, runId: string, startSeq: number): 
   };
 }
 
-type CheckedFork = Omit<ForkRequest, "values"> & { values?: Record<string, unknown> };
+type CheckedValues = { values?: Record<string, unknown> };
+type CheckedFork = Omit<ForkRequest, "values"> & CheckedValues;
 
 /**
  * The edits a fork may make, or 422 naming the field: only the agent's editable fields with their types
  * (`AgentDefinition.fork.editable`), and `asNode` only one of the nodes a fork may continue as. Empty values are no
  * edit.
  */
-function checkEdits(agent: AgentDefinition, request: ForkRequest): CheckedFork {
+function checkEdits<R extends Omit<ForkRequest, "by">>(
+  agent: AgentDefinition,
+  request: R,
+): R & CheckedValues {
   const { asNodes, editable, editableFields } = agent.fork;
   if (request.asNode !== undefined && !asNodes.includes(request.asNode)) {
     throw new AppError(
@@ -273,10 +289,17 @@ function checkEdits(agent: AgentDefinition, request: ForkRequest): CheckedFork {
   const parsed = editable.safeParse(request.values);
   if (!parsed.success) {
     const fields = [...new Set(parsed.error.issues.flatMap((i) => issueFields(i)))];
+    // Each field's rule in the agent's own words (its editable schema's messages): the fork form shows them as typed.
+    const issues = parsed.error.issues.flatMap((i) =>
+      issueFields(i).map((field) => ({
+        field,
+        message: i.code === "unrecognized_keys" ? "cannot be edited by a fork" : i.message,
+      })),
+    );
     throw new AppError(
       "unprocessable:fork_values",
       `These fields cannot be set this way: ${fields.join(", ")}. A fork may edit ${editableFields.join(", ")}; decisions are taken again by answering them.`,
-      { fields, editable: [...editableFields] },
+      { fields, editable: [...editableFields], issues },
     );
   }
   const values = parsed.data as Record<string, unknown>;

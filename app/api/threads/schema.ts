@@ -104,3 +104,15 @@ export function inboxListArgs(query: InboxQuery, userId: string) {
     limit: query.limit,
   };
 }
+
+/** Body of `POST /api/threads/{id}/fork` (and of its dry check, `…/fork/check`). */
+export const forkBody = z.strictObject({
+  checkpointId: z.string().min(1).max(200),
+  /** State edits applied on the branch before it runs: only the agent's editable fields (422 naming any other). */
+  values: z.unknown().optional(),
+  /** Apply `values` as if this node wrote them (decides what runs next): one of the agent's fork nodes. */
+  asNode: z.string().min(1).max(100).optional(),
+  /** `current`: branch onto the agent's current version (for a thread whose version is no longer deployed). */
+  onto: z.literal("current").optional(),
+});
+export type ForkBody = z.infer<typeof forkBody>;

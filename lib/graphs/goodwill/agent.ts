@@ -27,7 +27,15 @@ async function voucherWarnings({ db, threadId, values }: EffectsArgs): Promise<S
 }
 
 /** A fork may reword the complaint; it can never set the voucher or the decision. */
-const editable = z.strictObject({ complaint: z.string().trim().min(1).max(5000) }).partial();
+const editable = z
+  .strictObject({
+    complaint: z
+      .string({ error: "must be text" })
+      .trim()
+      .min(1, "must not be empty")
+      .max(5000, "must be at most 5000 characters"),
+  })
+  .partial();
 
 /**
  * The README's example agent: a customer complains, the agent proposes a goodwill voucher, a person grants or

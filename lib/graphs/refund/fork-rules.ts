@@ -14,9 +14,9 @@ export const refundEditableState = z
   .strictObject({
     customerMessage: editableMessage,
     orderRef: editableOrderRef,
-    intent: z.enum(["refund", "other"]),
+    intent: z.enum(["refund", "other"], { error: "must be refund or other" }),
     /** The customer's reason, as shown to the approver. */
-    reason: z.string().trim().max(2000, "must be at most 2000 characters"),
+    reason: z.string({ error: "must be text" }).trim().max(2000, "must be at most 2000 characters"),
     /** The amount asked for in cents, or null for the order total. */
     requested: editableCents,
   })

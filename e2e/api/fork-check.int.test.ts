@@ -1,0 +1,137 @@
+import fc from "fast-check";
+import { authedFetch, type Who } from "../support/auth";
+import { agentFor, createTicket, runOnce } from "./client";
+import { type Backend, serverOn } from "./setup";
+
+/*
+ * The fork form's checks are the server's (issue 34): `POST …/fork/check` answers what the fork itself would answer
+ * for the same edits — 200, or the same 422 with each field's rule in the agent's own words — and writes nothing.
+ * Edits are generated (hostile values for every editable field and some that are not); every refused one is sent to
+ * the fork too, which must refuse it the same way. Both databases.
+ */
+
+interface Refusal {
+  code: string;
+  details?: { fields?: string[]; issues?: { field: string; message: string }[] };
+}
+
+const post = (base: string, path: string, body: unknown, who: Who = "supervisor") =>
+  authedFetch(
+    `${base}${path}`,
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+    who,
+  );
+
+/** Values a fork of a refund thread might be sent: right and wrong types, bounds, formats and fields. */
+const hostile = fc.record(
+  {
+    customerMessage: fc.oneof(fc.string({ maxLength: 20 }), fc.constant(""), fc.integer(), fc.constant(null)),
+    orderRef: fc.oneof(
+      fc.constantFrom("ORD-1002", "ord-1003", "ORD-12", "1002", ""),
+      fc.constant(null),
+      fc.boolean(),
+    ),
+    intent: fc.oneof(fc.constantFrom("refund", "other", "maybe"), fc.integer()),
+    reason: fc.oneof(fc.string({ maxLength: 10 }), fc.constant("x".repeat(2001)), fc.constant(null)),
+    requested: fc.oneof(
+      fc.integer({ min: -5, max: 5 }),
+      fc.constantFrom(1.5, 2_147_483_648, 1200),
+      fc.constant("lots"),
+      fc.constant(null),
+    ),
+    decision: fc.constant({ decision: "approve" }),
+    messages: fc.constant([]),
+  },
+  { requiredKeys: [] },
+);
+
+/** Edits the refund agent takes. */
+const valid = fc.record(
+  {
+    customerMessage: fc.string({ minLength: 1, maxLength: 40 }).filter((t) => t.trim().length > 0),
+    orderRef: fc.constantFrom("ORD-1002", "ord-1003", null),
+    intent: fc.constantFrom("refund", "other"),
+    reason: fc.string({ maxLength: 40 }),
+    requested: fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.constant(null)),
+  },
+  { requiredKeys: [] },
+);
+const edits = fc.oneof(valid, hostile);
+
+/** Zod's own wording, which no operator should read: the agents' editable schemas say their rules themselves. */
+const ZOD_WORDS = /expected|invalid input|too (small|big)|received/i;
+
+describe.each<Backend>(["postgres", "pglite"])("the fork's checks, asked alone, on %s", (backend) => {
+  let base = "";
+  let stop: () => Promise<void> = async () => {};
+  let threadId = "";
+  let checkpointId = "";
+  beforeAll(async () => {
+    ({ base, stop } = await serverOn(backend, "forkcheck", {}));
+    const message = "Refund ORD-1002 please, it arrived broken.";
+    threadId = await createTicket(base, message);
+    await runOnce(agentFor(base, threadId), { message });
+    const view = (await (await authedFetch(`${base}/api/threads/${threadId}`, {}, "supervisor")).json()) as {
+      checkpointId: string;
+    };
+    checkpointId = view.checkpointId;
+  });
+  afterAll(() => stop());
+
+  test("answers what the fork would, in the agent's words, and writes nothing", async () => {
+    const history = async () =>
+      JSON.stringify(
+        await (await authedFetch(`${base}/api/threads/${threadId}/history`, {}, "supervisor")).json(),
+      );
+    const before = await history();
+    let refused = 0;
+    let accepted = 0;
+    for (const values of fc.sample(edits, 40)) {
+      const body = { checkpointId, values };
+      const check = await post(base, `/api/threads/${threadId}/fork/check`, body);
+      if (check.status === 200) {
+        expect(await check.json()).toEqual({ ok: true });
+        accepted += 1;
+        continue;
+      }
+      expect(check.status, JSON.stringify(values)).toBe(422);
+      const said = (await check.json()) as Refusal;
+      expect(said.code).toBe("unprocessable:fork_values");
+      for (const issue of said.details?.issues ?? []) {
+        expect(issue.message, `${issue.field}: ${issue.message}`).not.toMatch(ZOD_WORDS);
+      }
+      // The fork itself refuses it the same way (and so writes nothing either).
+      const fork = await post(base, `/api/threads/${threadId}/fork`, body);
+      expect(fork.status).toBe(422);
+      const forkSaid = (await fork.json()) as Refusal;
+      expect(forkSaid.code).toBe(said.code);
+      expect(forkSaid.details?.issues).toEqual(said.details?.issues);
+      refused += 1;
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(accepted).toBeGreaterThan(0);
+    expect(await history()).toBe(before);
+  });
+
+  test("names each broken field with its rule; a node a fork may not continue as is refused; only supervisors ask", async () => {
+    const check = (body: unknown, who?: Who) => post(base, `/api/threads/${threadId}/fork/check`, body, who);
+    const res = await check({
+      checkpointId,
+      values: { requested: 0, orderRef: "ORD-12", decision: "approve" },
+    });
+    expect(res.status).toBe(422);
+    const said = (await res.json()) as Refusal;
+    expect(said.details?.issues).toEqual(
+      expect.arrayContaining([
+        { field: "requested", message: "must be more than 0" },
+        { field: "orderRef", message: "must look like ORD-1234" },
+        { field: "decision", message: "cannot be edited by a fork" },
+      ]),
+    );
+    const node = await check({ checkpointId, values: { reason: "ok" }, asNode: "human_review" });
+    expect(node.status).toBe(422);
+    expect(((await node.json()) as Refusal).code).toBe("unprocessable:fork_node");
+    expect((await check({ checkpointId, values: { reason: "ok" } })).status).toBe(200);
+    expect((await check({ checkpointId, values: { reason: "ok" } }, "operator")).status).toBe(403);
+  });
+});
