@@ -148,7 +148,7 @@ describe.each<Backend>(["postgres", "pglite"])("spending limits on %s", (backend
     });
   });
 
-  test("order support: the agent loop waits at its second model call; a stop ends the run with no call after", async () => {
+  test("order support: the agent loop waits at its second model call; a stop ends the run with no call after; Try again asks again", async () => {
     const message = "My order ORD-1002 arrived scratched.";
     const threadId = await createTicket(base, message, "ORD-1002", "order_support");
     const first = await runOnce(agentFor(base, threadId), { message });
@@ -187,5 +187,13 @@ describe.each<Backend>(["postgres", "pglite"])("spending limits on %s", (backend
       expect(rows.map((r) => r.status)).toEqual(["interrupted", "cancelled"]);
       expect(rows[1]?.tokens).toBe(0);
     }
+
+    // Try again: the stop does not replay; the thread is still past its limit, so it is asked again — a new question.
+    const retry = await runOnce(agentFor(base, threadId), { as: "supervisor" });
+    expect(retry.interrupts.map((i) => i.reason)).toEqual(["run_budget"]);
+    expect(retry.interrupts[0]?.id).not.toBe(budget.interruptId);
+    const again2 = await settled(base, threadId);
+    expect(again2.status).toBe("interrupted");
+    expect(again2.pendingInterrupts.map((p) => p.action)).toEqual(["run_budget"]);
   });
 });

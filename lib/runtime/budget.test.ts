@@ -70,14 +70,11 @@ async function runOnce(
   limits: Limits,
   decisions: BudgetDecision[],
   spentBefore: number,
+  retry = false,
 ) {
-  let stoppedBy: string | null = null;
   const gate = new BudgetGate(
     { tokensIn: spentBefore, tokensOut: 0, decisions },
-    (by) => {
-      stoppedBy = by;
-    },
-    limits,
+    { limits, price: null, retry },
   );
   const config = { configurable: { thread_id: "t" }, callbacks: [gate] };
   let error: unknown = null;
@@ -86,7 +83,10 @@ async function runOnce(
   });
   const state = await graph.getState(config);
   const asked = state.tasks.flatMap((t) => t.interrupts ?? []);
-  return { gate, asked, state, stoppedBy: stoppedBy as string | null, error };
+  // A stop is the node's error, coded as a stopped run and naming who stopped it.
+  const stop = error as { code?: string; details?: { by?: string } } | null;
+  const stoppedBy = stop?.code === "conflict:run_cancelled" ? (stop.details?.by ?? null) : null;
+  return { gate, asked, state, stoppedBy, error };
 }
 
 describe("budget gate", () => {
@@ -165,10 +165,12 @@ describe("budget gate", () => {
       .addEdge(START, "write")
       .addEdge("write", END)
       .compile({ checkpointer: new MemorySaver() });
-    const gate = new BudgetGate({ tokensIn: 0, tokensOut: 0, decisions: [] }, () => {}, {
-      ...NONE,
-      run_tokens: 15,
-    });
+    const gate = new BudgetGate(
+      { tokensIn: 0, tokensOut: 0, decisions: [] },
+      {
+        limits: { ...NONE, run_tokens: 15 },
+      },
+    );
     const config = { configurable: { thread_id: "s" }, callbacks: [gate] };
     await graph.invoke({ said: [] }, config);
     // 10 tokens a call: the second call goes out (10 < 15), the third waits (20 ≥ 15).
@@ -186,9 +188,10 @@ describe("budget gate", () => {
     const price = { input: 2, output: 10 };
     const gate = new BudgetGate(
       { tokensIn: 0, tokensOut: 0, decisions: [] },
-      () => {},
-      { ...NONE, run_cost_micros: 100 },
-      price,
+      {
+        limits: { ...NONE, run_cost_micros: 100 },
+        price,
+      },
     );
     const config = { configurable: { thread_id: "c" }, callbacks: [gate] };
     await graph.invoke({ said: [] }, config);
@@ -209,12 +212,10 @@ describe("budget gate", () => {
     const unpriced = graphWith(free, 4);
     const open = new BudgetGate(
       { tokensIn: 0, tokensOut: 0, decisions: [] },
-      () => {},
       {
-        ...NONE,
-        run_cost_micros: 100,
+        limits: { ...NONE, run_cost_micros: 100 },
+        price: null,
       },
-      null,
     );
     await unpriced.invoke({ said: [] }, { configurable: { thread_id: "d" }, callbacks: [open] });
     expect(free.calls).toBe(4);
@@ -247,6 +248,45 @@ describe("budget gate", () => {
     expect(stopped.error).toBeTruthy();
     // The node ran again and met the answer at its first model call: nothing was sent after the stop.
     expect(model.calls).toBe(1);
+  });
+
+  test("after a stop, Try again asks again where the run is still past its limit; a raise then lets the node finish", async () => {
+    const model = new CountingModel();
+    const graph = graphWith(model, 3);
+    const limits = { ...NONE, thread_tokens: 10 };
+    const first = await runOnce(graph, { said: [] }, limits, [], 0);
+    const stop = { decision: "stop" as const, note: "Looping." };
+    const ledger: BudgetDecision[] = [{ limit: "thread_tokens", answer: stop, by: "lead@example.com" }];
+    const stopped = await runOnce(
+      graph,
+      new Command({ resume: { [first.asked[0]?.id as string]: stop } }),
+      limits,
+      ledger,
+      10,
+    );
+    expect(stopped.stoppedBy).toBe("lead@example.com");
+    // Try again (a retry continues from the checkpoint): the stop does not stop it; the thread is still past its
+    // limit, so the same place asks again — a new question, not the stop replayed.
+    const retried = await runOnce(graph, null, limits, ledger, 10, true);
+    expect(retried.stoppedBy).toBeNull();
+    expect(retried.asked.map((i) => i.value)).toMatchObject([
+      { action: "run_budget", limit: "thread_tokens" },
+    ]);
+    expect(retried.asked[0]?.id).not.toBe(first.asked[0]?.id);
+    expect(model.calls).toBe(1);
+    // Raised this time: every later run of the node passes the old stop (it was asked again after it) and the raise.
+    const raise = { decision: "raise" as const, to: 1_000 };
+    const raised = [...ledger, { limit: "thread_tokens" as const, answer: raise, by: "ops@example.com" }];
+    const on = await runOnce(
+      graph,
+      new Command({ resume: { [retried.asked[0]?.id as string]: raise } }),
+      limits,
+      raised,
+      10,
+    );
+    expect(on.stoppedBy).toBeNull();
+    expect(on.asked.map((i) => i.value)).toEqual([{ action: "approval" }]);
+    expect(model.calls).toBe(4);
   });
 
   test("the ledger's latest raise of a limit is the limit in force; other limits keep the deployment's", () => {

@@ -16,7 +16,9 @@ import { canonicalPayload } from "@/lib/canonical-json";
 import { rowsOf } from "@/lib/db/rows";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
 import { tokenUsage } from "@/lib/observability/graph-callbacks";
+import { RUN_CANCELLED, stoppedMessage } from "./cancel-reason";
 
 /*
  * Spending limits (issue: run control). Every run is held to a token budget of its own and of its thread (and a cost
@@ -135,17 +137,25 @@ export class BudgetGate extends BaseTracer {
   private readonly limits: Limits;
   private readonly answers: Map<string, BudgetDecision>;
 
+  private readonly price: Price | null;
+  private readonly retry: boolean;
+
   constructor(
     private readonly thread: ThreadSpending,
-    /** Called when an operator's answer stops the run (the executor aborts the graph as stopped). */
-    private readonly stop: (by: string) => void,
-    base: Limits = deploymentLimits(),
-    /** Null: the price is not known, and no cost limit holds. */
-    private readonly price: Price | null = env.MODEL_PRICE_PER_MTOK ?? null,
+    options: {
+      /** The deployment's limits (default: from the environment). */
+      limits?: Limits;
+      /** The model's price; null: not known, and no cost limit holds (default: MODEL_PRICE_PER_MTOK). */
+      price?: Price | null;
+      /** The run is an operator's "Try again": a stop answered earlier does not stop it (it asks again instead). */
+      retry?: boolean;
+    } = {},
   ) {
     super({ _awaitHandler: true });
     this.awaitHandlers = true;
-    this.limits = limitsInForce(base, thread.decisions);
+    this.price = options.price === undefined ? (env.MODEL_PRICE_PER_MTOK ?? null) : options.price;
+    this.retry = options.retry ?? false;
+    this.limits = limitsInForce(options.limits ?? deploymentLimits(), thread.decisions);
     this.answers = new Map(thread.decisions.map((d) => [canonicalPayload(d.answer), d]));
   }
 
@@ -222,17 +232,26 @@ export class BudgetGate extends BaseTracer {
     const pad = configurable?.[SCRATCHPAD] as Scratchpad | undefined;
     // Outside a graph's node (a model called by itself), or a graph without a checkpointer: nothing to pause.
     if (!pad || !configurable?.[CHECKPOINTER]) return;
-    const waiting = pad.resume[pad.interruptCounter + 1];
-    if (waiting !== undefined) {
+    // Hand back every budget answer waiting here, in order: answers of this node's earlier runs come back first.
+    for (;;) {
+      const index = pad.interruptCounter + 1;
+      const waiting = pad.resume[index];
+      if (waiting === undefined) break;
       const decision = this.answers.get(canonicalPayload(waiting));
       // Another question of this node is answered here: it is that question's answer, not ours.
       if (!decision) return;
       interrupt(null);
-      if (decision.answer.decision === "stop") {
-        this.stop(decision.by);
-        throw new Error(`stopped at the spending limit by ${decision.by}`);
+      // A stop ends the run — unless the node was asked again after it (an operator's "Try again" went on), or this
+      // run is that "Try again": then the limits below decide, and a run still past one is asked again.
+      const lastAnswer = pad.resume.length <= index + 1;
+      if (decision.answer.decision === "stop" && lastAnswer && !this.retry) {
+        // Thrown as the node's error (not an abort): LangGraph then keeps what the node was answered, so a later
+        // "Try again" finds the stop behind it and asks a new question. The executor ends the run as stopped.
+        throw new AppError(RUN_CANCELLED, stoppedMessage(`${decision.by}, at the spending limit`), {
+          by: decision.by,
+          spendingLimit: true,
+        });
       }
-      return;
     }
     const reached = this.reached();
     // `nullResume` resumes whatever is asked next: never spend it on a question the graph did not ask.

@@ -15,7 +15,7 @@ import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/env";
-import { AppError, errorCodeOf, toAppError } from "@/lib/errors";
+import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/errors";
 import { RunTraceHandler } from "@/lib/observability/graph-callbacks";
 import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
@@ -173,9 +173,7 @@ async function executeRun(
     const { input, configurable } = await graphInputFor(run, { agent, graph }, options.recovered ?? false);
     // Its spending limits: a model call past one pauses the run with a `run_budget` question (lib/runtime/budget.ts).
     const spending = await loadThreadSpending({ db: database.db, threadId: run.threadId, runId: run.id });
-    gate = new BudgetGate(spending, (by) => {
-      if (!signal.aborted) abort.abort(cancelReason(`${by}, at the spending limit`));
-    });
+    gate = new BudgetGate(spending, { retry: run.kind === "retry" });
     const stream = await graph.stream(input, {
       // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).
       configurable: {
@@ -243,21 +241,26 @@ async function executeRun(
     // Stopped by an operator, at the run's time limit, or by a model that did not answer: the graph is aborted (no
     // node starts after this), the thread stays at its last checkpoint ("Try again" continues it), and the run ends
     // `cancelled` / `timed_out` with a RUN_ERROR that ends every open stream of it.
-    const stop = isCancelReason(signal.reason)
-      ? { status: "cancelled" as const, code: RUN_CANCELLED, message: stoppedMessage(signal.reason.by) }
-      : isTimeoutReason(signal.reason)
-        ? {
-            status: "timed_out" as const,
-            code: RUN_TIMED_OUT,
-            message: `The run took longer than its limit of ${Math.round(signal.reason.limitMs / 1000)} s and was stopped at its last saved step.`,
-          }
-        : !signal.aborted && isModelTimeout(error)
+    // (An operator's "stop" answer to a spending limit ends the run the same way, raised by the gate in its node.)
+    const budgetStop =
+      !signal.aborted && errorCodeOf(error) === RUN_CANCELLED ? appErrorOf(error) : undefined;
+    const stop = budgetStop
+      ? { status: "cancelled" as const, code: RUN_CANCELLED, message: budgetStop.message }
+      : isCancelReason(signal.reason)
+        ? { status: "cancelled" as const, code: RUN_CANCELLED, message: stoppedMessage(signal.reason.by) }
+        : isTimeoutReason(signal.reason)
           ? {
               status: "timed_out" as const,
-              code: MODEL_TIMED_OUT,
-              message: `The model did not answer within ${Math.round(env.MODEL_TIMEOUT_MS / 1000)} s, retries included; the run stopped at its last saved step.`,
+              code: RUN_TIMED_OUT,
+              message: `The run took longer than its limit of ${Math.round(signal.reason.limitMs / 1000)} s and was stopped at its last saved step.`,
             }
-          : null;
+          : !signal.aborted && isModelTimeout(error)
+            ? {
+                status: "timed_out" as const,
+                code: MODEL_TIMED_OUT,
+                message: `The model did not answer within ${Math.round(env.MODEL_TIMEOUT_MS / 1000)} s, retries included; the run stopped at its last saved step.`,
+              }
+            : null;
     if (stop) {
       await sink.drain().catch(() => {});
       await finalizeRun({
