@@ -116,7 +116,7 @@ export function QueueSettings({ policies, targets }: { policies: SlaPolicyView[]
           <label className="flex flex-col">
             Action
             <select name="action" className={input} defaultValue="refund_approval">
-              {["*", ...INTERRUPT_ACTIONS].map((a) => (
+              {["*", ...INTERRUPT_ACTIONS.filter((a) => a !== "wait_timer")].map((a) => (
                 <option key={a} value={a}>
                   {a === "*" ? "Any" : actionLabel(a)}
                 </option>

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runBudgetAnswer } from "@/lib/budget-contract";
 import {
   confirmEmailAnswer,
   goodwillVoucherAnswer,
@@ -7,6 +8,7 @@ import {
   refundApprovalAnswer,
   reviewChangeAnswer,
   selectOptionAnswer,
+  waitTimerAnswer,
 } from "@/lib/interrupts/contract";
 import { authedFetch } from "../support/auth";
 import { pausedTicket } from "./client";
@@ -30,6 +32,9 @@ function acts(action: string, payload: unknown): boolean {
       return p.decision === "approve";
     case "goodwill_voucher":
       return p.decision === "grant";
+    case "run_budget":
+      // Raising a spending limit lets the agent spend more: a person decides that.
+      return p.decision === "raise";
     default:
       return false;
   }
@@ -42,6 +47,8 @@ const SHAPES = {
   goodwill_voucher: goodwillVoucherAnswer,
   select_option: selectOptionAnswer,
   input_text: inputTextAnswer,
+  run_budget: runBudgetAnswer,
+  wait_timer: waitTimerAnswer,
 } as const;
 type Action = keyof typeof SHAPES;
 
@@ -64,6 +71,9 @@ const answers = fc.oneof(
   }),
   fc.record({ optionId: fc.constantFrom("store_credit", "original_payment") }),
   fc.record({ text: fc.string({ maxLength: 20 }) }),
+  fc.record({ decision: fc.constant("raise"), to: fc.integer({ min: -1, max: 1000 }) }),
+  fc.record({ decision: fc.constant("stop"), note }, { requiredKeys: ["decision"] }),
+  fc.record({ outcome: fc.constantFrom("fired", "cancelled"), note }, { requiredKeys: ["outcome"] }),
 );
 
 describe("system:expiry may not act where a person must", () => {
@@ -97,7 +107,12 @@ describe("system:expiry may not act where a person must", () => {
           );
           const body = await res.json();
           const fits = SHAPES[action].safeParse(payload).success;
-          if (!fits) {
+          if (action === "wait_timer") {
+            // A timer's deadline is its own duration: no policy of any kind applies to it.
+            expect(res.status).toBe(422);
+            expect(body.code).toBe("unprocessable:sla");
+            expect(await policies()).toBe(before);
+          } else if (!fits) {
             expect(res.status).toBe(422);
             expect(body.code).toBe("unprocessable:sla");
             expect(await policies()).toBe(before);
@@ -121,7 +136,7 @@ describe("system:expiry may not act where a person must", () => {
           }
         },
       ),
-      { seed: 27, numRuns: 120 },
+      { seed: 27, numRuns: 160 },
     );
     // The generator reached both sides of the rule.
     expect(refusedActing).toBeGreaterThan(5);

@@ -43,6 +43,13 @@ export const POST = route<Record<string, never>, z.infer<typeof policyBody>>(
   },
   async ({ body, principal, database: { db } }) => {
     const { remove, ...policy } = body;
+    if (policy.action === "wait_timer") {
+      throw new AppError(
+        "unprocessable:sla",
+        "A timer is due when its own duration is up, and fires by itself: no deadline policy applies to it.",
+        { fields: ["action"] },
+      );
+    }
     if (policy.expiryAnswer?.status === "resolved") {
       if (policy.action === "*") {
         throw new AppError(
