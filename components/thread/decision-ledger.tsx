@@ -1,4 +1,9 @@
+"use client";
+
+import { useState } from "react";
 import { actionLabel } from "@/components/ui/action-label";
+import { Button } from "@/components/ui/button";
+import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
 import { showControls } from "@/lib/bidi";
 import { principalLabel } from "@/lib/humanize";
@@ -21,8 +26,22 @@ const STATUS_TEXT: Record<string, string> = {
   cancelled: "Cancelled",
 };
 
-/** The decision ledger: every decision this thread asked for, who took it, what they said and when. */
-export function DecisionLedger({ decisions, currency }: { decisions: DecisionView[]; currency?: string }) {
+/**
+ * The decision ledger: every decision this thread asked for, who took it, what they said and when. A supervisor may
+ * answer a taken decision differently: a branch from where it was asked asks it again.
+ */
+export function DecisionLedger({
+  decisions,
+  currency,
+  threadId,
+  canBranch = false,
+}: {
+  decisions: DecisionView[];
+  currency?: string;
+  threadId?: string;
+  /** The user may branch the thread (a supervisor) and no run is active on it. */
+  canBranch?: boolean;
+}) {
   return (
     <section aria-labelledby="ledger-heading" className="rounded-lg border border-slate-200 bg-white p-5">
       <h2 id="ledger-heading" className="mb-3 text-base font-semibold text-slate-900">
@@ -68,10 +87,48 @@ export function DecisionLedger({ decisions, currency }: { decisions: DecisionVie
                   {d.status === "pending" && d.dueAt ? <DeadlineLine decision={d} /> : null}
                 </>
               )}
+              {d.status === "resolved" && canBranch && threadId ? (
+                <AnswerDifferently threadId={threadId} interruptId={d.interruptId} />
+              ) : null}
             </li>
           ))}
         </ol>
       )}
     </section>
+  );
+}
+
+/**
+ * "Answer differently": branch the thread from where this decision was asked (the question is asked again on the
+ * branch, answered like any decision), then show the page again on the new branch.
+ */
+function AnswerDifferently({ threadId, interruptId }: { threadId: string; interruptId: string }) {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const branch = async () => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await postJson(
+        `/api/threads/${encodeURIComponent(threadId)}/decisions/${encodeURIComponent(interruptId)}/answer-differently`,
+        {},
+      );
+      window.location.reload();
+    } catch (e) {
+      setProblem(errorMessage(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="mt-1">
+      <Button variant="secondary" disabled={busy} onClick={branch} data-testid="answer-differently">
+        {busy ? "Branching…" : "Answer differently"}
+      </Button>
+      {problem && (
+        <p role="alert" className="mt-1 text-sm text-red-800">
+          {problem}
+        </p>
+      )}
+    </div>
   );
 }

@@ -15,6 +15,7 @@ import { EffectsPanel } from "./effects-panel";
 import { OutcomeCard } from "./outcome-card";
 import { ThreadHeader } from "./thread-header";
 import type { ThreadViewJson } from "./thread-state";
+import { TwoAnswers } from "./two-answers";
 import { useLiveEffects } from "./use-live-effects";
 import { useMayDecide } from "./use-may-decide";
 import { useThread } from "./use-thread";
@@ -88,6 +89,16 @@ export function ThreadConsole({
             claims={claims.claims}
             onClaimChange={claims.refresh}
           />
+          {state.answeringDifferently && (
+            <TwoAnswers
+              threadId={state.threadId}
+              answering={state.answeringDifferently}
+              values={state.values}
+              messages={state.messages}
+              decisions={state.decisions}
+              currency={currency}
+            />
+          )}
           {/* While a run is moving the state, its outcome is not written yet: the card would set an interim state
               against the live ledger (Side effects below shows the ledger as it moves). */}
           {state.status !== "running" && (
@@ -104,7 +115,12 @@ export function ThreadConsole({
             canAct={hasRole(user?.role, "operator")}
             onActed={effects.replace}
           />
-          <DecisionLedger decisions={state.decisions} currency={currency} />
+          <DecisionLedger
+            decisions={state.decisions}
+            currency={currency}
+            threadId={state.threadId}
+            canBranch={hasRole(user?.role, "supervisor") && state.status !== "running"}
+          />
         </div>
         <div className="lg:col-span-5">
           <Conversation

@@ -54,6 +54,8 @@ export interface ThreadState {
   queuedInputs: ThreadView["queuedInputs"];
   /** The thread was forked at some point: only then can a branch and the effect ledger disagree. */
   forked: boolean;
+  /** The head's branch answers a decision otherwise ("Answer differently"): what the other line answered. */
+  answeringDifferently: ThreadView["answeringDifferently"];
   /** Seq of the last event this state contains: the server view's lastSeq, then every event applied after it. */
   lastSeq: number;
   /** Every seq applied to this state, in order (a page that never applies one twice shows strictly increasing). */
@@ -96,6 +98,7 @@ export function initialThreadState(view: ThreadViewJson): ThreadState {
     decisions: view.decisions,
     queuedInputs: view.queuedInputs ?? [],
     forked: view.forked ?? false,
+    answeringDifferently: view.answeringDifferently ?? null,
     lastSeq: view.lastSeq,
     applied: [],
     dropped: 0,
@@ -152,6 +155,7 @@ export function applyView(state: ThreadState, view: ThreadViewJson): ThreadState
     decisions: view.decisions,
     queuedInputs: view.queuedInputs ?? state.queuedInputs,
     forked: view.forked ?? state.forked,
+    answeringDifferently: view.answeringDifferently ?? null,
   };
   if (view.activeRunId) {
     return withPending({ ...base, status: "running", activeRunId: view.activeRunId }, []);

@@ -26,7 +26,7 @@ import { EventSink } from "./event-sink";
 import { failRun, startRunInBackground } from "./executor";
 import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
-import type { RunInput } from "./run-input";
+import type { AnswerDifferently, RunInput } from "./run-input";
 
 export interface ForkRequest {
   threadId: string;
@@ -38,6 +38,8 @@ export interface ForkRequest {
   asNode?: string;
   /** Branch onto the agent's current version (a thread pinned to a version that is gone). */
   onto?: "current";
+  /** The branch answers this decision otherwise ("Answer differently"): recorded on its run for the thread page. */
+  answerDifferently?: AnswerDifferently;
 }
 
 export interface ForkResult {
@@ -83,6 +85,7 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
         ...(request.asNode ? { asNode: request.asNode } : {}),
         changes,
         ...(agent.version !== from ? { version: { from, to: agent.version } } : {}),
+        ...(request.answerDifferently ? { answersDifferently: request.answerDifferently.interruptId } : {}),
       },
     }),
     warn: true,
@@ -123,6 +126,8 @@ export interface BranchRequest {
   precondition?(thread: Thread, tx: Tx): Promise<void>;
   /** Warn when the branch may reach a recorded side effect again (forks; a migration continues, it repeats nothing). */
   warn: boolean;
+  /** The decision the branch answers otherwise, when it was made for that. */
+  answerDifferently?: AnswerDifferently;
 }
 
 /**
@@ -329,12 +334,18 @@ async function diffAgainst(
   );
 }
 
-function pick(request: { values?: Record<string, unknown>; asNode?: string }): {
+function pick(request: {
   values?: Record<string, unknown>;
   asNode?: string;
+  answerDifferently?: AnswerDifferently;
+}): {
+  values?: Record<string, unknown>;
+  asNode?: string;
+  answerDifferently?: AnswerDifferently;
 } {
   return {
     ...(request.values ? { values: request.values } : {}),
     ...(request.asNode ? { asNode: request.asNode } : {}),
+    ...(request.answerDifferently ? { answerDifferently: request.answerDifferently } : {}),
   };
 }

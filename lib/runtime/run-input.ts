@@ -24,4 +24,12 @@ export type RunInput =
       forkCheckpointId: string;
       values?: Record<string, unknown>;
       asNode?: string;
+      /** "Answer differently": the decision this branch asks again, and the head of the line that answered it. */
+      answerDifferently?: AnswerDifferently;
     };
+
+/** A branch made to answer a decision otherwise: which decision, and where the line that answered it had got to. */
+export interface AnswerDifferently {
+  interruptId: string;
+  otherHead: string | null;
+}

@@ -6,7 +6,7 @@ import { stateSnapshot, toAguiMessages } from "@/lib/agui";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { listWaitingInputs } from "@/lib/db/queries/queued-inputs";
-import { getActiveRun, getLastFailedRun, wasForked } from "@/lib/db/queries/runs";
+import { getActiveRun, getLastFailedRun, lastFork } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -52,6 +52,18 @@ export interface ThreadView {
   threadId: string;
   /** Whether the thread was ever forked (a run of kind `fork`): only then can its branches disagree. */
   forked: boolean;
+  /**
+   * The head's branch was made to answer a decision otherwise ("Answer differently", the latest fork): which decision,
+   * how and by whom it was answered on the other line, and that line's head (to set the two outcomes side by side).
+   */
+  answeringDifferently: {
+    interruptId: string;
+    action: string;
+    answer: unknown;
+    resolvedBy: string | null;
+    resolvedAt: string | null;
+    otherHead: string | null;
+  } | null;
   /** The agent that handles the thread (`AgentDefinition.id`) and the version it is pinned to. */
   agentId: string;
   agentVersion: string;
@@ -102,9 +114,9 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   ]);
   const raised = new Map(decisions.map((d) => [d.interruptId, d]));
   const escalated = decisions.filter((d) => d.escalatedAt !== null).map((d) => d.interruptId);
-  const [escalations, forked] = await Promise.all([
+  const [escalations, fork] = await Promise.all([
     listEscalationRecipients({ db, interruptIds: escalated }),
-    wasForked({ db, threadId }),
+    lastFork({ db, threadId }),
   ]);
   const values = (state.values ?? {}) as Record<string, unknown>;
   const pendingInterrupts = state.tasks
@@ -122,9 +134,24 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
         ...answeredBy(raised.get(i.id as string)),
       };
     });
+  const differently = (
+    fork?.input as { answerDifferently?: { interruptId: string; otherHead: string | null } } | null
+  )?.answerDifferently;
+  const answered = differently ? raised.get(differently.interruptId) : undefined;
   return {
     threadId,
-    forked,
+    forked: fork !== undefined,
+    answeringDifferently:
+      differently && answered
+        ? {
+            interruptId: answered.interruptId,
+            action: answered.action,
+            answer: answered.answer,
+            resolvedBy: answered.resolvedBy,
+            resolvedAt: answered.resolvedAt?.toISOString() ?? null,
+            otherHead: differently.otherHead,
+          }
+        : null,
     agentId: thread.agentId,
     agentVersion: thread.agentVersion,
     attention: attentionOf(thread),

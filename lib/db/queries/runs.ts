@@ -333,12 +333,22 @@ export async function setRunInput({
   return row;
 }
 
-/** Whether the thread was ever forked (time travel: a run of kind `fork`), so that it has more than one line. */
-export async function wasForked({ db, threadId }: { db: Queryable; threadId: string }): Promise<boolean> {
+/**
+ * The thread's latest fork run (time travel: a run of kind `fork`), or undefined: whether the thread has more than one
+ * line, and what its newest branch is for.
+ */
+export async function lastFork({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<{ id: string; input: unknown } | undefined> {
   const [row] = await db
-    .select({ id: runs.id })
+    .select({ id: runs.id, input: runs.input })
     .from(runs)
     .where(and(eq(runs.threadId, threadId), eq(runs.kind, "fork")))
+    .orderBy(desc(runs.createdAt))
     .limit(1);
-  return row !== undefined;
+  return row;
 }

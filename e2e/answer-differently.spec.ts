@@ -1,0 +1,58 @@
+import { answerOverApi, expect, openReady, pausedThread, test, threadState } from "./fixtures";
+import { checkScreens } from "./support/console";
+import { lateOrders } from "./support/queue";
+
+/*
+ * "Answer differently" on the thread page (issue 34): a refund approved and paid on the main line; the supervisor
+ * answers the approval differently from the decision history. The page shows the branch asking again, the other
+ * line's answer beside it, and — once the branch is answered "reject" and its reply sent — both outcomes side by side.
+ * The one who branched may not approve what the branch asks (four-eyes), only reject it. Nothing is paid twice.
+ */
+
+test("a refund approved on the main line, answered reject on a branch: both outcomes side by side, one payment", async ({
+  page,
+}, testInfo) => {
+  test.slow();
+  const [order] = await lateOrders(7740, 1, 24_900);
+  const threadId = await pausedThread(page, `My headphones from ${order} are broken, please refund them.`, {
+    orderRef: order,
+  });
+  await answerOverApi(page, threadId, "refund_approval", { decision: "approve" });
+  await answerOverApi(page, threadId, "confirm_email", { choice: "send" });
+  await expect
+    .poll(async () => (await threadState(page, threadId)).status, { timeout: 20_000 })
+    .toBe("completed");
+
+  await openReady(page, `/threads/${threadId}`, "thread-page");
+  const approval = page.locator('[data-testid="ledger-entry"][data-action="refund_approval"]');
+  await approval.getByTestId("answer-differently").click();
+
+  // The branch asks again; the page says what the other line answered.
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  const card = page.getByTestId("decision-refund_approval");
+  await expect(card).toBeVisible({ timeout: 30_000 });
+  const two = page.getByTestId("two-answers");
+  await expect(two.getByTestId("other-answer")).toContainText("Approved — by supervisor@");
+  await expect(two.getByTestId("this-answer")).toHaveText("Not answered yet");
+  await expect(two.getByTestId("other-money")).toContainText("€249.00 refunded");
+
+  // Whoever branched started the branch: approving is someone else's; rejecting is theirs to give.
+  await expect(card.getByTestId("approve")).toBeDisabled();
+  await card.getByTestId("decision-note").fill("Not covered after all: the damage came from a fall.");
+  await card.getByTestId("reject").click();
+  const reply = page.getByTestId("decision-confirm_email");
+  await expect(reply).toBeVisible({ timeout: 30_000 });
+  await reply.getByTestId("send-as-is").click();
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-status", "completed", {
+    timeout: 30_000,
+  });
+
+  await expect(two.getByTestId("this-answer")).toContainText("Rejected");
+  await expect(two.getByTestId("this-money")).toHaveText("Nothing refunded");
+  await expect(two.getByTestId("other-money")).toContainText("€249.00 refunded");
+  await checkScreens(page, testInfo, "thread-answer-differently");
+
+  // One payment, whatever the branch did.
+  const effects = await (await page.request.get(`/api/threads/${threadId}/effects`)).json();
+  expect(effects.effects.filter((e: { kind: string }) => e.kind === "payment")).toHaveLength(1);
+});
