@@ -2,6 +2,7 @@ import { authedFetch, emailOf, type Who } from "../support/auth";
 import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";
 import { agentFor, createTicket, runOnce } from "./client";
 import { type Backend, serverOn, until } from "./setup";
+import { settledView } from "./thread-api";
 
 /*
  * "Answer differently" (issue 34): a refund approved on the main line (paid, the reply sent) is answered "reject" on a
@@ -38,18 +39,7 @@ interface View {
   } | null;
 }
 
-const view = async (base: string, threadId: string) =>
-  (await (await authedFetch(`${base}/api/threads/${threadId}`, {}, "supervisor")).json()) as View;
-
-const settled = (base: string, threadId: string) =>
-  until(
-    "the thread to settle",
-    async () => {
-      const v = await view(base, threadId);
-      return v.activeRunId === null && v.status !== "running" ? v : undefined;
-    },
-    60_000,
-  );
+const settled = (base: string, threadId: string) => settledView<View>(base, threadId);
 
 const post = (base: string, path: string, body: unknown, who: Who) =>
   authedFetch(

@@ -176,6 +176,20 @@ const forkValues = obj({
   requested: fc.constantFrom(100, null, 2_147_483_647),
 });
 
+/** A fork's body (and its check's): a checkpoint of the suite's threads, edits right and wrong, a node or none. */
+const forkBody = (ctx: FuzzContext) =>
+  obj(
+    {
+      checkpointId: idFrom(ctx.checkpoints.map((c) => c[1])),
+      values: fc.oneof(
+        forkValues,
+        forkValues.map((v) => ({ ...v, decision: "approve" })),
+      ),
+      asNode: fc.constantFrom("classify", "lookup_order", "finalize", "__start__"),
+    },
+    ["checkpointId"],
+  );
+
 const ROLES = fc.constantFrom("viewer", "operator", "supervisor", "admin");
 
 /** Every route and method, then the unsupported methods. */
@@ -391,19 +405,7 @@ export const TARGETS: Target[] = [
         method: "POST",
         path: idFrom(ctx.threadIds).map((t) => `/api/threads/${t}/fork`),
         senders: sender(["supervisor", "admin"]),
-        body: hostileBody(
-          obj(
-            {
-              checkpointId: idFrom(ctx.checkpoints.map((c) => c[1])),
-              values: fc.oneof(
-                forkValues,
-                forkValues.map((v) => ({ ...v, decision: "approve" })),
-              ),
-              asNode: fc.constantFrom("classify", "lookup_order", "finalize", "__start__"),
-            },
-            ["checkpointId"],
-          ),
-        ),
+        body: hostileBody(forkBody(ctx)),
       }),
   },
   {
@@ -414,19 +416,7 @@ export const TARGETS: Target[] = [
         method: "POST",
         path: idFrom(ctx.threadIds).map((t) => `/api/threads/${t}/fork/check`),
         senders: sender(["supervisor", "admin"]),
-        body: hostileBody(
-          obj(
-            {
-              checkpointId: idFrom(ctx.checkpoints.map((c) => c[1])),
-              values: fc.oneof(
-                forkValues,
-                forkValues.map((v) => ({ ...v, decision: "approve" })),
-              ),
-              asNode: fc.constantFrom("classify", "lookup_order", "finalize", "__start__"),
-            },
-            ["checkpointId"],
-          ),
-        ),
+        body: hostileBody(forkBody(ctx)),
       }),
   },
   {

@@ -1,7 +1,8 @@
 import fc from "fast-check";
-import { authedFetch, emailOf, type Who } from "../support/auth";
+import { authedFetch, emailOf } from "../support/auth";
 import { agentFor, createTicket, runOnce } from "./client";
-import { type Backend, type Sql, serverOn, until } from "./setup";
+import { type Backend, type Sql, serverOn } from "./setup";
+import { postDecision, settledView, threadView } from "./thread-api";
 
 /*
  * Spending limits (issue 32): a run past its token budget pauses at its next model call with a `run_budget` question —
@@ -30,34 +31,9 @@ interface View {
   failure?: { code: string; message: string } | null;
 }
 
-async function view(base: string, threadId: string): Promise<View> {
-  const res = await authedFetch(`${base}/api/threads/${threadId}`, {}, "supervisor");
-  if (res.status !== 200) throw new Error(`thread view: ${res.status}`);
-  return (await res.json()) as View;
-}
-
-/** The thread once no run is active: what it waits for. */
-const settled = (base: string, threadId: string) =>
-  until(
-    "the thread to settle",
-    async () => {
-      const v = await view(base, threadId);
-      return v.activeRunId === null ? v : undefined;
-    },
-    60_000,
-  );
-
-function decide(base: string, threadId: string, interruptId: string, answer: unknown, who: Who) {
-  return authedFetch(
-    `${base}/api/threads/${threadId}/decisions/${interruptId}`,
-    {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ status: "resolved", answer }),
-    },
-    who,
-  );
-}
+const view = (base: string, threadId: string) => threadView<View>(base, threadId);
+const settled = (base: string, threadId: string) => settledView<View>(base, threadId);
+const decide = postDecision;
 
 /** Answers a budget question must refuse (422, nothing written): generated around what was spent. */
 function badAnswers(used: number) {

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interrupt } from "@ag-ui/core";
-import { authedFetch, type Who } from "../support/auth";
+import { authedFetch } from "../support/auth";
 import { startTestServer, type TestServer } from "../support/server";
 import { startTestSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { agentFor, createTicket, payloadOf, runOnce } from "./client";
 import { cleanUp, prepareDatabase, until } from "./setup";
+import { postDecision, threadView } from "./thread-api";
 
 /*
  * Durable timers (issue 32): a graph waits for a duration and goes on when it is over, once — across a restart and
@@ -31,20 +32,8 @@ interface View {
   values: { outcome?: { status: string; reasons: string[] } | null };
 }
 
-const view = async (base: string, threadId: string) =>
-  (await (await authedFetch(`${base}/api/threads/${threadId}`, {}, "supervisor")).json()) as View;
-
-function decide(base: string, threadId: string, interruptId: string, answer: unknown, who: Who) {
-  return authedFetch(
-    `${base}/api/threads/${threadId}/decisions/${interruptId}`,
-    {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ status: "resolved", answer }),
-    },
-    who,
-  );
-}
+const view = (base: string, threadId: string) => threadView<View>(base, threadId);
+const decide = postDecision;
 
 /** A payout change for ORD-1001's customer, both reviews approved: the thread then waits on its cooling-off timer. */
 async function coolingOff(base: string): Promise<{ threadId: string; timerId: string }> {
