@@ -35,6 +35,9 @@ test("a refund approved on the main line, answered reject on a branch: both outc
   await expect(two.getByTestId("other-answer")).toContainText("Approved — by supervisor@");
   await expect(two.getByTestId("this-answer")).toHaveText("Not answered yet");
   await expect(two.getByTestId("other-money")).toContainText("€249.00 refunded");
+  // The form opens on the other way: the other line approved, so "Reject" is marked and named.
+  await expect(card.getByTestId("suggested-answer")).toContainText("“Reject”");
+  await expect(card.getByTestId("reject")).toHaveAttribute("data-suggested", "true");
 
   // Whoever branched started the branch: approving is someone else's; rejecting is theirs to give.
   await expect(card.getByTestId("approve")).toBeDisabled();

@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage, LengthCounter } from "@/components/ui/field";
+import { suggestedRing } from "./decision-note";
 import type { DecisionFormProps } from "./types";
 
 /** The drafted reply, editable: send it as drafted, send the edited version, or don't send it. */
@@ -12,6 +13,7 @@ export function ConfirmEmailForm({
   onAnswer,
   refusal,
   taken,
+  otherWay,
 }: DecisionFormProps<"confirm_email">) {
   const id = useId();
   const sentEdited = taken?.choice === "send_edited" ? taken : null;
@@ -68,12 +70,24 @@ export function ConfirmEmailForm({
           {refusal} You can still choose not to send it.
         </p>
       )}
+      {otherWay && !disabled && (
+        <p
+          data-testid="suggested-answer"
+          className="rounded-md border border-sky-300 bg-sky-50 p-3 text-sm text-slate-900"
+        >
+          Answering differently: the other line{" "}
+          {otherWay.verb === "reject" ? "sent the email" : "did not send it"}. The other way here is{" "}
+          <strong>{otherWay.verb === "reject" ? "“Don’t send”" : "“Send as drafted”"}</strong>.
+        </p>
+      )}
       <div className="flex flex-wrap gap-2">
         <Button
           variant={edited ? "secondary" : "primary"}
           disabled={disabled || Boolean(refusal)}
           data-testid="send-as-is"
           data-shortcut="a"
+          data-suggested={otherWay?.verb === "approve" ? "true" : undefined}
+          className={otherWay?.verb === "approve" ? suggestedRing : undefined}
           onClick={() => onAnswer({ choice: "send" })}
         >
           {edited ? "Send the original draft" : "Send as drafted"}
@@ -90,6 +104,8 @@ export function ConfirmEmailForm({
           disabled={disabled}
           data-testid="dont-send"
           data-shortcut="r"
+          data-suggested={otherWay?.verb === "reject" ? "true" : undefined}
+          className={otherWay?.verb === "reject" ? suggestedRing : undefined}
           onClick={() => onAnswer({ choice: "dont_send" })}
         >
           Don&apos;t send

@@ -2,6 +2,7 @@
 
 import { type ReactNode, useId, useMemo, useState } from "react";
 import { type ParsedInterrupt, parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
+import type { OtherWay } from "@/lib/interrupts/kinds";
 import { FallbackView } from "./fallback-view";
 import { PayloadView } from "./payload-view";
 import { readableError } from "./readable-error";
@@ -39,7 +40,10 @@ export function DecisionCard({
   readOnly = false,
   refusal = null,
   taken,
+  otherWay = null,
 }: {
+  /** "Answer differently": the other way to answer, which the form opens on (`QuestionKind.otherWay`). */
+  otherWay?: OtherWay | null;
   /** The answer somebody already took (a closed card): the form shows it instead of its defaults. */
   taken?: unknown;
   /** Why this operator may not give the acting answer (from `mayDecide`), or null. */
@@ -103,6 +107,7 @@ export function DecisionCard({
           refusal={refusal}
           onAnswer={answer}
           taken={taken as never}
+          otherWay={otherWay}
         />
       ) : (
         <FallbackView

@@ -134,9 +134,12 @@ export function ApproveRejectForm({
   rejectTestId = "reject",
   approveDisabled = false,
   refusal = null,
+  suggest,
   onApprove,
   onReject,
 }: {
+  /** "Answer differently": the answer the other line did not give, marked and named above the buttons. */
+  suggest?: "approve" | "reject";
   /** Why this operator may not approve (four-eyes, role): the button is disabled and this says why. */
   refusal?: string | null;
   note: ReturnType<typeof useDecisionNote>;
@@ -150,6 +153,7 @@ export function ApproveRejectForm({
   onApprove: () => void;
   onReject: (note: string) => void;
 }) {
+  const suggestedId = useId();
   return (
     <form
       noValidate
@@ -160,13 +164,29 @@ export function ApproveRejectForm({
     >
       {note.field}
       {refusal && <RefusalNote reason={refusal} />}
+      {suggest && !disabled && (
+        <p
+          id={suggestedId}
+          data-testid="suggested-answer"
+          className="rounded-md border border-sky-300 bg-sky-50 p-3 text-sm text-slate-900"
+        >
+          Answering differently: the other line chose “{suggest === "reject" ? approveLabel : rejectLabel}”.
+          The other way here is <strong>“{suggest === "reject" ? rejectLabel : approveLabel}”</strong>
+          {suggest === "reject" ? ", with a note saying why." : "."}
+        </p>
+      )}
       <div className="flex flex-wrap gap-2">
         <Button
           type="submit"
           disabled={disabled || approveDisabled || Boolean(refusal)}
           data-testid={approveTestId}
           data-shortcut="a"
-          aria-describedby={refusal ? refusalId : undefined}
+          data-suggested={suggest === "approve" ? "true" : undefined}
+          className={suggest === "approve" ? suggestedRing : undefined}
+          aria-describedby={
+            [refusal ? refusalId : "", suggest === "approve" ? suggestedId : ""].filter(Boolean).join(" ") ||
+            undefined
+          }
         >
           {approveLabel}
         </Button>
@@ -175,6 +195,9 @@ export function ApproveRejectForm({
           disabled={disabled}
           data-testid={rejectTestId}
           data-shortcut="r"
+          data-suggested={suggest === "reject" ? "true" : undefined}
+          className={suggest === "reject" ? suggestedRing : undefined}
+          aria-describedby={suggest === "reject" ? suggestedId : undefined}
           onClick={() => {
             const text = note.requireForReject();
             if (text) onReject(text);
@@ -188,6 +211,8 @@ export function ApproveRejectForm({
 }
 
 const refusalId = "decision-refusal";
+/** How the other way to answer is marked (“answer differently”). */
+export const suggestedRing = "ring-2 ring-sky-600 ring-offset-2";
 
 /** Why the acting answer is not this operator's to give, said before the click. */
 export function RefusalNote({ reason }: { reason: string }) {

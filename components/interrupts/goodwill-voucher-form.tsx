@@ -11,6 +11,7 @@ export function GoodwillVoucherForm({
   disabled,
   onAnswer,
   refusal,
+  otherWay,
 }: DecisionFormProps<"goodwill_voucher">) {
   const note = useDecisionNote({
     draftKey: interruptId,
@@ -26,6 +27,7 @@ export function GoodwillVoucherForm({
         note={note}
         disabled={disabled}
         refusal={refusal}
+        suggest={otherWay?.verb}
         approveLabel={`Grant ${formatMoney(payload.voucher.amountCents, payload.voucher.currency)}`}
         rejectLabel="Decline"
         approveTestId="grant"

@@ -20,6 +20,7 @@ export function RefundApprovalForm({
   disabled,
   onAnswer,
   refusal,
+  otherWay,
 }: DecisionFormProps<"refund_approval">) {
   const id = useId();
   const note = useDecisionNote({
@@ -78,6 +79,7 @@ export function RefundApprovalForm({
         note={note}
         disabled={disabled}
         refusal={refusal}
+        suggest={otherWay?.verb}
         approveDisabled={!canApproveAll}
         approveLabel={
           canApproveAll

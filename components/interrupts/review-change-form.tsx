@@ -13,6 +13,7 @@ export function ReviewChangeForm({
   disabled,
   onAnswer,
   refusal,
+  otherWay,
 }: DecisionFormProps<"review_change">) {
   const note = useDecisionNote({
     draftKey: interruptId,
@@ -48,6 +49,7 @@ export function ReviewChangeForm({
         note={note}
         disabled={disabled}
         refusal={refusal}
+        suggest={otherWay?.verb}
         approveLabel="Approve the change"
         onApprove={() => onAnswer({ decision: "approve", ...note.withNote })}
         onReject={(text) => onAnswer({ decision: "reject", note: text })}

@@ -19,6 +19,7 @@ export function RunBudgetForm({
   onAnswer,
   refusal,
   taken,
+  otherWay,
 }: DecisionFormProps<"run_budget">) {
   const id = useId();
   const cost = isCost(payload.limit);
@@ -88,6 +89,7 @@ export function RunBudgetForm({
         note={note}
         disabled={disabled}
         refusal={refusal}
+        suggest={otherWay?.verb}
         approveDisabled={error !== null}
         approveLabel={error ? "Raise the limit" : `Raise to ${formatBudget(payload.limit, value)}`}
         rejectLabel="Stop the run"

@@ -6,9 +6,17 @@ import { FieldMessage } from "@/components/ui/field";
 import type { DecisionFormProps } from "./types";
 
 /** One choice among a few, as a radio group (arrow keys move between options). */
-export function SelectOptionForm({ payload, disabled, onAnswer, taken }: DecisionFormProps<"select_option">) {
+export function SelectOptionForm({
+  payload,
+  disabled,
+  onAnswer,
+  taken,
+  otherWay,
+}: DecisionFormProps<"select_option">) {
   const id = useId();
-  const [choice, setChoice] = useState(taken?.optionId ?? payload.defaultOptionId ?? "");
+  const [choice, setChoice] = useState(
+    taken?.optionId ?? otherWay?.optionId ?? payload.defaultOptionId ?? "",
+  );
   // A closed form shows the option that was taken, never the default nobody chose.
   const shown = taken?.optionId ?? choice;
   const [error, setError] = useState<string | null>(null);
@@ -26,6 +34,14 @@ export function SelectOptionForm({ payload, disabled, onAnswer, taken }: Decisio
       }}
       className="space-y-4"
     >
+      {otherWay?.optionId && !taken && (
+        <p
+          data-testid="suggested-answer"
+          className="rounded-md border border-sky-300 bg-sky-50 p-3 text-sm text-slate-900"
+        >
+          Answering differently: the option the other line did not take is selected.
+        </p>
+      )}
       <fieldset aria-describedby={error ? `${id}-error` : undefined}>
         <legend className="mb-2 text-sm font-medium text-slate-900">{payload.question}</legend>
         <div className="space-y-2">

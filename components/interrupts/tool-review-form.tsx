@@ -99,11 +99,17 @@ export function ToolReviewForm({
   onAnswer,
   refusal,
   taken,
+  otherWay,
 }: DecisionFormProps<"tool_review">) {
   const id = useId();
   const takenDecisions = taken ? reviewDecisions(taken) : [];
   const [drafts, setDrafts] = useState<Draft[]>(() =>
-    payload.requests.map((r, i) => initialDraft(r, takenDecisions[i])),
+    payload.requests.map((r, i) => {
+      const draft = initialDraft(r, takenDecisions[i]);
+      // "Answer differently": each call opens on the other way, when the call allows it.
+      const other = taken ? undefined : otherWay?.calls?.[i];
+      return other && r.allowed.includes(other) ? { ...draft, type: other } : draft;
+    }),
   );
   const update = (i: number, change: Partial<Draft>) =>
     setDrafts((all) => all.map((d, j) => (j === i ? { ...d, ...change } : d)));
@@ -130,6 +136,14 @@ export function ToolReviewForm({
       aria-label="Review the agent's tool calls"
       data-interrupt={interruptId}
     >
+      {otherWay?.calls && !taken && !disabled && (
+        <p
+          data-testid="suggested-answer"
+          className="rounded-md border border-sky-300 bg-sky-50 p-3 text-sm text-slate-900"
+        >
+          Answering differently: each call below opens on the way the other line did not take it.
+        </p>
+      )}
       {payload.requests.map((request, i) => {
         const draft = drafts[i] as Draft;
         const props = propertiesOf(request);

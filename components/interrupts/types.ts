@@ -1,4 +1,5 @@
 import type { AnswerOf, InterruptAction, PayloadOf } from "@/lib/interrupts";
+import type { OtherWay } from "@/lib/interrupts/kinds";
 
 /** What every decision form gets: its interrupt's typed payload, and where to hand the operator's answer. */
 export interface DecisionFormProps<A extends InterruptAction> {
@@ -18,4 +19,10 @@ export interface DecisionFormProps<A extends InterruptAction> {
    * place of its defaults, so a closed form never shows an option nobody chose.
    */
   taken?: AnswerOf[A];
+  /**
+   * "Answer differently": this branch asks again what the other line answered; the form opens on the other way
+   * (the opposite answer marked, the option not taken selected) and says so. Nothing is sent until the operator
+   * answers.
+   */
+  otherWay?: OtherWay | null;
 }

@@ -14,6 +14,7 @@ export function WaitTimerForm({
   disabled,
   onAnswer,
   refusal,
+  otherWay,
 }: DecisionFormProps<"wait_timer">) {
   const note = useDecisionNote({
     draftKey: interruptId,
@@ -34,6 +35,7 @@ export function WaitTimerForm({
         note={note}
         disabled={disabled}
         refusal={refusal}
+        suggest={otherWay?.verb}
         approveLabel="Fire now"
         rejectLabel="Cancel the wait"
         approveTestId="timer-fire"

@@ -3,13 +3,14 @@
 import type { ResumeEntry } from "@ag-ui/client";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useUser } from "@/components/auth/user-context";
-import { DecisionCard } from "@/components/interrupts/decision-card";
+import { DecisionCard, readInterrupt } from "@/components/interrupts/decision-card";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
 import { humanizeStep } from "@/components/ui/status-badge";
 import { hasRole } from "@/lib/auth/roles";
 import type { ClaimView } from "@/lib/db/queries/claims";
+import { type OtherWay, questionKind } from "@/lib/interrupts/kinds";
 import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/runtime/cancel-reason";
 import { ClaimButton, ClaimNotice } from "./claim-notice";
 import { DecidedElsewhere } from "./decided-elsewhere";
@@ -106,6 +107,7 @@ export function DecisionPanel({
               item={item}
               readOnly={!canDecide}
               refusal={refusals[item.interruptId] ?? null}
+              otherWay={otherWayOf(state, item)}
               disabled={
                 !canDecide ||
                 state.status === "needs_attention" ||
@@ -150,6 +152,23 @@ export function DecisionPanel({
         })}
       </div>
     </section>
+  );
+}
+
+/**
+ * On a branch made to answer a decision differently, the question asked again opens on the other way to answer it:
+ * the opposite of what the other line answered (from the question kind). Other questions open as usual.
+ */
+function otherWayOf(state: ThreadState, item: ThreadState["pending"][number]): OtherWay | null {
+  const differently = state.answeringDifferently;
+  if (!differently || item.interruptId !== differently.askedAgain) return null;
+  const answer = differently.answer;
+  if (!answer || typeof answer !== "object") return null;
+  const parsed = readInterrupt(item);
+  if (!parsed.ok) return null;
+  return (
+    questionKind(differently.action)?.otherWay(parsed.payload as never, answer as Record<string, unknown>) ??
+    null
   );
 }
 

@@ -83,3 +83,41 @@ describe("a thread that was never forked", () => {
     expect(ledgerOutcome({}, [paid], [], { forked: true }).contradictions).toHaveLength(1);
   });
 });
+
+describe("an effect's follow-up", () => {
+  it("belongs to the line whose effect queued it (the email saying an account change is made), and only to it", () => {
+    const change: EffectView = {
+      ...email("delivered"),
+      id: "e-change",
+      kind: "account_update",
+      recordId: "change-1",
+      idempotencyKey: "account:change-1",
+      summary: "Account change",
+    };
+    const followUp: EffectView = {
+      ...email("delivered"),
+      id: "e-told",
+      idempotencyKey: "email:account-change/change-1",
+    };
+    const other: EffectView = {
+      ...email("delivered"),
+      id: "e-other",
+      idempotencyKey: "email:account-change/change-2",
+    };
+    const line = (values: Record<string, unknown>) =>
+      Object.fromEntries(
+        ledgerOutcome(values, [change, followUp, other]).lines.map((l) => [l.effect.id, l.onThisBranch]),
+      );
+    expect(line({ outcome: { status: "applied", effectId: "e-change" } })).toEqual({
+      "e-change": true,
+      "e-told": true,
+      "e-other": false,
+    });
+    // A branch that made no change has neither the change nor what it queued.
+    expect(line({ outcome: { status: "rejected", effectId: null } })).toEqual({
+      "e-change": false,
+      "e-told": false,
+      "e-other": false,
+    });
+  });
+});

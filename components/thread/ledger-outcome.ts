@@ -73,9 +73,17 @@ export function ledgerOutcome(
     ),
   );
   const named = effects.length > 0 ? JSON.stringify([values, conversation ?? null]) : "";
+  // Named by its id, or by the record it delivers (an agent may keep the outbox email's id, not the effect's).
+  const made = effects.filter(
+    (effect) => mine.has(effect.id) || named.includes(effect.id) || named.includes(effect.recordId),
+  );
+  // A follow-up queued by delivering one of the branch's effects (the email telling the customer an account change is
+  // made) is the branch's too: its idempotency key ends with the record it follows.
+  const follows = (effect: EffectView) =>
+    made.some((m) => m.id !== effect.id && effect.idempotencyKey.endsWith(`/${m.recordId}`));
   const lines = effects.map((effect) => ({
     effect,
-    onThisBranch: mine.has(effect.id) || named.includes(effect.id),
+    onThisBranch: made.includes(effect) || follows(effect),
     standing: isStanding(effect),
   }));
   const decision = decisionOf(values);

@@ -214,7 +214,7 @@ function ChangeOutcome({
       )}
       <p className="text-sm text-slate-800">
         {outcome.status === "rejected"
-          ? `The account change was not made${outcome.reasons.length > 0 ? `: ${outcome.reasons.join("; ")}` : "."}`
+          ? `The account change was not made${outcome.reasons.length > 0 ? `: ${outcome.reasons.map((r) => r.trim().replace(/[.;]+$/, "")).join("; ")}.` : "."}`
           : !outcome.effectId
             ? "Both reviews approved (recorded before account changes were applied by the console: nothing was changed here)."
             : state === "delivered"

@@ -96,6 +96,7 @@ export function ThreadConsole({
               values={state.values}
               messages={state.messages}
               decisions={state.decisions}
+              effects={effects.effects}
               currency={currency}
             />
           )}

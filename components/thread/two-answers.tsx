@@ -7,14 +7,20 @@ import { errorMessage, fetchJson } from "@/components/ui/fetch-json";
 import { principalLabel } from "@/lib/humanize";
 import type { CheckpointView } from "@/lib/runtime/checkpoint-view";
 import type { DecisionView, ThreadView } from "@/lib/runtime/thread-view";
-import { formatMoney } from "@/lib/wire";
+import { type EffectView, formatMoney } from "@/lib/wire";
 import { summarizeAnswer } from "./answer-summary";
+import { effectStatusText } from "./effects-panel";
+import { ledgerOutcome } from "./ledger-outcome";
 
 type Values = Record<string, unknown>;
 const record = (v: unknown): Values | null => (v && typeof v === "object" ? (v as Values) : null);
 
-/** What a line of the thread did, in the three things a customer feels: money, the account, what they were told. */
-function outcomeOf(values: Values, messages: readonly Message[]) {
+/**
+ * What a line of the thread did, in the three things a customer feels: money or the account, the email, what they
+ * were told. The email comes from the effect ledger (the line's own effects, and what delivering them queued), so it
+ * says "delivered" only once it is.
+ */
+function outcomeOf(values: Values, messages: readonly Message[], effects: readonly EffectView[]) {
   const refund = record(values.refund);
   const outcome = record(values.outcome);
   const money = refund
@@ -25,7 +31,12 @@ function outcomeOf(values: Values, messages: readonly Message[]) {
       ? outcome.status === "applied"
         ? "The change is made"
         : "Nothing changed"
-      : "Nothing refunded";
+      : values.change
+        ? "Nothing changed yet"
+        : "Nothing refunded";
+  const mails = ledgerOutcome(values, effects, messages).lines.filter(
+    (l) => l.onThisBranch && l.effect.kind === "email",
+  );
   const email = record(values.email);
   const reply = [...messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string");
   const told =
@@ -35,7 +46,16 @@ function outcomeOf(values: Values, messages: readonly Message[]) {
           .split("\n")
           .find((line) => line.trim() && !/^hello\b/i.test(line.trim())) ?? reply.content.trim())
       : "Nothing yet";
-  return { money, email: email ? `Email ${String(email.status ?? "queued")}` : "No email yet", told };
+  return {
+    money,
+    email:
+      mails.length > 0
+        ? mails.map((l) => `${l.effect.summary} — ${effectStatusText(l.effect)}`).join("; ")
+        : email
+          ? `Email ${String(email.status ?? "queued")}`
+          : "No email yet",
+    told,
+  };
 }
 
 /**
@@ -49,8 +69,11 @@ export function TwoAnswers({
   values,
   messages,
   decisions,
+  effects,
   currency,
 }: {
+  /** The thread's effect ledger, live (every branch's). */
+  effects: readonly EffectView[];
   threadId: string;
   answering: NonNullable<ThreadView["answeringDifferently"]>;
   values: Values;
@@ -84,7 +107,7 @@ export function TwoAnswers({
       key: "other",
       title: "The other line",
       answer: `${summarizeAnswer(answering.action, answering.answer, currency)} — by ${principalLabel(answering.resolvedBy ?? "unknown")}`,
-      outcome: other ? outcomeOf(other.values, other.messages) : null,
+      outcome: other ? outcomeOf(other.values, other.messages, effects) : null,
     },
     {
       key: "this",
@@ -93,7 +116,7 @@ export function TwoAnswers({
         mine?.status === "resolved"
           ? `${summarizeAnswer(mine.action, mine.answer, currency)} — by ${principalLabel(mine.resolvedBy ?? "unknown")}`
           : "Not answered yet",
-      outcome: outcomeOf(values, messages),
+      outcome: outcomeOf(values, messages, effects),
     },
   ];
   return (

@@ -36,6 +36,7 @@ interface View {
     answer: unknown;
     resolvedBy: string | null;
     otherHead: string | null;
+    askedAgain: string | null;
   } | null;
 }
 
@@ -114,6 +115,8 @@ describe.each<Backend>(["postgres", "pglite"])("answer differently on %s", (back
       answer: { decision: "approve" },
       resolvedBy: emailOf("supervisor"),
       otherHead: main.checkpointId,
+      // The question on the branch that asks it again: the form there opens on the other way.
+      askedAgain: asked.pendingInterrupts[0]?.interruptId,
     });
     // The one who branched started the branch's run: approving what it asks is someone else's (four-eyes).
     const own = await post(
@@ -138,6 +141,7 @@ describe.each<Backend>(["postgres", "pglite"])("answer differently on %s", (back
     expect(branch.values.decision).toMatchObject({ decision: "reject" });
     expect(branch.values.refund ?? null).toBeNull();
     expect(branch.answeringDifferently?.interruptId).toBe(approval);
+    expect(branch.answeringDifferently?.askedAgain).toBeNull();
 
     // The other line's outcome, as the page reads it: the refund it recorded.
     const other = (await (

@@ -76,6 +76,17 @@ describe("every registered agent's questions are complete in the console", () =>
         }
         expect(agent.actsOnIt(read.payload, bulkAnswer(action, "reject", "A note."))).toBe(false);
       }
+      // "Answer differently": the form opens on the other way — after the answer that acts, the one that refuses;
+      // after a refusal, the one that goes ahead; after a choice, another option. Free text has no other way.
+      const other = (answer: unknown) =>
+        kind.otherWay(read.payload as never, answer as Record<string, unknown>);
+      if (acting !== null) expect(other(acting)?.verb, `${action}: after the acting answer`).toBe("reject");
+      if (kind.bulk) expect(other(bulkAnswer(action, "reject", "A note."))?.verb).toBe("approve");
+      if (action === "select_option" && kind.example.action === "select_option") {
+        for (const option of kind.example.options)
+          expect(other({ optionId: option.id })?.optionId).not.toBe(option.id);
+      }
+      if (action === "input_text") expect(other({ text: "x" })).toBeNull();
     },
   );
 

@@ -26,6 +26,20 @@ import { reviewDecisions, toolReviewAnswer } from "./tool-review";
 
 export type BulkVerb = "approve" | "reject";
 
+/**
+ * "Answer differently": what the form opens with when a branch asks again a question the other line answered —
+ * the other way (`verb`: the answer that goes ahead, or the one that refuses), and for a choice the option not
+ * taken, for tool calls the way to take each call. A starting point, never sent as it is: the operator still adds
+ * what the answer needs (a reason to reject) and gives it.
+ */
+export interface OtherWay {
+  verb: BulkVerb;
+  /** A choice: the first option the other line did not take. */
+  optionId?: string;
+  /** Reviewed tool calls: per call, in order. */
+  calls?: BulkVerb[];
+}
+
 export interface QuestionKind<A extends InterruptAction> {
   /** What the operator calls it ("Refund approval"). */
   label: string;
@@ -43,9 +57,18 @@ export interface QuestionKind<A extends InterruptAction> {
    * text): such questions are decided one by one. Bulk answers are validated by the contract like any other.
    */
   bulk: ((verb: BulkVerb, note: string | undefined) => unknown) | null;
+  /** The other way to answer, given how the other line answered (`OtherWay`); null when there is none (free text). */
+  otherWay(payload: PayloadOf<A>, answer: Record<string, unknown>): OtherWay | null;
   /** The answer as one line for people ("Approved €200.00 (a smaller amount)"), or null to say "see the history". */
   summarize(answer: Record<string, unknown>, currency: string, quote: (v: unknown) => string): string | null;
 }
+
+/** A kind whose answers go ahead or refuse: the other way is the other one of the two. */
+const flip =
+  (field: string, ahead: readonly string[]) =>
+  (_payload: unknown, answer: Record<string, unknown>): OtherWay => ({
+    verb: ahead.includes(String(answer[field])) ? "reject" : "approve",
+  });
 
 const approveOrReject = (verb: BulkVerb, note: string | undefined) =>
   verb === "approve" ? { decision: "approve", ...(note ? { note } : {}) } : { decision: "reject", note };
@@ -72,6 +95,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
     answerShape: refundApprovalAnswer,
     actingAnswer: () => ({ decision: "approve" }),
     bulk: approveOrReject,
+    otherWay: flip("decision", ["approve", "approve_partial"]),
     summarize(a, currency, quote) {
       if (a.decision === "approve") return a.note ? `Approved (note: ${quote(a.note)})` : "Approved";
       if (a.decision === "reject") return `Rejected: ${quote(a.note)}`;
@@ -95,6 +119,10 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
     answerShape: selectOptionAnswer,
     actingAnswer: () => null,
     bulk: null,
+    otherWay: (payload, answer) => {
+      const other = payload.options.find((o) => o.id !== answer.optionId);
+      return other ? { verb: "approve", optionId: other.id } : null;
+    },
     summarize: (a) => (typeof a.optionId === "string" ? `Chose ${humanize(a.optionId)}` : null),
   },
   input_text: {
@@ -109,6 +137,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
     answerShape: inputTextAnswer,
     actingAnswer: () => null,
     bulk: null,
+    otherWay: () => null,
     summarize: (a, _c, quote) => (typeof a.text === "string" ? `Answered ${quote(a.text)}` : null),
   },
   confirm_email: {
@@ -124,6 +153,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
     actingAnswer: () => ({ choice: "send" }),
     bulk: (verb, note) =>
       verb === "approve" ? { choice: "send" } : { choice: "dont_send", ...(note ? { note } : {}) },
+    otherWay: flip("choice", ["send", "send_edited"]),
     summarize(a, _c, quote) {
       if (a.choice === "send") return "Sent the drafted email";
       if (a.choice === "send_edited") return `Sent an edited email (${quote(a.subject)})`;
@@ -145,6 +175,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
     answerShape: reviewChangeAnswer,
     actingAnswer: () => ({ decision: "approve" }),
     bulk: approveOrReject,
+    otherWay: flip("decision", ["approve"]),
     summarize(a, _c, quote) {
       if (a.decision === "approve") return a.note ? `Approved (note: ${quote(a.note)})` : "Approved";
       if (a.decision === "reject") return `Rejected: ${quote(a.note)}`;
@@ -163,6 +194,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
     answerShape: goodwillVoucherAnswer,
     actingAnswer: () => ({ decision: "grant" }),
     bulk: (verb, note) => (verb === "approve" ? { decision: "grant" } : { decision: "decline", note }),
+    otherWay: flip("decision", ["grant"]),
     summarize(a, _c, quote) {
       if (a.decision === "grant") return "Granted the voucher";
       if (a.decision === "decline") return `Declined: ${quote(a.note)}`;
@@ -191,6 +223,12 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
         : payload.requests.map(() => ({ type: "accept" as const, args: null })),
     // Each call may need its own decision (and the count differs per question): decided one by one.
     bulk: null,
+    otherWay(_payload, answer) {
+      const calls = reviewDecisions(answer).map(
+        (d): BulkVerb => (d.type === "approve" || d.type === "edit" ? "reject" : "approve"),
+      );
+      return calls.length > 0 ? { verb: calls.includes("approve") ? "approve" : "reject", calls } : null;
+    },
     summarize(a, _c, quote) {
       const decisions = reviewDecisions(a);
       if (decisions.length === 0) return null;
@@ -218,6 +256,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
     // the agent's policy says who may, before the click too; the timer itself fires as a system the agent allows.
     actingAnswer: () => ({ outcome: "fired" }),
     bulk: null,
+    otherWay: flip("outcome", ["fired"]),
     summarize(a, _c, quote) {
       if (a.outcome === "fired") return a.note ? `Fired (note: ${quote(a.note)})` : "Fired";
       if (a.outcome === "cancelled") return `Cancelled the wait: ${quote(a.note)}`;
@@ -239,6 +278,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
     actingAnswer: (payload) => ({ decision: "raise", to: Math.max(payload.budget, payload.used) * 2 }),
     // The new limit is a number someone chooses: decided one by one.
     bulk: null,
+    otherWay: flip("decision", ["raise"]),
     summarize(a, _c, quote) {
       if (a.decision === "raise" && typeof a.to === "number")
         return `Raised the limit to ${a.to.toLocaleString("en")}`;

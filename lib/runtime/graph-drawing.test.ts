@@ -1,5 +1,6 @@
 import "@/lib/agents";
-import { listAgents } from "./agent";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { type AgentDefinition, listAgents } from "./agent";
 import { graphDrawing } from "./graph-drawing";
 import { graphStructure } from "./graph-structure";
 
@@ -40,6 +41,88 @@ describe.each(agents)("the drawing of %s", (_id, agent) => {
         const apart =
           Math.abs(a.x - b.x) >= (a.width + b.width) / 2 || Math.abs(a.y - b.y) >= (a.height + b.height) / 2;
         expect(apart, `${a.id} / ${b.id}`).toBe(true);
+      }
+    }
+    for (const e of drawing.edges) expect(e.points.length, `${e.from}→${e.to}`).toBeGreaterThanOrEqual(2);
+  });
+});
+
+/*
+ * Subgraphs drawn nested: a graph with a subgraph inside a subgraph (no registered agent has one yet, so a real
+ * LangGraph graph built here). Every node sits inside the box of its subgraph, every subgraph's box inside the box of
+ * the one that holds it, and no node covers a box's name.
+ */
+describe("a graph with nested subgraphs", () => {
+  const State = Annotation.Root({
+    steps: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
+  });
+  const step = (name: string) => async () => ({ steps: [name] });
+  const build = () => {
+    const innermost = new StateGraph(State)
+      .addNode("ask", step("ask"))
+      .addNode("log", step("log"))
+      .addEdge(START, "ask")
+      .addEdge("ask", "log")
+      .addEdge("log", END)
+      .compile();
+    const review = new StateGraph(State)
+      .addNode("check", step("check"))
+      .addNode("approval", innermost)
+      .addEdge(START, "check")
+      .addEdge("check", "approval")
+      .addEdge("approval", END)
+      .compile();
+    return new StateGraph(State)
+      .addNode("prepare", step("prepare"))
+      .addNode("review", review)
+      .addNode("finish", step("finish"))
+      .addEdge(START, "prepare")
+      .addEdge("prepare", "review")
+      .addEdge("review", "finish")
+      .addEdge("finish", END)
+      .compile();
+  };
+  const agent = {
+    id: "nested_fixture",
+    version: "1",
+    interruptNodes: ["ask"],
+    build,
+  } as unknown as AgentDefinition;
+
+  it("draws each subgraph's nodes inside its box, and the inner box inside the outer one", async () => {
+    const drawing = await graphDrawing(agent);
+    const inside = (
+      inner: { x: number; y: number; width: number; height: number },
+      outer: { x: number; y: number; width: number; height: number },
+    ) =>
+      inner.x - inner.width / 2 >= outer.x - outer.width / 2 &&
+      inner.x + inner.width / 2 <= outer.x + outer.width / 2 &&
+      inner.y - inner.height / 2 >= outer.y - outer.height / 2 &&
+      inner.y + inner.height / 2 <= outer.y + outer.height / 2;
+    const groups = new Map(drawing.groups.map((g) => [g.id, g]));
+    expect([...groups.keys()]).toEqual(["review", "review:approval"]);
+    expect(groups.get("review:approval")?.parent).toBe("review");
+    expect(groups.get("review:approval")?.label).toBe("approval");
+    const outer = groups.get("review");
+    const innerBox = groups.get("review:approval");
+    if (!outer || !innerBox) throw new Error("no boxes");
+    expect(inside(innerBox, outer)).toBe(true);
+
+    const ask = drawing.nodes.find((n) => n.label === "ask");
+    expect(ask?.group).toBe("review:approval");
+    expect(ask?.asks).toBe(true);
+    for (const node of drawing.nodes) {
+      const box = node.group ? groups.get(node.group) : undefined;
+      if (node.group) expect(box && inside(node, box), `${node.id} in ${node.group}`).toBe(true);
+      // Outside its own boxes, a node is outside every other box too, and never on a box's name.
+      for (const g of drawing.groups) {
+        const own = node.group === g.id || node.group?.startsWith(`${g.id}:`);
+        if (!own) expect(inside(node, g), `${node.id} not in ${g.id}`).toBe(false);
+        const nameBand = { x: g.x, y: g.y - g.height / 2 + 10, width: g.width, height: 20 };
+        const overlaps =
+          Math.abs(node.x - nameBand.x) < (node.width + nameBand.width) / 2 &&
+          Math.abs(node.y - nameBand.y) < (node.height + nameBand.height) / 2;
+        expect(overlaps, `${node.id} covers the name of ${g.id}`).toBe(false);
       }
     }
     for (const e of drawing.edges) expect(e.points.length, `${e.from}→${e.to}`).toBeGreaterThanOrEqual(2);

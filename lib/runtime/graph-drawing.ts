@@ -38,8 +38,19 @@ export interface GraphDrawing {
   width: number;
   height: number;
   nodes: DrawnNode[];
-  /** Subgraphs: the box around their nodes. */
-  groups: { id: string; label: string; x: number; y: number; width: number; height: number }[];
+  /**
+   * Subgraphs: the box around their nodes, inside the box of the subgraph that holds them (`parent`), outermost
+   * first (the order they are drawn in).
+   */
+  groups: {
+    id: string;
+    label: string;
+    parent: string | null;
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+  }[];
   edges: DrawnEdge[];
 }
 
@@ -61,6 +72,8 @@ export function graphDrawing(agent: AgentDefinition): Promise<GraphDrawing> {
 }
 
 const NODE_HEIGHT = 36;
+/** Room at the top of a subgraph's box for its name. */
+const GROUP_LABEL = 20;
 /** Wide enough for the label at the page's 12 px monospace-ish text, with padding. */
 const widthOf = (label: string) => Math.max(72, Math.round(label.length * 7.2) + 34);
 
@@ -76,12 +89,23 @@ async function draw(agent: AgentDefinition): Promise<GraphDrawing> {
   const asks = new Set(agent.interruptNodes);
   // A node `sub:inner` (xray) sits inside the subgraph `sub`.
   const groupOf = (id: string) => (id.includes(":") ? id.slice(0, id.lastIndexOf(":")) : null);
-  const groups = [...new Set(ids.map(groupOf).filter((g): g is string => g !== null))];
+  // Every subgraph a node sits in, outermost first: `a:b:inner` sits in `a:b`, which sits in `a`.
+  const ancestors = (id: string): string[] => {
+    const group = groupOf(id);
+    return group ? [...ancestors(group), group] : [];
+  };
+  const groups = [...new Set(ids.flatMap(ancestors))].sort(
+    (a, b) => a.split(":").length - b.split(":").length || a.localeCompare(b),
+  );
 
   const layout = new dagre.graphlib.Graph({ compound: groups.length > 0, multigraph: true });
   layout.setGraph({ rankdir: "TB", nodesep: 28, ranksep: 44, marginx: 12, marginy: 12 });
   layout.setDefaultEdgeLabel(() => ({}));
-  for (const group of groups) layout.setNode(`group:${group}`, { label: group });
+  for (const group of groups) {
+    layout.setNode(`group:${group}`, { label: group, paddingTop: GROUP_LABEL });
+    const parent = groupOf(group);
+    if (parent) layout.setParent(`group:${group}`, `group:${parent}`);
+  }
   for (const id of ids) {
     const label = labelOf(id);
     layout.setNode(id, { label, width: widthOf(label), height: NODE_HEIGHT });
@@ -115,7 +139,15 @@ async function draw(agent: AgentDefinition): Promise<GraphDrawing> {
     }),
     groups: groups.map((group) => {
       const n = layout.node(`group:${group}`);
-      return { id: group, label: group, x: n.x, y: n.y, width: n.width, height: n.height };
+      return {
+        id: group,
+        label: labelOf(group),
+        parent: groupOf(group),
+        x: n.x,
+        y: n.y,
+        width: n.width,
+        height: n.height,
+      };
     }),
     edges: described.edges.map((e, i) => ({
       from: e.source,

@@ -3,6 +3,7 @@ import "server-only";
 import type { Message } from "@ag-ui/core";
 import type { BaseMessage } from "@langchain/core/messages";
 import { stateSnapshot, toAguiMessages } from "@/lib/agui";
+import { canonicalPayload } from "@/lib/canonical-json";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { listWaitingInputs } from "@/lib/db/queries/queued-inputs";
@@ -63,6 +64,11 @@ export interface ThreadView {
     resolvedBy: string | null;
     resolvedAt: string | null;
     otherHead: string | null;
+    /**
+     * The pending question on this branch that asks it again (same kind, same question — one of several parallel
+     * questions of one kind is told apart by what it asks); null once it is answered.
+     */
+    askedAgain: string | null;
   } | null;
   /** The agent that handles the thread (`AgentDefinition.id`) and the version it is pinned to. */
   agentId: string;
@@ -95,6 +101,18 @@ export interface ThreadView {
   lastSeq: number;
   checkpointId: string | null;
   updatedAt: string;
+}
+
+/** Of the pending questions, the one asking `answered` again: the same question, else the only one of its kind. */
+function askedAgain(
+  answered: { action: string; payload: unknown },
+  pending: readonly PendingInterruptView[],
+): string | null {
+  const open = pending.filter((p) => p.action === answered.action && !p.answeredBy);
+  const same = canonicalPayload(answered.payload);
+  const match =
+    open.find((p) => canonicalPayload(p.raw) === same) ?? (open.length === 1 ? open[0] : undefined);
+  return match?.interruptId ?? null;
 }
 
 /** Everything the thread page needs, from the thread row, the graph state at the head, and the ledger. */
@@ -150,6 +168,7 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
             resolvedBy: answered.resolvedBy,
             resolvedAt: answered.resolvedAt?.toISOString() ?? null,
             otherHead: differently.otherHead,
+            askedAgain: askedAgain(answered, pendingInterrupts),
           }
         : null,
     agentId: thread.agentId,
