@@ -8,6 +8,7 @@ import {
 } from "@/components/inbox/inbox-query";
 import { InboxView } from "@/components/inbox/inbox-view";
 import { requirePageUser } from "@/lib/auth/page";
+import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { listInbox } from "@/lib/db/queries/inbox";
 import { markDecidable } from "@/lib/queue/inbox-marks";
@@ -38,8 +39,9 @@ export default async function InboxPage({
   const query = parsed.data;
   const { db } = await getDatabase();
   // The first page is always rendered without a cursor; the client pages on from there.
-  const listed = await listInbox({ db, ...inboxListArgs(query, user.id), cursor: undefined });
-  const principal = { kind: "user" as const, id: user.id, label: user.email, role: user.role };
+  const principal = principalOfUser(user);
+  const { hiddenAgents } = await teamScope(db, principal);
+  const listed = await listInbox({ db, ...inboxListArgs(query, user.id), cursor: undefined, hiddenAgents });
   const page = await markDecidable({ db, page: listed, principal });
 
   return (

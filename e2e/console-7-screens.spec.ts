@@ -29,7 +29,7 @@ test("the header collapses below 768 px into a menu that holds the links and Sig
   await checkScreens(page, testInfo, "audit-menu-open");
 });
 
-test("inbox, thread, history, new ticket and audit pass at both widths in both themes", async ({
+test("inbox, thread, history, new ticket, audit, search and operations pass at both widths in both themes", async ({
   page,
 }, testInfo) => {
   test.slow(); // four screens with axe per page
@@ -57,6 +57,12 @@ test("inbox, thread, history, new ticket and audit pass at both widths in both t
       (d as HTMLDetailsElement).open = true;
     });
   await checkScreens(page, testInfo, "audit");
+  await page.goto("/search?q=ORD-1004");
+  await expect(page.getByTestId("search-results")).toBeVisible();
+  await checkScreens(page, testInfo, "search");
+  await page.goto("/operations");
+  await expect(page.getByTestId("operations-ready")).toBeVisible();
+  await checkScreens(page, testInfo, "operations");
 });
 
 test.describe("admin", () => {

@@ -107,6 +107,11 @@ const schema = z.object({
    * waits this long on a durable timer (cancellable) before it is made. 0: no wait. Fixed per thread when it starts.
    */
   ACCOUNT_CHANGE_COOLOFF_MS: z.coerce.number().int().min(0).max(31_622_400_000).default(0),
+  /**
+   * Teams (issue 33): the lowest role that sees and decides every team's threads. Below it, a user sees the threads
+   * of agents no team owns and of their own teams' agents. `admin` (default) or `supervisor`.
+   */
+  TEAMS_SEE_ALL_ROLE: z.enum(["supervisor", "admin"]).default("admin"),
   /** Seed the demo shop's orders at start (idempotent). */
   DEMO_ORDERS: flag("true"),
   /** Pause between the offline model's streamed pieces, so a demo shows text arriving (0 in tests and benchmarks). */

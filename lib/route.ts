@@ -2,8 +2,9 @@ import "server-only";
 // Registers the app's agents with the runtime before any handler reaches it.
 import "@/lib/agents";
 import type { z } from "zod";
-import { requireIntakeOrRole, requireRole } from "@/lib/auth/principal";
+import { admit, authenticate } from "@/lib/auth/principal";
 import type { Principal, Role } from "@/lib/auth/roles";
+import { assertInterruptInScope, assertThreadInScope, type TeamScope, teamScope } from "@/lib/auth/teams";
 import { type Database, getDatabase } from "@/lib/db/client";
 import { errorResponse } from "@/lib/error-response";
 import { AppError, type ErrorCode } from "@/lib/errors";
@@ -13,10 +14,11 @@ import { isDraining } from "@/lib/runtime/status";
 
 /**
  * The one wrapper every API route handler goes through, so a handler is only parse → authorize → delegate →
- * respond. In order: the cross-site check for anything but GET/HEAD, the principal (401/403 before a byte of the
- * body is read), path parameters (ids: bounded, no control characters), the query and the JSON body against their
- * schemas (413/415/400 from `readJson`, then the schema's code naming the fields), the database handle, and one
- * error response for whatever the handler throws.
+ * respond. In order: the cross-site check for anything but GET/HEAD, who is asking (401), path parameters (ids:
+ * bounded, no control characters), the teams' scope of the ids in the path (404 for another team's thread, before
+ * the role is looked at), the role (403) — all before a byte of the body is read — then the query and the JSON body
+ * against their schemas (413/415/400 from `readJson`, then the schema's code naming the fields), the scope of the ids
+ * they name, and one error response for whatever the handler throws.
  */
 
 /** Who may call: anyone, a signed-in user with at least this role, or also an intake key. */
@@ -48,6 +50,8 @@ export interface RouteContext<P, B, Q> {
   body: B;
   query: Q;
   database: Database;
+  /** What of the threads the principal may see (teams), read once per request when asked for. */
+  scope(): Promise<TeamScope>;
 }
 
 type Params = Record<string, string | string[]>;
@@ -72,26 +76,69 @@ export function route<P extends Params = Params, B = undefined, Q = undefined>(
         );
       }
       if (request.method !== "GET" && request.method !== "HEAD") assertSameOrigin(request);
-      const principal = await authorize(request, spec.access);
+      const who = spec.access === "public" ? null : await authenticate(request);
+      if (spec.access !== "public" && !who) throw new AppError("unauthorized:session", "Sign in first.");
       const params = checkParams((await context?.params) ?? ({} as P));
+      const database = await getDatabase();
+      let read: Promise<TeamScope> | undefined;
+      const scope = () => {
+        read ??= teamScope(database.db, who);
+        return read;
+      };
+      // Teams: the path's ids before the role is looked at (another team's thread is unknown, never forbidden),
+      // then the role, then the ids the query and the body name.
+      await refuseOutOfScope(database, scope, who, params);
+      const principal = spec.access === "public" ? null : admit(who, spec.access);
       const query = spec.query
         ? parseWith(spec.query.schema, queryParams(request), spec.query.code, spec.query.what)
         : (undefined as Q);
       const body = spec.body
         ? parseWith(spec.body.schema, await readJson(request), spec.body.code, spec.body.what)
         : (undefined as B);
-      const database = await getDatabase();
-      return await handler({ request, principal: principal as Principal, params, body, query, database });
+      await refuseOutOfScope(database, scope, principal, query, body);
+      return await handler({
+        request,
+        principal: principal as Principal,
+        params,
+        body,
+        query,
+        database,
+        scope,
+      });
     } catch (error) {
       return errorResponse(error, spec.name);
     }
   };
 }
 
-async function authorize(request: Request, access: Access): Promise<Principal | null> {
-  if (access === "public") return null;
-  if (typeof access === "object") return requireIntakeOrRole(request, access.intakeOr);
-  return requireRole(request, access);
+/**
+ * Teams: for a user who may not see every thread, a thread or a decision the request names — by path (`threadId`,
+ * `interruptId`), by query or by body (the same names) — must exist and be in their teams' scope; otherwise it is
+ * refused here as not existing (404), before the handler reads anything of it, whichever of the two it was. Every
+ * route gets this by naming its ids the usual way; a user who sees everything is not slowed by it.
+ */
+async function refuseOutOfScope(
+  database: Database,
+  scope: () => Promise<TeamScope>,
+  principal: Principal | null,
+  ...sources: unknown[]
+): Promise<void> {
+  if (principal?.kind !== "user") return;
+  const named = (key: string) =>
+    sources.flatMap((source) => {
+      const value =
+        source && typeof source === "object" ? (source as Record<string, unknown>)[key] : undefined;
+      return typeof value === "string" ? [value] : [];
+    });
+  const threadIds = named("threadId");
+  const interruptIds = named("interruptId");
+  if (threadIds.length === 0 && interruptIds.length === 0) return;
+  const inScope = await scope();
+  if (inScope.hiddenAgents.length === 0) return;
+  for (const threadId of threadIds) await assertThreadInScope(database.db, principal, threadId, inScope);
+  for (const interruptId of interruptIds) {
+    await assertInterruptInScope(database.db, principal, interruptId, inScope);
+  }
 }
 
 function checkParams<P extends Params>(params: P): P {

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AdminConsole } from "@/components/admin/admin-console";
 import { RetentionPanel } from "@/components/admin/retention-panel";
+import { TeamsPanel } from "@/components/admin/teams-panel";
 import { QueueSettings } from "@/components/queue/queue-settings";
 import { listApiKeys } from "@/lib/auth/api-keys";
 import { requirePageUser } from "@/lib/auth/page";
@@ -9,6 +10,9 @@ import { listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
 import { listSlaPolicies } from "@/lib/db/queries/deadlines";
 import { listTargets } from "@/lib/db/queries/notifications";
+import { listTeams } from "@/lib/db/queries/teams";
+import { env } from "@/lib/env";
+import { listAgents } from "@/lib/runtime/agent";
 import { defaultRetentionPolicy } from "@/lib/runtime/retention-policy";
 
 export const dynamic = "force-dynamic";
@@ -18,11 +22,12 @@ export const metadata: Metadata = { title: "Admin" };
 export default async function AdminPage() {
   const me = await requirePageUser("/admin", "admin");
   const { db } = await getDatabase();
-  const [users, keys, policies, targets] = await Promise.all([
+  const [users, keys, policies, targets, teams] = await Promise.all([
     listUsers(),
     listApiKeys({ db }),
     listSlaPolicies({ db }),
     listTargets({ db }),
+    listTeams({ db }),
   ]);
   const policy = defaultRetentionPolicy();
   return (
@@ -48,6 +53,12 @@ export default async function AdminPage() {
           lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
           revokedAt: k.revokedAt?.toISOString() ?? null,
         }))}
+      />
+      <TeamsPanel
+        teams={teams}
+        users={users.filter((u) => !u.disabled).map((u) => ({ id: u.id, email: u.email, role: u.role }))}
+        agents={listAgents().map((a) => ({ id: a.id, title: a.title }))}
+        seeAllRole={env.TEAMS_SEE_ALL_ROLE}
       />
       <RetentionPanel
         policy={{

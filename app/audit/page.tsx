@@ -4,6 +4,7 @@ import { summarizeAnswer } from "@/components/thread/answer-summary";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { requirePageUser } from "@/lib/auth/page";
+import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { showControls } from "@/lib/bidi";
 import { getDatabase } from "@/lib/db/client";
 import { AUDIT_ACTIONS, type AuditAction, listAudit } from "@/lib/db/queries/audit";
@@ -40,7 +41,7 @@ export default async function AuditPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  await requirePageUser("/audit");
+  const user = await requirePageUser("/audit");
   const search = await searchParams;
   const actionParam = one(search.action);
   const action = AUDIT_ACTIONS.includes(actionParam as AuditAction)
@@ -51,7 +52,12 @@ export default async function AuditPage({
   const beforeRaw = Number(one(search.before));
   const before = Number.isSafeInteger(beforeRaw) && beforeRaw > 0 ? beforeRaw : undefined;
   const { db } = await getDatabase();
-  const page = await listAudit({ db, filter: { action, actor, threadId, before, limit: PAGE_SIZE } });
+  const { hiddenAgents } = await teamScope(db, principalOfUser(user));
+  const page = await listAudit({
+    db,
+    filter: { action, actor, threadId, before, limit: PAGE_SIZE },
+    hiddenAgents,
+  });
   const older = new URLSearchParams({
     ...(action ? { action } : {}),
     ...(actor ? { actor } : {}),

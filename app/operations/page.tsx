@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { OperationsDashboard } from "@/components/operations/operations-dashboard";
 import { requirePageUser } from "@/lib/auth/page";
+import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { loadOperationsView } from "@/lib/observability/operations-view";
 
@@ -13,9 +14,10 @@ export const metadata: Metadata = { title: "Operations" };
  * gauges of `/api/metrics`; the history from the queue samples and the decision ledger.
  */
 export default async function OperationsPage() {
-  await requirePageUser("/operations", "supervisor");
+  const user = await requirePageUser("/operations", "supervisor");
   const { db } = await getDatabase();
-  const view = await loadOperationsView(db);
+  const { hiddenAgents } = await teamScope(db, principalOfUser(user));
+  const view = await loadOperationsView(db, hiddenAgents);
   return (
     <div className="space-y-5" data-testid="operations-page">
       <div>

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { requirePageUser } from "@/lib/auth/page";
+import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { searchThreads } from "@/lib/db/queries/search";
 
@@ -24,9 +25,10 @@ export default async function SearchPage({
 }) {
   const raw = (await searchParams).q;
   const q = (Array.isArray(raw) ? raw[0] : raw)?.trim().slice(0, 200) ?? "";
-  await requirePageUser(`/search?q=${encodeURIComponent(q)}`);
+  const user = await requirePageUser(`/search?q=${encodeURIComponent(q)}`);
   const { db } = await getDatabase();
-  const hits = q ? await searchThreads({ db, q }) : [];
+  const { hiddenAgents } = await teamScope(db, principalOfUser(user));
+  const hits = q ? await searchThreads({ db, q, hiddenAgents }) : [];
   return (
     <div className="space-y-5" data-testid="search-page">
       <h1 className="text-2xl font-semibold">Search</h1>

@@ -6,6 +6,7 @@ import { useEffect, useMemo } from "react";
 import { LocalTime } from "@/components/ui/local-time";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import type { OperationsView } from "@/lib/observability/operations-view";
+import { operatorMessage } from "@/lib/operator-messages";
 import { type ChartSeries, TimeChart } from "./time-chart";
 
 const COLORS = ["#4f46e5", "#0891b2", "#16a34a", "#d97706", "#dc2626", "#7c3aed", "#475569"];
@@ -139,7 +140,7 @@ export function OperationsDashboard({ view }: { view: OperationsView }) {
                 <Link className="font-medium text-indigo-800 underline" href={`/threads/${r.threadId}`}>
                   {r.kind} run
                 </Link>
-                <code className="text-xs text-slate-700">{r.errorCode ?? "error"}</code>
+                <RunFailure code={r.errorCode} />
                 {r.finishedAt && (
                   <span className="text-xs text-slate-600">
                     <LocalTime iso={r.finishedAt} />
@@ -270,4 +271,14 @@ function duration(ms: number): string {
     if (ms >= size && ms % size === 0) return ms === size ? unit : `${ms / size} ${unit}s`;
   }
   return `${ms} ms`;
+}
+
+/** Why a run failed, in the operator's words, with the code as a details line (never a raw code alone). */
+function RunFailure({ code }: { code: string | null }) {
+  const message = operatorMessage({ code: code ?? "internal:unknown" });
+  return (
+    <span className="text-xs text-slate-700" data-testid="run-failure">
+      {message.text} <span className="text-slate-600">({message.details})</span>
+    </span>
+  );
 }

@@ -6,9 +6,9 @@ import { until } from "./setup";
  * answer. Each suite reads the fields it cares about (`T`).
  */
 
-/** The thread's view as a supervisor reads it (`GET /api/threads/{id}`). */
-export async function threadView<T>(base: string, threadId: string): Promise<T> {
-  const res = await authedFetch(`${base}/api/threads/${threadId}`, {}, "supervisor");
+/** The thread's view as a supervisor (or `who`) reads it (`GET /api/threads/{id}`). */
+export async function threadView<T>(base: string, threadId: string, who: Who = "supervisor"): Promise<T> {
+  const res = await authedFetch(`${base}/api/threads/${threadId}`, {}, who);
   if (res.status !== 200) throw new Error(`thread view: ${res.status}`);
   return (await res.json()) as T;
 }
@@ -18,11 +18,12 @@ export function settledView<T extends { activeRunId: string | null; status: stri
   base: string,
   threadId: string,
   ms = 60_000,
+  who: Who = "supervisor",
 ): Promise<T> {
   return until(
     "the thread to settle",
     async () => {
-      const v = await threadView<T>(base, threadId);
+      const v = await threadView<T>(base, threadId, who);
       return v.activeRunId === null && v.status !== "running" ? v : undefined;
     },
     ms,

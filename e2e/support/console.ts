@@ -5,13 +5,13 @@ import { developerWords } from "./words";
 export { DEVELOPER_WORDS, developerWords, operatorStrings } from "./words";
 
 /*
- * What issue 12's specs check on every page they show: a screenshot at 1440 px and 390 px, light and dark; axe with
+ * What issue 12's specs check on every page they show: a screenshot at 1280 px and 390 px, light and dark; axe with
  * 0 serious/critical violations in each; and that no string shown to the operator reads like a developer's
  * (an error code, zod's wording, the API's `resume`). The words are collected from the DOM — text, and the
  * attributes people read (titles, labels, placeholders) — of every page the spec visits.
  */
 
-const WIDTHS = [1440, 390] as const;
+const WIDTHS = [1280, 390] as const;
 const THEMES = ["light", "dark"] as const;
 
 /**

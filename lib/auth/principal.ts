@@ -53,6 +53,18 @@ export async function requireIntakeOrRole(request: Request, role: Role): Promise
   return checkRole(principal, role);
 }
 
+/**
+ * The access check of `requireRole` / `requireIntakeOrRole` on a principal already read (the route wrapper reads it
+ * first, so a thread outside the user's teams is refused as unknown before their role is looked at).
+ */
+export function admit(principal: Principal | null, access: Role | { intakeOr: Role }): Principal {
+  if (typeof access === "object") {
+    if (principal?.kind === "key" && principal.scope === "intake") return principal;
+    return checkRole(principal, access.intakeOr);
+  }
+  return checkRole(principal, access);
+}
+
 function checkRole(principal: Principal | null, role: Role): Principal {
   if (!principal) throw new AppError("unauthorized:session", "Sign in first.");
   if (principal.kind === "key") {

@@ -56,13 +56,17 @@ export interface OperationsView {
   };
 }
 
-export async function loadOperationsView(db: AppDb): Promise<OperationsView> {
+/** The dashboard; `hiddenAgents` (teams) leaves other teams' failed runs and effects out (the counts stay whole). */
+export async function loadOperationsView(
+  db: AppDb,
+  hiddenAgents: readonly string[] = [],
+): Promise<OperationsView> {
   const [state, samples, perHour, failedRuns, failedEffects, retention] = await Promise.all([
     refreshQueueGauges(db),
     listQueueSamples({ db, hours: OPERATIONS_HOURS }),
     countDecisionsPerHour({ db, hours: OPERATIONS_HOURS }),
-    listFailedRuns({ db, limit: 20 }),
-    listFailedEffects({ db, limit: 20 }),
+    listFailedRuns({ db, limit: 20, hiddenAgents }),
+    listFailedEffects({ db, limit: 20, hiddenAgents }),
     getScheduledJob({ db, name: RETENTION_JOB }),
   ]);
   const now = Date.now();

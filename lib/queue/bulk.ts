@@ -1,5 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/roles";
+import { type TeamScope, threadsInScope } from "@/lib/auth/teams";
 import type { AppDb } from "@/lib/db/open";
 import { claimDecision, getLiveClaims, releaseClaim } from "@/lib/db/queries/claims";
 import { getDecisions } from "@/lib/db/queries/decisions";
@@ -28,9 +29,12 @@ export async function decideInBulk({
   interruptIds,
   verb,
   note,
+  scope = { hiddenAgents: [] },
 }: {
   db: AppDb;
   principal: Principal;
+  /** The operator's teams: a decision of another team's thread is as unknown as one that does not exist. */
+  scope?: TeamScope;
   interruptIds: string[];
   verb: BulkVerb;
   note?: string;
@@ -38,7 +42,13 @@ export async function decideInBulk({
   if (principal.kind !== "user") {
     throw new AppError("forbidden:api_key_scope", "Bulk decisions need a signed-in operator.");
   }
-  const rows = await getDecisions({ db, interruptIds });
+  const found = await getDecisions({ db, interruptIds });
+  const inScope = await threadsInScope(
+    db,
+    scope,
+    found.map((d) => d.threadId),
+  );
+  const rows = found.filter((d) => inScope.has(d.threadId));
   const actions = new Set(rows.map((d) => d.action));
   if (actions.size > 1) {
     throw new AppError("unprocessable:bulk_mixed", "Bulk decisions take items of one kind at a time.", {

@@ -1,4 +1,5 @@
 import "server-only";
+import { type TeamScope, threadsInScope } from "@/lib/auth/teams";
 import type { AppDb } from "@/lib/db/open";
 import {
   type InboxChangeView,
@@ -36,9 +37,31 @@ const wire = (changes: InboxChangeView[]) =>
  * as its SSE id, so the browser's EventSource reconnects from where it was. A keep-alive comment every 15 s.
  */
 export function inboxStreamResponse(
-  { db, after, once = false }: { db: AppDb; after?: number; once?: boolean },
+  {
+    db,
+    after,
+    once = false,
+    scope = { hiddenAgents: [] },
+  }: {
+    db: AppDb;
+    after?: number;
+    once?: boolean;
+    /** The reader's teams: changes to threads they may not see are left out (one read per batch, only then). */
+    scope?: TeamScope;
+  },
   signal: AbortSignal,
 ) {
+  const visible = async (changes: InboxChangeView[]): Promise<InboxChangeView[]> => {
+    if (scope.hiddenAgents.length === 0) return changes;
+    const seen = await threadsInScope(
+      db,
+      scope,
+      changes.map((c) => c.threadId),
+    );
+    return changes.filter((c) => seen.has(c.threadId));
+  };
+  // Batches are filtered one after the other, so they go out in the order the feed handed them on.
+  let sending: Promise<void> = Promise.resolve();
   let unsubscribe: (() => void) | undefined;
   let keepAlive: NodeJS.Timeout | undefined;
   let end: (() => void) | undefined;
@@ -71,6 +94,14 @@ export function inboxStreamResponse(
       };
       send(encoder.encode("retry: 1000\n: inbox stream open\n\n"));
       keepAlive = setInterval(() => send(encoder.encode(": keep-alive\n\n")), 15_000);
+      // One batch of the feed, in turn after the ones before it (its filtering may wait on a read).
+      const push = (changes: InboxChangeView[]) => {
+        sending = sending.then(async () => {
+          cursor = Math.max(cursor, ...changes.map((c) => c.id));
+          const shown = await visible(changes).catch(() => []);
+          if (shown.length > 0) send(frame("changes", { changes: wire(shown) }, cursor));
+        });
+      };
       // Subscribe before reading the head, so nothing committed in between is missed.
       const early: InboxChangeView[][] = [];
       let live = false;
@@ -80,8 +111,7 @@ export function inboxStreamResponse(
           return;
         }
         // Each change comes once from the feed, even one that committed after a higher id was read.
-        cursor = Math.max(cursor, ...changes.map((c) => c.id));
-        send(frame("changes", { changes: wire(changes) }, cursor));
+        push(changes);
       });
       unsubscribe = subscription.unsubscribe;
       try {
@@ -93,8 +123,14 @@ export function inboxStreamResponse(
           const missed =
             after + 1 >= oldest ? await listInboxChanges({ db, afterId: after, limit: 1000 }) : null;
           cursor = missed?.length ? Math.max(head, missed[missed.length - 1]!.id) : head;
-          if (missed && missed.length < 1000) send(frame("changes", { changes: wire(missed) }, cursor));
-          else send(frame("reset", { cursor }, cursor));
+          if (missed && missed.length < 1000) {
+            const shown = await visible(missed);
+            send(
+              shown.length > 0
+                ? frame("changes", { changes: wire(shown) }, cursor)
+                : frame("ready", { cursor }, cursor),
+            );
+          } else send(frame("reset", { cursor }, cursor));
         } else {
           cursor = Math.max(head, after ?? 0);
           send(frame("ready", { cursor }, cursor));
@@ -106,10 +142,7 @@ export function inboxStreamResponse(
         live = true;
         // What the feed handed on while this stream was starting: all of it (a change that committed late may sit
         // below the head just read, and the page the client loads next may have been read before it committed).
-        for (const changes of early) {
-          cursor = Math.max(cursor, ...changes.map((c) => c.id));
-          send(frame("changes", { changes: wire(changes) }, cursor));
-        }
+        for (const changes of early) push(changes);
       } catch (error) {
         logger().error(errorFields(error), "inbox stream: start failed");
         send(frame("error", { code: "internal:stream", message: "The inbox stream failed on the server." }));

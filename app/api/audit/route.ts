@@ -22,5 +22,6 @@ export const GET = route(
     access: "viewer",
     query: { schema: auditQuery, code: "bad_request:audit", what: "The audit query" },
   },
-  async ({ query, database }) => json(await listAudit({ db: database.db, filter: query })),
+  async ({ query, database, scope }) =>
+    json(await listAudit({ db: database.db, filter: query, hiddenAgents: (await scope()).hiddenAgents })),
 );

@@ -17,6 +17,13 @@ export const GET = route<Record<string, never>, undefined, z.infer<typeof search
     access: "viewer",
     query: { schema: searchQuery, code: "bad_request:search", what: "The search" },
   },
-  async ({ query, database: { db } }) =>
-    json({ hits: await searchThreads({ db, q: query.q, limit: query.limit }) }),
+  async ({ query, database: { db }, scope }) =>
+    json({
+      hits: await searchThreads({
+        db,
+        q: query.q,
+        limit: query.limit,
+        hiddenAgents: (await scope()).hiddenAgents,
+      }),
+    }),
 );

@@ -16,8 +16,9 @@ export const GET = route(
     access: "viewer",
     query: { schema: inboxQuery, code: "bad_request:inbox", what: "The inbox query" },
   },
-  async ({ query, principal, database: { db } }) => {
-    const page = await listInbox({ db, ...inboxListArgs(query, principal.id) });
+  async ({ query, principal, database: { db }, scope }) => {
+    const { hiddenAgents } = await scope();
+    const page = await listInbox({ db, ...inboxListArgs(query, principal.id), hiddenAgents });
     return json(await markDecidable({ db, page, principal }));
   },
 );

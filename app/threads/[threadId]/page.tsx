@@ -4,6 +4,7 @@ import { cache } from "react";
 import type { StreamEvent } from "@/components/thread/apply-event";
 import { ThreadConsole } from "@/components/thread/thread-console";
 import { requirePageUser } from "@/lib/auth/page";
+import { pageSeesThread, principalOfUser, teamScope } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadClaims } from "@/lib/db/queries/claims";
 import { readRunEvents } from "@/lib/db/queries/events";
@@ -16,8 +17,14 @@ export const dynamic = "force-dynamic";
 
 type Params = { params: Promise<{ threadId: string }> };
 
-/** The thread view, once per request (metadata and page share it); an unknown thread is a 404. */
+/**
+ * The thread view, once per request (metadata and page share it); an unknown thread is a 404, and so is another
+ * team's (its title is not even in the metadata).
+ */
 const loadView = cache(async (threadId: string): Promise<ThreadView> => {
+  const user = await requirePageUser(`/threads/${threadId}`);
+  const { db } = await getDatabase();
+  if (!(await pageSeesThread(db, user, threadId))) notFound();
   try {
     return await getThreadView(threadId);
   } catch (error) {
@@ -56,7 +63,8 @@ export default async function ThreadPage({ params }: Params) {
     principal: { kind: "user", id: user.id, label: user.email, role: user.role },
   });
   const claims = await listThreadClaims({ db, threadId });
-  const queue = await queueNeighbours({ db, threadId });
+  const { hiddenAgents } = await teamScope(db, principalOfUser(user));
+  const queue = await queueNeighbours({ db, threadId, hiddenAgents });
   return (
     <ThreadConsole
       view={{ ...view, mayDecide: verdicts }}

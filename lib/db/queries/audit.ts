@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   "queue_settings",
   "run_cancel",
   "input_queued",
+  "team_changed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -120,11 +121,23 @@ export interface AuditFilter {
 export async function listAudit({
   db,
   filter,
+  hiddenAgents = [],
 }: {
   db: Queryable;
   filter: AuditFilter;
+  /** Agents whose threads the reader may not see (teams): their threads' entries are left out. */
+  hiddenAgents?: readonly string[];
 }): Promise<{ items: AuditEntry[]; nextBefore: number | null }> {
   const where: SQL[] = [];
+  if (hiddenAgents.length > 0) {
+    where.push(
+      sql`(${auditLog.threadId} IS NULL OR NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = ${auditLog.threadId}
+        AND t.agent_id IN (${sql.join(
+          hiddenAgents.map((a) => sql`${a}`),
+          sql`, `,
+        )})))`,
+    );
+  }
   if (filter.action) where.push(eq(auditLog.action, filter.action));
   if (filter.actor) {
     const like = `%${filter.actor.replace(/[%_\\]/g, "\\$&")}%`;

@@ -1,5 +1,17 @@
 import "server-only";
-import { type AnyColumn, and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
+import {
+  type AnyColumn,
+  and,
+  asc,
+  desc,
+  eq,
+  gte,
+  inArray,
+  lte,
+  notInArray,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import { AppError } from "@/lib/errors";
 import type { InboxStatus, InboxThreadStatus } from "@/lib/wire";
 import { decisionClaims, decisions, threads } from "../schema";
@@ -227,13 +239,17 @@ export function buildPendingInboxQuery({
   filter = {},
   after,
   limit,
+  hiddenAgents = [],
 }: {
   db: Queryable;
   filter?: InboxFilter;
+  /** Agents whose threads the reader may not see (teams). */
+  hiddenAgents?: readonly string[];
   after?: { dueAt: string; interruptId: string };
   limit: number;
 }) {
   const where: (SQL | undefined)[] = [isPending];
+  if (hiddenAgents.length > 0) where.push(notInArray(threads.agentId, [...hiddenAgents]));
   // NOT EXISTS rather than "the left join found nothing": the planner estimates an anti-join well and walks the
   // due-date index, where a filter on the joined row is guessed at one row and sorts the whole pending set.
   if (filter.claimedBy === null) {
@@ -275,9 +291,11 @@ export async function listPendingInbox({
   filter,
   cursor,
   limit,
+  hiddenAgents,
 }: {
   db: Queryable;
   filter?: InboxFilter;
+  hiddenAgents?: readonly string[];
   cursor?: string | null;
   limit?: number;
 }): Promise<InboxPage<InboxDecisionItem>> {
@@ -288,6 +306,7 @@ export async function listPendingInbox({
     filter,
     after: key && { dueAt: key.t, interruptId: key.i },
     limit: size,
+    hiddenAgents,
   });
   const page = rows.slice(0, size);
   const last = page[page.length - 1];
@@ -306,14 +325,17 @@ export function buildThreadInboxQuery({
   status,
   before,
   limit,
+  hiddenAgents = [],
 }: {
   db: Queryable;
+  hiddenAgents?: readonly string[];
   status: InboxThreadStatus;
   before?: { updatedAt: string; threadId: string };
   limit: number;
 }) {
   const where: (SQL | undefined)[] = [];
   if (status !== "all") where.push(eq(threads.status, status));
+  if (hiddenAgents.length > 0) where.push(notInArray(threads.agentId, [...hiddenAgents]));
   if (before) {
     where.push(
       sql`(${threads.updatedAt}, ${threads.id}) < (${before.updatedAt}::timestamptz, ${before.threadId})`,
@@ -333,8 +355,10 @@ export async function listThreadInbox({
   status,
   cursor,
   limit,
+  hiddenAgents,
 }: {
   db: Queryable;
+  hiddenAgents?: readonly string[];
   status: InboxThreadStatus;
   cursor?: string | null;
   limit?: number;
@@ -346,6 +370,7 @@ export async function listThreadInbox({
     status,
     before: key && { updatedAt: key.t, threadId: key.i },
     limit: size,
+    hiddenAgents,
   });
   const page = rows.slice(0, size);
   const pending = page.length
@@ -394,21 +419,24 @@ export async function listInbox({
   filter,
   cursor,
   limit,
+  hiddenAgents,
 }: {
   db: Queryable;
+  /** Agents whose threads the reader may not see (teams): left out of every listing. */
+  hiddenAgents?: readonly string[];
   status?: InboxStatus;
   filter?: InboxFilter;
   cursor?: string | null;
   limit?: number;
 }): Promise<InboxPage<InboxDecisionItem> | InboxPage<InboxThreadItem>> {
-  if (status === "pending") return listPendingInbox({ db, filter, cursor, limit });
+  if (status === "pending") return listPendingInbox({ db, filter, cursor, limit, hiddenAgents });
   if (filter && Object.values(filter).some((v) => v !== undefined)) {
     throw new AppError(
       "bad_request:inbox",
       "action, minAmount, maxAmount and olderThan filter pending decisions: use them with status=pending.",
     );
   }
-  return listThreadInbox({ db, status, cursor, limit });
+  return listThreadInbox({ db, status, cursor, limit, hiddenAgents });
 }
 
 /** A thread next to this one in the queue: where `n` / `p` on the thread page go. */
@@ -425,9 +453,12 @@ export interface QueueNeighbour {
 export async function queueNeighbours({
   db,
   threadId,
+  hiddenAgents = [],
 }: {
   db: Queryable;
   threadId: string;
+  /** Agents whose threads the reader may not see (teams): never a neighbour. */
+  hiddenAgents?: readonly string[];
 }): Promise<{ previous: QueueNeighbour | null; next: QueueNeighbour | null }> {
   const [own] = await db
     .select({ dueAt: isoMicros(decisions.dueAt), interruptId: decisions.interruptId })
@@ -450,7 +481,14 @@ export async function queueNeighbours({
       .select({ threadId: threads.id, title: threads.title })
       .from(decisions)
       .innerJoin(threads, eq(threads.id, decisions.threadId))
-      .where(and(isPending, sql`${decisions.threadId} <> ${threadId}`, key))
+      .where(
+        and(
+          isPending,
+          sql`${decisions.threadId} <> ${threadId}`,
+          key,
+          hiddenAgents.length > 0 ? notInArray(threads.agentId, [...hiddenAgents]) : undefined,
+        ),
+      )
       .orderBy(...order)
       .limit(1);
     return row ?? null;

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, gte, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { type AnyColumn, and, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from "drizzle-orm";
 import { decisions, effects, queueSamples, runs, threads } from "../schema";
 import type { Queryable } from "../tx";
 import { isOpenTaskStatus, OPEN_TASK_STATUSES, UNDELIVERED_STATUSES } from "./effects";
@@ -125,8 +125,26 @@ export async function countDecisionsPerHour({
   return rows.map((r) => ({ hour: new Date(r.hour), outcome: r.outcome, count: Number(r.count) }));
 }
 
+/** Rows of threads the reader may see: none of a hidden agent's (teams). */
+function notHidden(threadId: AnyColumn, hiddenAgents: readonly string[]): SQL | undefined {
+  if (hiddenAgents.length === 0) return undefined;
+  return sql`NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = ${threadId} AND t.agent_id IN (${sql.join(
+    hiddenAgents.map((a) => sql`${a}`),
+    sql`, `,
+  )}))`;
+}
+
 /** The most recent failed runs (newest first). */
-export async function listFailedRuns({ db, limit }: { db: Queryable; limit: number }) {
+export async function listFailedRuns({
+  db,
+  limit,
+  hiddenAgents = [],
+}: {
+  db: Queryable;
+  limit: number;
+  /** Agents whose threads the reader may not see (teams). */
+  hiddenAgents?: readonly string[];
+}) {
   return db
     .select({
       runId: runs.id,
@@ -137,13 +155,21 @@ export async function listFailedRuns({ db, limit }: { db: Queryable; limit: numb
       traceId: runs.traceId,
     })
     .from(runs)
-    .where(eq(runs.status, "failed"))
+    .where(and(eq(runs.status, "failed"), notHidden(runs.threadId, hiddenAgents)))
     .orderBy(desc(runs.finishedAt))
     .limit(limit);
 }
 
 /** Side effects that ran out of attempts, or whose outcome is unknown, and wait for an operator (newest first). */
-export async function listFailedEffects({ db, limit }: { db: Queryable; limit: number }) {
+export async function listFailedEffects({
+  db,
+  limit,
+  hiddenAgents = [],
+}: {
+  db: Queryable;
+  limit: number;
+  hiddenAgents?: readonly string[];
+}) {
   return db
     .select({
       effectId: effects.id,
@@ -153,7 +179,7 @@ export async function listFailedEffects({ db, limit }: { db: Queryable; limit: n
       updatedAt: effects.updatedAt,
     })
     .from(effects)
-    .where(inArray(effects.status, [...OPEN_TASK_STATUSES]))
+    .where(and(inArray(effects.status, [...OPEN_TASK_STATUSES]), notHidden(effects.threadId, hiddenAgents)))
     .orderBy(desc(effects.updatedAt))
     .limit(limit);
 }

@@ -60,7 +60,7 @@ export interface SearchBranch {
   common?: SQL;
 }
 
-const hitColumns = sql`t.id AS "threadId", t.title, t.status, t.customer_order AS "orderRef",
+const hitColumns = sql`t.id AS "threadId", t.agent_id AS "agentId", t.title, t.status, t.customer_order AS "orderRef",
   o.customer_name AS "customerName", o.customer_email AS "customerEmail",
   to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
 const newest = sql`t.updated_at DESC, t.id DESC`;
@@ -165,7 +165,8 @@ function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }
 
-type HitRow = Omit<SearchHit, "matched">;
+/** A hit as the statements return it: with the thread's agent, which decides who may see it (teams). */
+type HitRow = Omit<SearchHit, "matched"> & { agentId: string };
 
 /** A branch's rows: its statement's, or the walk's when the statement could not answer (see {@link SearchBranch}). */
 async function runBranch(db: Queryable, branch: SearchBranch, limit: number): Promise<HitRow[]> {
@@ -184,9 +185,12 @@ export async function searchThreads({
   maxMatches = MAX_MATCHES,
   nameMatches = NAME_MATCHES,
   recentWindow = RECENT_WINDOW,
+  hiddenAgents = [],
 }: {
   db: Queryable;
   q: string;
+  /** Agents whose threads the reader may not see (teams): never a hit. */
+  hiddenAgents?: readonly string[];
   limit?: number;
   /** See {@link MAX_MATCHES}, {@link NAME_MATCHES} and {@link RECENT_WINDOW} (tests change them). */
   maxMatches?: number;
@@ -195,7 +199,8 @@ export async function searchThreads({
 }): Promise<SearchHit[]> {
   const hits = new Map<string, SearchHit>();
   for (const branch of buildSearchQueries({ q, limit, maxMatches, nameMatches, recentWindow })) {
-    for (const row of await runBranch(db, branch, limit)) {
+    for (const { agentId, ...row } of await runBranch(db, branch, limit)) {
+      if (hiddenAgents.includes(agentId)) continue;
       if (!hits.has(row.threadId)) hits.set(row.threadId, { ...row, matched: branch.matched });
     }
     if (hits.size >= limit) break;

@@ -4,3 +4,4 @@ export * from "./checkpoints";
 export * from "./instances";
 export * from "./operations";
 export * from "./queue";
+export * from "./teams";

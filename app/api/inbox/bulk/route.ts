@@ -23,5 +23,6 @@ export const POST = route<Record<string, never>, z.infer<typeof bulkBody>>(
     startsRun: true,
     body: { schema: bulkBody, code: "bad_request:bulk", what: "The bulk decision" },
   },
-  async ({ body, principal, database: { db } }) => json(await decideInBulk({ db, principal, ...body })),
+  async ({ body, principal, database: { db }, scope }) =>
+    json(await decideInBulk({ db, principal, ...body, scope: await scope() })),
 );

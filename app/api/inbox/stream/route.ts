@@ -22,7 +22,7 @@ export const GET = route<Record<string, never>, undefined, z.infer<typeof stream
     access: "viewer",
     query: { schema: streamQuery, code: "bad_request:inbox_stream", what: "The inbox stream query" },
   },
-  async ({ request, query, database: { db } }) => {
+  async ({ request, query, database: { db }, scope }) => {
     const header = request.headers.get("last-event-id");
     let after = query.after;
     if (header !== null && header !== "") {
@@ -31,6 +31,6 @@ export const GET = route<Record<string, never>, undefined, z.infer<typeof stream
       }
       after = Number(header);
     }
-    return inboxStreamResponse({ db, after, once: query.once === "1" }, request.signal);
+    return inboxStreamResponse({ db, after, once: query.once === "1", scope: await scope() }, request.signal);
   },
 );

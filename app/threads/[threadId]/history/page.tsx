@@ -5,6 +5,7 @@ import { z } from "zod";
 import { HistoryExplorer } from "@/components/history/history-explorer";
 import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
 import { requirePageUser } from "@/lib/auth/page";
+import { pageSeesThread } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import { findAgent, getAgent } from "@/lib/runtime/agent";
@@ -24,10 +25,11 @@ export default async function HistoryPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const [{ threadId }, search] = await Promise.all([params, searchParams]);
-  await requirePageUser(`/threads/${threadId}/history`);
+  const user = await requirePageUser(`/threads/${threadId}/history`);
   const { db, sql } = await getDatabase();
   const thread = await getThread({ db, threadId });
-  if (!thread) notFound();
+  // Another team's thread is as unknown as one that does not exist.
+  if (!thread || !(await pageSeesThread(db, user, threadId))) notFound();
   // The graph of the thread's own version (a version this server no longer has is not drawn).
   const version = findAgent(thread.agentId, thread.agentVersion);
   const [history, effects, drawing] = await Promise.all([
