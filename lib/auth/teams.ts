@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError, errorCodeOf } from "@/lib/errors";
-import { hasRole, type Principal, type SessionUser } from "./roles";
+import { hasRole, type Principal, ROLES, type Role, type SessionUser } from "./roles";
 
 /*
  * What a principal may see of the threads (issue 33, teams). A team owns agents; a user below TEAMS_SEE_ALL_ROLE sees
@@ -31,6 +31,11 @@ export async function teamScope(db: Queryable, principal: Principal | null | und
       WHERE NOT EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = ta.team_id AND tm.user_id = ${principal.id})`),
   );
   return { hiddenAgents: rows.map((r) => r.agent_id) };
+}
+
+/** The roles that see every team's threads (TEAMS_SEE_ALL_ROLE and above). */
+export function rolesSeeingEveryTeam(): Role[] {
+  return ROLES.filter((r) => hasRole(r, env.TEAMS_SEE_ALL_ROLE));
 }
 
 /** Whether a thread of `agentId` is in scope. */

@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
+import { rolesSeeingEveryTeam } from "@/lib/auth/teams";
 import type { AppDb } from "@/lib/db/open";
 import {
   claimDueNotifications,
@@ -91,7 +92,9 @@ function postChecked(url: string, headers: Record<string, string>, body: string)
 }
 
 async function sendEmail(db: AppDb, n: DueNotification) {
-  const to = await emailsOfRole({ db, role: n.target });
+  // About a thread: only those of the role who may see it (a team's escalation stays within the team).
+  const threadId = typeof n.payload.threadId === "string" ? n.payload.threadId : undefined;
+  const to = await emailsOfRole({ db, role: n.target, threadId, seeAll: rolesSeeingEveryTeam() });
   if (to.length === 0) return { ok: true as const };
   const connector = emailConnector({
     from: env.MAIL_FROM,

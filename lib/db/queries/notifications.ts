@@ -146,12 +146,35 @@ export async function settleNotification({
     .where(eq(notifications.id, id));
 }
 
-/** Emails of the enabled users of a role (email notifications go to a role). */
-export async function emailsOfRole({ db, role }: { db: Queryable; role: string }): Promise<string[]> {
+/**
+ * Emails of the enabled users of a role (email notifications go to a role). About a thread (`threadId`), only those
+ * who may see it (teams): when a team owns its agent, the team's members and those whose role sees every team — a
+ * team's escalations stay within it.
+ */
+export async function emailsOfRole({
+  db,
+  role,
+  threadId,
+  seeAll = [],
+}: {
+  db: Queryable;
+  role: string;
+  threadId?: string;
+  /** The roles that see every team's threads. */
+  seeAll?: readonly string[];
+}): Promise<string[]> {
+  const inScope = threadId
+    ? sql`(${seeAll.includes(role)} OR NOT EXISTS (
+          SELECT 1 FROM team_agents ta JOIN threads t ON t.agent_id = ta.agent_id WHERE t.id = ${threadId})
+        OR EXISTS (
+          SELECT 1 FROM team_agents ta JOIN threads t ON t.agent_id = ta.agent_id
+            JOIN team_members tm ON tm.team_id = ta.team_id
+          WHERE t.id = ${threadId} AND tm.user_id = ${authUsers.id}))`
+    : undefined;
   const rows = await db
     .select({ email: authUsers.email })
     .from(authUsers)
-    .where(and(eq(authUsers.role, role), eq(authUsers.disabled, false)));
+    .where(and(eq(authUsers.role, role), eq(authUsers.disabled, false), inScope));
   return rows.map((r) => r.email);
 }
 
