@@ -85,6 +85,7 @@ describe("sign-in, roles, four-eyes, intake keys and the audit trail", () => {
       ["/api/audit", "viewer"],
       ["/api/admin/users", "admin"],
       ["/api/admin/keys", "admin"],
+      ["/api/admin/teams", "admin"],
     ];
     const writes: [string, string, unknown, Who][] = [
       ["POST", "/api/threads", { message: "Refund ORD-1002 please" }, "operator"],
@@ -101,6 +102,7 @@ describe("sign-in, roles, four-eyes, intake keys and the audit trail", () => {
       ],
       ["PATCH", `/api/admin/users/${viewer!.id}`, { role: "operator" }, "admin"],
       ["POST", "/api/admin/keys", { name: "another" }, "admin"],
+      ["POST", "/api/admin/teams", { name: "Desk" }, "admin"],
       ["POST", `/api/admin/keys/${key!.id}/revoke`, {}, "admin"],
     ];
     const below = (needed: Who): Who[] => {

@@ -552,6 +552,45 @@ export const TARGETS: Target[] = [
       }),
   },
   {
+    name: "GET /api/admin/teams",
+    build: () => request({ method: "GET", path: fc.constant("/api/admin/teams"), senders: sender(["admin"]) }),
+  },
+  {
+    name: "POST /api/admin/teams",
+    build: () =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/admin/teams"),
+        senders: sender(["admin"]),
+        body: hostileBody(obj({ name: fc.constantFrom("Fuzz desk", "", " ") }, ["name"])),
+      }),
+  },
+  {
+    name: "PATCH /api/admin/teams/[teamId]",
+    build: () =>
+      request({
+        method: "PATCH",
+        path: hostileId.map((t) => `/api/admin/teams/${t}`),
+        senders: sender(["admin"]),
+        body: hostileBody(
+          obj({
+            name: fc.constantFrom("Fuzz desk", ""),
+            members: fc.array(hostileId, { maxLength: 3 }),
+            agents: fc.array(fc.constantFrom("refund", "account_change", "no_such_agent"), { maxLength: 3 }),
+          }),
+        ),
+      }),
+  },
+  {
+    name: "DELETE /api/admin/teams/[teamId]",
+    build: () =>
+      request({
+        method: "DELETE",
+        path: hostileId.map((t) => `/api/admin/teams/${t}`),
+        senders: sender(["admin"]),
+      }),
+  },
+  {
     name: "POST /api/auth/sign-in/email",
     build: (ctx) =>
       request({
