@@ -61,6 +61,8 @@ test("an account change approved on the main line, the data check answered rejec
 
   await openReady(page, `/threads/${threadId}`, "thread-page");
   await expect(page.getByTestId("change-outcome")).toHaveAttribute("data-status", "applied");
+  // One line: nothing to disagree with.
+  await expect(page.getByTestId("ledger-contradictions")).toHaveCount(0);
   const dataCheck = page
     .locator('[data-testid="ledger-entry"][data-action="review_change"]')
     .filter({ hasText: "operator@" });
@@ -83,6 +85,10 @@ test("an account change approved on the main line, the data check answered rejec
   await expect(two.getByTestId("other-email")).toContainText("“Your payout account”");
   await expect(two.getByTestId("this-money")).toHaveText("Nothing changed yet");
   await expect(two.getByTestId("this-email")).toHaveText("No email yet");
+  // Two lines now: the email the other line sent is said, from the ledger of the whole thread.
+  await expect(page.getByTestId("ledger-contradictions")).toContainText(
+    "“Your payout account” to sofia.rossi@example.com was sent from another branch",
+  );
   await checkScreens(page, testInfo, "thread-answer-differently-account-asked");
 
   // Whoever branched started the branch: approving is someone else's; rejecting is theirs to give.

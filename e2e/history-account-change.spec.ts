@@ -11,7 +11,7 @@ import { checkScreens } from "./support/console";
 
 type Pending = { action: string; payload: { change?: { to?: string } } };
 
-test("account change: fork with an edit through the form, filter the timeline, compare the two lines' heads", async ({
+test("account change: fork with an edit through the form, filter and jump through the timeline, compare the two lines' heads", async ({
   page,
 }, testInfo) => {
   test.slow();
@@ -91,6 +91,32 @@ test("account change: fork with an edit through the form, filter the timeline, c
   expect(asked.sort()).toEqual([mainHead, branchHead].sort());
   await page.getByTestId("timeline-clear").click();
   await expect(rows).toHaveCount(total);
+
+  // By node: intake's steps, one on each line. By source: the fork's own step, the state edit.
+  const node = page.getByTestId("timeline-node");
+  await node.selectOption("intake");
+  const byNode = await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-nodes") ?? ""));
+  expect(byNode.length).toBe(2);
+  for (const nodes of byNode) expect(nodes.split(" ")).toContain("intake");
+  await node.selectOption("");
+  await page.getByTestId("timeline-source").selectOption("update");
+  const sources = await rows.evaluateAll((els) => els.map((e) => e.getAttribute("data-source")));
+  expect(sources).toEqual(["update"]);
+  await page.getByTestId("timeline-clear").click();
+
+  // Jumps: to a step by number, to the first step of its line, to the head.
+  const first = rows.last();
+  const firstNumber = await first.getAttribute("data-number");
+  const firstId = await first.getAttribute("data-checkpoint-id");
+  await page.getByTestId("jump-head").click();
+  await page.getByTestId("jump-line-root").click();
+  await expect(detail).toHaveAttribute("data-checkpoint-id", firstId ?? "");
+  await page.getByTestId("jump-step").fill(String(Number(firstNumber) + 1));
+  await page.getByTestId("jump-step-go").click();
+  await expect(detail).not.toHaveAttribute("data-checkpoint-id", firstId ?? "");
+  await page.getByTestId("jump-step").fill(firstNumber ?? "");
+  await page.getByTestId("jump-step-go").click();
+  await expect(detail).toHaveAttribute("data-checkpoint-id", firstId ?? "");
 
   // Compare the branch's head with the main line's: where they part is named, and the edit is in the diff.
   await page.getByTestId("jump-head").click();

@@ -553,7 +553,8 @@ export const TARGETS: Target[] = [
   },
   {
     name: "GET /api/admin/teams",
-    build: () => request({ method: "GET", path: fc.constant("/api/admin/teams"), senders: sender(["admin"]) }),
+    build: () =>
+      request({ method: "GET", path: fc.constant("/api/admin/teams"), senders: sender(["admin"]) }),
   },
   {
     name: "POST /api/admin/teams",
