@@ -1,14 +1,5 @@
 import type { Page } from "@playwright/test";
-import {
-  apiAs,
-  type E2eRole,
-  expect,
-  intakeHeaders,
-  openReady,
-  runOverApi,
-  test,
-  threadState,
-} from "./fixtures";
+import { apiAs, type E2eRole, expect, openReady, pausedAccountChange, test, threadState } from "./fixtures";
 import { checkScreens } from "./support/console";
 
 /*
@@ -40,19 +31,7 @@ test("an account change approved on the main line, the data check answered rejec
   page,
 }, testInfo) => {
   test.slow();
-  const message = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
-  const created = await page.request.post("/api/threads", {
-    headers: intakeHeaders(),
-    data: { message, orderRef: "ORD-1003", agent: "account_change" },
-  });
-  expect(created.status()).toBe(201);
-  const { threadId } = await created.json();
-  await runOverApi(
-    page,
-    threadId,
-    { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
-    { intake: true },
-  );
+  const threadId = await pausedAccountChange(page);
   await answerReview(page, threadId, "fraud", "supervisor", { decision: "approve" });
   await answerReview(page, threadId, "data", "operator", { decision: "approve" });
   await expect

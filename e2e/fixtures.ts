@@ -191,6 +191,25 @@ export async function pausedThread(
   return threadId;
 }
 
+/** The account change the specs file: a new payout account for the customer of ORD-1003. */
+export const ACCOUNT_CHANGE_MESSAGE = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
+
+/** An account change filed with the intake key and run to its two parallel reviews; returns its thread id. */
+export async function pausedAccountChange(
+  page: Page,
+  message = ACCOUNT_CHANGE_MESSAGE,
+  orderRef = "ORD-1003",
+) {
+  const threadId = await createTicket(page, message, orderRef, "", "account_change");
+  await runOverApi(
+    page,
+    threadId,
+    { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
+    { intake: true },
+  );
+  return threadId;
+}
+
 /** Answer the one pending interrupt over the API; it must be `action`. */
 export async function answerOverApi(page: Page, threadId: string, action: string, payload: unknown) {
   const pending = (await threadState(page, threadId)).pendingInterrupts;

@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { createTicket, expect, runOverApi, test, threadState } from "./fixtures";
+import { expect, pausedAccountChange, test, threadState } from "./fixtures";
 import { checkScreens } from "./support/console";
 
 /*
@@ -15,14 +14,7 @@ test("account change: fork with an edit through the form, filter and jump throug
   page,
 }, testInfo) => {
   test.slow();
-  const message = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
-  const threadId = await createTicket(page, message, "ORD-1003", "", "account_change");
-  await runOverApi(
-    page,
-    threadId,
-    { messages: [{ id: randomUUID(), role: "user", content: message }] },
-    { intake: true },
-  );
+  const threadId = await pausedAccountChange(page);
   const paused = await threadState(page, threadId);
   expect(paused.pendingInterrupts.map((p: Pending) => p.action)).toEqual(["review_change", "review_change"]);
   const mainHead = paused.checkpointId as string;

@@ -1,12 +1,4 @@
-import {
-  expect,
-  intakeHeaders,
-  openReady,
-  runOverApi,
-  storageStatePath,
-  test,
-  threadState,
-} from "./fixtures";
+import { expect, openReady, pausedAccountChange, storageStatePath, test, threadState } from "./fixtures";
 
 /*
  * Two cards on one thread, each answered by a different role: an account change raises a fraud check (a supervisor's)
@@ -17,19 +9,7 @@ test("parallel reviews: a supervisor and an operator each answer their card; the
   page,
   browser,
 }) => {
-  const message = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
-  const created = await page.request.post("/api/threads", {
-    headers: intakeHeaders(),
-    data: { message, orderRef: "ORD-1003", agent: "account_change" },
-  });
-  expect(created.status()).toBe(201);
-  const { threadId } = await created.json();
-  await runOverApi(
-    page,
-    threadId,
-    { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
-    { intake: true },
-  );
+  const threadId = await pausedAccountChange(page);
 
   await openReady(page, `/threads/${threadId}`, "thread-page");
   const cards = page.getByTestId("decision-review_change");

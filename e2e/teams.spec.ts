@@ -5,6 +5,7 @@ import {
   type E2eRole,
   expect,
   openReady,
+  pausedAccountChange,
   runOverApi,
   storageStatePath,
   test,
@@ -48,14 +49,7 @@ test("two teams: each desk sees and decides its own agent's threads only; the ad
     { messages: [{ id: crypto.randomUUID(), role: "user", content: refundMessage }] },
     { intake: true },
   );
-  const changeMessage = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
-  const account = await createTicket(page, changeMessage, "ORD-1003", "", "account_change");
-  await runOverApi(
-    page,
-    account,
-    { messages: [{ id: crypto.randomUUID(), role: "user", content: changeMessage }] },
-    { intake: true },
-  );
+  const account = await pausedAccountChange(page);
 
   const admin = await pageAs(browser, "admin");
   try {

@@ -1,14 +1,14 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { TableHead } from "@/components/inbox/table-head";
 import { Button } from "@/components/ui/button";
-import { errorMessage, fetchJson, postJson } from "@/components/ui/fetch-json";
+import { fetchJson, postJson } from "@/components/ui/fetch-json";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { ROLES, type Role } from "@/lib/auth/roles";
+import { useAdminAction } from "./use-admin-action";
 
 export interface AdminUser {
   id: string;
@@ -33,10 +33,8 @@ export interface AdminKey {
  * the audit trail); the page then re-reads from the server. A new key is shown once, right here, and never again.
  */
 export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser[]; keys: AdminKey[] }) {
-  const router = useRouter();
   const hydrated = useHydrated();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { act, busy, error } = useAdminAction();
   const [issued, setIssuedKey] = useState<{ name: string; key: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const setIssued = (next: { name: string; key: string } | null) => {
@@ -56,19 +54,6 @@ export function AdminConsole({ me, users, keys }: { me: string; users: AdminUser
   const [roleChange, setRoleChange] = useState<{ id: string; email: string; from: Role; to: Role } | null>(
     null,
   );
-
-  const act = async (work: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-      router.refresh();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
 
   const patchUser = (id: string, change: { role?: Role; disabled?: boolean }) =>
     act(() =>

@@ -1,11 +1,11 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";
-import { errorMessage, fetchJson, postJson } from "@/components/ui/fetch-json";
+import { fetchJson, postJson } from "@/components/ui/fetch-json";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import type { TeamView } from "@/lib/db/queries/teams";
+import { useAdminAction } from "./use-admin-action";
 
 interface Person {
   id: string;
@@ -29,22 +29,7 @@ export function TeamsPanel({
   /** The lowest role that sees every team's threads. */
   seeAllRole: string;
 }) {
-  const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const act = async (work: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-      router.refresh();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { act, busy, error } = useAdminAction();
 
   const create = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
