@@ -60,7 +60,7 @@ export interface SearchBranch {
   common?: SQL;
 }
 
-const hitColumns = sql`t.id AS "threadId", t.agent_id AS "agentId", t.title, t.status, t.customer_order AS "orderRef",
+const hitColumns = sql`t.id AS "threadId", t.title, t.status, t.customer_order AS "orderRef",
   o.customer_name AS "customerName", o.customer_email AS "customerEmail",
   to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
 const newest = sql`t.updated_at DESC, t.id DESC`;
@@ -76,9 +76,12 @@ export function buildSearchQueries({
   maxMatches = MAX_MATCHES,
   nameMatches = NAME_MATCHES,
   recentWindow = RECENT_WINDOW,
+  hiddenAgents = [],
 }: {
   q: string;
   limit: number;
+  /** Agents whose threads the reader may not see (teams): left out inside every statement, so a page is full. */
+  hiddenAgents?: readonly string[];
   maxMatches?: number;
   nameMatches?: number;
   recentWindow?: number;
@@ -86,25 +89,32 @@ export function buildSearchQueries({
   const text = q.trim();
   const terms = prefixQuery(text);
   const from = sql`FROM threads t LEFT JOIN orders o ON o.id = t.customer_order`;
+  const seen =
+    hiddenAgents.length > 0
+      ? sql` AND t.agent_id NOT IN (${sql.join(
+          hiddenAgents.map((a) => sql`${a}`),
+          sql`, `,
+        )})`
+      : sql``;
   const branches: SearchBranch[] = [
-    { matched: "thread", query: sql`SELECT ${hitColumns} ${from} WHERE t.id = ${text}` },
+    { matched: "thread", query: sql`SELECT ${hitColumns} ${from} WHERE t.id = ${text}${seen}` },
   ];
   if (ORDER.test(text)) {
     const order = text.toUpperCase();
     branches.push({
       matched: "order",
-      query: sql`SELECT ${hitColumns} ${from} WHERE t.customer_order = ${order} ORDER BY ${newest} LIMIT ${limit}`,
+      query: sql`SELECT ${hitColumns} ${from} WHERE t.customer_order = ${order}${seen} ORDER BY ${newest} LIMIT ${limit}`,
     });
     branches.push({
       matched: "order",
       query: sql`SELECT ${hitColumns} ${from}
-        WHERE t.id IN (SELECT thread_id FROM decisions WHERE order_id = ${order} LIMIT ${limit})`,
+        WHERE t.id IN (SELECT thread_id FROM decisions WHERE order_id = ${order} LIMIT ${limit})${seen}`,
     });
   } else if (EMAIL.test(text)) {
     branches.push({
       matched: "email",
       query: sql`SELECT ${hitColumns} FROM orders o JOIN threads t ON t.customer_order = o.id
-        WHERE lower(o.customer_email) = lower(${text}) ORDER BY ${newest} LIMIT ${limit}`,
+        WHERE lower(o.customer_email) = lower(${text})${seen} ORDER BY ${newest} LIMIT ${limit}`,
     });
   } else if (terms) {
     const tsq = sql`to_tsquery('simple', ${terms})`;
@@ -127,7 +137,7 @@ export function buildSearchQueries({
           m AS MATERIALIZED (SELECT * FROM every LIMIT ${nameCap + 1}),
           few AS MATERIALIZED (SELECT count(*) <= ${nameCap} AS yes FROM m)
         ${indexRead(
-          sql`SELECT ${hitColumns} FROM m o JOIN threads t ON t.customer_order = o.id WHERE true`,
+          sql`SELECT ${hitColumns} FROM m o JOIN threads t ON t.customer_order = o.id WHERE true${seen}`,
           nameCap,
           sql`(SELECT yes FROM few)`,
         )}
@@ -135,15 +145,15 @@ export function buildSearchQueries({
         SELECT NULL::boolean, w.* FROM (
           SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email FROM orders
               WHERE id = t.customer_order AND name_tsv @@ ${tsq} LIMIT 1) o ON true
-          WHERE NOT (SELECT yes FROM few) ORDER BY ${newest} LIMIT ${limit}) w`,
+          WHERE NOT (SELECT yes FROM few)${seen} ORDER BY ${newest} LIMIT ${limit}) w`,
       common: sql`SELECT ${hitColumns} FROM threads t JOIN orders o ON o.id = t.customer_order
-        WHERE o.name_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
+        WHERE o.name_tsv @@ ${tsq}${seen} ORDER BY ${newest} LIMIT ${limit}`,
     });
     // Words of the ticket: the window first, then the index read when the window had fewer than a page.
     branches.push({
       matched: "text",
       query: sql`WITH w AS MATERIALIZED (SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.customer_order
-            WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}),
+            WHERE t.search_tsv @@ ${tsq}${seen} ORDER BY ${newest} LIMIT ${limit}),
           enough AS MATERIALIZED (SELECT count(*) >= ${limit} AS yes FROM w),
           every AS MATERIALIZED (SELECT id FROM threads WHERE search_tsv @@ ${tsq} AND NOT (SELECT yes FROM enough)),
           m AS MATERIALIZED (SELECT * FROM every LIMIT ${maxMatches + 1})
@@ -151,11 +161,11 @@ export function buildSearchQueries({
         UNION ALL
         ${indexRead(
           sql`SELECT ${hitColumns} FROM m JOIN threads t ON t.id = m.id LEFT JOIN orders o ON o.id = t.customer_order
-            WHERE true`,
+            WHERE true${seen}`,
           maxMatches,
           sql`NOT (SELECT yes FROM enough)`,
         )}`,
-      common: sql`SELECT ${hitColumns} ${from} WHERE t.search_tsv @@ ${tsq} ORDER BY ${newest} LIMIT ${limit}`,
+      common: sql`SELECT ${hitColumns} ${from} WHERE t.search_tsv @@ ${tsq}${seen} ORDER BY ${newest} LIMIT ${limit}`,
     });
   }
   return branches;
@@ -165,8 +175,7 @@ function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }
 
-/** A hit as the statements return it: with the thread's agent, which decides who may see it (teams). */
-type HitRow = Omit<SearchHit, "matched"> & { agentId: string };
+type HitRow = Omit<SearchHit, "matched">;
 
 /** A branch's rows: its statement's, or the walk's when the statement could not answer (see {@link SearchBranch}). */
 async function runBranch(db: Queryable, branch: SearchBranch, limit: number): Promise<HitRow[]> {
@@ -198,9 +207,15 @@ export async function searchThreads({
   recentWindow?: number;
 }): Promise<SearchHit[]> {
   const hits = new Map<string, SearchHit>();
-  for (const branch of buildSearchQueries({ q, limit, maxMatches, nameMatches, recentWindow })) {
-    for (const { agentId, ...row } of await runBranch(db, branch, limit)) {
-      if (hiddenAgents.includes(agentId)) continue;
+  for (const branch of buildSearchQueries({
+    q,
+    limit,
+    maxMatches,
+    nameMatches,
+    recentWindow,
+    hiddenAgents,
+  })) {
+    for (const row of await runBranch(db, branch, limit)) {
       if (!hits.has(row.threadId)) hits.set(row.threadId, { ...row, matched: branch.matched });
     }
     if (hits.size >= limit) break;
