@@ -13,30 +13,17 @@ import {
 import { orderPaymentRef } from "@/lib/db/queries/orders";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
+import { connectorsByKind, deliverDue, type RetryPolicy, type Settlement } from "@/lib/delivery/engine";
 import { env } from "@/lib/env";
 import { observeDelivery, traceDelivery } from "@/lib/observability/effects";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { instanceId, instanceLabels, isGoneHere } from "@/lib/runtime/instance";
-import type { DeliveryResult, EffectConnector } from "./connector";
+import type { EffectConnector } from "./connector";
 import { emailConnector } from "./email";
 import { httpPaymentGateway, paymentConnector, simulatedPaymentGateway } from "./payment";
 import { stripePaymentGateway } from "./stripe";
 
-/** Retry settings (from the environment unless a test passes its own). */
-export interface RetryPolicy {
-  maxAttempts: number;
-  baseMs: number;
-  maxMs: number;
-}
-
-/**
- * Exponential back-off with jitter: the n-th failed attempt waits base × 2^(n-1), capped at `maxMs`, of which a random
- * half is taken off (so instances that failed together do not retry together).
- */
-export function backoffMs(attempt: number, { baseMs, maxMs }: RetryPolicy, random = Math.random): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(attempt - 1, 30)));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-}
+export { backoffMs, type RetryPolicy } from "@/lib/delivery/engine";
 
 /** The connectors this process delivers with, configured from the environment. */
 export function connectorsFromEnv(db: Queryable): Map<string, EffectConnector> {
@@ -56,7 +43,7 @@ export function connectorsFromEnv(db: Queryable): Map<string, EffectConnector> {
     from: env.MAIL_FROM,
     transport: env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : { directory: env.MAIL_DIR },
   });
-  return new Map([payment, email, accountConnector(db)].map((c) => [c.kind, c]));
+  return connectorsByKind([payment, email, accountConnector(db)]);
 }
 
 const DISPATCH_SYSTEM = { id: "system:dispatcher", label: "effect dispatcher", role: null } as const;
@@ -82,13 +69,29 @@ export async function dispatchDueEffects({
   limit?: number;
 }): Promise<number> {
   const deadOwners = await deadLocalOwners(db, owner);
-  const claimed = await claimDueEffects({ db, owner, leaseMs: env.EFFECT_LEASE_MS, limit, deadOwners });
-  await Promise.all(
-    claimed.map((effect) =>
-      traceDelivery(db, effect, () => deliverOne({ db, connectors, owner, retry, effect })),
-    ),
+  return deliverDue<Effect>(
+    {
+      claim: () => claimDueEffects({ db, owner, leaseMs: env.EFFECT_LEASE_MS, limit, deadOwners }),
+      kindOf: (effect) => effect.kind,
+      attemptsOf: (effect) => effect.attempts,
+      delivery: (effect) => ({
+        id: effect.id,
+        idempotencyKey: effect.idempotencyKey,
+        attempt: effect.attempts,
+        payload: effect.payload as Record<string, unknown>,
+        handedOver: effect.providerRef?.startsWith(HANDED_OVER) ?? false,
+        async markHandedOver(ref) {
+          if (!(await markEffectHandedOver({ db, effectId: effect.id, owner, ref }))) {
+            throw new Error(`effect ${effect.id} is no longer held by ${owner}`);
+          }
+        },
+      }),
+      settle: (effect, settlement) => settleEffect(db, owner, effect, settlement),
+      around: (effect, work) => traceDelivery(db, effect, work),
+    },
+    connectors,
+    retry,
   );
-  return claimed.length;
 }
 
 /** Owners of sending effects that were processes of this boot and pid namespace and are gone (crashed). */
@@ -99,55 +102,31 @@ async function deadLocalOwners(db: Queryable, owner: string): Promise<string[]> 
   return owners.filter((o) => isGoneHere(o.id, o.pid)).map((o) => o.id);
 }
 
-async function deliverOne({
-  db,
-  connectors,
-  owner,
-  retry,
-  effect,
-}: {
-  db: Queryable;
-  connectors: Map<string, EffectConnector>;
-  owner: string;
-  retry: RetryPolicy;
-  effect: Effect;
-}): Promise<void> {
-  const connector = connectors.get(effect.kind);
-  let result: DeliveryResult;
-  try {
-    result = connector
-      ? await connector.deliver({
-          id: effect.id,
-          idempotencyKey: effect.idempotencyKey,
-          attempt: effect.attempts,
-          payload: effect.payload as Record<string, unknown>,
-          handedOver: effect.providerRef?.startsWith(HANDED_OVER) ?? false,
-          async markHandedOver(ref) {
-            if (!(await markEffectHandedOver({ db, effectId: effect.id, owner, ref }))) {
-              throw new Error(`effect ${effect.id} is no longer held by ${owner}`);
-            }
-          },
-        })
-      : { ok: false, retry: false, error: `no connector for ${effect.kind} effects` };
-  } catch (error) {
-    result = { ok: false, retry: true, error: error instanceof Error ? error.message : String(error) };
-  }
-  if (result.ok) {
-    await markEffectDelivered({ db, effectId: effect.id, owner, providerRef: result.providerRef });
+/**
+ * Record an effect's attempt: delivered; queued again after the back-off; or failed / unconfirmed, which opens the
+ * effect's operator task and is written to the audit trail.
+ */
+async function settleEffect(
+  db: Queryable,
+  owner: string,
+  effect: Effect,
+  settlement: Settlement,
+): Promise<void> {
+  if (settlement.ok) {
+    await markEffectDelivered({ db, effectId: effect.id, owner, providerRef: settlement.providerRef });
     observeDelivery(effect, "delivered");
     return;
   }
-  const outOfAttempts = effect.attempts >= retry.maxAttempts;
   const status = await markEffectAttemptFailed({
     db,
     effectId: effect.id,
     owner,
-    error: result.error,
-    retryInMs: result.retry && !outOfAttempts ? backoffMs(effect.attempts, retry) : null,
-    ...(result.unconfirmed ? { unconfirmed: { providerRef: result.providerRef } } : {}),
+    error: settlement.error,
+    retryInMs: settlement.retryInMs,
+    ...(settlement.unconfirmed ? { unconfirmed: settlement.unconfirmed } : {}),
   });
   const taskOpened = status === "failed" || status === "unconfirmed";
-  observeDelivery(effect, taskOpened ? status : "retry", result.error);
+  observeDelivery(effect, taskOpened ? status : "retry", settlement.error);
   if (taskOpened) {
     await recordAudit({
       db,
@@ -160,7 +139,7 @@ async function deliverOne({
             effectId: effect.id,
             kind: effect.kind,
             attempts: effect.attempts,
-            error: result.error,
+            error: settlement.error,
             ...(status === "unconfirmed" ? { unconfirmed: true } : {}),
           },
         },

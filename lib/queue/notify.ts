@@ -11,6 +11,8 @@ import {
   emailsOfRole,
   settleNotification,
 } from "@/lib/db/queries/notifications";
+import { connectorsByKind, deliverDue, type RetryPolicy } from "@/lib/delivery/engine";
+import type { DeliveryResult, EffectConnector, EffectDelivery } from "@/lib/effects/connector";
 import { emailConnector } from "@/lib/effects/email";
 import { env } from "@/lib/env";
 import { checkedLookup, isBlockedAddress } from "@/lib/net/webhook-target";
@@ -24,27 +26,42 @@ export function signBody(secret: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 }
 
-/** Back-off before attempt n+1 (2 s, 4 s, 8 s … capped at 5 min), or null after the last attempt. */
-function retryIn(attempts: number): number | null {
-  return attempts >= env.NOTIFY_MAX_ATTEMPTS ? null : Math.min(300_000, 1_000 * 2 ** attempts);
+/** Notifications' attempts and back-off (the engine's model: 1–2 s, 2–4 s … capped at 5 min). */
+function notifyPolicy(): RetryPolicy {
+  return { maxAttempts: env.NOTIFY_MAX_ATTEMPTS, baseMs: 2_000, maxMs: 300_000 };
 }
 
-async function sendWebhook(
-  n: DueNotification,
-): Promise<{ ok: true } | { ok: false; error: string; retry: boolean }> {
-  const body = JSON.stringify({ id: n.idempotencyKey, ...n.payload });
+/** A notification as its channel's connector receives it. */
+interface NotificationPayload {
+  event: string;
+  /** The webhook's URL, or the role whose users are emailed. */
+  target: string;
+  secret: string | null;
+  body: Record<string, unknown>;
+}
+
+const notificationOf = (delivery: EffectDelivery) => delivery.payload as unknown as NotificationPayload;
+
+/** Webhooks: the body signed with HMAC-SHA256; 5xx, 408, 429 and network errors are tried again. */
+const webhookConnector: EffectConnector = {
+  kind: "webhook",
+  deliver: (delivery) => sendWebhook(delivery.idempotencyKey, notificationOf(delivery)),
+};
+
+async function sendWebhook(idempotencyKey: string, n: NotificationPayload): Promise<DeliveryResult> {
+  const body = JSON.stringify({ id: idempotencyKey, ...n.body });
   try {
     const status = await postChecked(
       n.target,
       {
         "content-type": "application/json",
         "x-hitl-event": n.event,
-        "x-hitl-delivery": n.idempotencyKey,
+        "x-hitl-delivery": idempotencyKey,
         ...(n.secret ? { "x-hitl-signature": signBody(n.secret, body) } : {}),
       },
       body,
     );
-    if (status >= 200 && status < 300) return { ok: true };
+    if (status >= 200 && status < 300) return { ok: true, providerRef: null };
     // 4xx other than 408/429 will not get better by retrying (nor will a redirect: it is not followed).
     const retry = status >= 500 || status === 408 || status === 429;
     return { ok: false, error: `HTTP ${status}`, retry };
@@ -91,30 +108,37 @@ function postChecked(url: string, headers: Record<string, string>, body: string)
   });
 }
 
-async function sendEmail(db: AppDb, n: DueNotification) {
-  // About a thread: only those of the role who may see it (a team's escalation stays within the team).
-  const threadId = typeof n.payload.threadId === "string" ? n.payload.threadId : undefined;
-  const to = await emailsOfRole({ db, role: n.target, threadId, seeAll: rolesSeeingEveryTeam() });
-  if (to.length === 0) return { ok: true as const };
-  const connector = emailConnector({
+/** Emails to a role: its users (who may see the thread, when it is about one) through the effects' email channel. */
+function roleEmailConnector(db: AppDb): EffectConnector {
+  const email = emailConnector({
     from: env.MAIL_FROM,
     transport: env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : { directory: env.MAIL_DIR },
   });
-  const result = await connector.deliver({
-    id: n.id,
-    idempotencyKey: n.idempotencyKey,
-    attempt: n.attempts,
-    payload: {
-      emailId: n.id,
-      to: to.join(", "),
-      subject:
-        `[console] ${n.event.replace("_", " ")}: ${String(n.payload.title ?? n.payload.subject ?? "")}`.trim(),
-      body: JSON.stringify(n.payload, null, 2),
+  return {
+    kind: "email",
+    async deliver(delivery) {
+      const n = notificationOf(delivery);
+      // About a thread: only those of the role who may see it (a team's escalation stays within the team).
+      const threadId = typeof n.body.threadId === "string" ? n.body.threadId : undefined;
+      const to = await emailsOfRole({ db, role: n.target, threadId, seeAll: rolesSeeingEveryTeam() });
+      if (to.length === 0) return { ok: true, providerRef: null };
+      return email.deliver({
+        ...delivery,
+        payload: {
+          emailId: delivery.id,
+          to: to.join(", "),
+          subject:
+            `[console] ${n.event.replace("_", " ")}: ${String(n.body.title ?? n.body.subject ?? "")}`.trim(),
+          body: JSON.stringify(n.body, null, 2),
+        },
+      });
     },
-    handedOver: false,
-    markHandedOver: async () => {},
-  });
-  return result.ok ? { ok: true as const } : { ok: false as const, error: result.error, retry: result.retry };
+  };
+}
+
+/** The notification channels: one connector per target kind. */
+export function notificationConnectors(db: AppDb): Map<string, EffectConnector> {
+  return connectorsByKind([webhookConnector, roleEmailConnector(db)]);
 }
 
 /** Deliver due notifications (webhooks signed with HMAC, emails to a role), retrying with back-off. */
@@ -125,16 +149,30 @@ export async function deliverNotifications({
   db: AppDb;
   limit?: number;
 }): Promise<number> {
-  const due = await claimDueNotifications({ db, limit, leaseMs: LEASE_MS });
-  for (const n of due) {
-    const result = n.kind === "webhook" ? await sendWebhook(n) : await sendEmail(db, n);
-    await settleNotification({
-      db,
-      id: n.id,
-      outcome: result.ok
-        ? { ok: true }
-        : { ok: false, error: result.error, retryInMs: result.retry ? retryIn(n.attempts) : null },
-    });
-  }
-  return due.length;
+  return deliverDue<DueNotification>(
+    {
+      claim: () => claimDueNotifications({ db, limit, leaseMs: LEASE_MS }),
+      kindOf: (n) => n.kind,
+      attemptsOf: (n) => n.attempts,
+      delivery: (n) => ({
+        id: n.id,
+        idempotencyKey: n.idempotencyKey,
+        attempt: n.attempts,
+        payload: { event: n.event, target: n.target, secret: n.secret, body: n.payload },
+        // Nothing to reconcile for a notification: a webhook is told the delivery id, an email may come twice.
+        handedOver: false,
+        markHandedOver: async () => {},
+      }),
+      settle: (n, settlement) =>
+        settleNotification({
+          db,
+          id: n.id,
+          outcome: settlement.ok
+            ? { ok: true }
+            : { ok: false, error: settlement.error, retryInMs: settlement.retryInMs },
+        }),
+    },
+    notificationConnectors(db),
+    notifyPolicy(),
+  );
 }
