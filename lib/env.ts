@@ -230,7 +230,10 @@ const schema = z.object({
   EFFECT_RETRY_MAX_MS: z.coerce.number().int().min(10).default(600_000),
   /** How often each instance's dispatcher looks for due effects (an effect queued here is picked up at once). */
   EFFECT_POLL_MS: z.coerce.number().int().min(20).default(1_000),
-  /** How long a dispatcher's claim on an effect holds; a claim of a dead dispatcher is taken over after it. */
+  /**
+   * How long a claim on a delivery holds (an effect, a notification); a claim of a dead dispatcher is taken over after
+   * it.
+   */
   EFFECT_LEASE_MS: z.coerce.number().int().min(500).default(60_000),
   /** Lowest level the server logs (JSON lines on stdout). `debug` adds per-step detail; never message bodies. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -17,8 +17,6 @@ import { emailConnector } from "@/lib/effects/email";
 import { env } from "@/lib/env";
 import { checkedLookup, isBlockedAddress } from "@/lib/net/webhook-target";
 
-/** How long one attempt may take before another instance may try it again. */
-const LEASE_MS = 30_000;
 const WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** The signature header of a webhook: `sha256=<hex HMAC-SHA256 of the exact body, keyed with the target's secret>`. */
@@ -151,7 +149,8 @@ export async function deliverNotifications({
 }): Promise<number> {
   return deliverDue<DueNotification>(
     {
-      claim: () => claimDueNotifications({ db, limit, leaseMs: LEASE_MS }),
+      // The same lease as an effect's: how long one attempt may take before another instance may try it again.
+      claim: () => claimDueNotifications({ db, limit, leaseMs: env.EFFECT_LEASE_MS }),
       kindOf: (n) => n.kind,
       attemptsOf: (n) => n.attempts,
       delivery: (n) => ({
