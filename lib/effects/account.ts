@@ -1,7 +1,15 @@
 import "server-only";
 import { applyAccountChange } from "@/lib/db/queries/accounts";
 import type { Queryable } from "@/lib/db/tx";
-import { type EffectConnector, refused, retryable } from "./connector";
+import { defaultTaskActions, type EffectConnector, type EffectKind, refused, retryable } from "./connector";
+
+/** A change to a customer's account: the field and its old → new value. */
+export const accountKind: EffectKind = {
+  kind: "account_update",
+  summary: (p) =>
+    `Account change: ${String(p.field ?? "")} ${p.from ? `“${String(p.from)}” → ` : "→ "}“${String(p.to ?? "")}”`,
+  taskActions: defaultTaskActions,
+};
 
 /**
  * Applies approved account changes to the shop's customer accounts (`account_update` effects). The accounts live in
@@ -11,7 +19,7 @@ import { type EffectConnector, refused, retryable } from "./connector";
  */
 export function accountConnector(db: Queryable): EffectConnector {
   return {
-    kind: "account_update",
+    kind: accountKind.kind,
     async deliver(effect) {
       const changeId = effect.payload.changeId;
       if (typeof changeId !== "string") return refused("the effect names no account change");

@@ -1,4 +1,21 @@
 import "server-only";
+import type { EffectTaskAction } from "@/lib/wire";
+
+/**
+ * What the console says and offers about one kind of effect, declared by the module that delivers it (next to its
+ * connector) and listed once, in `lib/effects/kinds.ts`: nothing else names the kinds.
+ */
+export interface EffectKind {
+  kind: string;
+  /** The effect as one line for people ("Refund €25.00 for ORD-1002"). */
+  summary(payload: Record<string, unknown>): string;
+  /** What an operator may do about an effect of this kind that failed, or whose outcome is unknown (`unconfirmed`). */
+  taskActions(status: string): EffectTaskAction[];
+}
+
+/** Most channels: try again or close it; an unknown outcome may also be confirmed as arrived. */
+export const defaultTaskActions = (status: string): EffectTaskAction[] =>
+  status === "unconfirmed" ? ["retry", "confirmed_delivered", "mark_handled"] : ["retry", "mark_handled"];
 
 /** An effect as a connector delivers it: its key (the provider's idempotency key), payload and attempt number. */
 export interface EffectDelivery {

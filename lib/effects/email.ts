@@ -5,11 +5,20 @@ import { Readable } from "node:stream";
 import nodemailer from "nodemailer";
 import {
   type DeliveryResult,
+  defaultTaskActions,
   type EffectConnector,
   type EffectDelivery,
+  type EffectKind,
   refused,
   retryable,
 } from "./connector";
+
+/** An email: its subject and recipient; one whose outcome is unknown may be confirmed as arrived. */
+export const emailKind: EffectKind = {
+  kind: "email",
+  summary: (p) => `Email “${String(p.subject ?? "")}” to ${String(p.to ?? "")}`,
+  taskActions: defaultTaskActions,
+};
 
 /** The email an `email` effect sends (its payload). */
 export interface EmailMessage {
@@ -51,7 +60,7 @@ export function emailConnector({
       : null;
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
   return {
-    kind: "email",
+    kind: emailKind.kind,
     async deliver(effect: EffectDelivery) {
       const email = effect.payload as unknown as EmailMessage;
       const messageId = `<${effect.id}@hitl-console.local>`;

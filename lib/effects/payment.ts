@@ -1,6 +1,17 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { type EffectConnector, type EffectDelivery, refused, retryable } from "./connector";
+import { formatMoney } from "@/lib/wire";
+import { type EffectConnector, type EffectDelivery, type EffectKind, refused, retryable } from "./connector";
+
+/** A refund: said with its amount and order; a failed one may be refunded by hand and recorded so. */
+export const paymentKind: EffectKind = {
+  kind: "payment",
+  summary: (p) =>
+    typeof p.amountCents === "number"
+      ? `Refund ${formatMoney(p.amountCents, String(p.currency ?? "EUR"))} for ${String(p.orderId ?? "the order")}`
+      : "payment effect",
+  taskActions: () => ["retry", "refunded_manually", "mark_handled"],
+};
 
 /** The refund the payment provider is asked to pay (the `payment` effect's payload). */
 export interface RefundOrder {
@@ -36,7 +47,7 @@ export interface PaymentGateway {
  */
 export function paymentConnector(gateway: PaymentGateway): EffectConnector {
   return {
-    kind: "payment",
+    kind: paymentKind.kind,
     async deliver(effect: EffectDelivery) {
       const refund = effect.payload as unknown as RefundOrder;
       if (effect.attempt > 1) {

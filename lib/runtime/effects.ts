@@ -5,18 +5,17 @@ import { recordAudit } from "@/lib/db/queries/audit";
 import { getEffect, isOpenTaskStatus, listThreadEffects, resolveEffectTask } from "@/lib/db/queries/effects";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
+import { defaultTaskActions } from "@/lib/effects/connector";
+import { effectKind } from "@/lib/effects/kinds";
 import { AppError } from "@/lib/errors";
-import { type EffectTaskAction, type EffectView, formatMoney } from "@/lib/wire";
+import type { EffectTaskAction, EffectView } from "@/lib/wire";
 
 /**
  * What an operator may do about a failed or unconfirmed effect of this kind. Only an unconfirmed email can be
  * confirmed delivered: a failed one was refused, so there is nothing that could have arrived.
  */
 export function taskActionsFor(kind: string, status: string): EffectTaskAction[] {
-  if (kind === "payment") return ["retry", "refunded_manually", "mark_handled"];
-  return status === "unconfirmed"
-    ? ["retry", "confirmed_delivered", "mark_handled"]
-    : ["retry", "mark_handled"];
+  return (effectKind(kind)?.taskActions ?? defaultTaskActions)(status);
 }
 
 /** Every task action an effect of this kind can ever offer, whatever its status. */
@@ -25,15 +24,9 @@ function anyTaskActionFor(kind: string): EffectTaskAction[] {
 }
 
 function summaryOf(effect: Effect): string {
-  const p = effect.payload as Record<string, unknown>;
-  if (effect.kind === "payment" && typeof p.amountCents === "number") {
-    return `Refund ${formatMoney(p.amountCents, String(p.currency ?? "EUR"))} for ${String(p.orderId ?? "the order")}`;
-  }
-  if (effect.kind === "email") return `Email “${String(p.subject ?? "")}” to ${String(p.to ?? "")}`;
-  if (effect.kind === "account_update") {
-    return `Account change: ${String(p.field ?? "")} ${p.from ? `“${String(p.from)}” → ` : "→ "}“${String(p.to ?? "")}”`;
-  }
-  return `${effect.kind} effect`;
+  return (
+    effectKind(effect.kind)?.summary(effect.payload as Record<string, unknown>) ?? `${effect.kind} effect`
+  );
 }
 
 /**
