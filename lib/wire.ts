@@ -91,6 +91,9 @@ export const EFFECT_TASK_ACTIONS = [
 export type EffectTaskAction = (typeof EFFECT_TASK_ACTIONS)[number];
 
 /** A side effect of a thread as the API and the thread page show it: what it is, how its delivery stands. */
+/** The reference prefix of a refund made with a Stripe test-mode key: recorded, but no real money moved. */
+export const STRIPE_TEST_REF = "stripe-test:";
+
 export interface EffectView {
   id: string;
   /** `payment` | `email` (the connector that delivers it). */

@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
 import { humanize, principalLabel } from "@/lib/humanize";
-import type { EffectTaskAction, EffectView } from "@/lib/wire";
+import { type EffectTaskAction, type EffectView, STRIPE_TEST_REF } from "@/lib/wire";
 
 const STATUS_STYLE: Record<string, string> = {
   queued: "bg-slate-100 text-slate-800 ring-slate-300",
@@ -33,9 +33,11 @@ export function effectStatusText(effect: EffectView): string {
     case "delivered":
       // A simulator's "delivery" reached nobody: say so, never "Delivered".
       return effect.simulated
-        ? effect.kind === "payment"
-          ? "Simulated: no payment provider is set, nothing was paid"
-          : "Simulated: no mail server is set, written to a file"
+        ? effect.providerRef?.startsWith(STRIPE_TEST_REF)
+          ? "Stripe test mode: refunded in Stripe's test data, no real money moved"
+          : effect.kind === "payment"
+            ? "Simulated: no payment provider is set, nothing was paid"
+            : "Simulated: no mail server is set, written to a file"
         : "Delivered";
     case "failed":
       return `Failed after ${effect.attempts} attempt(s)`;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentFor, answer, createTicket, runOnce } from "../api/client";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
@@ -47,7 +48,7 @@ describe("simulated payment and email", () => {
     const deadline = Date.now() + 20_000;
     for (;;) {
       const { effects } = (await (await authedFetch(`${base}/api/threads/${threadId}/effects`)).json()) as {
-        effects: { kind: string; status: string; simulated: boolean }[];
+        effects: { kind: string; status: string; simulated: boolean; providerRef: string | null }[];
       };
       if (effects.length === 2 && effects.every((e) => e.status === "delivered")) return effects;
       if (Date.now() > deadline) throw new Error(`effects not delivered: ${JSON.stringify(effects)}`);
@@ -79,29 +80,52 @@ describe("simulated payment and email", () => {
     await paying.stop();
 
     // Stripe, configured by STRIPE_SECRET_KEY (and the API base of a local server speaking Stripe's wire format): the
-    // refund is made against the order's PaymentIntent, our effect's key in its metadata.
-    const stripe = await startFakeStripe();
-    try {
-      const { paymentIntent } = stripe.addPayment({ amount: 5900, currency: "eur" });
-      await prepared.sql.rows("UPDATE orders SET payment_ref = $1 WHERE id = 'ORD-1010'", [paymentIntent]);
-      const viaStripe = await startTestServer({
-        databaseUrl: prepared.url,
-        env: {
-          STRIPE_SECRET_KEY: stripe.secretKey,
-          STRIPE_API_BASE: stripe.url,
-          PAYMENT_SIMULATED: "0",
-          EFFECT_POLL_MS: "100",
-        },
-      });
-      servers.push(viaStripe);
-      const paid = await refundedThread(viaStripe.url, "ORD-1010");
-      expect(paid.find((e) => e.kind === "payment")).toMatchObject({ simulated: false, status: "delivered" });
-      expect(stripe.created.map((r) => [r.payment_intent, r.amount, r.currency])).toEqual([
-        [paymentIntent, 5900, "eur"],
-      ]);
-      expect(Object.keys(stripe.created[0]?.metadata ?? {})).toContain("hitl_effect_key");
-    } finally {
-      await stripe.close();
+    // refund is made against the order's PaymentIntent, our effect's key in its metadata. With a live key it is a
+    // refund paid; with a test-mode key it is recorded and labelled as moving no real money.
+    for (const { key, order, amount, simulated } of [
+      {
+        key: `sk_live_${randomUUID().replaceAll("-", "")}`,
+        order: "ORD-1010",
+        amount: 5900,
+        simulated: false,
+      },
+      {
+        key: `sk_test_${randomUUID().replaceAll("-", "")}`,
+        order: "ORD-1010",
+        amount: 5900,
+        simulated: true,
+      },
+    ]) {
+      const stripe = await startFakeStripe({ secretKey: key });
+      try {
+        const { paymentIntent } = stripe.addPayment({ amount, currency: "eur" });
+        await prepared.sql.rows("UPDATE orders SET payment_ref = $1 WHERE id = $2", [paymentIntent, order]);
+        // The same order each time: what an earlier run refunded is forgotten, so the whole order is left to refund.
+        await prepared.sql.rows("DELETE FROM refunds WHERE order_id = $1", [order]);
+        const viaStripe = await startTestServer({
+          databaseUrl: prepared.url,
+          env: {
+            STRIPE_SECRET_KEY: stripe.secretKey,
+            STRIPE_API_BASE: stripe.url,
+            PAYMENT_SIMULATED: "0",
+            EFFECT_POLL_MS: "100",
+          },
+        });
+        servers.push(viaStripe);
+        const paid = await refundedThread(viaStripe.url, order);
+        const payment = paid.find((e) => e.kind === "payment");
+        expect(payment).toMatchObject({ simulated, status: "delivered" });
+        expect(payment?.providerRef?.startsWith("stripe-test:"), String(payment?.providerRef)).toBe(
+          simulated,
+        );
+        expect(stripe.created.map((r) => [r.payment_intent, r.amount, r.currency])).toEqual([
+          [paymentIntent, amount, "eur"],
+        ]);
+        expect(Object.keys(stripe.created[0]?.metadata ?? {})).toContain("hitl_effect_key");
+        await viaStripe.stop();
+      } finally {
+        await stripe.close();
+      }
     }
   });
 

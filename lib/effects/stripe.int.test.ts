@@ -9,6 +9,7 @@ import { orderPaymentRef } from "@/lib/db/queries/orders";
 import { recordRefund } from "@/lib/db/queries/refunds";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { instanceLabels } from "@/lib/runtime/instance";
+import { STRIPE_TEST_REF } from "@/lib/wire";
 import type { EffectConnector } from "./connector";
 import { dispatchDueEffects, type RetryPolicy } from "./dispatcher";
 import { paymentConnector } from "./payment";
@@ -132,8 +133,10 @@ describe.each<Backend>(["postgres", "pglite"])("Stripe refunds on %s", (kind) =>
       expect(row.status, `refund ${i}: ${row.last_error}`).toBe("delivered");
       const atStripe = createdFor(row.idempotency_key);
       expect(atStripe, `refund ${i} at Stripe`).toHaveLength(1);
+      // The fake speaks for a test-mode key: the reference says no real money moved.
+      expect(row.provider_ref?.startsWith(STRIPE_TEST_REF), `refund ${i}: ${row.provider_ref}`).toBe(true);
       expect(atStripe[0]).toMatchObject({
-        id: row.provider_ref,
+        id: row.provider_ref?.slice(STRIPE_TEST_REF.length),
         amount: 1000 + i,
         currency: "eur",
         payment_intent: payment.paymentIntent,
@@ -171,7 +174,11 @@ describe.each<Backend>(["postgres", "pglite"])("Stripe refunds on %s", (kind) =>
       [dead, e.id],
     );
     await drain(connectorsWith());
-    expect(await effect(e.id)).toMatchObject({ status: "delivered", attempts: 2, provider_ref: sent.id });
+    expect(await effect(e.id)).toMatchObject({
+      status: "delivered",
+      attempts: 2,
+      provider_ref: `${STRIPE_TEST_REF}${sent.id}`,
+    });
     expect(createdFor(e.idempotencyKey)).toHaveLength(1);
   });
 

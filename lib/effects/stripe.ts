@@ -1,5 +1,6 @@
 import "server-only";
 import Stripe from "stripe";
+import { STRIPE_TEST_REF } from "@/lib/wire";
 import type { GatewayAnswer, PaymentGateway, RefundOrder } from "./payment";
 
 /**
@@ -52,6 +53,15 @@ export function stripeClient({
 
 export function stripePaymentGateway(options: StripeGatewayOptions): PaymentGateway {
   const stripe = stripeClient(options);
+  // A test-mode key moves no real money: its refunds are recorded as such (`stripe-test:` references), so the console
+  // never calls one a refund paid.
+  const testMode = isTestModeKey(options.secretKey);
+  const judged = (found: Stripe.Refund, asked: RefundOrder): GatewayAnswer => {
+    const answer = judge(found, asked);
+    return answer.kind === "applied" && testMode
+      ? { ...answer, providerRef: `${STRIPE_TEST_REF}${answer.providerRef}` }
+      : answer;
+  };
   const pageSize = Math.min(100, Math.max(1, options.pageSize ?? 100));
 
   /** The order's Stripe payment, or the refusal that says why there is none to refund against. */
@@ -109,7 +119,7 @@ export function stripePaymentGateway(options: StripeGatewayOptions): PaymentGate
           },
           { idempotencyKey: key },
         );
-        return judge(created, refund);
+        return judged(created, refund);
       } catch (error) {
         return classifyStripeError(error);
       }
@@ -120,7 +130,7 @@ export function stripePaymentGateway(options: StripeGatewayOptions): PaymentGate
       if (!("ref" in payment)) return payment;
       try {
         for await (const found of stripe.refunds.list({ ...against(payment.ref), limit: pageSize })) {
-          if (found.metadata?.[STRIPE_EFFECT_KEY] === key) return judge(found, refund);
+          if (found.metadata?.[STRIPE_EFFECT_KEY] === key) return judged(found, refund);
         }
         return { kind: "not_found" };
       } catch (error) {
@@ -128,6 +138,11 @@ export function stripePaymentGateway(options: StripeGatewayOptions): PaymentGate
       }
     },
   };
+}
+
+/** Stripe's test-mode keys (secret or restricted): everything they do happens in Stripe's test data. */
+export function isTestModeKey(key: string): boolean {
+  return /^(sk|rk)_test_/.test(key);
 }
 
 /** What a payment leaves to refund, in its own currency. */

@@ -8,7 +8,7 @@ import type { Queryable } from "@/lib/db/tx";
 import { defaultTaskActions } from "@/lib/effects/connector";
 import { effectKind } from "@/lib/effects/kinds";
 import { AppError } from "@/lib/errors";
-import type { EffectTaskAction, EffectView } from "@/lib/wire";
+import { type EffectTaskAction, type EffectView, STRIPE_TEST_REF } from "@/lib/wire";
 
 /**
  * What an operator may do about a failed or unconfirmed effect of this kind. Only an unconfirmed email can be
@@ -34,7 +34,12 @@ function summaryOf(effect: Effect): string {
  * .eml files written without SMTP_URL (`file:` references).
  */
 export function isSimulatedDelivery(providerRef: string | null): boolean {
-  return providerRef !== null && (providerRef.startsWith("sim_") || providerRef.startsWith("file:"));
+  return (
+    providerRef !== null &&
+    (providerRef.startsWith("sim_") ||
+      providerRef.startsWith("file:") ||
+      providerRef.startsWith(STRIPE_TEST_REF))
+  );
 }
 
 /** An `effects` row as the API and the thread page show it. */
