@@ -1,4 +1,3 @@
-import { accountConnector } from "./account";
 import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
@@ -10,7 +9,6 @@ import {
   markEffectDelivered,
   markEffectHandedOver,
 } from "@/lib/db/queries/effects";
-import { orderPaymentRef } from "@/lib/db/queries/orders";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { connectorsByKind, deliverDue, type RetryPolicy, type Settlement } from "@/lib/delivery/engine";
@@ -19,31 +17,13 @@ import { observeDelivery, traceDelivery } from "@/lib/observability/effects";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { instanceId, instanceLabels, isGoneHere } from "@/lib/runtime/instance";
 import type { EffectConnector } from "./connector";
-import { emailConnector } from "./email";
-import { httpPaymentGateway, paymentConnector, simulatedPaymentGateway } from "./payment";
-import { stripePaymentGateway } from "./stripe";
+import { EFFECT_KINDS } from "./kinds";
 
 export { backoffMs, type RetryPolicy } from "@/lib/delivery/engine";
 
-/** The connectors this process delivers with, configured from the environment. */
+/** The connectors this process delivers with: one per declared kind, configured from the environment. */
 export function connectorsFromEnv(db: Queryable): Map<string, EffectConnector> {
-  const payment = paymentConnector(
-    env.STRIPE_SECRET_KEY
-      ? stripePaymentGateway({
-          secretKey: env.STRIPE_SECRET_KEY,
-          apiBase: env.STRIPE_API_BASE,
-          timeoutMs: env.PAYMENT_TIMEOUT_MS,
-          paymentOf: (orderId) => orderPaymentRef({ db, orderId }),
-        })
-      : env.PAYMENT_URL
-        ? httpPaymentGateway({ baseUrl: env.PAYMENT_URL, timeoutMs: env.PAYMENT_TIMEOUT_MS })
-        : simulatedPaymentGateway(),
-  );
-  const email = emailConnector({
-    from: env.MAIL_FROM,
-    transport: env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : { directory: env.MAIL_DIR },
-  });
-  return connectorsByKind([payment, email, accountConnector(db)]);
+  return connectorsByKind(EFFECT_KINDS.map((kind) => kind.connect(db)));
 }
 
 const DISPATCH_SYSTEM = { id: "system:dispatcher", label: "effect dispatcher", role: null } as const;

@@ -7,7 +7,7 @@ import { EFFECT_KINDS } from "./kinds";
  * and each says something for people and offers an operator something to do.
  */
 describe("the effect kinds", () => {
-  it("are the kinds the dispatcher's connectors deliver, one connector each", () => {
+  it("each connects a connector that delivers that very kind, one per kind (what the dispatcher runs)", () => {
     const delivered = [...connectorsFromEnv({} as Queryable).keys()].sort();
     expect(delivered).toEqual(EFFECT_KINDS.map((k) => k.kind).sort());
   });

@@ -1,15 +1,50 @@
 import "server-only";
-import { accountKind } from "./account";
-import type { EffectKind } from "./connector";
-import { emailKind } from "./email";
-import { paymentKind } from "./payment";
+import { orderPaymentRef } from "@/lib/db/queries/orders";
+import type { Queryable } from "@/lib/db/tx";
+import { env } from "@/lib/env";
+import { accountConnector, accountKind } from "./account";
+import type { EffectConnector, EffectKind } from "./connector";
+import { emailConnector, emailKind } from "./email";
+import { httpPaymentGateway, paymentConnector, paymentKind, simulatedPaymentGateway } from "./payment";
+import { stripePaymentGateway } from "./stripe";
 
 /*
- * The kinds of side effect, each declared by the module that delivers it: the one list. The dispatcher's connectors
- * deliver these kinds (a test checks the two agree), and the thread page's words and an effect task's actions come
- * from here.
+ * The kinds of side effect: the one list, and the one place to add a kind. Each is declared by the module that
+ * delivers it (its words for people, an operator's actions, its connector) and joined here with how this process
+ * configures its connector from the environment. The dispatcher delivers exactly these kinds.
  */
-export const EFFECT_KINDS: readonly EffectKind[] = [paymentKind, emailKind, accountKind];
+export interface DeliveredKind extends EffectKind {
+  /** The connector this process delivers the kind with, configured from the environment. */
+  connect(db: Queryable): EffectConnector;
+}
+
+export const EFFECT_KINDS: readonly DeliveredKind[] = [
+  {
+    ...paymentKind,
+    connect: (db) =>
+      paymentConnector(
+        env.STRIPE_SECRET_KEY
+          ? stripePaymentGateway({
+              secretKey: env.STRIPE_SECRET_KEY,
+              apiBase: env.STRIPE_API_BASE,
+              timeoutMs: env.PAYMENT_TIMEOUT_MS,
+              paymentOf: (orderId) => orderPaymentRef({ db, orderId }),
+            })
+          : env.PAYMENT_URL
+            ? httpPaymentGateway({ baseUrl: env.PAYMENT_URL, timeoutMs: env.PAYMENT_TIMEOUT_MS })
+            : simulatedPaymentGateway(),
+      ),
+  },
+  {
+    ...emailKind,
+    connect: () =>
+      emailConnector({
+        from: env.MAIL_FROM,
+        transport: env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : { directory: env.MAIL_DIR },
+      }),
+  },
+  { ...accountKind, connect: (db) => accountConnector(db) },
+];
 
 /** The declared kind, or undefined for a kind nobody delivers (an effect row of an older version, say). */
 export function effectKind(kind: string): EffectKind | undefined {
