@@ -126,5 +126,10 @@ describe("foldRunEvents and applyView", () => {
     });
     expect(state.pending).toEqual([]);
     expect(state.closed[0]?.conflict?.resolvedBy).toBe("bob");
+    // A view read before bob's answer committed still lists it pending: the form stays closed, never shown twice
+    // (once open, once closed) as two tabs racing to approve once saw.
+    const stale = applyView(state, view());
+    expect(stale.pending).toEqual([]);
+    expect(stale.closed.map((c) => c.interruptId)).toEqual(["i-1"]);
   });
 });

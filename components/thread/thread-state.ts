@@ -136,7 +136,9 @@ export function withPending(state: ThreadState, next: PendingItem[]): ThreadStat
   );
   return {
     ...state,
-    pending: next,
+    // A decision this tab already knows was taken elsewhere (a 409 said so) stays closed: a view read before that
+    // answer committed must not open its form again next to the closed one.
+    pending: next.filter((p) => !closedIds.has(p.interruptId)),
     closed: gone.length > 0 ? [...state.closed, ...gone] : state.closed,
   };
 }
