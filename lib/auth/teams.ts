@@ -1,5 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
+import { rowsOf } from "@/lib/db/rows";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError, errorCodeOf } from "@/lib/errors";
@@ -18,10 +19,6 @@ export interface TeamScope {
 }
 
 const EVERYTHING: TeamScope = { hiddenAgents: [] };
-
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
-}
 
 /** The principal's scope: one small read of the agents owned by teams they are not in. */
 export async function teamScope(db: Queryable, principal: Principal | null | undefined): Promise<TeamScope> {
