@@ -20,6 +20,13 @@ export interface ForkField {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  /** The schema's words for it (zod `.meta({ title, description })`), when it has them. */
+  title?: string;
+  description?: string;
+  /** How a form shows it, when the schema says (`.meta({ widget })`: `textarea`, `order`). */
+  widget?: string;
+  /** The schema's default, as a form types it. */
+  defaultValue?: string;
 }
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -35,8 +42,19 @@ export function forkFields(schema: unknown): ForkField[] {
     const main = options.find((o) => o.type !== "null");
     if (!main) continue;
     const num = (k: string) => (typeof main[k] === "number" ? (main[k] as number) : undefined);
+    const word = (k: string) => {
+      const v = raw[k] ?? main[k];
+      return typeof v === "string" ? v : undefined;
+    };
+    const fallback = raw.default ?? main.default;
+    const words = {
+      ...(word("title") ? { title: word("title") } : {}),
+      ...(word("description") ? { description: word("description") } : {}),
+      ...(word("widget") ? { widget: word("widget") } : {}),
+      ...(fallback !== undefined && fallback !== null ? { defaultValue: showField(fallback) } : {}),
+    };
     if (Array.isArray(main.enum) && main.enum.every((e) => typeof e === "string")) {
-      fields.push({ name, kind: "choice", nullable, choices: main.enum as string[] });
+      fields.push({ name, kind: "choice", nullable, choices: main.enum as string[], ...words });
     } else if (main.type === "string") {
       fields.push({
         name,
@@ -46,6 +64,7 @@ export function forkFields(schema: unknown): ForkField[] {
         minLength: num("minLength"),
         maxLength: num("maxLength"),
         pattern: typeof main.pattern === "string" ? main.pattern : undefined,
+        ...words,
       });
     } else if (main.type === "integer" || main.type === "number") {
       const exclusive = num("exclusiveMinimum");
@@ -57,9 +76,10 @@ export function forkFields(schema: unknown): ForkField[] {
         min: exclusive ?? num("minimum"),
         minExclusive: exclusive !== undefined,
         max: num("maximum"),
+        ...words,
       });
     } else if (main.type === "boolean") {
-      fields.push({ name, kind: "boolean", nullable, choices: [] });
+      fields.push({ name, kind: "boolean", nullable, choices: [], ...words });
     }
   }
   return fields;

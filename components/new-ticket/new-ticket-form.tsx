@@ -2,22 +2,42 @@
 
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { type ForkField, forkFields, readField } from "@/components/history/fork-schema";
 import { Button } from "@/components/ui/button";
 import { errorMessage } from "@/components/ui/fetch-json";
 import { controlClass, LengthCounter } from "@/components/ui/field";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import type { OrderChoice } from "@/lib/db/queries/orders-list";
+import { humanize } from "@/lib/humanize";
 import { orderFacts, orderLabel, sampleMessage } from "./order-text";
 import { createTicket, startFirstRun } from "./start-ticket";
 
 const MAX_MESSAGE = 5000;
 const field = `mt-1 ${controlClass}`;
 
-/** An agent a ticket can go to, as the form lists it. */
+/** An agent a ticket can go to, as the form lists it: `intake` is its ticket's JSON Schema (its `intake.schema`). */
 export interface AgentChoice {
   id: string;
   title: string;
   description: string;
+  intake: Record<string, unknown>;
+}
+
+/** A field of an agent's ticket besides the message, as the form shows it. */
+interface TicketField extends ForkField {
+  required: boolean;
+}
+
+/** The agent's own ticket fields (the message is always there and drawn apart), in its schema's order. */
+function ticketFields(intake: Record<string, unknown>): TicketField[] {
+  const required = new Set(Array.isArray(intake.required) ? intake.required : []);
+  return forkFields(intake)
+    .filter((f) => f.name !== "message")
+    .map((f) => ({ ...f, required: required.has(f.name) && f.defaultValue === undefined }));
+}
+
+function initialValues(fields: TicketField[]): Record<string, string> {
+  return Object.fromEntries(fields.map((f) => [f.name, f.defaultValue ?? ""]));
 }
 
 /**
@@ -37,8 +57,11 @@ export function NewTicketForm({
   const hydrated = useHydrated();
   const [agentId, setAgentId] = useState(agents[0]?.id ?? "refund");
   const agent = agents.find((a) => a.id === agentId);
+  const fields = ticketFields(agent?.intake ?? {});
   const [message, setMessage] = useState("");
-  const [orderId, setOrderId] = useState("");
+  const [values, setValues] = useState<Record<string, string>>(() => initialValues(fields));
+  const orderField = fields.find((f) => f.widget === "order");
+  const orderId = orderField ? (values[orderField.name] ?? "") : "";
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ text: string; threadId?: string } | null>(null);
   const order = orders.find((o) => o.id === orderId);
@@ -47,11 +70,19 @@ export function NewTicketForm({
     event.preventDefault();
     const text = message.trim();
     if (!text) return setError({ text: "Write the customer's message first." });
+    const ticket: Record<string, unknown> = { message: text };
+    for (const field of fields) {
+      const raw = values[field.name] ?? "";
+      if (raw.trim() === "" && !field.required) continue;
+      const reading = readField(field, raw);
+      if (!reading.ok) return setError({ text: `${field.title ?? humanize(field.name)} ${reading.error}.` });
+      ticket[field.name] = reading.value;
+    }
     setBusy(true);
     setError(null);
     let threadId: string | undefined;
     try {
-      threadId = await createTicket(text, orderId || null, agentId);
+      threadId = await createTicket(agentId, ticket);
       await startFirstRun(threadId, text);
       router.push(`/threads/${threadId}`);
     } catch (e) {
@@ -76,25 +107,47 @@ export function NewTicketForm({
         id="ticket-agent"
         label="Kind of request"
         value={agentId}
-        onChange={setAgentId}
+        onChange={(id) => {
+          // Another agent takes another ticket: its own fields, from its own defaults (the message stays).
+          setAgentId(id);
+          const next = agents.find((a) => a.id === id);
+          setValues((typed) => ({
+            ...initialValues(ticketFields(next?.intake ?? {})),
+            ...keepOrder(typed, next),
+          }));
+        }}
         help={agent?.description}
         options={agents.map((a) => ({ value: a.id, label: a.title }))}
       />
-      <SelectField
-        id="ticket-order"
-        label="Order"
-        value={orderId}
-        onChange={setOrderId}
-        help={
-          order
-            ? orderFacts(order, renderedAt)
-            : "Demo orders: refunds up to €50 on recent, delivered, unflagged orders are approved by policy; the rest wait for an operator."
-        }
-        options={[
-          { value: "", label: "No order: the agent asks for the order number" },
-          ...orders.map((o) => ({ value: o.id, label: orderLabel(o) })),
-        ]}
-      />
+      {fields.map((field) =>
+        field.widget === "order" ? (
+          <SelectField
+            key={field.name}
+            id="ticket-order"
+            label={field.title ?? "Order"}
+            value={orderId}
+            onChange={(v) => setValues((typed) => ({ ...typed, [field.name]: v }))}
+            help={
+              order
+                ? orderFacts(order, renderedAt)
+                : "Demo orders: refunds up to €50 on recent, delivered, unflagged orders are approved by policy; the rest wait for an operator."
+            }
+            options={[
+              ...(field.required
+                ? []
+                : [{ value: "", label: "No order: the agent asks for the order number" }]),
+              ...orders.map((o) => ({ value: o.id, label: orderLabel(o) })),
+            ]}
+          />
+        ) : (
+          <OwnField
+            key={field.name}
+            field={field}
+            value={values[field.name] ?? ""}
+            onChange={(v) => setValues((typed) => ({ ...typed, [field.name]: v }))}
+          />
+        ),
+      )}
       <div>
         <div className="flex items-baseline justify-between gap-4">
           <label htmlFor="ticket-message" className="block text-sm font-semibold text-slate-800">
@@ -146,6 +199,94 @@ export function NewTicketForm({
         <span className="text-xs text-slate-600">You will follow the run on the thread page.</span>
       </div>
     </form>
+  );
+}
+
+/** The order picked for one agent's ticket stays picked for another's that has an order field too. */
+function keepOrder(typed: Record<string, string>, next: AgentChoice | undefined): Record<string, string> {
+  const from = Object.entries(typed).find(([, v]) => /^ORD-\d{4}$/.test(v));
+  const to = ticketFields(next?.intake ?? {}).find((f) => f.widget === "order");
+  return from && to ? { [to.name]: from[1] } : {};
+}
+
+/**
+ * A field only this agent's ticket has, drawn from its schema: a choice is a select, a yes/no a checkbox, a number a
+ * number box, anything else a line of text; its label and help are the schema's words (`.meta`).
+ */
+function OwnField({
+  field,
+  value,
+  onChange,
+}: {
+  field: TicketField;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  const id = `ticket-field-${field.name}`;
+  const label = field.title ?? humanize(field.name);
+  if (field.kind === "choice") {
+    return (
+      <SelectField
+        id={id}
+        label={label}
+        value={value}
+        onChange={onChange}
+        help={field.description}
+        options={[
+          ...(field.required || field.defaultValue !== undefined ? [] : [{ value: "", label: "—" }]),
+          ...field.choices.map((c) => ({ value: c, label: humanize(c) })),
+        ]}
+      />
+    );
+  }
+  if (field.kind === "boolean") {
+    return (
+      <div className="flex items-start gap-2">
+        <input
+          id={id}
+          data-testid={id}
+          type="checkbox"
+          className="mt-1"
+          checked={value === "true"}
+          onChange={(e) => onChange(e.target.checked ? "true" : "false")}
+          aria-describedby={`${id}-help`}
+        />
+        <div>
+          <label htmlFor={id} className="text-sm font-semibold text-slate-800">
+            {label}
+          </label>
+          <p id={`${id}-help`} className="text-xs text-slate-600">
+            {field.description}
+          </p>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-semibold text-slate-800">
+        {label}
+        {!field.required && <span className="font-normal text-slate-600"> (optional)</span>}
+      </label>
+      <input
+        id={id}
+        data-testid={id}
+        className={`mt-1 ${controlClass}`}
+        type={field.kind === "text" ? "text" : "number"}
+        inputMode={field.kind === "integer" ? "numeric" : undefined}
+        required={field.required}
+        minLength={field.minLength}
+        maxLength={field.maxLength}
+        min={field.min}
+        max={field.max}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        aria-describedby={`${id}-help`}
+      />
+      <p id={`${id}-help`} className="mt-1 text-xs text-slate-600">
+        {field.description}
+      </p>
+    </div>
   );
 }
 

@@ -12,10 +12,9 @@ function newId(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Create the ticket's thread, handled by `agent`. */
-export async function createTicket(message: string, orderRef: string | null, agent: string): Promise<string> {
-  const body = { message, agent, ...(orderRef ? { orderRef } : {}) };
-  return (await postJson<{ threadId: string }>("/api/threads", body)).threadId;
+/** Create the ticket's thread, handled by `agent`: `ticket` is its fields (the agent's intake: `message`, its own). */
+export async function createTicket(agent: string, ticket: Record<string, unknown>): Promise<string> {
+  return (await postJson<{ threadId: string }>("/api/threads", { agent, ...ticket })).threadId;
 }
 
 /**

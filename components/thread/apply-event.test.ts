@@ -22,6 +22,7 @@ function view(overrides: Partial<ThreadView> = {}): ThreadView {
     title: "Refund",
     customerMessage: "Refund ORD-1002",
     orderRef: null,
+    ticket: { message: "hi" },
     status: "interrupted",
     activeRunId: null,
     values: {},

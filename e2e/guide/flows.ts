@@ -1,7 +1,12 @@
 import { chromium } from "@playwright/test";
 import { expect } from "vitest";
+import { forkFields } from "@/components/history/fork-schema";
+import type { AgentDefinition } from "@/lib/runtime/agent";
+import { intakeJsonSchema } from "@/lib/runtime/intake";
 import { agentFor, createTicket, postRun, runBody, runOnce } from "../api/client";
 import { authedFetch, authHeaders } from "../support/auth";
+import { inboxReplyAgent } from "./agents/inbox-reply/agent";
+import { nestedReviewAgent } from "./agents/nested-review/agent";
 
 /*
  * What a team's own agent, added by the guide, must do on a real server (the upgrade suite's v2 build has them: a
@@ -11,15 +16,26 @@ import { authedFetch, authHeaders } from "../support/auth";
 
 export const GUIDE_FLOWS: Record<
   string,
-  { tool: string; otherwise: unknown; approved: string; other: string }
+  {
+    agent: AgentDefinition;
+    tool: string;
+    otherwise: unknown;
+    approved: string;
+    other: string;
+    /** What the agent's question says when its ticket's own choice fields are filed with their last choice. */
+    filedWith?: string;
+  }
 > = {
   inbox_reply: {
+    agent: inboxReplyAgent as AgentDefinition,
+    filedWith: "Dear customer",
     tool: "send_reply",
     otherwise: [{ type: "response", args: "Mention the tracking number." }],
     approved: "Reviewed by a person (approved)",
     other: "Reviewed by a person (answered)",
   },
   nested_review: {
+    agent: nestedReviewAgent as AgentDefinition,
     tool: "close_ticket",
     otherwise: { decisions: [{ type: "reject", message: "Still waiting for the parcel." }] },
     approved: "A person closed the ticket.",
@@ -97,6 +113,70 @@ export async function runGuideFlow(base: string, agentId: string): Promise<void>
     "resolved",
     "resolved",
   ]);
+}
+
+/**
+ * The agent's own ticket, on a real server: `POST /api/threads` refuses a field the agent does not have and a choice
+ * outside its list, naming the field; the new-ticket page in Chromium draws every field of the agent's intake (and no
+ * other agent's), and a ticket filed there reaches the thread as typed — each choice field on its last choice.
+ */
+export async function runGuideIntake(base: string, agentId: string): Promise<void> {
+  const flow = GUIDE_FLOWS[agentId]!;
+  const fields = forkFields(intakeJsonSchema(flow.agent)).filter((f) => f.name !== "message");
+  const post = (body: unknown) =>
+    authedFetch(`${base}/api/threads`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const message = "My parcel is late, please tell me where it is.";
+  const unknown = await post({ agent: agentId, message, orderNumber: "ORD-1002" });
+  expect(unknown.status).toBe(400);
+  expect(JSON.stringify(await unknown.json())).toContain("orderNumber");
+  for (const field of fields.filter((f) => f.kind === "choice")) {
+    const wrong = await post({ agent: agentId, message, [field.name]: "not-a-choice" });
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(await wrong.json())).toContain(field.name);
+  }
+
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" });
+  try {
+    const context = await browser.newContext({
+      baseURL: base,
+      extraHTTPHeaders: await authHeaders(base, "operator"),
+    });
+    const page = await context.newPage();
+    await page.goto("/threads/new");
+    await page.locator('[data-testid="new-ticket"][data-ready="true"]').waitFor({ timeout: 20_000 });
+    await page.getByTestId("ticket-agent").selectOption(agentId);
+    const expected: Record<string, unknown> = { message };
+    for (const field of fields) {
+      const control = page.getByTestId(
+        field.widget === "order" ? "ticket-order" : `ticket-field-${field.name}`,
+      );
+      await control.waitFor();
+      const last = field.choices.at(-1);
+      if (field.kind === "choice" && last) {
+        await control.selectOption(last);
+        expected[field.name] = last;
+      } else if (field.defaultValue !== undefined) {
+        expected[field.name] = field.defaultValue;
+      }
+    }
+    await page.getByTestId("ticket-message").fill(message);
+    await page.getByTestId("ticket-submit").click();
+    await page.waitForURL(/\/threads\/[0-9a-f-]{36}$/, { timeout: 20_000 });
+    const threadId = page.url().split("/").at(-1)!;
+    const view = await until(async () => {
+      const v = await (await authedFetch(`${base}/api/threads/${threadId}`)).json();
+      return v.pendingInterrupts?.length ? v : null;
+    });
+    expect(view.agentId).toBe(agentId);
+    expect(view.ticket).toEqual(expected);
+    if (flow.filedWith) expect(JSON.stringify(view.pendingInterrupts)).toContain(flow.filedWith);
+  } finally {
+    await browser.close();
+  }
 }
 
 async function until<T>(probe: () => Promise<T | null>, ms = 20_000): Promise<T> {

@@ -68,7 +68,11 @@ describe.each(FIXTURES.map((f) => [f.agent.id, f] as const))("guide fixture %s",
       const thread = randomUUID();
       const config = { configurable: { thread_id: thread } };
       await drain(
-        fixture.agent.input({ messageId: randomUUID(), text: "Where is my parcel?", orderRef: null }),
+        fixture.agent.input({
+          messageId: randomUUID(),
+          text: "Where is my parcel?",
+          ticket: { message: "Where is my parcel?" },
+        }),
         config,
       );
       const paused = await graph.getState(config);

@@ -2,7 +2,7 @@ import { chromium } from "@playwright/test";
 import { agentFor, createTicket, runOnce, type sqlFor } from "../api/client";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { waitForEffectsToSettle } from "../chaos/effects";
-import { GUIDE_FLOWS, runGuideFlow } from "../guide/flows";
+import { GUIDE_FLOWS, runGuideFlow, runGuideIntake } from "../guide/flows";
 import { authedFetch, authHeaders, type Who } from "../support/auth";
 import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";
 import type { TestServer } from "../support/server";
@@ -535,9 +535,10 @@ describe("a team's own agents, added by the guide, arrive with the deploy", () =
   let base = "";
 
   it.each(Object.keys(GUIDE_FLOWS))(
-    "%s: shown and answered in Chromium, reloaded, forked from before its question and answered otherwise",
+    "%s: its own ticket filed in Chromium; shown and answered there, reloaded, forked from before its question and answered otherwise",
     async (agentId) => {
       base ||= (await world.start(2)).server.url;
+      await runGuideIntake(base, agentId);
       await runGuideFlow(base, agentId);
     },
     120_000,

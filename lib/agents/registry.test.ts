@@ -7,7 +7,9 @@ import { parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
 import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
 import { QUESTION_KINDS, questionKind } from "@/lib/interrupts/kinds";
 import { bulkAnswer, isBulkAction } from "@/lib/queue/bulk-answers";
+import { forkFields } from "@/components/history/fork-schema";
 import { listAgents } from "@/lib/runtime/agent";
+import { intakeJsonSchema, readTicket } from "@/lib/runtime/intake";
 
 /*
  * The registry's completeness, generated over every registered agent and every kind of question it says it asks:
@@ -95,4 +97,34 @@ describe("every registered agent's questions are complete in the console", () =>
     const asked = new Set(cases.map(([, action]) => action));
     expect(INTERRUPT_ACTIONS.filter((a) => !asked.has(a))).toEqual([]);
   });
+});
+
+describe("every registered agent's ticket is its own, and complete", () => {
+  it.each(listAgents().map((agent) => [agent.id, agent] as const))(
+    "%s: a message, unknown fields refused, every field drawn on the form, a ticket of only a message read",
+    (_id, agent) => {
+      const schema = intakeJsonSchema(agent);
+      const properties = (schema.properties ?? {}) as Record<string, { type?: string }>;
+      // The console's one fixed field: the customer's words, required, text.
+      expect(properties.message?.type).toBe("string");
+      expect(schema.required).toContain("message");
+      // A misspelt field is refused rather than silently dropped.
+      expect(schema.additionalProperties).toBe(false);
+      // The new-ticket form draws every field from the schema: none is left off it.
+      expect(
+        forkFields(schema)
+          .map((f) => f.name)
+          .sort(),
+      ).toEqual(Object.keys(properties).sort());
+      // Fields other than the message are optional or defaulted unless the form can ask for them; a message alone
+      // is a ticket when nothing else is required, and the order it names (if any) is text or null.
+      const others = ((schema.required as string[]) ?? []).filter((f) => f !== "message");
+      if (others.length === 0) {
+        const read = readTicket(agent, { message: "  Where is my parcel?  " });
+        expect(read.message).toBe("Where is my parcel?");
+        expect(read.orderRef).toBeNull();
+      }
+      expect(() => readTicket(agent, { message: "hi", surprise: 1 })).toThrow(/surprise/);
+    },
+  );
 });

@@ -86,8 +86,16 @@ export interface AgentDefinition<P = unknown> {
   migrations?: AgentMigration[];
   /** The compiled graph on this process's checkpointer and database (the agent picks its own model, if any). */
   build(deps: { checkpointer: BaseCheckpointSaver; db: AppDb }): AgentGraph;
-  /** The state update a customer message starts (or continues) a thread with. */
-  input(message: { messageId: string; text: string; orderRef: string | null }): unknown;
+  /**
+   * What a ticket for this agent holds: the new-ticket page's fields, `POST /api/threads` and its 400s are derived from
+   * it (lib/runtime/intake.ts). Nothing about a ticket is fixed by the console but its `message`.
+   */
+  intake: AgentIntake;
+  /**
+   * The state update a customer message starts (or continues) a thread with: `text` is the message, `ticket` the
+   * fields the thread was filed with, as `intake.schema` read them.
+   */
+  input(message: { messageId: string; text: string; ticket: Record<string, unknown> }): unknown;
   /** The interrupt contract: how the agent's interrupt values read, are answered and are summarized. */
   interrupts: {
     parse(raw: unknown): ParsedPayload<P>;
@@ -137,6 +145,21 @@ export interface AgentDefinition<P = unknown> {
    * `reject` (the default: 409 `conflict:run_active`), `enqueue`, `interrupt` or `rollback` (lib/runtime/queued-inputs.ts).
    */
   multitask?: MultitaskStrategy;
+}
+
+/**
+ * The fields of a ticket for one agent. `schema` is a zod object with at least `message` (the customer's words: the
+ * thread's text, its title and the first run's message); every other field is the agent's own. A field's `.meta()`
+ * may give the form a `title`, a `description` and a `widget` (`textarea`, or `order` for a pick from the shop's
+ * orders).
+ */
+export interface AgentIntake {
+  schema: z.ZodType<{ message: string } & Record<string, unknown>>;
+  /**
+   * The order the ticket was filed with, if it names one: shown in the inbox, searched, and what an agent's identity
+   * check may trust as "the ticket system tied the sender to it" (`threads.order_ref`).
+   */
+  order?(ticket: Record<string, unknown>): string | null;
 }
 
 /** A declared migration from an older version of the same agent. */

@@ -7,6 +7,7 @@ import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Run } from "@/lib/db/schema";
 import type { AgentDefinition, AgentGraph } from "./agent";
+import { ticketOf } from "./intake";
 import type { RunInput } from "./run-input";
 
 /**
@@ -65,5 +66,6 @@ async function askedQuestions(threadId: string): Promise<{ expected_interrupts: 
 async function freshInput(agent: AgentDefinition, run: Run, input: Extract<RunInput, { kind: "input" }>) {
   const { db } = await getDatabase();
   const thread = await getThread({ db, threadId: run.threadId });
-  return agent.input({ messageId: input.messageId, text: input.text, orderRef: thread?.orderRef ?? null });
+  const ticket = thread ? ticketOf(thread) : { message: input.text };
+  return agent.input({ messageId: input.messageId, text: input.text, ticket });
 }

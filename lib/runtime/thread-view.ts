@@ -15,6 +15,7 @@ import type { EffectView } from "@/lib/wire";
 import { findAgent, getAgent, hasAgent } from "./agent";
 import { listEffectViews } from "./effects";
 import { getAgentGraph, readableAgent } from "./graph";
+import { ticketOf } from "./intake";
 
 /** A pending interrupt as the console and API clients see it. */
 export interface PendingInterruptView {
@@ -78,6 +79,8 @@ export interface ThreadView {
   title: string;
   customerMessage: string;
   orderRef: string | null;
+  /** The fields the ticket was filed with, as its agent's intake read them (`message` and the agent's own). */
+  ticket: Record<string, unknown>;
   /** idle | running | interrupted | completed | failed */
   status: string;
   activeRunId: string | null;
@@ -177,6 +180,7 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
     title: thread.title,
     customerMessage: thread.customerMessage,
     orderRef: thread.orderRef,
+    ticket: ticketOf(thread),
     status: thread.status,
     activeRunId: active?.id ?? null,
     values: stateSnapshot(values),

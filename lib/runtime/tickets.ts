@@ -10,6 +10,7 @@ import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { boundedLabel, metrics } from "@/lib/observability/metrics";
 import { getAgent, hasAgent, listAgents } from "./agent";
+import { readTicket } from "./intake";
 
 /**
  * File a customer ticket: the thread and its audit entry in one transaction. Whoever files it (a user or an intake
@@ -18,15 +19,14 @@ import { getAgent, hasAgent, listAgents } from "./agent";
 export async function createTicket({
   db,
   by,
-  message,
-  orderRef,
+  fields,
   title,
   agent = "refund",
 }: {
   db: AppDb;
   by: Principal;
-  message: string;
-  orderRef?: string;
+  /** The ticket's fields: read with the agent's intake schema (400 naming a field it refuses). */
+  fields: unknown;
   title?: string;
   /** The registered agent that handles the ticket. */
   agent?: string;
@@ -37,14 +37,17 @@ export async function createTicket({
       agents: listAgents().map((a) => a.id),
     });
   }
+  const definition = getAgent(agent);
+  const { ticket, message, orderRef } = readTicket(definition, fields);
   const filed = await db.transaction(async (tx) => {
     const thread = await createThread({
       db: tx,
       agentId: agent,
-      agentVersion: getAgent(agent).version,
+      agentVersion: definition.version,
       title: title ?? titleFrom(message),
       customerMessage: message,
-      orderRef: orderRef ?? null,
+      orderRef,
+      ticket,
       createdBy: by.id,
     });
     await recordAudit({

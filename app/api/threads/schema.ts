@@ -3,25 +3,21 @@ import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
 import { centsParam, durationParam, limitParam } from "@/lib/params";
 import { INBOX_STATUSES } from "@/lib/wire";
 
-/** Body of `POST /api/threads`: a customer ticket. */
-export const createThreadBody = z.strictObject({
-  /** The customer's message. */
-  message: z.string().trim().min(1, "message is required").max(5000),
-  /** Order reference when the ticket system knows it (e.g. ORD-1001). */
-  orderRef: z
-    .string()
-    .trim()
-    .regex(/^ORD-\d{4}$/i, "orderRef looks like ORD-1234")
-    .transform((s) => s.toUpperCase())
-    .optional(),
-  /** Short title for the inbox; derived from the message when absent. */
-  title: z.string().trim().min(1).max(200).optional(),
-  /** Which agent handles the ticket (a registered agent id, e.g. `refund`, `account_change`); default `refund`. */
-  agent: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]{0,63}$/, "must be an agent id such as refund")
-    .optional(),
-});
+/**
+ * Body of `POST /api/threads`: a customer ticket. `agent` and `title` are the console's; every other field is the
+ * agent's own (its `intake` schema: `message` always, `orderRef` for the shop's agents), read once the agent is known.
+ */
+export const createThreadBody = z
+  .looseObject({
+    /** Which agent handles the ticket (a registered agent id, e.g. `refund`, `account_change`); default `refund`. */
+    agent: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/, "must be an agent id such as refund")
+      .optional(),
+    /** Short title for the inbox; derived from the message when absent. */
+    title: z.string().trim().min(1).max(200).optional(),
+  })
+  .transform(({ agent, title, ...fields }) => ({ agent, title, fields }));
 
 export type CreateThreadBody = z.infer<typeof createThreadBody>;
 

@@ -4,6 +4,7 @@ import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listOrders } from "@/lib/db/queries/orders-list";
 import { listAgents } from "@/lib/runtime/agent";
+import { intakeJsonSchema } from "@/lib/runtime/intake";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New ticket" };
@@ -18,13 +19,19 @@ export default async function NewTicketPage() {
       <div>
         <h1 className="text-2xl font-semibold">New ticket</h1>
         <p className="mt-1 text-sm text-slate-700">
-          A customer writes in. The agent for the kind of request reads the message, looks the order up and
-          asks an operator whenever a person has to decide.
+          A customer writes in. The agent for the kind of request reads the message, looks up what it needs
+          and asks an operator whenever a person has to decide. Each agent asks for the fields its ticket
+          needs.
         </p>
       </div>
       <NewTicketForm
         orders={orders}
-        agents={listAgents().map(({ id, title, description }) => ({ id, title, description }))}
+        agents={listAgents().map((agent) => ({
+          id: agent.id,
+          title: agent.title,
+          description: agent.description,
+          intake: intakeJsonSchema(agent),
+        }))}
         renderedAt={Date.now()}
       />
     </div>

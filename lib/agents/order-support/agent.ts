@@ -3,6 +3,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { listRefundsForThread } from "@/lib/db/queries/refunds";
 import { sharedContract } from "@/lib/graphs/contract";
+import { orderTicket } from "@/lib/graphs/ticket-fields";
 import { type ToolRule, toolReviewActsOnIt, toolReviewPolicy } from "@/lib/graphs/tool-review-policy";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
@@ -70,14 +71,18 @@ export const orderSupportAgent: AgentDefinition<InterruptPayload> = {
   // A chat: a newer message makes the answer being written to the older one moot. It is stopped; the newer one runs.
   multitask: "interrupt",
   build: (deps) => buildOrderSupportGraph(deps),
-  input: ({ messageId, text, orderRef }) => ({
-    messages: [
-      new HumanMessage({
-        id: messageId,
-        content: orderRef && !text.includes(orderRef) ? `${text}\n\nOrder: ${orderRef}` : text,
-      }),
-    ],
-  }),
+  intake: orderTicket,
+  input: ({ messageId, text, ticket }) => {
+    const orderRef = orderTicket.order(ticket);
+    return {
+      messages: [
+        new HumanMessage({
+          id: messageId,
+          content: orderRef && !text.includes(orderRef) ? `${text}\n\nOrder: ${orderRef}` : text,
+        }),
+      ],
+    };
+  },
   interrupts: sharedContract,
   // The conversation is the agent's state: a fork may not rewrite it.
   fork: { editable: z.strictObject({}).partial(), editableFields: [], asNodes: [], markEdited: () => ({}) },

@@ -40,7 +40,7 @@ describe.each<Backend>(["pglite", "postgres"])("the order-support agent on %s", 
       orderSupportAgent.input({
         messageId: randomUUID(),
         text: "My headphones arrived scratched",
-        orderRef: "ORD-1002",
+        ticket: { message: "My headphones arrived scratched", orderRef: "ORD-1002" },
       }),
       config,
     );
@@ -115,7 +115,11 @@ describe.each<Backend>(["pglite", "postgres"])("the order-support agent on %s", 
   it("a rejected call records nothing and the reply claims nothing", async () => {
     const config = { configurable: { thread_id: randomUUID() } };
     const paused = await runTo(
-      orderSupportAgent.input({ messageId: randomUUID(), text: "Late delivery, ORD-1003", orderRef: null }),
+      orderSupportAgent.input({
+        messageId: randomUUID(),
+        text: "Late delivery, ORD-1003",
+        ticket: { message: "Late delivery, ORD-1003" },
+      }),
       config,
     );
     const [raised] = paused.tasks.flatMap((t) => t.interrupts);

@@ -11,6 +11,7 @@ export async function createThread({
   title,
   customerMessage,
   orderRef,
+  ticket = null,
   createdBy,
   agentId = "refund",
   agentVersion = "1",
@@ -23,6 +24,8 @@ export async function createThread({
   title: string;
   customerMessage: string;
   orderRef: string | null;
+  /** The ticket's fields as its agent's intake read them (lib/runtime/intake.ts). */
+  ticket?: Record<string, unknown> | null;
   /** The principal who filed it (a user id, `key:<id>`, `system:<name>`). */
   createdBy?: string | null;
 }): Promise<Thread> {
@@ -35,6 +38,7 @@ export async function createThread({
       title,
       customerMessage,
       orderRef,
+      ticket,
       createdBy: createdBy ?? null,
     })
     .returning();

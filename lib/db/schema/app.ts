@@ -68,6 +68,11 @@ export const threads = pgTable(
     customerMessage: text("customer_message").notNull(),
     orderRef: text("order_ref"),
     /**
+     * The ticket's fields as its agent's intake schema read them (`AgentDefinition.intake`, lib/runtime/intake.ts);
+     * null for threads filed before tickets were the agent's own (a message and an optional order number).
+     */
+    ticket: jsonb("ticket"),
+    /**
      * The order the agent found the thread to be about, when the ticket was filed without one (an operator typed it,
      * the agent looked it up): set when a run ends (`finalizeRun`, from the agent's `context`). Kept apart from
      * `order_ref`, which says what the ticket system knew (the refund agent's identity check reads that).

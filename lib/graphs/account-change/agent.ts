@@ -6,6 +6,7 @@ import { editableMessage, editableOrderRef } from "@/lib/graphs/channels";
 import { sharedContract } from "@/lib/graphs/contract";
 import { emailWarnings } from "@/lib/graphs/email-effects";
 import { refuseOwnInput } from "@/lib/graphs/four-eyes";
+import { orderTicket } from "@/lib/graphs/ticket-fields";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, DecisionAttempt } from "@/lib/runtime/agent";
 import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";
@@ -86,7 +87,9 @@ export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
   interruptNodes: ["fraud_review", "data_review", "cool_off"],
   asks: ["review_change", "wait_timer"],
   build: ({ checkpointer, db }) => buildAccountChangeGraph({ checkpointer, db }),
-  input: (message) => accountChangeInput(message),
+  intake: orderTicket,
+  input: ({ messageId, text, ticket }) =>
+    accountChangeInput({ messageId, text, orderRef: orderTicket.order(ticket) }),
   interrupts: sharedContract,
   fork: {
     editable,

@@ -4,6 +4,7 @@ import { listVouchersForThread } from "@/lib/db/queries/vouchers";
 import { sharedContract } from "@/lib/graphs/contract";
 import { emailWarnings } from "@/lib/graphs/email-effects";
 import { refuseOwnInput } from "@/lib/graphs/four-eyes";
+import { orderTicket } from "@/lib/graphs/ticket-fields";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
 import { formatMoney } from "@/lib/wire";
@@ -50,7 +51,9 @@ export const goodwillAgent: AgentDefinition<InterruptPayload> = {
   interruptNodes: ["ask"],
   asks: ["goodwill_voucher"],
   build: (deps) => buildGoodwillGraph(deps),
-  input: (message) => goodwillInput(message),
+  intake: orderTicket,
+  input: ({ messageId, text, ticket }) =>
+    goodwillInput({ messageId, text, orderRef: orderTicket.order(ticket) }),
   interrupts: sharedContract,
   fork: { editable, editableFields: ["complaint"], asNodes: [], markEdited: () => ({}) },
   effects: (args) => voucherWarnings(args),

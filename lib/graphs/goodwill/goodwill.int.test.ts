@@ -27,7 +27,11 @@ describe.each<Backend>(["pglite", "postgres"])("the goodwill example agent on %s
 
   it("proposes 10 % of the order, pauses for a person, and replies once the voucher is granted", async () => {
     const config = { configurable: { thread_id: randomUUID() } };
-    const input = goodwillAgent.input({ messageId: randomUUID(), text: "Late again!", orderRef: "ORD-1002" });
+    const input = goodwillAgent.input({
+      messageId: randomUUID(),
+      text: "Late again!",
+      ticket: { message: "Late again!", orderRef: "ORD-1002" },
+    });
     for await (const _ of await graph.stream(input, config)) {
       // run to the interrupt
     }

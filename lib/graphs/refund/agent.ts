@@ -1,6 +1,7 @@
 import "server-only";
 import { env } from "@/lib/env";
 import { sharedContract } from "@/lib/graphs/contract";
+import { orderTicket } from "@/lib/graphs/ticket-fields";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition } from "@/lib/runtime/agent";
 import { getChatModel } from "./chat-model";
@@ -27,7 +28,9 @@ export const refundAgent: AgentDefinition<InterruptPayload> = {
       model: getChatModel(),
       refundNodeDelayMs: env.CHAOS_REFUND_DELAY_MS,
     }),
-  input: ({ messageId, text, orderRef }) => refundGraphInput({ messageId, customerMessage: text, orderRef }),
+  intake: orderTicket,
+  input: ({ messageId, text, ticket }) =>
+    refundGraphInput({ messageId, customerMessage: text, orderRef: orderTicket.order(ticket) }),
   interrupts: sharedContract,
   fork: {
     editable: refundEditableState,

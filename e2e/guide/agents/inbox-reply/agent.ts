@@ -1,10 +1,25 @@
 import "server-only";
 import { z } from "zod";
 import { sharedContract } from "@/lib/graphs/contract";
+import { ticketMessage } from "@/lib/graphs/ticket-fields";
 import { toolReviewActsOnIt, toolReviewPolicy } from "@/lib/graphs/tool-review-policy";
 import type { InterruptPayload } from "@/lib/interrupts";
-import type { AgentDefinition } from "@/lib/runtime/agent";
+import type { AgentDefinition, AgentIntake } from "@/lib/runtime/agent";
 import { buildInboxReplyGraph, inboxReplyInput } from "./graph";
+
+/**
+ * The ticket this agent takes: the customer's message, and the tone of the reply — a field of its own, which the
+ * new-ticket form shows and `POST /api/threads` checks for this agent only.
+ */
+const intake = {
+  schema: z.strictObject({
+    message: ticketMessage,
+    tone: z
+      .enum(["friendly", "formal"], { error: "must be friendly or formal" })
+      .default("friendly")
+      .meta({ title: "Tone of the reply", description: "How the drafted reply addresses the customer." }),
+  }),
+} satisfies AgentIntake;
 
 /** The guide's first fixture: a raw-interrupt graph in agent-inbox's format, added as one folder and one registry line. */
 export const inboxReplyAgent: AgentDefinition<InterruptPayload> = {
@@ -12,11 +27,13 @@ export const inboxReplyAgent: AgentDefinition<InterruptPayload> = {
   title: "Reply drafting (agent-inbox)",
   description: "Drafts a reply and asks a person through an agent-inbox HumanInterrupt.",
   version: "1",
-  structureHash: "sha256:6861c857468c0a84",
+  structureHash: "sha256:1a72b8e21121b243",
   interruptNodes: ["review"],
   asks: ["tool_review"],
   build: ({ checkpointer }) => buildInboxReplyGraph({ checkpointer }),
-  input: ({ messageId, text }) => inboxReplyInput({ messageId, text }),
+  intake,
+  input: ({ messageId, text, ticket }) =>
+    inboxReplyInput({ messageId, text, tone: ticket.tone === "formal" ? "formal" : "friendly" }),
   interrupts: sharedContract,
   fork: {
     editable: z.strictObject({ draft: z.string().min(1).max(2000) }).partial(),

@@ -19,6 +19,8 @@ import {
 export const InboxReplyState = Annotation.Root({
   messages: Annotation<(HumanMessage | AIMessage)[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
   draft: Annotation<string>({ reducer: (_a, b) => b, default: () => "" }),
+  /** How the draft addresses the customer: a field of this agent's own ticket (its intake). */
+  tone: Annotation<"friendly" | "formal">({ reducer: (_a, b) => b, default: () => "friendly" }),
   outcome: Annotation<string>({ reducer: (_a, b) => b, default: () => "" }),
 });
 type State = typeof InboxReplyState.State;
@@ -34,7 +36,9 @@ export function buildInboxReplyGraph({ checkpointer }: { checkpointer: BaseCheck
   return new StateGraph(InboxReplyState)
     .addNode("write_draft", (s: State) => {
       const asked = String(s.messages.at(-1)?.content ?? "");
-      return { draft: `Thank you for writing. About "${asked.slice(0, 80)}": we are on it.` };
+      const greeting =
+        s.tone === "formal" ? "Dear customer, thank you for your message." : "Thanks for writing!";
+      return { draft: `${greeting} About "${asked.slice(0, 80)}": we are on it.` };
     })
     .addNode("review", (s: State) => {
       const [response] = interrupt<unknown, HumanResponse[]>([
@@ -65,6 +69,14 @@ export function buildInboxReplyGraph({ checkpointer }: { checkpointer: BaseCheck
     .compile({ checkpointer, name: "inbox_reply" });
 }
 
-export function inboxReplyInput({ messageId, text }: { messageId: string; text: string }) {
-  return { messages: [new HumanMessage({ id: messageId, content: text })] };
+export function inboxReplyInput({
+  messageId,
+  text,
+  tone,
+}: {
+  messageId: string;
+  text: string;
+  tone: "friendly" | "formal";
+}) {
+  return { messages: [new HumanMessage({ id: messageId, content: text })], tone };
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { sharedContract } from "@/lib/graphs/contract";
+import { messageTicket } from "@/lib/graphs/ticket-fields";
 import { toolReviewActsOnIt, toolReviewPolicy } from "@/lib/graphs/tool-review-policy";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition } from "@/lib/runtime/agent";
@@ -16,6 +17,7 @@ export const nestedReviewAgent: AgentDefinition<InterruptPayload> = {
   interruptNodes: ["approval"],
   asks: ["tool_review"],
   build: ({ checkpointer }) => buildNestedReviewGraph({ checkpointer }),
+  intake: messageTicket,
   input: ({ messageId, text }) => nestedReviewInput({ messageId, text }),
   interrupts: sharedContract,
   fork: {

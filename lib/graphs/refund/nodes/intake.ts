@@ -1,22 +1,12 @@
 import "server-only";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
-import { getOrder } from "@/lib/db/queries/orders";
 import { getThread } from "@/lib/db/queries/threads";
 import { askHuman } from "@/lib/graphs/ask-human";
 import { normalizeOrderRef, ORDER_REF_PATTERN, orderRefsIn } from "../classify-rules";
 import { classifyPrompt, parseClassification } from "../prompts";
 import type { OrderSnapshot } from "../state";
-import {
-  type NodeContext,
-  type RefundNode,
-  stableId,
-  streamToMessage,
-  threadIdOf,
-  toOrderSnapshot,
-} from "./context";
-
-/** The name of the order lookup tool, as it appears in the tool call messages. */
-export const LOOKUP_ORDER_TOOL = "lookup_order";
+import { LOOKUP_ORDER_TOOL, type LookupResult, lookupOrderTool } from "../tools";
+import { type NodeContext, type RefundNode, stableId, streamToMessage, threadIdOf } from "./context";
 
 /**
  * classify: intent, reason, order reference and requested amount, by the model (JSON) with the rules as fallback.
@@ -72,10 +62,12 @@ export function askOrderNode(): RefundNode {
 }
 
 /**
- * lookup_order: a tool call. The AI message with the call and the tool's result are appended to `messages`, with ids
- * derived from the thread, the order and the attempt, so a re-run of this node replaces rather than duplicates them.
+ * lookup_order: a call of the agent's lookup tool (./tools.ts). The AI message with the call and the tool's result are
+ * appended to `messages`, with ids derived from the thread, the order and the attempt, so a re-run of this node
+ * replaces rather than duplicates them.
  */
 export function lookupOrderNode({ db }: NodeContext): RefundNode {
+  const lookup = lookupOrderTool({ db });
   return async (state, config) => {
     const orderId = state.orderRef;
     if (!orderId) throw new Error("lookup_order: no order reference in the state");
@@ -83,8 +75,8 @@ export function lookupOrderNode({ db }: NodeContext): RefundNode {
       (m) => ToolMessage.isInstance(m) && m.name === LOOKUP_ORDER_TOOL,
     ).length;
     const callId = stableId(threadIdOf(config), LOOKUP_ORDER_TOOL, orderId, attempt);
-    const row = await getOrder({ db, orderId });
-    const found = row ? toOrderSnapshot(row) : null;
+    const looked = JSON.parse(await lookup.invoke({ orderId })) as LookupResult;
+    const found = looked.found ? looked.order : null;
     const confirmed = found
       ? await senderIsCustomer({ db, state, order: found, threadId: threadIdOf(config) })
       : true;

@@ -1,0 +1,41 @@
+import "server-only";
+import { z } from "zod";
+import type { Thread } from "@/lib/db/schema";
+import { parseWith } from "@/lib/http";
+import type { AgentDefinition } from "./agent";
+
+/*
+ * A ticket is what its agent says it is (`AgentDefinition.intake`): `POST /api/threads` reads its fields with the
+ * agent's schema, the new-ticket page draws its form from the same schema as JSON Schema, and the first run gets the
+ * fields as read. The console itself fixes only `agent`, `title` and the agent's `message`.
+ */
+
+/** A ticket's fields, read with its agent's schema (400 `bad_request:thread` naming the field otherwise). */
+export function readTicket(
+  agent: Pick<AgentDefinition, "intake">,
+  fields: unknown,
+): { ticket: Record<string, unknown>; message: string; orderRef: string | null } {
+  const ticket = parseWith(agent.intake.schema, fields, "bad_request:thread", "The ticket");
+  const orderRef = agent.intake.order?.(ticket) ?? null;
+  return { ticket, message: ticket.message, orderRef };
+}
+
+/** The JSON Schema of a ticket's fields as a client types them: the new-ticket form is generated from it. */
+export function intakeJsonSchema(agent: Pick<AgentDefinition, "intake">): Record<string, unknown> {
+  return z.toJSONSchema(agent.intake.schema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+}
+
+/**
+ * The fields a thread was filed with. Threads filed before tickets were the agent's own (no `ticket` stored) had a
+ * message and an optional order number: read back as exactly that.
+ */
+export function ticketOf(
+  thread: Pick<Thread, "ticket" | "customerMessage" | "orderRef">,
+): Record<string, unknown> {
+  if (thread.ticket && typeof thread.ticket === "object" && !Array.isArray(thread.ticket))
+    return thread.ticket as Record<string, unknown>;
+  return { message: thread.customerMessage, ...(thread.orderRef ? { orderRef: thread.orderRef } : {}) };
+}
