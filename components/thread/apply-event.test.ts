@@ -23,6 +23,7 @@ function view(overrides: Partial<ThreadView> = {}): ThreadView {
     customerMessage: "Refund ORD-1002",
     orderRef: null,
     ticket: { message: "hi" },
+    ticketLines: [],
     status: "interrupted",
     activeRunId: null,
     values: {},

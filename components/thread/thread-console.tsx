@@ -75,6 +75,7 @@ export function ThreadConsole({
         signedInAs={user ? `${user.email} (${user.role})` : null}
         canDecide={hasRole(user?.role, "operator")}
         queue={queue}
+        filedWith={view.ticketLines}
       />
       <ConnectionBanner state={state} onDismiss={dismissError} />
       <div className="grid items-start gap-6 lg:grid-cols-12">

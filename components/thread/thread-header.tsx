@@ -11,6 +11,7 @@ export function ThreadHeader({
   signedInAs,
   canDecide,
   queue = { previous: null, next: null },
+  filedWith = [],
 }: {
   threadId: string;
   title: string;
@@ -22,6 +23,8 @@ export function ThreadHeader({
   canDecide: boolean;
   /** The threads before and after this one in the queue of pending decisions: `p` and `n` go there. */
   queue?: { previous: QueueNeighbour | null; next: QueueNeighbour | null };
+  /** The ticket's own fields (its agent's intake, besides the message and the order), as filed. */
+  filedWith?: { name: string; label: string; value: string }[];
 }) {
   const link =
     "rounded text-sm font-medium text-indigo-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600";
@@ -49,6 +52,18 @@ export function ThreadHeader({
             <bdi>{title}</bdi>
           </h1>
           <LiveStatusBadge status={status} step={step} />
+          {filedWith.length > 0 && (
+            <dl className="flex flex-wrap gap-x-4 gap-y-1 text-sm text-slate-700" data-testid="ticket-fields">
+              {filedWith.map((f) => (
+                <div key={f.name} className="flex gap-1" data-testid={`ticket-field-${f.name}`}>
+                  <dt>{f.label}:</dt>
+                  <dd className="font-medium text-slate-900">
+                    <bdi>{f.value}</bdi>
+                  </dd>
+                </div>
+              ))}
+            </dl>
+          )}
         </div>
         {signedInAs && (
           <p className="min-w-0 break-all text-sm text-slate-700" data-testid="deciding-as">

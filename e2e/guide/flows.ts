@@ -174,6 +174,13 @@ export async function runGuideIntake(base: string, agentId: string): Promise<voi
     expect(view.agentId).toBe(agentId);
     expect(view.ticket).toEqual(expected);
     if (flow.filedWith) expect(JSON.stringify(view.pendingInterrupts)).toContain(flow.filedWith);
+    // The thread page says what the ticket was filed with: each of the agent's own fields, by its title.
+    for (const field of fields.filter((f) => f.widget !== "order" && expected[f.name] !== undefined)) {
+      const line = page.getByTestId(`ticket-field-${field.name}`);
+      await line.waitFor({ timeout: 20_000 });
+      expect((await line.textContent())?.toLowerCase()).toContain(String(expected[field.name]).toLowerCase());
+      if (field.title) expect(await line.textContent()).toContain(field.title);
+    }
   } finally {
     await browser.close();
   }

@@ -1,4 +1,5 @@
 import "@/lib/agents";
+import { forkFields } from "@/components/history/fork-schema";
 import { summarizeAnswer } from "@/components/thread/answer-summary";
 import { actionLabel } from "@/components/ui/action-label";
 import type { Principal } from "@/lib/auth/roles";
@@ -7,7 +8,6 @@ import { parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
 import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
 import { QUESTION_KINDS, questionKind } from "@/lib/interrupts/kinds";
 import { bulkAnswer, isBulkAction } from "@/lib/queue/bulk-answers";
-import { forkFields } from "@/components/history/fork-schema";
 import { listAgents } from "@/lib/runtime/agent";
 import { intakeJsonSchema, readTicket } from "@/lib/runtime/intake";
 

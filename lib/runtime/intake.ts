@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import type { Thread } from "@/lib/db/schema";
 import { parseWith } from "@/lib/http";
+import { humanize } from "@/lib/humanize";
 import type { AgentDefinition } from "./agent";
 
 /*
@@ -38,4 +39,26 @@ export function ticketOf(
   if (thread.ticket && typeof thread.ticket === "object" && !Array.isArray(thread.ticket))
     return thread.ticket as Record<string, unknown>;
   return { message: thread.customerMessage, ...(thread.orderRef ? { orderRef: thread.orderRef } : {}) };
+}
+
+/**
+ * The ticket's own fields for people (the thread page's header): each field the agent declares besides the message
+ * and an order pick (shown on their own), with the schema's title, when the ticket has it.
+ */
+export function ticketLines(
+  agent: Pick<AgentDefinition, "intake">,
+  ticket: Record<string, unknown>,
+): { name: string; label: string; value: string }[] {
+  const properties = (intakeJsonSchema(agent).properties ?? {}) as Record<
+    string,
+    { title?: unknown; widget?: unknown; enum?: unknown }
+  >;
+  return Object.entries(properties).flatMap(([name, property]) => {
+    const value = ticket[name];
+    if (name === "message" || property.widget === "order" || value === undefined || value === null) return [];
+    const label = typeof property.title === "string" ? property.title : name;
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    // A choice reads as words ("formal" → "Formal"); what was typed stays as typed.
+    return [{ name, label, value: Array.isArray(property.enum) ? humanize(text) : text }];
+  });
 }

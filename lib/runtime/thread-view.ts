@@ -15,7 +15,7 @@ import type { EffectView } from "@/lib/wire";
 import { findAgent, getAgent, hasAgent } from "./agent";
 import { listEffectViews } from "./effects";
 import { getAgentGraph, readableAgent } from "./graph";
-import { ticketOf } from "./intake";
+import { ticketLines, ticketOf } from "./intake";
 
 /** A pending interrupt as the console and API clients see it. */
 export interface PendingInterruptView {
@@ -81,6 +81,8 @@ export interface ThreadView {
   orderRef: string | null;
   /** The fields the ticket was filed with, as its agent's intake read them (`message` and the agent's own). */
   ticket: Record<string, unknown>;
+  /** The ticket's own fields for people (not the message or the order): label and value, in the agent's order. */
+  ticketLines: { name: string; label: string; value: string }[];
   /** idle | running | interrupted | completed | failed */
   status: string;
   activeRunId: string | null;
@@ -181,6 +183,7 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
     customerMessage: thread.customerMessage,
     orderRef: thread.orderRef,
     ticket: ticketOf(thread),
+    ticketLines: hasAgent(thread.agentId) ? ticketLines(getAgent(thread.agentId), ticketOf(thread)) : [],
     status: thread.status,
     activeRunId: active?.id ?? null,
     values: stateSnapshot(values),
