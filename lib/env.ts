@@ -231,6 +231,11 @@ const schema = z.object({
   /** How often each instance's dispatcher looks for due effects (an effect queued here is picked up at once). */
   EFFECT_POLL_MS: z.coerce.number().int().min(20).default(1_000),
   /**
+   * How often each instance links new audit rows into the trail's hash chain (after their commit, one chainer at a
+   * time across instances). `audit_log_verify()` reports a row still unchained 5 minutes after its insert.
+   */
+  AUDIT_CHAIN_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
+  /**
    * How long a claim on a delivery holds (an effect, a notification); a claim of a dead dispatcher is taken over after
    * it.
    */

@@ -10,6 +10,7 @@ import { errorFields, logger } from "@/lib/observability/logger";
 import { startQueueSampler } from "@/lib/observability/sampler";
 import { startDeadlines } from "@/lib/queue/deadlines";
 import { hasAgent } from "@/lib/runtime/agent";
+import { startAuditChainer } from "@/lib/runtime/audit-chainer";
 import { seedDemoThreads } from "@/lib/runtime/demo";
 import { instanceId, instanceLabels } from "@/lib/runtime/instance";
 import { listenEmbedded, startEventListener } from "@/lib/runtime/listener";
@@ -100,6 +101,8 @@ async function startRuntime(): Promise<boolean> {
     // Deadlines (escalation, expiry answers), notifications and expired claims: every instance ticks, one works.
     startDeadlines();
     startRetentionSchedule();
+    // The audit trail's hash chain is linked after commit, off every audited transaction's path.
+    startAuditChainer();
     // A SIGTERM may have come while the database was away: a drain is never undone.
     if (runtimePhase() === "starting") setRuntimePhase("running");
     reportReachable("start");

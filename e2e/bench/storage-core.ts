@@ -106,9 +106,9 @@ export const CATEGORIES = ["checkpoints", "events", "ledgers", "audit"] as const
 type Category = (typeof CATEGORIES)[number];
 /** Columns holding ids that must be unique per clone (remapped); thread columns get the clone's thread id. */
 const REMAPPED = new Set(["id", "run_id", "interrupt_id", "resume_run_id", "record_id", "idempotency_key"]);
-/** Filled by the audit trail's trigger, or generated. */
+/** Generated, or set only by an erasure. */
 const SKIPPED: Record<string, Set<string>> = {
-  audit_log: new Set(["id", "chain_seq", "content_hash", "row_hash", "erased_by"]),
+  audit_log: new Set(["id", "erased_by"]),
 };
 
 type Sql = Database["sql"];

@@ -136,23 +136,49 @@ export const auditLog = pgTable(
     /** Anything else worth keeping (fork edits, prune counts, the user changed). */
     detail: jsonb("detail"),
     ipAddress: text("ip_address"),
-    /** The hash chain (filled by a trigger, migration audit_chain): position, digest of this row's content, and
-     * sha256(previous row_hash, position, content_hash). `audit_log_verify()` checks it. */
-    chainSeq: bigint("chain_seq", { mode: "number" }),
-    contentHash: text("content_hash"),
-    rowHash: text("row_hash"),
     /** The erasure entry that pseudonymized this row's personal data (the one permitted change, see
      * `audit_log_erase`); its detail holds this row's content digest after the erasure. */
     erasedBy: bigint("erased_by", { mode: "number" }),
   },
   (t) => [
-    uniqueIndex("audit_log_chain_seq_idx").on(t.chainSeq),
     index("audit_log_at_idx").on(t.at, t.id),
     index("audit_log_action_at_idx").on(t.action, t.at),
     index("audit_log_actor_at_idx").on(t.actor, t.at),
     index("audit_log_thread_idx").on(t.threadId, t.at).where(sql`${t.threadId} is not null`),
   ],
 );
+
+/**
+ * The audit trail's hash chain, kept apart from the rows it chains (migration audit_chain_after_commit): a row is
+ * inserted plainly, and the chainer (`audit_log_chain_pending`, run by every server every AUDIT_CHAIN_MS and before a
+ * verification) appends its link after it has committed — position, digest of the row's content, and
+ * sha256(previous row_hash, position, content_hash). Append-only like the trail; `audit_log_verify()` checks both.
+ */
+export const auditChain = pgTable(
+  "audit_chain",
+  {
+    auditId: bigint("audit_id", { mode: "number" }).primaryKey(),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    contentHash: text("content_hash").notNull(),
+    rowHash: text("row_hash").notNull(),
+  },
+  (t) => [uniqueIndex("audit_chain_seq_idx").on(t.seq)],
+);
+
+/**
+ * Where the chainer stands (one row): the chain's head, and its watermark — every audit id at or below it is chained —
+ * with the candidate for the next one (the highest id handed out at the last pass, and the transactions running then:
+ * once they have all ended, no row at or below it can still appear).
+ */
+export const auditChainState = pgTable("audit_chain_state", {
+  id: integer("id").primaryKey(),
+  headSeq: bigint("head_seq", { mode: "number" }).notNull().default(0),
+  headHash: text("head_hash"),
+  watermark: bigint("watermark", { mode: "number" }).notNull().default(0),
+  candidate: bigint("candidate", { mode: "number" }),
+  candidateRunning: text("candidate_running").array(),
+  chainedAt: timestamp("chained_at", { withTimezone: true }),
+});
 
 export type AuthUser = typeof authUsers.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
