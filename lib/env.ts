@@ -38,6 +38,25 @@ const schema = z.object({
       .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
       .optional(),
   ),
+  /**
+   * How DATABASE_URL reaches Postgres: `direct` (the default), or `transaction` — through a pooler in transaction mode
+   * (PgBouncer, a managed database's pooler), where a server connection serves one transaction at a time: no named
+   * prepared statements, no session settings, and LISTEN goes to DATABASE_LISTEN_URL instead.
+   */
+  DATABASE_POOLER: z.enum(["direct", "transaction"]).default("direct"),
+  /**
+   * A direct connection (not through a transaction pooler) for LISTEN: the wake-ups of live streams, the live inbox
+   * and session revocation. Default: DATABASE_URL. Without it behind a pooler, LISTEN is not used and everything is
+   * seen by polling.
+   */
+  DATABASE_LISTEN_URL: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z
+      .string()
+      .trim()
+      .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
+      .optional(),
+  ),
   /** Directory of the embedded database (one directory per process; a lock file guards it). */
   PGLITE_DATA_DIR: z.string().trim().min(1).default(".data/pglite"),
   /** Size of the `pg` pool. */
@@ -354,3 +373,14 @@ function readEnv(): Env {
 }
 
 export const env: Env = readEnv();
+
+/**
+ * Where LISTEN connects: DATABASE_LISTEN_URL, else DATABASE_URL — unless that goes through a transaction pooler, where
+ * a LISTEN would be lost with its server connection: then nowhere, and streams, the live inbox and the session cache
+ * fall back to polling (the cache does not serve without a listener).
+ */
+export function listenUrl(e: Pick<Env, "DATABASE_URL" | "DATABASE_LISTEN_URL" | "DATABASE_POOLER"> = env) {
+  if (!e.DATABASE_URL) return undefined;
+  if (e.DATABASE_LISTEN_URL) return e.DATABASE_LISTEN_URL;
+  return e.DATABASE_POOLER === "transaction" ? undefined : e.DATABASE_URL;
+}

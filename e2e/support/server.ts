@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { authEnv, registerServer } from "./auth";
+import { pooledUrl } from "./pooler";
 
 /** A free loopback port. */
 export function freePort(): Promise<number> {
@@ -34,6 +35,17 @@ export interface TestServer {
   terminate(): void;
   /** Resolves with the time (Date.now()) the server process exited. */
   exited: Promise<number>;
+}
+
+/** With TEST_POOLER_PORT (e2e/pooler/run.ts), a Postgres URL goes through the pooler and LISTEN goes direct. */
+function poolerEnv(databaseUrl: string): Record<string, string> {
+  const port = process.env.TEST_POOLER_PORT;
+  if (!port || !databaseUrl.startsWith("postgres")) return {};
+  return {
+    DATABASE_URL: pooledUrl(databaseUrl, Number(port)),
+    DATABASE_LISTEN_URL: databaseUrl,
+    DATABASE_POOLER: "transaction",
+  };
 }
 
 /**
@@ -83,6 +95,9 @@ export async function startTestServer(options: {
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       DATABASE_URL: options.databaseUrl,
+      // The pooler suite (npm run test:pooler): every test server reaches Postgres through PgBouncer in transaction
+      // mode and LISTENs on a direct connection, as a team behind a managed database's pooler would run it.
+      ...poolerEnv(options.databaseUrl),
       // Test servers pay and mail through the simulators unless a test gives PAYMENT_URL / SMTP_URL: said, not implied.
       PAYMENT_SIMULATED: "1",
       EMAIL_SIMULATED: "1",

@@ -20,6 +20,7 @@ export function getDatabase(): Promise<Database> {
           max: env.DATABASE_POOL_MAX,
           waitMs: env.DATABASE_WAIT_MS,
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+          pooled: env.DATABASE_POOLER === "transaction",
         })
       : await openPglite(env.PGLITE_DATA_DIR, { waitMs: env.DATABASE_WAIT_MS });
     try {

@@ -25,8 +25,10 @@ export interface Database {
   kind: "postgres" | "pglite";
   db: AppDb;
   sql: SqlClient;
-  /** The `pg` pool when `kind` is "postgres" (LISTEN/NOTIFY and advisory locks need a dedicated client). */
+  /** The `pg` pool when `kind` is "postgres". */
   pool?: pg.Pool;
+  /** Postgres through a transaction pooler (`openPostgres`'s `pooled`): nothing may outlive a transaction. */
+  pooled?: boolean;
   /** PGlite: the one queue in front of its single connection (health reads how many wait). */
   gate?: Gate;
   /** PGlite: hear NOTIFYs on `channel` in-process (the process is the database's only client). */
@@ -40,15 +42,27 @@ export interface Database {
  */
 export function openPostgres(
   url: string,
-  options: { max?: number; waitMs?: number; statementTimeoutMs?: number } = {},
+  options: {
+    max?: number;
+    waitMs?: number;
+    statementTimeoutMs?: number;
+    /**
+     * `url` is a pooler in transaction mode: a server connection serves one transaction, then another client. Nothing
+     * may outlive a transaction on it — no named prepared statements, no start-up settings (statement_timeout is the
+     * role's to set there).
+     */
+    pooled?: boolean;
+  } = {},
 ): Database {
+  const pooled = options.pooled ?? false;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 20,
     ...(options.waitMs ? { connectionTimeoutMillis: options.waitMs } : {}),
-    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
-    // Every parameterized statement is prepared once per connection (hot queries skip parse and analysis).
-    Client: PreparingClient,
+    ...(options.statementTimeoutMs && !pooled ? { statement_timeout: options.statementTimeoutMs } : {}),
+    // Directly connected, every parameterized statement is prepared once per connection (hot queries skip parse and
+    // analysis); behind a transaction pooler each is parsed as it comes (unnamed), as the pooler requires.
+    Client: pooled ? pg.Client : PreparingClient,
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
         oid === BYTEA_ARRAY_OID && format !== "binary"
@@ -61,7 +75,7 @@ export function openPostgres(
   const sql: SqlClient = {
     async query(text, params, name) {
       const result = await pool.query(
-        name ? { name, text, values: params as unknown[] } : { text, values: params as unknown[] },
+        name && !pooled ? { name, text, values: params as unknown[] } : { text, values: params as unknown[] },
       );
       return result.rows;
     },
@@ -71,6 +85,7 @@ export function openPostgres(
     db: drizzlePg(pool, { schema }) as unknown as AppDb,
     sql,
     pool,
+    pooled,
     close: () => pool.end(),
   };
 }

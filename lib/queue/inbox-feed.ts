@@ -7,7 +7,7 @@ import {
   latestInboxChangeId,
   listInboxChanges,
 } from "@/lib/db/queries/inbox-changes";
-import { env } from "@/lib/env";
+import { env, listenUrl } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 
 /*
@@ -124,8 +124,9 @@ function wake(): void {
 }
 
 async function listen(p: Pump): Promise<void> {
-  if (!env.DATABASE_URL || p.client || p.stopped) return;
-  const client = new pg.Client({ connectionString: env.DATABASE_URL });
+  const url = listenUrl();
+  if (!url || p.client || p.stopped) return;
+  const client = new pg.Client({ connectionString: url });
   p.client = client;
   const retry = () => {
     client.removeAllListeners();
@@ -158,10 +159,7 @@ export function subscribeInbox(listener: Listener): { started: Promise<void>; un
   p.listeners.add(listener);
   const started = begin(p);
   if (!p.timer) {
-    p.timer = setInterval(
-      wake,
-      env.DATABASE_URL ? env.INBOX_FEED_POLL_MS : Math.min(env.INBOX_FEED_POLL_MS, 250),
-    );
+    p.timer = setInterval(wake, listenUrl() ? env.INBOX_FEED_POLL_MS : Math.min(env.INBOX_FEED_POLL_MS, 250));
     p.timer.unref();
     void listen(p);
   }

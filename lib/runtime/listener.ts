@@ -5,7 +5,7 @@ import { getDatabase } from "@/lib/db/client";
 import type { Database } from "@/lib/db/open";
 import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
 import { getRun, RUNS_CHANNEL } from "@/lib/db/queries/runs";
-import { env } from "@/lib/env";
+import { listenUrl } from "@/lib/env";
 import { wakeThread } from "./event-bus";
 import { abortCancelledRun, activeRuns } from "./executor";
 import { instanceId } from "./instance";
@@ -29,14 +29,15 @@ type G = typeof globalThis & { [KEY]?: Listener };
  */
 export async function startEventListener(): Promise<void> {
   const g = globalThis as G;
-  if (g[KEY] || !env.DATABASE_URL) return;
+  const url = listenUrl();
+  if (g[KEY] || !url) return;
   const state: Listener = { client: null, stopped: false };
   g[KEY] = state;
   const me = instanceId();
   const delays = backoff({ initialMs: 250, maxMs: 5_000 });
   const connect = async (): Promise<void> => {
     if (state.stopped) return;
-    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    const client = new pg.Client({ connectionString: url });
     let retried = false;
     const retry = (error: unknown) => {
       if (retried) return;

@@ -18,7 +18,7 @@ const [command] = process.argv.slice(2);
 if (command !== "versions") usageExit("agents", USAGE, `unknown command ${command ?? "(none)"}`);
 
 const database = env.DATABASE_URL
-  ? openPostgres(env.DATABASE_URL, { max: 2 })
+  ? openPostgres(env.DATABASE_URL, { max: 2, pooled: env.DATABASE_POOLER === "transaction" })
   : await openPglite(env.PGLITE_DATA_DIR);
 try {
   const rows = await countThreadsByVersion({ db: database.db });

@@ -91,7 +91,7 @@ function stepLine(r: RetentionStepReport): string {
 const legacyOptions = legacy ? parseArgs(argv) : undefined;
 const policyOptions = legacy ? undefined : parsePolicyArgs(argv);
 const database = env.DATABASE_URL
-  ? openPostgres(env.DATABASE_URL, { max: 2 })
+  ? openPostgres(env.DATABASE_URL, { max: 2, pooled: env.DATABASE_POOLER === "transaction" })
   : await openPglite(env.PGLITE_DATA_DIR);
 try {
   if (policyOptions) {

@@ -71,6 +71,27 @@ if (existsSync(vitestReport)) {
   failures.push("vitest (no report)");
 }
 
+// Production behind a pooler: the HTTP flows, races, kill and restart suites again, every server through PgBouncer in
+// transaction mode (e2e/pooler/run.ts, also `npm run test:pooler`).
+const poolerReport = join(reportDir, "vitest-pooler.json");
+const poolerOk = run(
+  "the HTTP suites behind PgBouncer in transaction mode (vitest)",
+  bin("tsx"),
+  ["--conditions=react-server", "e2e/pooler/run.ts"],
+  { POOLER_REPORT: poolerReport },
+);
+if (existsSync(poolerReport)) {
+  const report = JSON.parse(readFileSync(poolerReport, "utf8"));
+  totals.passed += report.numPassedTests;
+  totals.failed += report.numFailedTests;
+  totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+  if (report.numFailedTests > 0 || !poolerOk) failures.push("pooler suite");
+  if (!poolerOk && report.numFailedTests === 0) totals.failed += 1;
+} else {
+  totals.failed += 1;
+  failures.push("pooler suite (no report)");
+}
+
 /**
  * Like `run`, without blocking: the child's output goes through line by line, each line prefixed with `prefix` when
  * given (so two runs at once stay readable). Resolves with whether it passed.
