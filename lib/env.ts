@@ -325,6 +325,11 @@ const schema = z.object({
   CLAIM_TTL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   /** How often each instance looks for overdue decisions (escalation, expiry answers) and due notifications. */
   DEADLINE_SWEEP_MS: z.coerce.number().int().min(50).default(5_000),
+  /**
+   * How often a stream following a run checks the event log when nothing woke it: the fallback for a run executing on
+   * another instance when no NOTIFY arrives (no LISTEN connection, or a lost notification).
+   */
+  STREAM_POLL_MS: z.coerce.number().int().min(20).default(1_000),
   /** How often a live inbox stream checks the change feed when no NOTIFY woke it (embedded database: no NOTIFY). */
   INBOX_FEED_POLL_MS: z.coerce.number().int().min(50).default(2_000),
   /**

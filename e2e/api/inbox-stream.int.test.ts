@@ -7,8 +7,13 @@ import { useTestServer } from "./setup";
  * The live inbox stream against a production server on real Postgres: what a browser receives. Changes are written
  * straight through the feed's SQL function (as the triggers do), so the test controls commit order.
  */
-describe("live inbox stream", () => {
-  const ctx = useTestServer("inboxstream", undefined, { INBOX_FEED_POLL_MS: "100" });
+// Push and polling each alone (issue 31): with the feed's polling off, every change must arrive by its NOTIFY; with
+// LISTEN off (a server behind a transaction pooler without DATABASE_LISTEN_URL), by polling.
+describe.each([
+  ["push only (polling off)", { INBOX_FEED_POLL_MS: "600000" }],
+  ["polling only (no LISTEN)", { INBOX_FEED_POLL_MS: "100", DATABASE_POOLER: "transaction" }],
+] as const)("live inbox stream, %s", (_mode, env) => {
+  const ctx = useTestServer("inboxstream", undefined, { ...env });
   let pool: pg.Pool;
   beforeAll(() => {
     pool = new pg.Pool({ connectionString: ctx.prepared.url, max: 4 });

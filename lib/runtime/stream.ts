@@ -3,11 +3,14 @@ import type { BaseEvent } from "@ag-ui/core";
 import { encodeSse } from "@/lib/agui";
 import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
+import { followThread, unfollowThread } from "@/lib/db/queries/followers";
 import { getRun } from "@/lib/db/queries/runs";
+import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { metrics } from "@/lib/observability/metrics";
 import { ACTIVE_RUN_STATUSES } from "@/lib/wire";
 import { subscribeEvents } from "./event-bus";
+import { instanceId } from "./instance";
 
 const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 /** Events per read of the log. */
@@ -23,6 +26,8 @@ export interface TailOptions {
   /** Called when nothing new arrived for a while: true ends the tail (e.g. no run is active any more). */
   idle: (afterSeq: number) => Promise<boolean>;
   idleMs?: number;
+  /** Another instance executes the run: register as its follower while tailing (see `thread_followers`). */
+  remote?: boolean;
 }
 
 /**
@@ -42,6 +47,8 @@ export async function* tailEvents(options: TailOptions): AsyncGenerator<LoggedEv
  */
 export async function* tailEventBatches(options: TailOptions): AsyncGenerator<LoggedEvent[]> {
   const { db, threadId, signal } = options;
+  // Following a run another instance executes: say so before the first read, so its appends from then on notify.
+  const follower = options.remote ? await follow(db, threadId) : null;
   let after = options.afterSeq;
   let heard: LoggedEvent[] = [];
   // Read the log next time round: at the start, and whenever another instance says it appended (an empty batch).
@@ -110,7 +117,32 @@ export async function* tailEventBatches(options: TailOptions): AsyncGenerator<Lo
     }
   } finally {
     unsubscribe();
+    follower?.stop();
   }
+}
+
+/** How long a follower's row holds without a refresh (refreshed every third of it while the stream is open). */
+const FOLLOW_TTL_MS = 30_000;
+
+/**
+ * Register this instance as a follower of the thread (`thread_followers`) until `stop`. A failure only costs the
+ * push: the stream still reads the log every STREAM_POLL_MS.
+ */
+async function follow(db: AppDb, threadId: string): Promise<{ stop(): void }> {
+  const me = instanceId();
+  const register = () =>
+    followThread({ db, threadId, instanceId: me, ttlMs: FOLLOW_TTL_MS }).catch((error) =>
+      logger().warn({ threadId, ...errorFields(error) }, "event stream: following not registered"),
+    );
+  await register();
+  const timer = setInterval(() => void register(), FOLLOW_TTL_MS / 3);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      void unfollowThread({ db, threadId, instanceId: me }).catch(() => {});
+    },
+  };
 }
 
 const encoder = new TextEncoder();
@@ -211,7 +243,16 @@ export function eventStreamResponse(
     afterSeq,
     runId,
     prelude,
-  }: { db: AppDb; threadId: string; afterSeq: number; runId?: string; prelude?: LoggedEvent[] },
+    remote,
+  }: {
+    db: AppDb;
+    threadId: string;
+    afterSeq: number;
+    runId?: string;
+    prelude?: LoggedEvent[];
+    /** The run executes elsewhere (or is not claimed yet): follow the thread so its appends announce themselves. */
+    remote?: boolean;
+  },
   signal: AbortSignal,
 ): Response {
   const body = sseBody(
@@ -221,7 +262,8 @@ export function eventStreamResponse(
       threadId,
       afterSeq,
       untilRunId: runId,
-      idleMs: runId ? 1_000 : 0,
+      remote: Boolean(runId && remote),
+      idleMs: runId ? env.STREAM_POLL_MS : 0,
       idle: async () => {
         if (!runId) return true;
         const run = await getRun({ db, runId });

@@ -21,7 +21,8 @@ export const EVENTS_CHANNEL = "hitl_events";
 
 /**
  * Append a run's events to its thread's log, move `threads.last_seq`, and announce the append on
- * {@link EVENTS_CHANNEL} (delivered to other instances at commit) — one statement. Only the run's current owner may
+ * {@link EVENTS_CHANNEL} (delivered to other instances at commit) when another instance follows the thread
+ * (`thread_followers`; this process's own streams hear it in-process) — one statement. Only the run's current owner may
  * append: a process that lost its claim to the recovery sweeper writes nothing and gets `false`. The primary key
  * (thread, seq) refuses a sequence number used twice.
  */
@@ -56,6 +57,8 @@ export async function appendEvents({
     RETURNING 1
   ), announced AS (
     SELECT pg_notify(${EVENTS_CHANNEL}, ${`${owner}|${threadId}|${last.seq}`}) WHERE EXISTS (SELECT 1 FROM owned)
+      AND EXISTS (SELECT 1 FROM thread_followers f
+        WHERE f.thread_id = ${threadId} AND f.instance_id <> ${owner} AND f.expires_at > now())
   )
   SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM moved)::int AS moved,
     (SELECT count(*) FROM announced)::int AS announced`);

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * Server processes running the runtime. `id` is random per process and is what `runs.owner` holds; hostname and pid
@@ -27,3 +27,19 @@ export const instances = pgTable(
 );
 
 export type Instance = typeof instances.$inferSelect;
+
+/**
+ * Which instances follow a thread's events from elsewhere: a stream open on one instance for a run another executes.
+ * An append announces itself (NOTIFY) only when such a follower exists, so a run streams to its own client — the
+ * common case — without a notification per batch. A follower refreshes its row while it follows and deletes it when it
+ * stops; a row of a process that died expires. Its wake-ups have a polling fallback either way.
+ */
+export const threadFollowers = pgTable(
+  "thread_followers",
+  {
+    threadId: text("thread_id").notNull(),
+    instanceId: text("instance_id").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.instanceId] })],
+);

@@ -4,6 +4,7 @@ import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import { AppError } from "@/lib/errors";
 import { route } from "@/lib/route";
+import { instanceId } from "@/lib/runtime/instance";
 import { eventStreamResponse } from "@/lib/runtime/stream";
 
 export const dynamic = "force-dynamic";
@@ -35,6 +36,11 @@ export const GET = route<{ threadId: string }, undefined, z.infer<typeof eventsQ
     const prelude =
       afterSeq < compactedSeq ? await readCompactionSnapshot({ db, threadId, compactedSeq }) : undefined;
     if (prelude) afterSeq = compactedSeq;
-    return eventStreamResponse({ db, threadId, afterSeq, runId: active?.id, prelude }, request.signal);
+    // A run not executing in this process (another instance's, or not claimed yet): its appends must wake us.
+    const remote = Boolean(active && active.owner !== instanceId());
+    return eventStreamResponse(
+      { db, threadId, afterSeq, runId: active?.id, prelude, remote },
+      request.signal,
+    );
   },
 );
