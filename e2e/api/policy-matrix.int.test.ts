@@ -610,7 +610,7 @@ describe("one decision policy for every principal (generated over the registry)"
       `SELECT table_name::text AS t FROM information_schema.tables
        WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
          AND table_name NOT IN ('session', 'sessions', 'rate_limits', 'verification', 'account', 'audit_chain',
-           'audit_chain_state')
+           'audit_chain_state', 'thread_followers')
        ORDER BY 1`,
     );
     const [row] = await ctx.prepared.sql.rows<{ c: string }>(
