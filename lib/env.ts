@@ -62,6 +62,11 @@ const schema = z.object({
   /** Size of the `pg` pool. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
   /**
+   * Size of the checkpointer's own `pg` pool (Postgres): runs write their checkpoints through it, so a flood of them
+   * waits for its connections, never for the ones pages, decisions and the ledger use. 0: share DATABASE_POOL_MAX's.
+   */
+  CHECKPOINT_POOL_MAX: z.coerce.number().int().min(0).max(200).default(10),
+  /**
    * The longest a request waits for the database: for a pooled connection (Postgres) or for the embedded database's
    * one connection (PGlite). Past it the request answers 503 `unavailable:database_busy`; nothing waits without bound.
    */

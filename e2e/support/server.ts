@@ -107,6 +107,9 @@ export async function startTestServer(options: {
       // Retention runs on its own only where a test turns it on (e2e/api/retention-schedule): its audit entries and
       // deletions would otherwise land in the middle of tests that compare rows.
       RETENTION_SCHEDULE: "off",
+      // Two test files run at once on one Postgres (max_connections 100), each with servers of its own: a test server's
+      // checkpointer pool is kept small. lib/db/checkpoint-pool.int.test.ts tests the pool itself.
+      CHECKPOINT_POOL_MAX: "4",
       ...authEnv(),
       ...options.env,
     },

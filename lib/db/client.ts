@@ -21,6 +21,7 @@ export function getDatabase(): Promise<Database> {
           waitMs: env.DATABASE_WAIT_MS,
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
           pooled: env.DATABASE_POOLER === "transaction",
+          checkpointPoolMax: env.CHECKPOINT_POOL_MAX,
         })
       : await openPglite(env.PGLITE_DATA_DIR, { waitMs: env.DATABASE_WAIT_MS });
     try {

@@ -25,8 +25,15 @@ export interface Database {
   kind: "postgres" | "pglite";
   db: AppDb;
   sql: SqlClient;
+  /**
+   * The checkpointer's connection: on Postgres a pool of its own (`openPostgres`'s `checkpointPoolMax`), so checkpoint
+   * writes never take the connections requests wait for; otherwise `sql`.
+   */
+  checkpointSql: SqlClient;
   /** The `pg` pool when `kind` is "postgres". */
   pool?: pg.Pool;
+  /** The checkpointer's own pool, when it has one. */
+  checkpointPool?: pg.Pool;
   /** Postgres through a transaction pooler (`openPostgres`'s `pooled`): nothing may outlive a transaction. */
   pooled?: boolean;
   /** PGlite: the one queue in front of its single connection (health reads how many wait). */
@@ -52,12 +59,39 @@ export function openPostgres(
      * role's to set there).
      */
     pooled?: boolean;
+    /** Size of the checkpointer's own pool; 0 or absent: the checkpointer shares the main pool. */
+    checkpointPoolMax?: number;
   } = {},
 ): Database {
   const pooled = options.pooled ?? false;
+  const pool = openPool(url, options.max ?? 20, options, pooled);
+  const sql = sqlOf(pool, pooled);
+  const checkpointPool = options.checkpointPoolMax
+    ? openPool(url, options.checkpointPoolMax, options, pooled)
+    : undefined;
+  return {
+    kind: "postgres",
+    db: drizzlePg(pool, { schema }) as unknown as AppDb,
+    sql,
+    checkpointSql: checkpointPool ? sqlOf(checkpointPool, pooled) : sql,
+    pool,
+    checkpointPool,
+    pooled,
+    close: async () => {
+      await Promise.all([pool.end(), checkpointPool?.end()]);
+    },
+  };
+}
+
+function openPool(
+  url: string,
+  max: number,
+  options: { waitMs?: number; statementTimeoutMs?: number },
+  pooled: boolean,
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.max ?? 20,
+    max,
     ...(options.waitMs ? { connectionTimeoutMillis: options.waitMs } : {}),
     ...(options.statementTimeoutMs && !pooled ? { statement_timeout: options.statementTimeoutMs } : {}),
     // Directly connected, every parameterized statement is prepared once per connection (hot queries skip parse and
@@ -72,21 +106,17 @@ export function openPostgres(
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener it kills the process.
   pool.on("error", (error) => console.error("[db] idle client error:", error.message));
-  const sql: SqlClient = {
+  return pool;
+}
+
+function sqlOf(pool: pg.Pool, pooled: boolean): SqlClient {
+  return {
     async query(text, params, name) {
       const result = await pool.query(
         name && !pooled ? { name, text, values: params as unknown[] } : { text, values: params as unknown[] },
       );
       return result.rows;
     },
-  };
-  return {
-    kind: "postgres",
-    db: drizzlePg(pool, { schema }) as unknown as AppDb,
-    sql,
-    pool,
-    pooled,
-    close: () => pool.end(),
   };
 }
 
@@ -165,6 +195,8 @@ export async function openPglite(dataDir: string, options: GateOptions = {}): Pr
       kind: "pglite",
       db: drizzlePglite({ client: gated, schema }) as unknown as AppDb,
       sql,
+      // One connection: the checkpointer's queue is everyone's (the gate orders them).
+      checkpointSql: sql,
       gate,
       async listen(channel, onNotify) {
         await client.listen(channel, onNotify);

@@ -40,7 +40,8 @@ export function getAgentGraph(agent: AgentDefinition): Promise<AgentGraph> {
       const database = await getDatabase();
       return agent.build({
         // Saver calls are spans of the run's trace.
-        checkpointer: new TracedCheckpointSaver(database.sql, undefined, CHECKPOINT_STAMP),
+        // On its own pool (Postgres): a flood of checkpoint writes waits for its connections, not the pages' ones.
+        checkpointer: new TracedCheckpointSaver(database.checkpointSql, undefined, CHECKPOINT_STAMP),
         db: database.db,
       });
     })().catch((error) => {
