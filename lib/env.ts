@@ -28,16 +28,21 @@ const cidrList = () =>
  * The only reader of `process.env`. Everything else imports `env` from here, so a typo or a bad value fails at
  * start-up with one clear message instead of somewhere deep in a request.
  */
-const schema = z.object({
-  /** Real Postgres through `pg`. Unset: embedded PGlite under `PGLITE_DATA_DIR`. */
-  DATABASE_URL: z.preprocess(
+/** An optional Postgres URL (empty is unset). */
+function postgresUrl() {
+  return z.preprocess(
     (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
     z
       .string()
       .trim()
       .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
       .optional(),
-  ),
+  );
+}
+
+const schema = z.object({
+  /** Real Postgres through `pg`. Unset: embedded PGlite under `PGLITE_DATA_DIR`. */
+  DATABASE_URL: postgresUrl(),
   /**
    * How DATABASE_URL reaches Postgres: `direct` (the default), or `transaction` — through a pooler in transaction mode
    * (PgBouncer, a managed database's pooler), where a server connection serves one transaction at a time: no named
@@ -49,14 +54,7 @@ const schema = z.object({
    * and session revocation. Default: DATABASE_URL. Without it behind a pooler, LISTEN is not used and everything is
    * seen by polling.
    */
-  DATABASE_LISTEN_URL: z.preprocess(
-    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
-    z
-      .string()
-      .trim()
-      .regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
-      .optional(),
-  ),
+  DATABASE_LISTEN_URL: postgresUrl(),
   /** Directory of the embedded database (one directory per process; a lock file guards it). */
   PGLITE_DATA_DIR: z.string().trim().min(1).default(".data/pglite"),
   /** Size of the `pg` pool. */

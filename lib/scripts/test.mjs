@@ -59,17 +59,7 @@ const vitestOk = run(
   ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`],
   { FUZZ_RUNS: process.env.FUZZ_RUNS ?? "300" },
 );
-if (existsSync(vitestReport)) {
-  const report = JSON.parse(readFileSync(vitestReport, "utf8"));
-  totals.passed += report.numPassedTests;
-  totals.failed += report.numFailedTests;
-  totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
-  if (report.numFailedTests > 0 || !vitestOk) failures.push("vitest");
-  if (!vitestOk && report.numFailedTests === 0) totals.failed += 1;
-} else {
-  totals.failed += 1;
-  failures.push("vitest (no report)");
-}
+countVitest(vitestReport, vitestOk, "vitest");
 
 // Production behind a pooler: the HTTP flows, races, kill and restart suites again, every server through PgBouncer in
 // transaction mode (e2e/pooler/run.ts, also `npm run test:pooler`).
@@ -80,16 +70,21 @@ const poolerOk = run(
   ["--conditions=react-server", "e2e/pooler/run.ts"],
   { POOLER_REPORT: poolerReport },
 );
-if (existsSync(poolerReport)) {
-  const report = JSON.parse(readFileSync(poolerReport, "utf8"));
+countVitest(poolerReport, poolerOk, "pooler suite");
+
+/** Add a vitest JSON report's counts to the totals; a run that failed without a failed test counts as one failure. */
+function countVitest(path, ok, label) {
+  if (!existsSync(path)) {
+    totals.failed += 1;
+    failures.push(`${label} (no report)`);
+    return;
+  }
+  const report = JSON.parse(readFileSync(path, "utf8"));
   totals.passed += report.numPassedTests;
   totals.failed += report.numFailedTests;
   totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
-  if (report.numFailedTests > 0 || !poolerOk) failures.push("pooler suite");
-  if (!poolerOk && report.numFailedTests === 0) totals.failed += 1;
-} else {
-  totals.failed += 1;
-  failures.push("pooler suite (no report)");
+  if (report.numFailedTests > 0 || !ok) failures.push(label);
+  if (!ok && report.numFailedTests === 0) totals.failed += 1;
 }
 
 /**
