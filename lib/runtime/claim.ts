@@ -107,7 +107,7 @@ export async function claimRun({
       return startRun(tx, thread, request.principal, request.input.runId, input, request.leaseMs);
     }
     // A resume first settles the decisions, so a request that lost the race hears who decided, not just "busy".
-    const known = await knownDecisions(tx, thread, resume);
+    const known = await knownDecisions(tx, thread, resume, pending);
     const missing = pending.filter((d) => !resume.some((r) => r.interruptId === d.interruptId));
     if (missing.length > 0) {
       throw new AppError(
@@ -152,10 +152,9 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
   return inClaimTransaction(db, request.threadId, request.runId, async (tx, observer) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
-    const known = await knownDecisions(tx, thread, [request.entry]);
-    const others = (await listPendingDecisions({ db: tx, threadId: thread.id })).filter(
-      (d) => d.interruptId !== request.entry.interruptId,
-    );
+    const pending = await listPendingDecisions({ db: tx, threadId: thread.id });
+    const known = await knownDecisions(tx, thread, [request.entry], pending);
+    const others = pending.filter((d) => d.interruptId !== request.entry.interruptId);
     if (others.length > 0) {
       await settle(tx, thread, known, [request.entry], request.principal, null);
       observer.settled(known, [request.entry]);

@@ -28,7 +28,18 @@ export interface AnswerEntry {
 }
 
 /** The decisions the entries answer: they must exist, belong to this thread and still be open. */
-export async function knownDecisions(tx: Tx, thread: Thread, entries: readonly AnswerEntry[]) {
+export async function knownDecisions(
+  tx: Tx,
+  thread: Thread,
+  entries: readonly AnswerEntry[],
+  /** The thread's pending decisions, when the caller read them already: answers to those need no read of their own. */
+  pending?: readonly Decision[],
+) {
+  // Every answer names a decision of this thread still pending: exactly what the checks below would establish.
+  const open = new Map((pending ?? []).map((d) => [d.interruptId, d]));
+  if (pending && entries.every((e) => open.has(e.interruptId))) {
+    return new Map(entries.map((e) => [e.interruptId, open.get(e.interruptId) as Decision]));
+  }
   const known = new Map(
     (await getDecisions({ db: tx, interruptIds: entries.map((r) => r.interruptId) })).map((d) => [
       d.interruptId,
