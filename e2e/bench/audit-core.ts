@@ -37,8 +37,6 @@ export async function runAuditProbe(options: AuditProbeOptions): Promise<AuditPr
   const CLIENTS = options.clients;
   const log = options.log ?? (() => {});
   const pool = new pg.Pool({ connectionString: url, max: CLIENTS + 2 });
-  const hasChainer = (await pool.query("SELECT 1 FROM pg_proc WHERE proname = 'audit_log_chain_pending'"))
-    .rowCount;
   let transactions = 0;
   try {
     let problems = 0;
@@ -61,7 +59,7 @@ export async function runAuditProbe(options: AuditProbeOptions): Promise<AuditPr
       const end = Date.now() + SECONDS * 1000;
       let stopChainer = false;
       const chainer = (async () => {
-        if (!chain || !hasChainer) return;
+        if (!chain) return;
         while (!stopChainer) {
           await pool.query("SELECT audit_log_chain_pending(5000)");
           await new Promise((r) => setTimeout(r, CHAIN_EVERY_MS));
@@ -89,7 +87,7 @@ export async function runAuditProbe(options: AuditProbeOptions): Promise<AuditPr
       );
       stopChainer = true;
       await chainer;
-      if (chain && hasChainer) {
+      if (chain) {
         await pool.query("SELECT audit_log_chain_pending(1000000)");
         const verified = await pool.query("SELECT count(*)::int AS n FROM audit_log_verify()");
         const left = await pool.query(

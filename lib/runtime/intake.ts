@@ -21,12 +21,20 @@ export function readTicket(
   return { ticket, message: ticket.message, orderRef };
 }
 
-/** The JSON Schema of a ticket's fields as a client types them: the new-ticket form is generated from it. */
+/** Converted once per intake: every thread view asks for it (its header's lines), and it never changes. */
+const jsonSchemas = new WeakMap<AgentDefinition["intake"], Record<string, unknown>>();
+
+/** The JSON Schema of a ticket's fields as a client types them (read-only, shared): the new-ticket form's source. */
 export function intakeJsonSchema(agent: Pick<AgentDefinition, "intake">): Record<string, unknown> {
-  return z.toJSONSchema(agent.intake.schema, { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
+  let schema = jsonSchemas.get(agent.intake);
+  if (!schema) {
+    schema = z.toJSONSchema(agent.intake.schema, { io: "input", unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >;
+    jsonSchemas.set(agent.intake, schema);
+  }
+  return schema;
 }
 
 /**
