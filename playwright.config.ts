@@ -31,7 +31,9 @@ export default defineConfig({
   testMatch: "**/*.spec.ts",
   fullyParallel: false,
   workers: 1,
-  retries: 0,
+  // On CI a test that fails is run once more; one that then passes is reported as flaky by name at the end of
+  // `npm test` (lib/scripts/test.mjs), never hidden. Locally every failure stands.
+  retries: process.env.CI ? 1 : 0,
   // E2E_GREP_INVERT leaves out tests by title (the embedded run: tests that must reset the shop's refunds directly).
   ...(process.env.E2E_GREP_INVERT ? { grepInvert: new RegExp(process.env.E2E_GREP_INVERT) } : {}),
   timeout: 60_000,

@@ -48,7 +48,7 @@ describe("sign-in, roles, four-eyes, intake keys and the audit trail", () => {
     const [row] = await prepared.sql.rows(
       `SELECT (SELECT count(*) FROM threads)::int AS threads, (SELECT count(*) FROM runs)::int AS runs,
         (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM refunds)::int AS refunds,
-        (SELECT count(*) FROM outbox)::int AS outbox, (SELECT count(*) FROM checkpoints)::int AS checkpoints,
+        (SELECT count(*) FROM outbox)::int AS outbox, (SELECT count(*) FROM checkpoint.checkpoints)::int AS checkpoints,
         (SELECT string_agg(interrupt_id || ':' || status, ',' ORDER BY interrupt_id) FROM decisions) AS decisions,
         (SELECT string_agg(email || ':' || role || ':' || disabled, ',' ORDER BY email) FROM auth_users) AS users,
         (SELECT string_agg(id || ':' || (revoked_at IS NULL), ',' ORDER BY id) FROM api_keys) AS keys,

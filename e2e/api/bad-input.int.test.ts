@@ -33,7 +33,7 @@ describe("bad input to the run endpoint", () => {
     const counts = await prepared.sql.rows(
       `SELECT (SELECT count(*) FROM threads)::int AS threads, (SELECT count(*) FROM runs)::int AS runs,
         (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM refunds)::int AS refunds,
-        (SELECT count(*) FROM outbox)::int AS outbox, (SELECT count(*) FROM checkpoints)::int AS checkpoints,
+        (SELECT count(*) FROM outbox)::int AS outbox, (SELECT count(*) FROM checkpoint.checkpoints)::int AS checkpoints,
         (SELECT string_agg(interrupt_id || ':' || status, ',' ORDER BY interrupt_id) FROM decisions) AS decisions`,
     );
     return counts[0];

@@ -395,7 +395,7 @@ describe.each<Backend>(["postgres", "pglite"])("double texting, rollback, on %s"
         parent_checkpoint_id: string | null;
         abandoned: unknown;
       }>(
-        "SELECT checkpoint_id, parent_checkpoint_id, metadata->'abandoned' AS abandoned FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id",
+        "SELECT checkpoint_id, parent_checkpoint_id, metadata->'abandoned' AS abandoned FROM checkpoint.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id",
         [threadId],
       );
       const abandoned = rows.filter((r) => r.abandoned !== null);

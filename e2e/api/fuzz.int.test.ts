@@ -97,7 +97,7 @@ describe("hostile requests to every route", () => {
       threadIds: [...paused.map((p) => p.threadId), done.threadId, idle],
       checkpoints: (
         await sql.rows<{ t: string; c: string }>(
-          "SELECT thread_id AS t, checkpoint_id AS c FROM checkpoints WHERE checkpoint_ns = '' ORDER BY created_at",
+          "SELECT thread_id AS t, checkpoint_id AS c FROM checkpoint.checkpoints WHERE checkpoint_ns = '' ORDER BY created_at",
         )
       ).map((r) => [r.t, r.c] as [string, string]),
       interruptIds: await ids("SELECT interrupt_id AS v FROM decisions"),
@@ -109,13 +109,13 @@ describe("hostile requests to every route", () => {
       auditIds: (await ids("SELECT id::text AS v FROM audit_log")).map(Number),
     };
 
-    // Every table of the public schema, counted; the rate-limit table is written by refused sign-ins by design,
+    // Every table of the app's schema and the saver's, counted; the rate-limit table is written by refused sign-ins by design,
     // and failed sign-ins may be audited. The audit chain is the chainer's, linking audit rows after their commit in
     // the background (its rows follow audit_log's, which is counted), and a stream of another instance's run says it
     // follows the thread while it is open (thread_followers). Fingerprints: the ledger's statuses, roles and disabled
     // flags, revocations.
     const tables = await ids(
-      "SELECT table_name AS v FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1",
+      "SELECT CASE table_schema WHEN 'public' THEN table_name ELSE table_schema || '.' || table_name END AS v FROM information_schema.tables WHERE table_schema IN ('public', 'checkpoint') AND table_type = 'BASE TABLE' ORDER BY 1",
     );
     const parts = tables
       .filter(
@@ -124,7 +124,10 @@ describe("hostile requests to every route", () => {
       .map((t) =>
         t === "audit_log"
           ? `'audit_log', (SELECT count(*) FROM audit_log WHERE action::text <> 'sign_in_failed')`
-          : `'${t}', (SELECT count(*) FROM "${t}")`,
+          : `'${t}', (SELECT count(*) FROM ${t
+              .split(".")
+              .map((part) => `"${part}"`)
+              .join(".")})`,
       );
     parts.push(
       `'decisions:status', (SELECT md5(coalesce(string_agg(interrupt_id || ':' || status, ',' ORDER BY interrupt_id), '')) FROM decisions)`,

@@ -22,8 +22,8 @@ describe("decisions only through the ledger", () => {
     const [row] = await ctx.prepared.sql.rows(
       `SELECT (SELECT count(*) FROM threads)::int AS threads, (SELECT count(*) FROM runs)::int AS runs,
         (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM refunds)::int AS refunds,
-        (SELECT count(*) FROM outbox)::int AS outbox, (SELECT count(*) FROM checkpoints)::int AS checkpoints,
-        (SELECT count(*) FROM checkpoint_writes)::int AS writes, (SELECT count(*) FROM audit_log)::int AS audit,
+        (SELECT count(*) FROM outbox)::int AS outbox, (SELECT count(*) FROM checkpoint.checkpoints)::int AS checkpoints,
+        (SELECT count(*) FROM checkpoint.checkpoint_writes)::int AS writes, (SELECT count(*) FROM audit_log)::int AS audit,
         (SELECT string_agg(id || ':' || coalesce(last_edited_by, '-'), ',' ORDER BY id) FROM threads) AS editors,
         (SELECT string_agg(interrupt_id || ':' || status, ',' ORDER BY interrupt_id) FROM decisions) AS decisions`,
     );

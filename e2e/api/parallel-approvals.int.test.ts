@@ -17,7 +17,7 @@ describe("parallel approvals (account-change agent)", () => {
   async function snapshot() {
     const [row] = await ctx.prepared.sql.rows(
       `SELECT (SELECT count(*) FROM runs)::int AS runs, (SELECT count(*) FROM outbox)::int AS outbox,
-        (SELECT count(*) FROM checkpoints)::int AS checkpoints, (SELECT count(*) FROM audit_log)::int AS audit,
+        (SELECT count(*) FROM checkpoint.checkpoints)::int AS checkpoints, (SELECT count(*) FROM audit_log)::int AS audit,
         (SELECT string_agg(interrupt_id || ':' || status, ',' ORDER BY interrupt_id) FROM decisions) AS decisions`,
     );
     return row;

@@ -607,14 +607,14 @@ describe("one decision policy for every principal (generated over the registry)"
   /** Row counts of every table (sessions and limits aside): equal before and after means nothing was written. */
   async function counts(): Promise<string> {
     const tables = await ctx.prepared.sql.rows<{ t: string }>(
-      `SELECT table_name::text AS t FROM information_schema.tables
-       WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+      `SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) AS t FROM information_schema.tables
+       WHERE table_schema IN ('public', 'checkpoint') AND table_type = 'BASE TABLE'
          AND table_name NOT IN ('session', 'sessions', 'rate_limits', 'verification', 'account', 'audit_chain',
            'audit_chain_state', 'thread_followers')
        ORDER BY 1`,
     );
     const [row] = await ctx.prepared.sql.rows<{ c: string }>(
-      `SELECT concat_ws(' ', ${tables.map((t) => `'${t.t}=' || (SELECT count(*) FROM "${t.t}")`).join(", ")}) AS c`,
+      `SELECT concat_ws(' ', ${tables.map((t) => `'${t.t}=' || (SELECT count(*) FROM ${t.t})`).join(", ")}) AS c`,
     );
     return row!.c;
   }

@@ -205,11 +205,11 @@ describe("a run taken over mid-stream", () => {
       "UPDATE runs SET owner = 'thief:1:elsewhere' WHERE thread_id = $1 AND status = 'running'",
       [threadId],
     );
-    const checkpointsAtTakeover = await count("checkpoints");
+    const checkpointsAtTakeover = await count("checkpoint.checkpoints");
     // Long enough for the reply to finish and the run to reach its next question had the execution gone on (it took
     // about half a second more before this rule).
     await new Promise((r) => setTimeout(r, 3_000));
-    expect(await count("checkpoints")).toBe(checkpointsAtTakeover);
+    expect(await count("checkpoint.checkpoints")).toBe(checkpointsAtTakeover);
     // Nothing asked in its name either: the question the run would have reached (the email) was never recorded.
     expect(await count("decisions", "thread_id = $1 AND action = 'confirm_email'")).toBe(0);
     client.abort();

@@ -34,7 +34,7 @@ describe("scheduled retention", () => {
       const agent = agentFor(a.url, threadId);
       const first = await runOnce(agent, { message });
       expect(first.interrupts[0]?.reason).toBe("confirm_email");
-      const checkpointsOf = () => prepared.sql.count("checkpoints", "thread_id = $1", [threadId]);
+      const checkpointsOf = () => prepared.sql.count("checkpoint.checkpoints", "thread_id = $1", [threadId]);
       await runOnce(agent, { resume: [answer(first.interrupts[0]!, { choice: "send" })] });
       const before = await checkpointsOf();
       expect(before).toBeGreaterThan(2);

@@ -85,7 +85,7 @@ describe("retention and erasure", () => {
     for (const threadId of templates.finished) {
       const cps = await rows<{ id: string; parent: string | null; truncated: string | null }>(
         `SELECT checkpoint_id AS id, parent_checkpoint_id AS parent, metadata ->> 'truncated' AS truncated
-         FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id`,
+         FROM checkpoint.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id`,
         [threadId],
       );
       expect(cps).toHaveLength(KEEP);

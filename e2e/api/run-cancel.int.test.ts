@@ -95,7 +95,7 @@ describe("cancel a run", () => {
     const counts = () =>
       prepared.sql.rows<{ events: number; checkpoints: number; last: string }>(
         `SELECT (SELECT count(*)::int FROM events WHERE thread_id = $1) AS events,
-                (SELECT count(*)::int FROM checkpoints WHERE thread_id = $1) AS checkpoints,
+                (SELECT count(*)::int FROM checkpoint.checkpoints WHERE thread_id = $1) AS checkpoints,
                 (SELECT type FROM events WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1) AS last`,
         [threadId],
       );

@@ -34,7 +34,7 @@ describe("graph versions", () => {
     expect(thread?.agent_version).toBe("1");
     expect(await sql().count("runs", "thread_id = $1 AND agent_key = 'refund@1'", [threadId])).toBe(1);
     const versions = await sql().rows<{ v: string | null }>(
-      "SELECT DISTINCT metadata->>'agent_version' AS v FROM checkpoints WHERE thread_id = $1 AND metadata->>'source' = 'loop'",
+      "SELECT DISTINCT metadata->>'agent_version' AS v FROM checkpoint.checkpoints WHERE thread_id = $1 AND metadata->>'source' = 'loop'",
       [threadId],
     );
     expect(versions.map((r) => r.v)).toEqual(["1"]);
@@ -149,6 +149,6 @@ describe("graph versions", () => {
       [threadId],
     );
     expect(run).toEqual({ status: "queued", owner: null, agent_key: "refund@9" });
-    expect(await sql().count("checkpoints", "thread_id = $1", [threadId])).toBe(0);
+    expect(await sql().count("checkpoint.checkpoints", "thread_id = $1", [threadId])).toBe(0);
   });
 });

@@ -298,7 +298,7 @@ try {
   const [counts] = await database.sql.query<Record<string, number>>(
     `SELECT (SELECT count(*) FROM threads)::int AS threads, (SELECT count(*) FROM decisions)::int AS decisions,
        (SELECT count(*) FROM decisions WHERE status = 'pending')::int AS pending,
-       (SELECT count(*) FROM checkpoints WHERE thread_id = $1)::int AS checkpoints`,
+       (SELECT count(*) FROM checkpoint.checkpoints WHERE thread_id = $1)::int AS checkpoints`,
     [historyThread],
   );
   const c = counts!;

@@ -84,6 +84,8 @@ const SETTINGS = QUICK
     };
 const POOL_SIZE = 20;
 const OFFICIAL_SCHEMA = "official";
+/** Our saver's tables live in a schema of their own (migration 0033). */
+const OURS_SCHEMA = "checkpoint";
 const HISTORY_PAGE = 50;
 
 type Key = "memory" | "official" | "ours";
@@ -390,10 +392,10 @@ async function main(): Promise<Record<string, unknown>> {
   const vacuum = async (schema: string) => {
     for (const t of TABLES) await admin(`VACUUM (ANALYZE) "${schema}"."${t}"`);
   };
-  const diskRaw = { ours: await disk("public"), official: await disk(OFFICIAL_SCHEMA) };
-  await vacuum("public");
+  const diskRaw = { ours: await disk(OURS_SCHEMA), official: await disk(OFFICIAL_SCHEMA) };
+  await vacuum(OURS_SCHEMA);
   await vacuum(OFFICIAL_SCHEMA);
-  const diskVacuumed = { ours: await disk("public"), official: await disk(OFFICIAL_SCHEMA) };
+  const diskVacuumed = { ours: await disk(OURS_SCHEMA), official: await disk(OFFICIAL_SCHEMA) };
   log("disk measured");
 
   // The floor over the whole run (for the unpaired figure): the median of the reps' floors.
@@ -435,7 +437,7 @@ async function main(): Promise<Record<string, unknown>> {
   // One long thread per Postgres saver: the refund graph re-run on the same thread until it has ≥ 300 checkpoints.
   const longThread: Record<string, string> = {};
   for (const entry of rawEntries) {
-    const schema = entry.key === "ours" ? "public" : OFFICIAL_SCHEMA;
+    const schema = entry.key === "ours" ? OURS_SCHEMA : OFFICIAL_SCHEMA;
     const threadId = `${entry.key}-long`;
     longThread[entry.key] = threadId;
     for (;;) {
@@ -482,7 +484,7 @@ async function main(): Promise<Record<string, unknown>> {
     return after!.n;
   }
   const fillStart = performance.now();
-  const checkpointsInTable = await fill("public", longThread.ours!);
+  const checkpointsInTable = await fill(OURS_SCHEMA, longThread.ours!);
   const officialCheckpointsInTable = await fill(OFFICIAL_SCHEMA, longThread.official!);
   log(`tables filled in ${fmt((performance.now() - fillStart) / 1000)} s`);
 
@@ -507,10 +509,10 @@ async function main(): Promise<Record<string, unknown>> {
     );
     return { threads, ids, pairs, longCount: ids.length };
   };
-  const oursSamples = await samplesOf("public", longThread.ours!);
+  const oursSamples = await samplesOf(OURS_SCHEMA, longThread.ours!);
   const [longBlob] = await admin<{ max: number; avg: number }>(
     `SELECT max(length(blob))::int AS max, avg(length(blob))::int AS avg
-     FROM checkpoint_blobs WHERE thread_id = $1 AND channel = 'messages'`,
+     FROM checkpoint.checkpoint_blobs WHERE thread_id = $1 AND channel = 'messages'`,
     [longThread.ours],
   );
   const officialSamples = await samplesOf(OFFICIAL_SCHEMA, longThread.official!);

@@ -96,9 +96,9 @@ const THREAD_TABLES: Record<string, { thread: string; category: Category }> = {
   effects: { thread: "thread_id", category: "ledgers" },
   refunds: { thread: "thread_id", category: "ledgers" },
   outbox: { thread: "thread_id", category: "ledgers" },
-  checkpoints: { thread: "thread_id", category: "checkpoints" },
-  checkpoint_blobs: { thread: "thread_id", category: "checkpoints" },
-  checkpoint_writes: { thread: "thread_id", category: "checkpoints" },
+  "checkpoint.checkpoints": { thread: "thread_id", category: "checkpoints" },
+  "checkpoint.checkpoint_blobs": { thread: "thread_id", category: "checkpoints" },
+  "checkpoint.checkpoint_writes": { thread: "thread_id", category: "checkpoints" },
   events: { thread: "thread_id", category: "events" },
   audit_log: { thread: "thread_id", category: "audit" },
 };
@@ -113,13 +113,15 @@ const SKIPPED: Record<string, Set<string>> = {
 
 type Sql = Database["sql"];
 
+/** `table` may be schema-qualified (the saver's tables are in `checkpoint`). */
 async function columnsOf(sql: Sql, table: string): Promise<{ name: string; type: string }[]> {
+  const [schema, name] = table.includes(".") ? table.split(".") : [null, table];
   return sql.query<{ name: string; type: string }>(
     // Generated columns (the search vectors) are computed by the copy itself and cannot be written.
     `SELECT column_name AS name, data_type AS type FROM information_schema.columns
-     WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER'
+     WHERE table_schema = coalesce($2, current_schema()) AND table_name = $1 AND is_generated = 'NEVER'
      ORDER BY ordinal_position`,
-    [table],
+    [name, schema],
   );
 }
 

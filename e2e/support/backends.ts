@@ -6,19 +6,23 @@ import { createTestDatabase } from "./pg";
 
 export type Backend = "postgres" | "pglite";
 
-/** Open a migrated, empty database of the given kind; `close()` also drops / discards it. */
+/**
+ * Open a migrated, empty database of the given kind; `close()` also drops / discards it. `migrationsFolder` migrates
+ * it with another folder (an earlier release's migrations).
+ */
 export async function openBackend(
   kind: Backend,
-  options: { icuLocale?: string } = {},
+  options: { icuLocale?: string; migrationsFolder?: string } = {},
 ): Promise<{ database: Database; close(): Promise<void> }> {
+  const folder = options.migrationsFolder ?? join(process.cwd(), "drizzle");
   if (kind === "pglite") {
     const database = await openPglite("memory://");
-    await migrateDatabase(database, join(process.cwd(), "drizzle"));
+    await migrateDatabase(database, folder);
     return { database, close: () => database.close() };
   }
   const created = await createTestDatabase("cf", options);
   const database = openPostgres(created.url, { max: 10 });
-  await migrateDatabase(database, join(process.cwd(), "drizzle"));
+  await migrateDatabase(database, folder);
   return {
     database,
     async close() {
@@ -49,7 +53,9 @@ export function initializer(kind: Backend) {
     },
     async destroyCheckpointer() {
       // Listing without a thread id must see only the current test's checkpoints.
-      await backend?.database.sql.query("TRUNCATE checkpoints, checkpoint_blobs, checkpoint_writes");
+      await backend?.database.sql.query(
+        "TRUNCATE checkpoint.checkpoints, checkpoint.checkpoint_blobs, checkpoint.checkpoint_writes",
+      );
     },
   };
 }

@@ -7,9 +7,9 @@ const THREAD_TABLES = [
   ["runs", "thread_id"],
   ["events", "thread_id"],
   ["decisions", "thread_id"],
-  ["checkpoints", "thread_id"],
-  ["checkpoint_blobs", "thread_id"],
-  ["checkpoint_writes", "thread_id"],
+  ["checkpoint.checkpoints", "thread_id"],
+  ["checkpoint.checkpoint_blobs", "thread_id"],
+  ["checkpoint.checkpoint_writes", "thread_id"],
   ["effects", "thread_id"],
 ] as const;
 

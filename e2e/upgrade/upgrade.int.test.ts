@@ -325,7 +325,7 @@ describe("upgrade: v1 stopped, v2 started on threads paused at every kind of que
       PER_KIND,
     );
     expect(
-      await sql.count("checkpoints", "thread_id = ANY($1) AND metadata->>'source' = 'migration'", [
+      await sql.count("checkpoint.checkpoints", "thread_id = ANY($1) AND metadata->>'source' = 'migration'", [
         ids("human_review"),
       ]),
     ).toBe(PER_KIND);

@@ -1,12 +1,12 @@
 import "server-only";
 import { INTERRUPT, WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
-import { and, eq, getTableName } from "drizzle-orm";
-import { checkpoints, checkpointWrites } from "@/lib/db/schema";
+import { and, eq } from "drizzle-orm";
+import { checkpoints, checkpointWrites, qualifiedName } from "@/lib/db/schema";
 import type { SqlClient } from "@/lib/db/sql-client";
 import type { Queryable } from "@/lib/db/tx";
 
-const CP = `"${getTableName(checkpoints)}"`;
-const WR = `"${getTableName(checkpointWrites)}"`;
+const CP = qualifiedName(checkpoints);
+const WR = qualifiedName(checkpointWrites);
 
 /** A write recorded against a checkpoint, without its value. */
 export interface HistoryWrite {

@@ -1,5 +1,6 @@
 import "server-only";
 import { type SQL, sql } from "drizzle-orm";
+import { checkpointBlobs, checkpoints, checkpointWrites } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 
 /*
@@ -26,9 +27,9 @@ export async function listCheckpointThreadIds({
 }): Promise<string[]> {
   const rows = rowsOf<{ id: string }>(
     await db.execute(sql`WITH RECURSIVE ids(id, n) AS (
-      SELECT (SELECT thread_id FROM checkpoints WHERE thread_id > ${after} ORDER BY thread_id LIMIT 1), 1
+      SELECT (SELECT thread_id FROM ${checkpoints} WHERE thread_id > ${after} ORDER BY thread_id LIMIT 1), 1
       UNION ALL
-      SELECT (SELECT c.thread_id FROM checkpoints c WHERE c.thread_id > ids.id ORDER BY c.thread_id LIMIT 1), n + 1
+      SELECT (SELECT c.thread_id FROM ${checkpoints} c WHERE c.thread_id > ids.id ORDER BY c.thread_id LIMIT 1), n + 1
       FROM ids WHERE ids.id IS NOT NULL AND n < ${limit}
     )
     SELECT id FROM ids WHERE id IS NOT NULL`),
@@ -58,14 +59,14 @@ export async function findPrunableThreads({
   const rows = rowsOf<{ id: string }>(
     await db.execute(sql`SELECT t.id FROM unnest(${sql.param(threadIds)}::text[]) AS t(id)
     CROSS JOIN LATERAL (
-      SELECT checkpoint_id FROM checkpoints WHERE thread_id = t.id AND checkpoint_ns = ''
+      SELECT checkpoint_id FROM ${checkpoints} WHERE thread_id = t.id AND checkpoint_ns = ''
       ORDER BY checkpoint_id DESC OFFSET ${keepLatest - 1} LIMIT 1
     ) nth
     CROSS JOIN LATERAL (
-      SELECT 1 FROM checkpoints c
+      SELECT 1 FROM ${checkpoints} c
       WHERE c.thread_id = t.id AND c.checkpoint_ns = '' AND c.checkpoint_id < nth.checkpoint_id
         AND c.created_at <= ${cutoff}::timestamptz
-        AND NOT EXISTS (SELECT 1 FROM checkpoints ch WHERE ch.thread_id = t.id AND ch.checkpoint_ns = ''
+        AND NOT EXISTS (SELECT 1 FROM ${checkpoints} ch WHERE ch.thread_id = t.id AND ch.checkpoint_ns = ''
           AND ch.parent_checkpoint_id = c.checkpoint_id)
       LIMIT 1
     ) tip`),
@@ -81,28 +82,28 @@ function pruneThreadSql(threadId: string, keepLatest: number, cutoff: string, dr
     return sql`${t}.thread_id = ${threadId} AND ${t}.checkpoint_ns = ''`;
   };
   const plan = sql`WITH RECURSIVE seed AS (
-    (SELECT c.checkpoint_id FROM checkpoints c WHERE ${root("c")} ORDER BY c.checkpoint_id DESC LIMIT ${keepLatest})
+    (SELECT c.checkpoint_id FROM ${checkpoints} c WHERE ${root("c")} ORDER BY c.checkpoint_id DESC LIMIT ${keepLatest})
     UNION
-    SELECT c.checkpoint_id FROM checkpoints c WHERE ${root("c")} AND c.created_at > ${cutoff}::timestamptz
+    SELECT c.checkpoint_id FROM ${checkpoints} c WHERE ${root("c")} AND c.created_at > ${cutoff}::timestamptz
   ), kept AS (
-    SELECT c.checkpoint_id, c.parent_checkpoint_id FROM checkpoints c
+    SELECT c.checkpoint_id, c.parent_checkpoint_id FROM ${checkpoints} c
     WHERE ${root("c")} AND c.checkpoint_id IN (SELECT checkpoint_id FROM seed)
     UNION
     -- One primary-key probe per ancestor (the LIMIT stops the planner from hashing the whole thread at every level).
     SELECT p.checkpoint_id, p.parent_checkpoint_id FROM kept k
     CROSS JOIN LATERAL (
-      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM checkpoints p
+      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM ${checkpoints} p
       WHERE ${root("p")} AND p.checkpoint_id = k.parent_checkpoint_id LIMIT 1
     ) p
   ), doomed AS (
-    SELECT c.checkpoint_id FROM checkpoints c
+    SELECT c.checkpoint_id FROM ${checkpoints} c
     WHERE ${root("c")} AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.checkpoint_id = c.checkpoint_id)
   ), live AS (
     SELECT DISTINCT v.channel, v.version FROM kept k
-    JOIN checkpoints c ON ${root("c")} AND c.checkpoint_id = k.checkpoint_id
+    JOIN ${checkpoints} c ON ${root("c")} AND c.checkpoint_id = k.checkpoint_id
     CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v(channel, version)
   ), gone_blobs AS (
-    SELECT b.channel, b.version FROM checkpoint_blobs b
+    SELECT b.channel, b.version FROM ${checkpointBlobs} b
     WHERE ${root("b")} AND EXISTS (SELECT 1 FROM doomed)
       AND NOT EXISTS (SELECT 1 FROM live l
         WHERE b.channel = l.channel COLLATE "C" AND b.version = l.version COLLATE "C")
@@ -154,8 +155,8 @@ export async function readCutoff({
 /** Size of the three checkpoint tables with their indexes, in bytes. */
 export async function checkpointTablesSize({ db }: { db: Queryable }): Promise<number> {
   const [size] = rowsOf<{ bytes: string }>(
-    await db.execute(sql`SELECT (pg_total_relation_size('checkpoints') + pg_total_relation_size('checkpoint_blobs')
-      + pg_total_relation_size('checkpoint_writes'))::text AS bytes`),
+    await db.execute(sql`SELECT (pg_total_relation_size('checkpoint.checkpoints') + pg_total_relation_size('checkpoint.checkpoint_blobs')
+      + pg_total_relation_size('checkpoint.checkpoint_writes'))::text AS bytes`),
   );
   return Number(size?.bytes ?? 0);
 }
@@ -173,28 +174,28 @@ function truncateThreadSql(threadId: string, keepLast: number, cutoff: string, d
     return sql`${t}.thread_id = ${threadId} AND ${t}.checkpoint_ns = ''`;
   };
   const plan = sql`WITH RECURSIVE head AS (
-    SELECT c.checkpoint_id, c.parent_checkpoint_id, 1 AS depth FROM checkpoints c WHERE ${root("c")}
+    SELECT c.checkpoint_id, c.parent_checkpoint_id, 1 AS depth FROM ${checkpoints} c WHERE ${root("c")}
     ORDER BY c.checkpoint_id DESC LIMIT 1
   ), head_chain AS (
     SELECT checkpoint_id, parent_checkpoint_id, depth FROM head
     UNION ALL
     SELECT p.checkpoint_id, p.parent_checkpoint_id, h.depth + 1 FROM head_chain h
     CROSS JOIN LATERAL (
-      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM checkpoints p
+      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM ${checkpoints} p
       WHERE ${root("p")} AND p.checkpoint_id = h.parent_checkpoint_id LIMIT 1
     ) p
     WHERE h.depth < ${keepLast}
   ), young_tips AS (
-    SELECT c.checkpoint_id, c.parent_checkpoint_id FROM checkpoints c
+    SELECT c.checkpoint_id, c.parent_checkpoint_id FROM ${checkpoints} c
     WHERE ${root("c")} AND c.created_at > ${cutoff}::timestamptz
-      AND NOT EXISTS (SELECT 1 FROM checkpoints ch WHERE ${root("ch")} AND ch.parent_checkpoint_id = c.checkpoint_id)
+      AND NOT EXISTS (SELECT 1 FROM ${checkpoints} ch WHERE ${root("ch")} AND ch.parent_checkpoint_id = c.checkpoint_id)
       AND NOT EXISTS (SELECT 1 FROM head h WHERE h.checkpoint_id = c.checkpoint_id)
   ), fork_chains AS (
     SELECT checkpoint_id, parent_checkpoint_id FROM young_tips
     UNION
     SELECT p.checkpoint_id, p.parent_checkpoint_id FROM fork_chains f
     CROSS JOIN LATERAL (
-      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM checkpoints p
+      SELECT p.checkpoint_id, p.parent_checkpoint_id FROM ${checkpoints} p
       WHERE ${root("p")} AND p.checkpoint_id = f.parent_checkpoint_id LIMIT 1
     ) p
   ), kept AS (
@@ -202,7 +203,7 @@ function truncateThreadSql(threadId: string, keepLast: number, cutoff: string, d
     UNION
     SELECT checkpoint_id, parent_checkpoint_id FROM fork_chains
   ), doomed AS (
-    SELECT c.checkpoint_id FROM checkpoints c
+    SELECT c.checkpoint_id FROM ${checkpoints} c
     WHERE ${root("c")} AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.checkpoint_id = c.checkpoint_id)
   ), new_roots AS (
     SELECT k.checkpoint_id FROM kept k
@@ -210,10 +211,10 @@ function truncateThreadSql(threadId: string, keepLast: number, cutoff: string, d
       AND NOT EXISTS (SELECT 1 FROM kept p WHERE p.checkpoint_id = k.parent_checkpoint_id)
   ), live AS (
     SELECT DISTINCT v.channel, v.version FROM kept k
-    JOIN checkpoints c ON ${root("c")} AND c.checkpoint_id = k.checkpoint_id
+    JOIN ${checkpoints} c ON ${root("c")} AND c.checkpoint_id = k.checkpoint_id
     CROSS JOIN LATERAL jsonb_each_text(c.checkpoint -> 'channel_versions') AS v(channel, version)
   ), gone_blobs AS (
-    SELECT b.channel, b.version FROM checkpoint_blobs b
+    SELECT b.channel, b.version FROM ${checkpointBlobs} b
     WHERE ${root("b")} AND EXISTS (SELECT 1 FROM doomed)
       AND NOT EXISTS (SELECT 1 FROM live l
         WHERE b.channel = l.channel COLLATE "C" AND b.version = l.version COLLATE "C")
@@ -259,32 +260,32 @@ function removeDoomed(plan: SQL, root: (alias: string) => SQL, dryRun: boolean, 
   if (dryRun) {
     return sql`${plan}
     SELECT (SELECT count(*) FROM doomed)::int AS checkpoints,
-      (SELECT count(*) FROM checkpoint_writes w JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)::int
+      (SELECT count(*) FROM ${checkpointWrites} w JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)::int
         AS writes,
       (SELECT count(*) FROM gone_blobs)::int AS blobs${roots ? sql`, (SELECT count(*) FROM new_roots)::int AS roots` : sql``},
-      ((SELECT coalesce(sum(pg_column_size(c.checkpoint) + pg_column_size(c.metadata)), 0) FROM checkpoints c
+      ((SELECT coalesce(sum(pg_column_size(c.checkpoint) + pg_column_size(c.metadata)), 0) FROM ${checkpoints} c
           JOIN doomed d ON ${root("c")} AND c.checkpoint_id = d.checkpoint_id)
-        + (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM checkpoint_writes w
+        + (SELECT coalesce(sum(octet_length(w.blob)), 0) FROM ${checkpointWrites} w
           JOIN doomed d ON ${root("w")} AND w.checkpoint_id = d.checkpoint_id)
-        + (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM checkpoint_blobs b
+        + (SELECT coalesce(sum(octet_length(b.blob)), 0) FROM ${checkpointBlobs} b
           JOIN gone_blobs g ON ${root("b")} AND b.channel = g.channel AND b.version = g.version))::text AS bytes`;
   }
   const rooted = roots
     ? sql`, rooted AS (
-    UPDATE checkpoints c SET parent_checkpoint_id = NULL, metadata = c.metadata || '{"truncated": true}'::jsonb
+    UPDATE ${checkpoints} c SET parent_checkpoint_id = NULL, metadata = c.metadata || '{"truncated": true}'::jsonb
     FROM new_roots r WHERE ${root("c")} AND c.checkpoint_id = r.checkpoint_id
     RETURNING 1
   )`
     : sql``;
   return sql`${plan}, del_writes AS (
-    DELETE FROM checkpoint_writes w USING doomed d WHERE ${root("w")} AND w.checkpoint_id = d.checkpoint_id
+    DELETE FROM ${checkpointWrites} w USING doomed d WHERE ${root("w")} AND w.checkpoint_id = d.checkpoint_id
     RETURNING octet_length(w.blob) AS bytes
   ), del_blobs AS (
-    DELETE FROM checkpoint_blobs b USING gone_blobs g
+    DELETE FROM ${checkpointBlobs} b USING gone_blobs g
     WHERE ${root("b")} AND b.channel = g.channel AND b.version = g.version
     RETURNING coalesce(octet_length(b.blob), 0) AS bytes
   ), del_checkpoints AS (
-    DELETE FROM checkpoints c USING doomed d WHERE ${root("c")} AND c.checkpoint_id = d.checkpoint_id
+    DELETE FROM ${checkpoints} c USING doomed d WHERE ${root("c")} AND c.checkpoint_id = d.checkpoint_id
     RETURNING pg_column_size(c.checkpoint) + pg_column_size(c.metadata) AS bytes
   )${rooted}
   SELECT (SELECT count(*) FROM del_checkpoints)::int AS checkpoints, (SELECT count(*) FROM del_writes)::int AS writes,

@@ -1,14 +1,13 @@
 import { TASKS } from "@langchain/langgraph-checkpoint";
-import { getTableName } from "drizzle-orm";
-import { checkpointBlobs, checkpoints, checkpointWrites } from "@/lib/db/schema";
+import { checkpointBlobs, checkpoints, checkpointWrites, qualifiedName } from "@/lib/db/schema";
 
 /*
  * Every statement here is ONE statement doing all it does: a single statement is atomic, so there is no BEGIN/COMMIT
  * pair, and each costs one round trip (the writes of several saver calls share one: {@link WRITE_BATCH}). Table names come from the Drizzle schema, which owns the tables and their migrations.
  */
-const CP = `"${getTableName(checkpoints)}"`;
-const BL = `"${getTableName(checkpointBlobs)}"`;
-const WR = `"${getTableName(checkpointWrites)}"`;
+const CP = qualifiedName(checkpoints);
+const BL = qualifiedName(checkpointBlobs);
+const WR = qualifiedName(checkpointWrites);
 
 /** Columns of a checkpoint tuple as read by {@link selectTuplesSql}. */
 export interface TupleRow {

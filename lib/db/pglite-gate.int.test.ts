@@ -44,7 +44,7 @@ describe("embedded database: no wait without bound", () => {
   it("the same through the raw client the checkpointer uses, and through a nested transaction", async () => {
     const raw = await outcome(() =>
       database.db.transaction(async () => {
-        await database.sql.query("SELECT count(*) FROM checkpoints WHERE thread_id = $1", ["t"]);
+        await database.sql.query("SELECT count(*) FROM checkpoint.checkpoints WHERE thread_id = $1", ["t"]);
       }),
     );
     expect(raw.code).toBe("unavailable:database_busy");

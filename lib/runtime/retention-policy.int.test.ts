@@ -46,16 +46,16 @@ async function forkAtApproval(config: ThreadConfig, value: unknown) {
 const tree = (threadId: string) =>
   q<{ id: string; parent: string | null; truncated: string | null }>(
     `SELECT checkpoint_id AS id, parent_checkpoint_id AS parent, metadata ->> 'truncated' AS truncated
-     FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id`,
+     FROM checkpoint.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id`,
     [threadId],
   );
 const everything = async (threadId: string) =>
   JSON.stringify(
     await q(
-      `SELECT (SELECT string_agg(c::text, '|' ORDER BY c.checkpoint_id) FROM checkpoints c WHERE thread_id = $1) AS c,
-         (SELECT string_agg(md5(b.blob), '|' ORDER BY b.channel, b.version) FROM checkpoint_blobs b
+      `SELECT (SELECT string_agg(c::text, '|' ORDER BY c.checkpoint_id) FROM checkpoint.checkpoints c WHERE thread_id = $1) AS c,
+         (SELECT string_agg(md5(b.blob), '|' ORDER BY b.channel, b.version) FROM checkpoint.checkpoint_blobs b
            WHERE thread_id = $1) AS b,
-         (SELECT count(*) FROM checkpoint_writes WHERE thread_id = $1) AS w`,
+         (SELECT count(*) FROM checkpoint.checkpoint_writes WHERE thread_id = $1) AS w`,
       [threadId],
     ),
   );

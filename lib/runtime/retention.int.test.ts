@@ -113,7 +113,7 @@ interface CheckpointNode {
 async function checkpointTree(threadId: string, cutoffSql = "now()"): Promise<CheckpointNode[]> {
   return sqlRows<CheckpointNode>(
     `SELECT checkpoint_id AS id, parent_checkpoint_id AS parent, created_at > ${cutoffSql} AS young
-     FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id`,
+     FROM checkpoint.checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id`,
     [threadId],
   );
 }
@@ -138,16 +138,16 @@ async function threadRows(threadId: string): Promise<string> {
   const [cps, blobs, writes] = await Promise.all([
     sqlRows(
       `SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint::text, metadata::text, created_at::text
-       FROM checkpoints WHERE thread_id = $1 ORDER BY checkpoint_ns, checkpoint_id`,
+       FROM checkpoint.checkpoints WHERE thread_id = $1 ORDER BY checkpoint_ns, checkpoint_id`,
       [threadId],
     ),
     sqlRows(
-      `SELECT checkpoint_ns, channel, version, type, md5(blob) FROM checkpoint_blobs WHERE thread_id = $1
+      `SELECT checkpoint_ns, channel, version, type, md5(blob) FROM checkpoint.checkpoint_blobs WHERE thread_id = $1
        ORDER BY checkpoint_ns, channel, version`,
       [threadId],
     ),
     sqlRows(
-      `SELECT checkpoint_ns, checkpoint_id, task_id, idx, channel, type, task_path, md5(blob) FROM checkpoint_writes
+      `SELECT checkpoint_ns, checkpoint_id, task_id, idx, channel, type, task_path, md5(blob) FROM checkpoint.checkpoint_writes
        WHERE thread_id = $1 ORDER BY checkpoint_ns, checkpoint_id, task_id, idx`,
       [threadId],
     ),
@@ -337,11 +337,11 @@ describe("checkpoint retention on postgres with refund graph threads", () => {
     expect(await historyChainIsWhole(t.forked)).toBe(kept.length);
     // No blob left that nothing refers to, and nothing referred to without its blob.
     const [gc] = await sqlRows<{ unreferenced: number; missing: number }>(
-      `WITH refs AS (SELECT DISTINCT v.channel, v.version FROM checkpoints c,
+      `WITH refs AS (SELECT DISTINCT v.channel, v.version FROM checkpoint.checkpoints c,
          jsonb_each_text(c.checkpoint -> 'channel_versions') v(channel, version) WHERE c.thread_id = $1)
-       SELECT (SELECT count(*) FROM checkpoint_blobs b WHERE b.thread_id = $1 AND NOT EXISTS
+       SELECT (SELECT count(*) FROM checkpoint.checkpoint_blobs b WHERE b.thread_id = $1 AND NOT EXISTS
            (SELECT 1 FROM refs r WHERE r.channel = b.channel AND r.version = b.version))::int AS unreferenced,
-         (SELECT count(*) FROM refs r WHERE NOT EXISTS (SELECT 1 FROM checkpoint_blobs b
+         (SELECT count(*) FROM refs r WHERE NOT EXISTS (SELECT 1 FROM checkpoint.checkpoint_blobs b
            WHERE b.thread_id = $1 AND b.channel = r.channel AND b.version = r.version))::int AS missing`,
       [t.forked],
     );
@@ -366,7 +366,7 @@ describe("checkpoint retention on postgres with refund graph threads", () => {
     const head = tree[tree.length - 1]!.id;
     const deadTip = tree.find((n) => n.id !== head && !tree.some((c) => c.parent === n.id))!.id;
     await sqlRows(
-      `UPDATE checkpoints SET created_at = CASE WHEN checkpoint_id = $2 THEN now() ELSE now() - interval '2 days' END
+      `UPDATE checkpoint.checkpoints SET created_at = CASE WHEN checkpoint_id = $2 THEN now() ELSE now() - interval '2 days' END
        WHERE thread_id = $1`,
       [t.loose, deadTip],
     );
@@ -377,9 +377,10 @@ describe("checkpoint retention on postgres with refund graph threads", () => {
     const aged = await checkpointTree(t.loose, "now() - interval '1 day'");
     expect(expectedKept(aged, 1)).toHaveLength(tree.length);
 
-    await sqlRows(`UPDATE checkpoints SET created_at = now() - interval '2 days' WHERE thread_id = $1`, [
-      t.loose,
-    ]);
+    await sqlRows(
+      `UPDATE checkpoint.checkpoints SET created_at = now() - interval '2 days' WHERE thread_id = $1`,
+      [t.loose],
+    );
     const old = await checkpointTree(t.loose, "now() - interval '1 day'");
     const keepTwo = await pruneCheckpoints({ ...opts, keepLatest: 2, olderThanMs: oneDay });
     expect((await checkpointTree(t.loose)).map((n) => n.id)).toEqual(expectedKept(old, 2));

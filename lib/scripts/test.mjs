@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
 const root = process.cwd();
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -17,6 +17,8 @@ const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", PLAYWRIGHT_SKIP_BROW
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
+/** Every failed (or flaky) test by name, printed again at the very end: CI keeps only the tail of a long log. */
+const failedTests = [];
 
 function run(label, command, args, extraEnv = {}) {
   console.log(`\n── ${label} ──`);
@@ -85,6 +87,29 @@ function countVitest(path, ok, label) {
   totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
   if (report.numFailedTests > 0 || !ok) failures.push(label);
   if (!ok && report.numFailedTests === 0) totals.failed += 1;
+  for (const file of report.testResults ?? []) {
+    for (const test of file.assertionResults ?? []) {
+      if (test.status === "failed")
+        failedTests.push(`${label}: ${relative(root, file.name)} › ${test.fullName}`);
+    }
+  }
+}
+
+/** The failed and the flaky tests of a Playwright JSON report, by file and title path. */
+function playwrightFailures(suite, titles = []) {
+  const path = suite.title ? [...titles, suite.title] : titles;
+  const out = [];
+  for (const spec of suite.specs ?? []) {
+    for (const test of spec.tests ?? []) {
+      if (test.status === "unexpected" || test.status === "flaky") {
+        out.push(
+          `${test.status === "flaky" ? "flaky (passed on retry): " : ""}${[...path, spec.title].join(" › ")}`,
+        );
+      }
+    }
+  }
+  for (const child of suite.suites ?? []) out.push(...playwrightFailures(child, path));
+  return out;
 }
 
 /**
@@ -133,7 +158,11 @@ async function playwright(label, extraEnv, reportName, prefix = "", args = []) {
     prefix,
   );
   if (existsSync(report)) {
-    const stats = JSON.parse(readFileSync(report, "utf8")).stats;
+    const parsed = JSON.parse(readFileSync(report, "utf8"));
+    const stats = parsed.stats;
+    for (const suite of parsed.suites ?? []) {
+      for (const name of playwrightFailures(suite)) failedTests.push(`${label}: ${name}`);
+    }
     totals.passed += stats.expected + (stats.flaky ?? 0);
     totals.failed += stats.unexpected;
     totals.skipped += stats.skipped;
@@ -207,5 +236,6 @@ if (hasE2e) {
 }
 
 if (failures.length > 0) console.log(`\nFailed: ${failures.join(", ")}`);
+for (const name of failedTests) console.log(`  ✗ ${name}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed > 0 ? 1 : 0);

@@ -1,5 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
+import { getTableConfig } from "drizzle-orm/pg-core";
+import { checkpoints } from "../schema";
 import type { Queryable } from "../tx";
 
 /*
@@ -43,6 +45,8 @@ export async function listThreadsMentioning({
 }
 
 export interface ErasableColumn {
+  /** The table's Postgres schema: the application's (`public`) or the saver's (`checkpoint`). */
+  schema: string;
   table: string;
   column: string;
   kind: "text" | "jsonb" | "bytea";
@@ -58,27 +62,34 @@ const PROTECTED_COLUMN =
   "^(id|key|kind|type|status|action|answer|role|currency|version|agent_id|agent_version)$|_id$|_ids$|_by$|_by_label$|_label$|_key$|_ref$|_cents$|_status$|^error_code$";
 
 /**
- * Every column of the application's tables that can hold a customer's text: text, varchar, jsonb, and the saver's
- * bytea values (in tables with a `type` column saying which are JSON). Not the audit trail (its own function), not
+ * Every column of the application's tables and the saver's (their own schema) that can hold a customer's text: text,
+ * varchar, jsonb, and the saver's bytea values (in tables with a `type` column saying which are JSON). Not the audit trail (its own function), not
  * staff accounts and keys (auth_*, api_keys).
  */
 export async function listErasableColumns({ db }: { db: Queryable }): Promise<ErasableColumn[]> {
-  const rows = rowsOf<{ table: string; column: string; type: string; thread_column: string | null }>(
-    await db.execute(sql`SELECT c.table_name AS table, c.column_name AS column, c.data_type AS type,
+  const rows = rowsOf<{
+    schema: string;
+    table: string;
+    column: string;
+    type: string;
+    thread_column: string | null;
+  }>(
+    await db.execute(sql`SELECT c.table_schema AS schema, c.table_name AS table, c.column_name AS column, c.data_type AS type,
         CASE WHEN c.table_name = 'threads' THEN 'id'
           WHEN EXISTS (SELECT 1 FROM information_schema.columns k WHERE k.table_schema = c.table_schema
             AND k.table_name = c.table_name AND k.column_name = 'thread_id') THEN 'thread_id' END AS thread_column
       FROM information_schema.columns c
       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-      WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.is_generated = 'NEVER'
+      WHERE c.table_schema IN (current_schema(), ${getTableConfig(checkpoints).schema ?? "public"}) AND t.table_type = 'BASE TABLE' AND c.is_generated = 'NEVER'
         AND c.data_type IN ('text', 'character varying', 'jsonb', 'bytea')
         AND c.table_name <> 'audit_log' AND c.table_name NOT LIKE 'auth\\_%' AND c.table_name <> 'api_keys'
         AND c.column_name !~ ${PROTECTED_COLUMN}
         AND (c.data_type <> 'bytea' OR EXISTS (SELECT 1 FROM information_schema.columns k
           WHERE k.table_schema = c.table_schema AND k.table_name = c.table_name AND k.column_name = 'type'))
-      ORDER BY c.table_name, c.ordinal_position`),
+      ORDER BY c.table_schema, c.table_name, c.ordinal_position`),
   );
   return rows.map((r) => ({
+    schema: r.schema,
     table: r.table,
     column: r.column,
     kind: r.type === "jsonb" ? "jsonb" : r.type === "bytea" ? "bytea" : "text",
@@ -103,7 +114,7 @@ export async function redactColumn({
   /** Only rows of these threads (the column must have a thread column). */
   threadIds?: string[];
 }): Promise<number> {
-  const t = sql.identifier(column.table);
+  const t = sql`${sql.identifier(column.schema)}.${sql.identifier(column.table)}`;
   const scope =
     threadIds && column.threadColumn
       ? sql` AND ${sql.identifier(column.threadColumn)} = ANY(${sql.param(threadIds)}::text[])`

@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { MultitaskStrategy } from "@/lib/wire";
 import { rowsOf } from "../rows";
-import { type QueuedInput, queuedInputs } from "../schema";
+import { checkpoints, type QueuedInput, queuedInputs } from "../schema";
 import type { Queryable } from "../tx";
 
 /** Keep new input for after the thread's active run (its thread is locked by the caller). */
@@ -138,12 +138,12 @@ export async function abandonRunCheckpoints({
   runId: string;
   forRunId: string;
 }): Promise<string | null> {
-  const first = await db.execute(sql`SELECT parent_checkpoint_id FROM checkpoints
+  const first = await db.execute(sql`SELECT parent_checkpoint_id FROM ${checkpoints}
     WHERE thread_id = ${threadId} AND checkpoint_ns = '' AND metadata->>'run_id' = ${runId}
     ORDER BY checkpoint_id LIMIT 1`);
   const base = rowsOf<{ parent_checkpoint_id: string | null }>(first)[0]?.parent_checkpoint_id ?? null;
   if (!base) return null;
-  await db.execute(sql`UPDATE checkpoints
+  await db.execute(sql`UPDATE ${checkpoints}
     SET metadata = metadata || jsonb_build_object('abandoned', jsonb_build_object('run', ${runId}::text, 'for', ${forRunId}::text))
     WHERE thread_id = ${threadId} AND metadata->>'run_id' = ${runId}`);
   return base;

@@ -1,5 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
+import { checkpointBlobs, checkpoints, checkpointWrites } from "../schema";
 import type { Queryable } from "../tx";
 import { statusLiterals, UNDELIVERED_STATUSES } from "./effects";
 
@@ -101,16 +102,16 @@ export async function readThreadArchive({
       'effects', (SELECT coalesce(jsonb_agg(to_jsonb(f) ORDER BY f.created_at), '[]') FROM effects f
         WHERE f.thread_id = ${threadId}),
       'checkpoints', (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.checkpoint_ns, c.checkpoint_id), '[]')
-        FROM checkpoints c WHERE c.thread_id = ${threadId}),
+        FROM ${checkpoints} c WHERE c.thread_id = ${threadId}),
       'checkpointBlobs', (SELECT coalesce(jsonb_agg(jsonb_build_object('checkpoint_ns', b.checkpoint_ns,
           'channel', b.channel, 'version', b.version, 'type', b.type, ${blobFields("b")})
           ORDER BY b.checkpoint_ns, b.channel, b.version), '[]')
-        FROM checkpoint_blobs b WHERE b.thread_id = ${threadId}),
+        FROM ${checkpointBlobs} b WHERE b.thread_id = ${threadId}),
       'checkpointWrites', (SELECT coalesce(jsonb_agg(jsonb_build_object('checkpoint_ns', w.checkpoint_ns,
           'checkpoint_id', w.checkpoint_id, 'task_id', w.task_id, 'idx', w.idx, 'channel', w.channel, 'type', w.type,
           'task_path', w.task_path, ${blobFields("w")})
           ORDER BY w.checkpoint_ns, w.checkpoint_id, w.task_id, w.idx), '[]')
-        FROM checkpoint_writes w WHERE w.thread_id = ${threadId})
+        FROM ${checkpointWrites} w WHERE w.thread_id = ${threadId})
     ) AS archive`),
   );
   return row?.archive ?? {};
@@ -128,9 +129,9 @@ export async function deleteArchivedThread({
   threadId: string;
 }): Promise<number> {
   const [row] = rowsOf<{ n: number }>(
-    await db.execute(sql`WITH w AS (DELETE FROM checkpoint_writes WHERE thread_id = ${threadId} RETURNING 1),
-      b AS (DELETE FROM checkpoint_blobs WHERE thread_id = ${threadId} RETURNING 1),
-      c AS (DELETE FROM checkpoints WHERE thread_id = ${threadId} RETURNING 1),
+    await db.execute(sql`WITH w AS (DELETE FROM ${checkpointWrites} WHERE thread_id = ${threadId} RETURNING 1),
+      b AS (DELETE FROM ${checkpointBlobs} WHERE thread_id = ${threadId} RETURNING 1),
+      c AS (DELETE FROM ${checkpoints} WHERE thread_id = ${threadId} RETURNING 1),
       t AS (DELETE FROM threads WHERE id = ${threadId} RETURNING 1)
       SELECT ((SELECT count(*) FROM w) + (SELECT count(*) FROM b) + (SELECT count(*) FROM c)
         + (SELECT count(*) FROM t))::int AS n`),

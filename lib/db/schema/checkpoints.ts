@@ -1,5 +1,29 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import {
+  getTableConfig,
+  index,
+  integer,
+  jsonb,
+  type PgTable,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
 import { bytea, byteText } from "./columns";
+
+/**
+ * The saver's tables live in a Postgres schema of their own, apart from the application's tables in `public`: their
+ * size, vacuum and grants are theirs, and a move of checkpoints to a database of their own later is one schema.
+ * Migration 0033 moved them there; the previous release's servers, still running during a rolling deploy, reach
+ * them through views of the old names in `public` (see that migration).
+ */
+export const checkpointSchema = pgSchema("checkpoint");
+
+/** A table's schema-qualified name, quoted, for statements written as text (the saver's, retention's). */
+export function qualifiedName(table: PgTable): string {
+  const { schema, name } = getTableConfig(table);
+  return schema ? `"${schema}"."${name}"` : `"${name}"`;
+}
 
 /**
  * One row per LangGraph checkpoint. `checkpoint` holds everything but the channel values (ids, versions,
@@ -9,7 +33,7 @@ import { bytea, byteText } from "./columns";
  * (thread, namespace[, checkpoint id]). One secondary index, `checkpoints_parent_idx`, serves the history page's
  * child count (`listCheckpointHistory`: checkpoints whose parent is this one), which shows where branches start.
  */
-export const checkpoints = pgTable(
+export const checkpoints = checkpointSchema.table(
   "checkpoints",
   {
     threadId: byteText("thread_id").notNull(),
@@ -31,7 +55,7 @@ export const checkpoints = pgTable(
  * checkpoint never share a (channel, version) key and cannot overwrite each other's values.
  * `blob` is NULL with `type = 'empty'` for a channel that was cleared.
  */
-export const checkpointBlobs = pgTable(
+export const checkpointBlobs = checkpointSchema.table(
   "checkpoint_blobs",
   {
     threadId: byteText("thread_id").notNull(),
@@ -49,7 +73,7 @@ export const checkpointBlobs = pgTable(
  * writes are returned ordered by (task_path, task_id, idx), all compared by byte order. Special writes (errors,
  * interrupts, resume values) use negative `idx`.
  */
-export const checkpointWrites = pgTable(
+export const checkpointWrites = checkpointSchema.table(
   "checkpoint_writes",
   {
     threadId: byteText("thread_id").notNull(),
