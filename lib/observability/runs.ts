@@ -66,6 +66,12 @@ export class ClaimObserver {
     this.span.end();
   }
 
+  /** The claim stepped back to check the thread's version first (it wrote nothing); the claim after it has its own trace. */
+  steppedBack(): void {
+    this.span.updateName("claim deferred (version check first)");
+    this.span.end();
+  }
+
   /** The claim was refused or failed: nothing was written, the trace says why. */
   failed(error: unknown): void {
     failSpan(this.span, error);

@@ -14,6 +14,7 @@ import {
 } from "@/lib/budget-contract";
 import { canonicalPayload } from "@/lib/canonical-json";
 import { rowsOf } from "@/lib/db/rows";
+import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -85,17 +86,44 @@ export interface ThreadSpending {
   decisions: BudgetDecision[];
 }
 
-/** The thread's spending in its other runs and its budget answers, in one statement. */
+/** What a run needs to know of its thread before it starts, besides its spending (see {@link loadThreadSpending}). */
+export interface RunContextRead {
+  /** Every question the thread's ledger recorded, oldest first (a resume's `expected_interrupts`). */
+  asked?: unknown[];
+  /** The thread's ticket columns (a new message's input); null when the thread row is gone. */
+  thread?: Pick<Thread, "ticket" | "customerMessage" | "orderRef"> | null;
+}
+
+/** A json column as the driver hands it: parsed by `pg`, sometimes text elsewhere. */
+function parsedJson<T>(value: unknown): T | undefined {
+  if (value === null || value === undefined) return undefined;
+  return (typeof value === "string" ? JSON.parse(value) : value) as T;
+}
+
+/**
+ * The thread's spending in its other runs and its budget answers, in one statement — with, on request, the
+ * questions its ledger recorded (`asked`) and its ticket (`thread`), so a run's start reads its thread once.
+ */
 export async function loadThreadSpending({
   db,
   threadId,
   runId,
+  asked = false,
+  thread = false,
 }: {
   db: Queryable;
   threadId: string;
   runId: string;
-}): Promise<ThreadSpending> {
-  const [row] = rowsOf<{ tokens_in: string | number; tokens_out: string | number; decisions: unknown }>(
+  asked?: boolean;
+  thread?: boolean;
+}): Promise<ThreadSpending & RunContextRead> {
+  const [row] = rowsOf<{
+    tokens_in: string | number;
+    tokens_out: string | number;
+    decisions: unknown;
+    asked: unknown;
+    thread: unknown;
+  }>(
     await db.execute(sql`
       SELECT
         (SELECT coalesce(sum(tokens_in), 0) FROM runs WHERE thread_id = ${threadId} AND id <> ${runId}) AS tokens_in,
@@ -104,15 +132,31 @@ export async function loadThreadSpending({
                   ORDER BY resolved_at), '[]'::json)
            FROM decisions
           WHERE thread_id = ${threadId} AND action = 'run_budget' AND status = 'resolved'
-            AND resume_status = 'resolved') AS decisions`),
+            AND resume_status = 'resolved') AS decisions,
+        ${
+          asked
+            ? sql`(SELECT coalesce(json_agg(payload ORDER BY created_at), '[]'::json) FROM decisions
+                WHERE thread_id = ${threadId})`
+            : sql`NULL::json`
+        } AS asked,
+        ${
+          thread
+            ? sql`(SELECT json_build_object('ticket', ticket, 'customerMessage', customer_message, 'orderRef', order_ref)
+                FROM threads WHERE id = ${threadId})`
+            : sql`NULL::json`
+        } AS thread`),
   );
-  const decisions = (typeof row?.decisions === "string" ? JSON.parse(row.decisions) : row?.decisions) as
-    | BudgetDecision[]
-    | undefined;
+  const decisions = parsedJson<BudgetDecision[]>(row?.decisions);
   return {
     tokensIn: Number(row?.tokens_in ?? 0),
     tokensOut: Number(row?.tokens_out ?? 0),
     decisions: decisions ?? [],
+    ...(asked ? { asked: parsedJson<unknown[]>(row?.asked) ?? [] } : {}),
+    ...(thread
+      ? {
+          thread: parsedJson<Pick<Thread, "ticket" | "customerMessage" | "orderRef">>(row?.thread) ?? null,
+        }
+      : {}),
   };
 }
 

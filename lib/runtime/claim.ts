@@ -3,17 +3,11 @@ import { randomUUID } from "node:crypto";
 import type { RunAgentInput } from "@ag-ui/core";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
-import { recordAudit } from "@/lib/db/queries/audit";
-import { getDecisions, listPendingDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
+import { type AuditInput, recordAudit } from "@/lib/db/queries/audit";
+import { getDecisions, listOpenDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
 import { enqueueInput, getQueuedInput, listWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun, getRun, insertRun, requestRunCancel } from "@/lib/db/queries/runs";
-import {
-  getThread,
-  lockThread,
-  markNeedsAttention,
-  setThreadStarter,
-  setThreadStatus,
-} from "@/lib/db/queries/threads";
+import { getThread, lockThread, markNeedsAttention, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Decision, QueuedInput, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
@@ -71,57 +65,67 @@ export async function claimRun({
 }: ClaimRequest & { db: AppDb }): Promise<ClaimedRun | QueuedClaim> {
   const resume = request.input.resume ?? [];
   assertDistinct(resume);
-  if (resume.length > 0)
-    await preflight(
-      db,
-      request.threadId,
-      resume.map((r) => r.interruptId),
-    );
-  return inClaimTransaction(db, request.threadId, request.input.runId, async (tx, observer) => {
-    const thread = await lockThread({ tx, threadId: request.threadId });
-    if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
-    if (
-      request.principal.kind === "key" &&
-      (resume.length > 0 ||
-        thread.startedBy ||
-        thread.lastSeq > 0 ||
-        thread.createdBy !== request.principal.id)
-    ) {
-      throw new AppError(
-        "forbidden:api_key_scope",
-        "An intake key may only start the first run of a ticket it filed; decisions need an operator.",
-      );
-    }
-    if (resume.length === 0) {
-      const queued = await queueIfBusy(tx, thread, request.principal, request.input);
-      if (queued) return queued;
-    }
-    const pending = await listPendingDecisions({ db: tx, threadId: thread.id });
-    if (resume.length === 0) {
-      const input = newInput(
-        request.input,
-        pending,
-        thread.lastSeq === 0 ? thread.customerMessage : null,
-        thread,
-      );
-      return startRun(tx, thread, request.principal, request.input.runId, input, request.leaseMs);
-    }
-    // A resume first settles the decisions, so a request that lost the race hears who decided, not just "busy".
-    const known = await knownDecisions(tx, thread, resume, pending);
-    const missing = pending.filter((d) => !resume.some((r) => r.interruptId === d.interruptId));
-    if (missing.length > 0) {
-      throw new AppError(
-        "unprocessable:resume_incomplete",
-        "Every decision the thread is waiting for must be answered together; some were left out.",
-        {
-          missing: missing.map((d) => ({ interruptId: d.interruptId, action: d.action })),
-        },
-      );
-    }
-    const answers = await settle(tx, thread, known, resume, request.principal, request.input.runId);
-    observer.settled(known, resume);
-    return startRun(tx, thread, request.principal, request.input.runId, answers, request.leaseMs);
-  });
+  const answered = resume.map((r) => r.interruptId);
+  return claimAfterPreflight(
+    db,
+    request.threadId,
+    request.input.runId,
+    answered,
+    async (tx, observer, checked) => {
+      const thread = await lockThread({ tx, threadId: request.threadId });
+      if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
+      if (resume.length > 0 && !checked && !answerableAsRecorded(thread)) return PREFLIGHT_FIRST;
+      if (
+        request.principal.kind === "key" &&
+        (resume.length > 0 ||
+          thread.startedBy ||
+          thread.lastSeq > 0 ||
+          thread.createdBy !== request.principal.id)
+      ) {
+        throw new AppError(
+          "forbidden:api_key_scope",
+          "An intake key may only start the first run of a ticket it filed; decisions need an operator.",
+        );
+      }
+      // What the queue check reads (the active run), the run's start need not read again.
+      const seen: { active?: Run | null } = {};
+      if (resume.length === 0) {
+        const queued = await queueIfBusy(tx, thread, request.principal, request.input, seen);
+        if (queued) return queued;
+      }
+      const { pending, staged } = await listOpenDecisions({ db: tx, threadId: thread.id });
+      if (resume.length === 0) {
+        const input = newInput(
+          request.input,
+          pending,
+          thread.lastSeq === 0 ? thread.customerMessage : null,
+          thread,
+        );
+        return startRun(tx, thread, request.principal, request.input.runId, input, request.leaseMs, seen);
+      }
+      // A resume first settles the decisions, so a request that lost the race hears who decided, not just "busy".
+      const known = await knownDecisions(tx, thread, resume, pending);
+      const missing = pending.filter((d) => !resume.some((r) => r.interruptId === d.interruptId));
+      if (missing.length > 0) {
+        throw new AppError(
+          "unprocessable:resume_incomplete",
+          "Every decision the thread is waiting for must be answered together; some were left out.",
+          {
+            missing: missing.map((d) => ({ interruptId: d.interruptId, action: d.action })),
+          },
+        );
+      }
+      const audit: AuditInput[] = [];
+      const answers = await settle(tx, thread, known, resume, request.principal, request.input.runId, {
+        staged,
+        audit,
+      });
+      observer.settled(known, resume);
+      return startRun(tx, thread, request.principal, request.input.runId, answers, request.leaseMs, {
+        audit,
+      });
+    },
+  );
 }
 
 export interface DecideRequest {
@@ -148,24 +152,31 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
   if (request.principal.kind === "key") {
     throw new AppError("forbidden:api_key_scope", "An intake key cannot decide; decisions need an operator.");
   }
-  await preflight(db, request.threadId, [request.entry.interruptId]);
-  return inClaimTransaction(db, request.threadId, request.runId, async (tx, observer) => {
+  const answered = [request.entry.interruptId];
+  return claimAfterPreflight(db, request.threadId, request.runId, answered, async (tx, observer, checked) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
-    const pending = await listPendingDecisions({ db: tx, threadId: thread.id });
+    if (!checked && !answerableAsRecorded(thread)) return PREFLIGHT_FIRST;
+    const { pending, staged } = await listOpenDecisions({ db: tx, threadId: thread.id });
     const known = await knownDecisions(tx, thread, [request.entry], pending);
     const others = pending.filter((d) => d.interruptId !== request.entry.interruptId);
     if (others.length > 0) {
-      await settle(tx, thread, known, [request.entry], request.principal, null);
+      await settle(tx, thread, known, [request.entry], request.principal, null, { staged });
       observer.settled(known, [request.entry]);
       return {
         resumed: false as const,
         waitingFor: others.map((d) => ({ interruptId: d.interruptId, action: d.action })),
       };
     }
-    const answers = await settle(tx, thread, known, [request.entry], request.principal, request.runId);
+    const audit: AuditInput[] = [];
+    const answers = await settle(tx, thread, known, [request.entry], request.principal, request.runId, {
+      staged,
+      audit,
+    });
     observer.settled(known, [request.entry]);
-    const claimed = await startRun(tx, thread, request.principal, request.runId, answers, request.leaseMs);
+    const claimed = await startRun(tx, thread, request.principal, request.runId, answers, request.leaseMs, {
+      audit,
+    });
     return { resumed: true as const, ...claimed };
   });
 }
@@ -180,7 +191,11 @@ function assertDistinct(resume: readonly { interruptId: string }[]): void {
   }
 }
 
-/** Insert the run (one active per thread), mark the thread running, record its principal and audit the start. */
+/**
+ * Insert the run (one active per thread), mark the thread running, record its principal and audit the start.
+ * `known.active`: the thread's active run as the caller read it under the thread's lock (not read again);
+ * `known.audit`: the caller's own audit entries, written in the same insert, before the start's.
+ */
 export async function startRun(
   tx: Tx,
   thread: Thread,
@@ -188,8 +203,14 @@ export async function startRun(
   runId: string,
   input: RunInput,
   leaseMs: number,
+  known: { active?: Run | null; audit?: AuditInput[] } = {},
 ): Promise<ClaimedRun> {
-  const active = await getActiveRun({ db: tx, threadId: thread.id });
+  const active =
+    known.active !== undefined
+      ? known.active
+      : idleByStatus(thread)
+        ? null
+        : await getActiveRun({ db: tx, threadId: thread.id });
   if (active) {
     throw new AppError("conflict:run_active", "A run is already in progress on this thread.", {
       runId: active.id,
@@ -216,13 +237,16 @@ export async function startRun(
       ...activeRunTrace(),
     },
   });
-  await setThreadStatus({ db: tx, threadId: thread.id, status: "running" });
-  if (input.kind === "input" && !thread.startedBy) {
-    await setThreadStarter({ db: tx, threadId: thread.id, startedBy: principal.id });
-  }
+  await setThreadStatus({
+    db: tx,
+    threadId: thread.id,
+    status: "running",
+    ...(input.kind === "input" && !thread.startedBy ? { startedBy: principal.id } : {}),
+  });
   await recordAudit({
     db: tx,
     entries: [
+      ...(known.audit ?? []),
       {
         action: "run_started",
         actor: principal,
@@ -239,6 +263,21 @@ export async function startRun(
 }
 
 /**
+ * Whether the locked thread's status alone says no run is active on it: every run's start sets `running` in the
+ * transaction that inserts it (here, and a fork's), and only the transaction that closes a run sets these (a new
+ * thread is `idle`). A thread `running` or `needs_attention` is looked up. (The one-active-run index stands behind
+ * this either way.)
+ */
+function idleByStatus(thread: Thread): boolean {
+  return (
+    thread.status === "idle" ||
+    thread.status === "interrupted" ||
+    thread.status === "completed" ||
+    thread.status === "failed"
+  );
+}
+
+/**
  * New input while a run is active (or while earlier input still waits its turn): what the thread's agent declares for
  * double texting. `reject` leaves it to the usual 409; the others queue it durably, and `interrupt` / `rollback` ask
  * the active run to stop (it ends `cancelled`, and the queue starts this input next). Null: nothing is busy.
@@ -248,11 +287,13 @@ async function queueIfBusy(
   thread: Thread,
   principal: Principal,
   input: RunAgentInput,
+  seen: { active?: Run | null },
 ): Promise<QueuedClaim | null> {
   const agent = findAgent(thread.agentId, thread.agentVersion);
   const strategy = agent ? multitaskOf(agent) : "reject";
   if (strategy === "reject") return null;
-  const active = await getActiveRun({ db: tx, threadId: thread.id });
+  const active = idleByStatus(thread) ? null : await getActiveRun({ db: tx, threadId: thread.id });
+  seen.active = active ?? null;
   const ahead = (await listWaitingInputs({ db: tx, threadId: thread.id })).length;
   if (!active && ahead === 0) return null;
   const text = userMessage(input);
@@ -349,19 +390,61 @@ function contentText(content: unknown): string {
     .join("");
 }
 
+/** What a claim transaction answers when the thread needs {@link preflight} before its answers can be taken. */
+const PREFLIGHT_FIRST = Symbol("preflight first");
+
+/**
+ * A resume's claim whose thread may need the version check first ({@link preflight}, which reads the graph's state
+ * and may migrate the thread, so it runs outside the claim's transaction). In the common case the locked thread
+ * shows it needs none (`checked` false, and `work` goes on); otherwise `work` answers {@link PREFLIGHT_FIRST}
+ * having written nothing, the check runs, and the claim runs again with `checked` true. The thread is read once.
+ */
+async function claimAfterPreflight<T>(
+  db: AppDb,
+  threadId: string,
+  runId: string,
+  interruptIds: string[],
+  work: (tx: Tx, observer: ClaimObserver, checked: boolean) => Promise<T | typeof PREFLIGHT_FIRST>,
+): Promise<T> {
+  const first = await inClaimTransaction(db, threadId, runId, (tx, observer) => work(tx, observer, false));
+  if (first !== PREFLIGHT_FIRST) return first;
+  await preflight(db, threadId, interruptIds);
+  const second = await inClaimTransaction(db, threadId, runId, (tx, observer) => work(tx, observer, true));
+  if (second === PREFLIGHT_FIRST) throw new Error("a checked claim asked for its check again");
+  return second;
+}
+
+/**
+ * Whether the thread's answers may be taken as its ledger recorded them, with no look at the graph's state: no
+ * migration declared for its version, paused under a version this process runs. {@link preflight} returns at once
+ * for exactly these threads.
+ */
+function answerableAsRecorded(thread: Thread): boolean {
+  return (
+    !declaredMigration(thread) &&
+    thread.status === "interrupted" &&
+    findAgent(thread.agentId, thread.agentVersion) !== undefined
+  );
+}
+
 /**
  * Run a claim transaction; constraint violations raised by a concurrent request become the same 409s as the checks.
- * The claim is the first span of the run's trace; the decisions it settles are counted once it commits.
+ * The claim is the first span of the run's trace; the decisions it settles are counted once it commits. A claim that
+ * stepped back for its {@link preflight} wrote nothing; its trace says so.
  */
 async function inClaimTransaction<T>(
   db: AppDb,
   threadId: string,
   runId: string,
-  work: (tx: Tx, observer: ClaimObserver) => Promise<T>,
-): Promise<T> {
+  work: (tx: Tx, observer: ClaimObserver) => Promise<T | typeof PREFLIGHT_FIRST>,
+): Promise<T | typeof PREFLIGHT_FIRST> {
   const observer = new ClaimObserver(threadId, runId);
   try {
     const result = await observer.run(() => db.transaction((tx) => work(tx, observer)));
+    if (result === PREFLIGHT_FIRST) {
+      observer.steppedBack();
+      return result;
+    }
     observer.committed(result);
     return result;
   } catch (error) {

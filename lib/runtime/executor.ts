@@ -37,6 +37,7 @@ import { finalizeRun } from "./finalize";
 import { findAgentForKey, getAgentGraph } from "./graph";
 import { isLostOwnership, LostOwnershipError } from "./ownership";
 import { graphInputFor } from "./run-graph-input";
+import type { RunInput } from "./run-input";
 
 const STREAM_MODES = ["messages", "tasks", "custom"] as const;
 
@@ -56,11 +57,13 @@ export function activeRuns(): Map<string, ActiveRun> {
 
 /** Told the thread of every run this process executed once it ended, however it ended (set at the server's start). */
 const ENDED = Symbol.for("hitl-console.run-ended-listener");
-type E = typeof globalThis & { [ENDED]?: (threadId: string) => void };
-function runEndListener(): ((threadId: string) => void) | undefined {
+/** `inputWaiting`: whether input waits in the thread's queue, when the run's end said so (undefined: not known). */
+type RunEndedListener = (threadId: string, inputWaiting?: boolean) => void;
+type E = typeof globalThis & { [ENDED]?: RunEndedListener };
+function runEndListener(): RunEndedListener | undefined {
   return (globalThis as E)[ENDED];
 }
-export function onRunEnded(listener: (threadId: string) => void): void {
+export function onRunEnded(listener: RunEndedListener): void {
   (globalThis as E)[ENDED] = listener;
 }
 
@@ -99,9 +102,12 @@ export function startRunInBackground(run: Run, startSeq: number, options: StartO
       { "run.id": run.id, "thread.id": run.threadId, "run.kind": run.kind, "run.attempt": run.attempts },
       remoteParent(run.traceId, run.traceSpanId),
     );
+  let inputWaiting: boolean | undefined;
   const done = withRunSpan(span, () => {
     observeRunStart(run, options.recovered ?? false);
-    return executeRun(run, startSeq, abort, options, new RunTraceHandler(span));
+    return executeRun(run, startSeq, abort, options, new RunTraceHandler(span)).then((ended) => {
+      inputWaiting = ended?.inputWaiting;
+    });
   })
     .catch((error) => observeRunStopped(run, isLostOwnership(error), error))
     .finally(() => {
@@ -110,7 +116,7 @@ export function startRunInBackground(run: Run, startSeq: number, options: StartO
       // Input that waited for this run (double texting) may start now.
       // (The deployment's MULTITASK may turn it on for an agent that declares `reject`.)
       const ranAs = findAgentForKey(run.agentKey);
-      if (ranAs && multitaskOf(ranAs) !== "reject") runEndListener()?.(run.threadId);
+      if (ranAs && multitaskOf(ranAs) !== "reject") runEndListener()?.(run.threadId, inputWaiting);
     });
   runs.set(run.id, { done, abort });
 }
@@ -121,7 +127,7 @@ async function executeRun(
   abort: AbortController,
   options: StartOptions,
   trace: RunTraceHandler,
-): Promise<void> {
+): Promise<{ inputWaiting: boolean | undefined } | undefined> {
   const { signal } = abort;
   const database = await getDatabase();
   const owner = run.owner ?? "";
@@ -170,9 +176,23 @@ async function executeRun(
       );
     }
     const graph = await getAgentGraph(agent);
-    const { input, configurable } = await graphInputFor(run, { agent, graph }, options.recovered ?? false);
     // Its spending limits: a model call past one pauses the run with a `run_budget` question (lib/runtime/budget.ts).
-    const spending = await loadThreadSpending({ db: database.db, threadId: run.threadId, runId: run.id });
+    // The same statement reads what the graph's input needs of the thread: the questions asked (a resume), the
+    // ticket (a new message).
+    const kind = (run.input as RunInput).kind;
+    const spending = await loadThreadSpending({
+      db: database.db,
+      threadId: run.threadId,
+      runId: run.id,
+      asked: kind === "resume",
+      thread: kind === "input",
+    });
+    const { input, configurable } = await graphInputFor(
+      run,
+      { agent, graph },
+      options.recovered ?? false,
+      spending,
+    );
     gate = new BudgetGate(spending, { retry: run.kind === "retry" });
     const stream = await graph.stream(input, {
       // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).
@@ -222,7 +242,7 @@ async function executeRun(
         );
       }
     }
-    await finalizeRun({
+    const ended = await finalizeRun({
       db: database.db,
       runId: run.id,
       threadId: run.threadId,
@@ -236,6 +256,7 @@ async function executeRun(
       tokens: gate.tokens(),
     });
     observeRunEnd(run, interrupts.length > 0 ? "interrupted" : "succeeded");
+    return ended;
   } catch (error) {
     trace.closeAll();
     // Stopped by an operator, at the run's time limit, or by a model that did not answer: the graph is aborted (no
@@ -263,7 +284,7 @@ async function executeRun(
             : null;
     if (stop) {
       await sink.drain().catch(() => {});
-      await finalizeRun({
+      const ended = await finalizeRun({
         db: database.db,
         runId: run.id,
         threadId: run.threadId,
@@ -277,7 +298,7 @@ async function executeRun(
         ...(gate ? { tokens: gate.tokens() } : {}),
       });
       observeRunEnd(run, stop.status, stop.code);
-      return;
+      return ended;
     }
     if (isLostOwnership(error) || signal.aborted) throw new LostOwnershipError(String(error));
     await sink.drain().catch(() => {});

@@ -3,7 +3,7 @@ import type { AppDb } from "@/lib/db/open";
 import { recordPendingDecisions, supersedeOtherPending } from "@/lib/db/queries/decisions";
 import { appendEvents, type LoggedEvent } from "@/lib/db/queries/events";
 import { finishRun } from "@/lib/db/queries/runs";
-import { setThreadStatus } from "@/lib/db/queries/threads";
+import { endThreadRun } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { DecisionSummary } from "./agent";
 import { publishEvents } from "./event-bus";
@@ -33,9 +33,13 @@ export interface RunEnding {
  * End a run in one transaction: close the run row (only if this process still owns it), record the new pending
  * decisions, supersede decisions the thread no longer waits for, set the thread's status and log the final events.
  * The final events are published only after the commit, so a client that sees RUN_FINISHED can resume at once.
+ * Answers whether input waits in the thread's queue (read in the same statement as the status; undefined: not known).
  */
-export async function finalizeRun({ db, ...ending }: RunEnding & { db: AppDb }): Promise<void> {
-  await db.transaction(async (tx) => {
+export async function finalizeRun({
+  db,
+  ...ending
+}: RunEnding & { db: AppDb }): Promise<{ inputWaiting: boolean | undefined }> {
+  const result = await db.transaction(async (tx) => {
     // Events first, while the run is still active and ours (the append checks both); then close the run.
     const owned = await appendEvents({
       db: tx,
@@ -81,15 +85,18 @@ export async function finalizeRun({ db, ...ending }: RunEnding & { db: AppDb }):
       // from a thread waiting for its reply), and would sit in the inbox, unanswerable, while "Try again" is refused.
       await supersedeOtherPending({ db: tx, threadId: ending.threadId, keep: [] });
     }
-    await setThreadStatus({
+    const { inputWaiting } = await endThreadRun({
       db: tx,
       threadId: ending.threadId,
       status: ending.threadStatus,
       // What the thread turned out to be about: search finds its customer by it (a ticket filed without an order).
       contextOrder: ending.context?.orderId ?? null,
     });
+    // Whether input waits is known only if the event append above locked the thread's row (it had events to write).
+    return { inputWaiting: ending.events.length > 0 ? inputWaiting : undefined };
   });
   publishEvents(ending.threadId, ending.events);
+  return result;
 }
 
 /** Fill the inbox summary's order and customer from the thread when the payload itself does not name them. */

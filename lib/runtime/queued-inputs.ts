@@ -1,7 +1,7 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/roles";
 import { getDatabase } from "@/lib/db/client";
-import { listPendingDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
+import { listOpenDecisions } from "@/lib/db/queries/decisions";
 import {
   abandonRunCheckpoints,
   dropWaitingInput,
@@ -43,17 +43,21 @@ function senderOf(entry: QueuedInput): Principal {
  * version this process has, not closed. Returns the run started, or null. Safe to call from anywhere at any time: the
  * thread lock and the one-active-run index let exactly one caller start it.
  */
-export async function startNextInput(threadId: string): Promise<ClaimedRun | null> {
+export async function startNextInput(
+  threadId: string,
+  /** Whether input waits, when the run's end already said so (`finalizeRun`): no read of the queue then. */
+  inputWaiting?: boolean,
+): Promise<ClaimedRun | null> {
   const { db } = await getDatabase();
-  // The common case, one read: nothing waits.
-  if (!(await hasWaitingInput({ db, threadId }))) return null;
+  // The common case, one read or none: nothing waits.
+  if (inputWaiting === false || !(inputWaiting ?? (await hasWaitingInput({ db, threadId })))) return null;
   const claimed = await db.transaction(async (tx) => {
     const thread = await lockThread({ tx, threadId });
     if (!thread || thread.status === "closed" || thread.status === "needs_attention") return null;
     if (!findAgent(thread.agentId, thread.agentVersion)) return null; // an instance that has its version starts it
     if (await getActiveRun({ db: tx, threadId })) return null;
-    if ((await listPendingDecisions({ db: tx, threadId })).length > 0) return null;
-    if ((await listStagedDecisions({ db: tx, threadId })).length > 0) return null;
+    const open = await listOpenDecisions({ db: tx, threadId });
+    if (open.pending.length > 0 || open.staged.length > 0) return null;
     // An input whose id a run took meanwhile (a client reusing ids) cannot start as that run: dropped, and the next one.
     let next: QueuedInput | undefined;
     for (const waiting of await listWaitingInputs({ db: tx, threadId })) {
@@ -75,15 +79,15 @@ export async function startNextInput(threadId: string): Promise<ClaimedRun | nul
           : null;
       if (base) input = { ...input, fromCheckpointId: base };
     }
-    return startRun(tx, thread, senderOf(next), next.id, input, env.RUN_LEASE_MS);
+    return startRun(tx, thread, senderOf(next), next.id, input, env.RUN_LEASE_MS, { active: null });
   });
   if (claimed) startRunInBackground(claimed.run, claimed.startSeq);
   return claimed;
 }
 
 /** {@link startNextInput} after a run of the thread ended, without failing the caller (the sweeper tries again). */
-export function startNextInputSoon(threadId: string): void {
-  startNextInput(threadId).catch((error: unknown) =>
+export function startNextInputSoon(threadId: string, inputWaiting?: boolean): void {
+  startNextInput(threadId, inputWaiting).catch((error: unknown) =>
     logger().warn({ threadId, ...errorFields(error) }, "queued input: start failed; the sweeper retries"),
   );
 }

@@ -7,6 +7,7 @@ import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Run } from "@/lib/db/schema";
 import type { AgentDefinition, AgentGraph } from "./agent";
+import type { RunContextRead } from "./budget";
 import { ticketOf } from "./intake";
 import type { RunInput } from "./run-input";
 
@@ -19,9 +20,11 @@ export async function graphInputFor(
   run: Run,
   { agent, graph }: { agent: AgentDefinition; graph: AgentGraph },
   recovered: boolean,
+  /** What the run's start already read of its thread (`loadThreadSpending`): not read again. */
+  known: RunContextRead = {},
 ): Promise<{ input: unknown; configurable: Record<string, unknown> }> {
   const input = run.input as RunInput;
-  const asked = input.kind === "resume" ? await askedQuestions(run.threadId) : {};
+  const asked = input.kind === "resume" ? await askedQuestions(run.threadId, known.asked) : {};
   const configurable: Record<string, unknown> =
     input.kind === "resume"
       ? { operator_id: input.actor, ...asked }
@@ -43,12 +46,12 @@ export async function graphInputFor(
     if (input.kind === "input") {
       const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? []).map((m) => m.id);
       if (!messages.includes(input.messageId))
-        return { input: await freshInput(agent, run, input), configurable };
+        return { input: await freshInput(agent, run, input, known), configurable };
     }
     return { input: null, configurable: {} };
   }
   if (input.kind === "resume") return { input: resumeToCommand(input.resume), configurable };
-  if (input.kind === "input") return { input: await freshInput(agent, run, input), configurable };
+  if (input.kind === "input") return { input: await freshInput(agent, run, input, known), configurable };
   return { input: null, configurable };
 }
 
@@ -57,15 +60,25 @@ export async function graphInputFor(
  * given its answer (`expected_interrupts`, read by lib/graphs/ask-human.ts). A graph changed under a paused thread
  * (a careless deploy) asks something else, and the run stops before acting on an answer to another question.
  */
-async function askedQuestions(threadId: string): Promise<{ expected_interrupts: string[] }> {
-  const { db } = await getDatabase();
-  const decisions = await listThreadDecisions({ db, threadId });
-  return { expected_interrupts: [...new Set(decisions.map((d) => canonicalPayload(d.payload)))] };
+async function askedQuestions(
+  threadId: string,
+  known: unknown[] | undefined,
+): Promise<{ expected_interrupts: string[] }> {
+  const payloads =
+    known ?? (await listThreadDecisions({ db: (await getDatabase()).db, threadId })).map((d) => d.payload);
+  return { expected_interrupts: [...new Set(payloads.map((p) => canonicalPayload(p)))] };
 }
 
-async function freshInput(agent: AgentDefinition, run: Run, input: Extract<RunInput, { kind: "input" }>) {
-  const { db } = await getDatabase();
-  const thread = await getThread({ db, threadId: run.threadId });
+async function freshInput(
+  agent: AgentDefinition,
+  run: Run,
+  input: Extract<RunInput, { kind: "input" }>,
+  known: RunContextRead,
+) {
+  const thread =
+    known.thread !== undefined
+      ? known.thread
+      : await getThread({ db: (await getDatabase()).db, threadId: run.threadId });
   const ticket = thread ? ticketOf(thread) : { message: input.text };
   return agent.input({ messageId: input.messageId, text: input.text, ticket });
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/roles";
-import { recordAudit } from "@/lib/db/queries/audit";
+import { type AuditInput, recordAudit } from "@/lib/db/queries/audit";
 import {
   attachStagedDecisions,
   getDecisions,
@@ -73,9 +73,15 @@ export async function settle(
   entries: readonly AnswerEntry[],
   principal: Principal,
   runId: string | null,
+  options: {
+    /** The thread's staged answers, when the caller read them already (under the thread's lock). */
+    staged?: Decision[];
+    /** Collect the audit entries here instead of writing them: the caller writes them with its own, in one insert. */
+    audit?: AuditInput[];
+  } = {},
 ): Promise<RunInput> {
   const agent = getAgent(thread.agentId);
-  const staged = await listStagedDecisions({ db: tx, threadId: thread.id });
+  const staged = options.staged ?? (await listStagedDecisions({ db: tx, threadId: thread.id }));
   const answers = validateAll(agent, known, entries);
   await applyPolicy(tx, agent, thread, known, entries, answers, principal, staged);
   for (const entry of entries) {
@@ -96,23 +102,24 @@ export async function settle(
         : new AppError("conflict:interrupt_resolved", "The decision was already taken.");
     }
   }
-  if (runId) await attachStagedDecisions({ db: tx, threadId: thread.id, resumeRunId: runId });
-  await recordAudit({
-    db: tx,
-    entries: entries.map((entry) => {
-      const decision = known.get(entry.interruptId);
-      return {
-        action: "decision" as const,
-        actor: principal,
-        threadId: thread.id,
-        checkpointId: decision?.checkpointId ?? null,
-        interruptId: entry.interruptId,
-        payload: decision?.payload ?? null,
-        answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : { cancelled: true },
-        detail: { action: decision?.action ?? null, runId, ...(runId ? {} : { waiting: true }) },
-      };
-    }),
+  // Nothing staged (read under the thread's lock, which every answer takes): nothing to attach.
+  if (runId && staged.length > 0)
+    await attachStagedDecisions({ db: tx, threadId: thread.id, resumeRunId: runId });
+  const audit: AuditInput[] = entries.map((entry) => {
+    const decision = known.get(entry.interruptId);
+    return {
+      action: "decision" as const,
+      actor: principal,
+      threadId: thread.id,
+      checkpointId: decision?.checkpointId ?? null,
+      interruptId: entry.interruptId,
+      payload: decision?.payload ?? null,
+      answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : { cancelled: true },
+      detail: { action: decision?.action ?? null, runId, ...(runId ? {} : { waiting: true }) },
+    };
   });
+  if (options.audit) options.audit.push(...audit);
+  else await recordAudit({ db: tx, entries: audit });
   return {
     kind: "resume",
     actor: principal.label,

@@ -131,6 +131,25 @@ export async function supersedeOtherPending({
  * Answers already taken on a thread but not yet sent to the graph (`answered`): the other interrupts of the same
  * super-step were still pending when they came in (parallel approvals answered card by card).
  */
+/**
+ * A thread's open decisions in one statement: those still `pending` and the staged answers (`answered`), each list
+ * ordered as {@link listPendingDecisions} and {@link listStagedDecisions} order theirs.
+ */
+export async function listOpenDecisions({
+  db,
+  threadId,
+}: ThreadScope): Promise<{ pending: Decision[]; staged: Decision[] }> {
+  const rows = await db
+    .select()
+    .from(decisions)
+    .where(and(eq(decisions.threadId, threadId), inArray(decisions.status, ["pending", "answered"])))
+    .orderBy(decisions.resolvedAt, decisions.createdAt);
+  return {
+    pending: rows.filter((d) => d.status === "pending"),
+    staged: rows.filter((d) => d.status === "answered"),
+  };
+}
+
 export async function listStagedDecisions({ db, threadId }: ThreadScope): Promise<Decision[]> {
   return listDecisionsIn({ db, threadId, status: "answered" });
 }

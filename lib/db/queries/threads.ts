@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { isPlausibleId } from "@/lib/params";
-import { decisions, type Thread, threads } from "../schema";
+import { decisions, queuedInputs, type Thread, threads } from "../schema";
 import type { Queryable } from "../tx";
 
 /** Create a thread for a customer ticket. */
@@ -94,17 +94,53 @@ export async function setThreadStatus({
   threadId,
   status,
   contextOrder,
+  startedBy,
 }: {
   db: Queryable;
   threadId: string;
   status: Thread["status"];
   /** The order the agent found the thread to be about (kept when this says nothing). */
   contextOrder?: string | null;
+  /** Who started the thread's first run (four-eyes: they may not approve its refund), set in the same statement. */
+  startedBy?: string;
 }): Promise<void> {
   await db
     .update(threads)
-    .set({ status, updatedAt: sql`now()`, ...(contextOrder ? { contextOrder } : {}) })
+    .set({
+      status,
+      updatedAt: sql`now()`,
+      ...(contextOrder ? { contextOrder } : {}),
+      ...(startedBy ? { startedBy } : {}),
+    })
     .where(eq(threads.id, threadId));
+}
+
+/**
+ * {@link setThreadStatus} at a run's end, answering in the same statement whether input waits in the thread's queue.
+ * The answer holds only when an earlier statement of the caller's transaction already locked the thread's row (the
+ * run's final event append does): a claim that queues input holds that lock while it writes, so every input queued
+ * before the lock was taken is seen, and none can be queued after it until the transaction ends.
+ */
+export async function endThreadRun({
+  db,
+  threadId,
+  status,
+  contextOrder,
+}: {
+  db: Queryable;
+  threadId: string;
+  status: Thread["status"];
+  contextOrder?: string | null;
+}): Promise<{ inputWaiting: boolean }> {
+  const [row] = await db
+    .update(threads)
+    .set({ status, updatedAt: sql`now()`, ...(contextOrder ? { contextOrder } : {}) })
+    .where(eq(threads.id, threadId))
+    .returning({
+      inputWaiting: sql<boolean>`EXISTS (SELECT 1 FROM ${queuedInputs}
+        WHERE ${queuedInputs.threadId} = ${threadId} AND ${queuedInputs.status} = 'waiting')`,
+    });
+  return { inputWaiting: row?.inputWaiting === true };
 }
 
 /** Newest threads first (the console's simple list). */
@@ -116,19 +152,6 @@ export async function listRecentThreads({
   limit?: number;
 }): Promise<Thread[]> {
   return db.select().from(threads).orderBy(desc(threads.updatedAt)).limit(limit);
-}
-
-/** Record who started the thread's first run (four-eyes: they may not approve its refund). */
-export async function setThreadStarter({
-  db,
-  threadId,
-  startedBy,
-}: {
-  db: Queryable;
-  threadId: string;
-  startedBy: string;
-}): Promise<void> {
-  await db.update(threads).set({ startedBy }).where(eq(threads.id, threadId));
 }
 
 /** Record who last edited the thread's state (a fork with edits). */
