@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from "./support/server";
  * A refund's payment as the operator sees it on the thread page, with a fake payment provider over HTTP that the test
  * takes down and brings back: the delivery's status, attempts and last error, its retries, and — out of attempts —
  * the operator task; and an email nobody can confirm (a server stopped while handing it over), which the operator closes
- * as arrived. A server of its own (its provider, short back-off, three attempts).
+ * as arrived. A server of its own (its provider, an 8 s back-off, three attempts).
  */
 test.describe.configure({ timeout: 120_000 });
 
@@ -33,8 +33,10 @@ test.beforeAll(async () => {
       PAYMENT_URL: provider.url,
       PAYMENT_TIMEOUT_MS: "1000",
       EFFECT_POLL_MS: "200",
-      EFFECT_RETRY_BASE_MS: "2000",
-      EFFECT_RETRY_MAX_MS: "2000",
+      // Each wait between attempts outlasts the idle thread page's 5 s refresh, so the page sees every "queued"
+      // (with 2 s, a loaded machine could go from attempt 1 to "failed" between two refreshes).
+      EFFECT_RETRY_BASE_MS: "8000",
+      EFFECT_RETRY_MAX_MS: "8000",
       EFFECT_MAX_ATTEMPTS: "3",
     },
   });
@@ -102,7 +104,8 @@ test("out of attempts, the payment raises an operator task on the thread; Retry 
     "The laptop in ORD-1008 is broken, please refund it.",
   );
 
-  await expect(payment).toHaveAttribute("data-status", "failed", { timeout: 30_000 });
+  // Three attempts 8 s apart, and the page's next refresh.
+  await expect(payment).toHaveAttribute("data-status", "failed", { timeout: 45_000 });
   await expect(payment.getByTestId("effect-attempts")).toHaveText("3");
   await expect(payment.getByTestId("effect-error")).toContainText("HTTP 500");
   const task = payment.getByTestId("effect-task");

@@ -236,6 +236,7 @@ if (hasE2e) {
 }
 
 if (failures.length > 0) console.log(`\nFailed: ${failures.join(", ")}`);
-for (const name of failedTests) console.log(`  ✗ ${name}`);
+for (const name of failedTests)
+  console.log(`  ${name.includes("flaky (passed on retry)") ? "~" : "✗"} ${name}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed > 0 ? 1 : 0);
