@@ -87,10 +87,8 @@ export async function claimRun({
           "An intake key may only start the first run of a ticket it filed; decisions need an operator.",
         );
       }
-      // What the queue check reads (the active run), the run's start need not read again.
-      const seen: { active?: Run | null } = {};
       if (resume.length === 0) {
-        const queued = await queueIfBusy(tx, thread, request.principal, request.input, seen);
+        const queued = await queueIfBusy(tx, thread, request.principal, request.input);
         if (queued) return queued;
       }
       const { pending, staged } = await listOpenDecisions({ db: tx, threadId: thread.id });
@@ -101,7 +99,7 @@ export async function claimRun({
           thread.lastSeq === 0 ? thread.customerMessage : null,
           thread,
         );
-        return startRun(tx, thread, request.principal, request.input.runId, input, request.leaseMs, seen);
+        return startRun(tx, thread, request.principal, request.input.runId, input, request.leaseMs);
       }
       // A resume first settles the decisions, so a request that lost the race hears who decided, not just "busy".
       const known = await knownDecisions(tx, thread, resume, pending);
@@ -287,13 +285,11 @@ async function queueIfBusy(
   thread: Thread,
   principal: Principal,
   input: RunAgentInput,
-  seen: { active?: Run | null },
 ): Promise<QueuedClaim | null> {
   const agent = findAgent(thread.agentId, thread.agentVersion);
   const strategy = agent ? multitaskOf(agent) : "reject";
   if (strategy === "reject") return null;
   const active = idleByStatus(thread) ? null : await getActiveRun({ db: tx, threadId: thread.id });
-  seen.active = active ?? null;
   const ahead = (await listWaitingInputs({ db: tx, threadId: thread.id })).length;
   if (!active && ahead === 0) return null;
   const text = userMessage(input);

@@ -50,7 +50,7 @@ export async function startNextInput(
 ): Promise<ClaimedRun | null> {
   const { db } = await getDatabase();
   // The common case, one read or none: nothing waits.
-  if (inputWaiting === false || !(inputWaiting ?? (await hasWaitingInput({ db, threadId })))) return null;
+  if (!(inputWaiting ?? (await hasWaitingInput({ db, threadId })))) return null;
   const claimed = await db.transaction(async (tx) => {
     const thread = await lockThread({ tx, threadId });
     if (!thread || thread.status === "closed" || thread.status === "needs_attention") return null;

@@ -128,10 +128,6 @@ export async function supersedeOtherPending({
 }
 
 /**
- * Answers already taken on a thread but not yet sent to the graph (`answered`): the other interrupts of the same
- * super-step were still pending when they came in (parallel approvals answered card by card).
- */
-/**
  * A thread's open decisions in one statement: those still `pending` and the staged answers (`answered`), each list
  * ordered as {@link listPendingDecisions} and {@link listStagedDecisions} order theirs.
  */
@@ -150,6 +146,10 @@ export async function listOpenDecisions({
   };
 }
 
+/**
+ * Answers already taken on a thread but not yet sent to the graph (`answered`): the other interrupts of the same
+ * super-step were still pending when they came in (parallel approvals answered card by card).
+ */
 export async function listStagedDecisions({ db, threadId }: ThreadScope): Promise<Decision[]> {
   return listDecisionsIn({ db, threadId, status: "answered" });
 }

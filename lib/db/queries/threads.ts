@@ -106,13 +106,13 @@ export async function setThreadStatus({
 }): Promise<void> {
   await db
     .update(threads)
-    .set({
-      status,
-      updatedAt: sql`now()`,
-      ...(contextOrder ? { contextOrder } : {}),
-      ...(startedBy ? { startedBy } : {}),
-    })
+    .set({ ...statusChange(status, contextOrder), ...(startedBy ? { startedBy } : {}) })
     .where(eq(threads.id, threadId));
+}
+
+/** A status change's columns: the status, its time, and the thread's order when the change names one. */
+function statusChange(status: Thread["status"], contextOrder: string | null | undefined) {
+  return { status, updatedAt: sql`now()`, ...(contextOrder ? { contextOrder } : {}) };
 }
 
 /**
@@ -134,7 +134,7 @@ export async function endThreadRun({
 }): Promise<{ inputWaiting: boolean }> {
   const [row] = await db
     .update(threads)
-    .set({ status, updatedAt: sql`now()`, ...(contextOrder ? { contextOrder } : {}) })
+    .set(statusChange(status, contextOrder))
     .where(eq(threads.id, threadId))
     .returning({
       inputWaiting: sql<boolean>`EXISTS (SELECT 1 FROM ${queuedInputs}
