@@ -3,11 +3,11 @@ import { randomUUID } from "node:crypto";
 import type { RunAgentInput } from "@ag-ui/core";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
-import { type AuditInput, recordAudit } from "@/lib/db/queries/audit";
+import { type AuditInput, auditInsert, recordAudit } from "@/lib/db/queries/audit";
 import { getDecisions, listOpenDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
 import { enqueueInput, getQueuedInput, listWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun, getRun, insertRun, requestRunCancel } from "@/lib/db/queries/runs";
-import { getThread, lockThread, markNeedsAttention, setThreadStatus } from "@/lib/db/queries/threads";
+import { getThread, lockThread, markNeedsAttention, threadStatusUpdate } from "@/lib/db/queries/threads";
 import type { Decision, QueuedInput, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
@@ -218,6 +218,7 @@ export async function startRun(
   // rolling upgrade) is left queued for an instance that has it; a retired one is refused (`threadAgent`).
   const queued = !findAgent(thread.agentId, thread.agentVersion) && versionIsNewer(thread);
   if (!queued) threadAgent(thread);
+  // The run, the thread's status and the audit rows in one statement.
   const run = await insertRun({
     db: tx,
     run: {
@@ -234,27 +235,29 @@ export async function startRun(
       queued,
       ...activeRunTrace(),
     },
-  });
-  await setThreadStatus({
-    db: tx,
-    threadId: thread.id,
-    status: "running",
-    ...(input.kind === "input" && !thread.startedBy ? { startedBy: principal.id } : {}),
-  });
-  await recordAudit({
-    db: tx,
-    entries: [
-      ...(known.audit ?? []),
-      {
-        action: "run_started",
-        actor: principal,
+    alongside: [
+      threadStatusUpdate({
+        db: tx,
         threadId: thread.id,
-        detail: {
-          runId: run.id,
-          kind: input.kind,
-          ...(input.kind === "input" ? { message: input.text } : {}),
-        },
-      },
+        status: "running",
+        ...(input.kind === "input" && !thread.startedBy ? { startedBy: principal.id } : {}),
+      }),
+      auditInsert({
+        db: tx,
+        entries: [
+          ...(known.audit ?? []),
+          {
+            action: "run_started",
+            actor: principal,
+            threadId: thread.id,
+            detail: {
+              runId,
+              kind: input.kind,
+              ...(input.kind === "input" ? { message: input.text } : {}),
+            },
+          },
+        ],
+      }),
     ],
   });
   return { run, startSeq: thread.lastSeq };

@@ -1,9 +1,7 @@
 import "server-only";
 import type { AppDb } from "@/lib/db/open";
-import { recordPendingDecisions, supersedeOtherPending } from "@/lib/db/queries/decisions";
-import { appendEvents, type LoggedEvent } from "@/lib/db/queries/events";
-import { finishRun } from "@/lib/db/queries/runs";
-import { endThreadRun } from "@/lib/db/queries/threads";
+import type { LoggedEvent } from "@/lib/db/queries/events";
+import { closeRun } from "@/lib/db/queries/run-end";
 import type { Thread } from "@/lib/db/schema";
 import type { DecisionSummary } from "./agent";
 import { publishEvents } from "./event-bus";
@@ -30,73 +28,48 @@ export interface RunEnding {
 }
 
 /**
- * End a run in one transaction: close the run row (only if this process still owns it), record the new pending
- * decisions, supersede decisions the thread no longer waits for, set the thread's status and log the final events.
- * The final events are published only after the commit, so a client that sees RUN_FINISHED can resume at once.
- * Answers whether input waits in the thread's queue (read in the same statement as the status; undefined: not known).
+ * End a run in one statement (`closeRun`): close the run row (only if this process still owns it), log the final
+ * events, record the new pending decisions, supersede decisions the thread no longer waits for and set the thread's
+ * status. The final events are published only after the commit, so a client that sees RUN_FINISHED can resume at once.
+ * Answers whether input waits in the thread's queue when the statement saw some (undefined: not known, read it).
  */
 export async function finalizeRun({
   db,
   ...ending
 }: RunEnding & { db: AppDb }): Promise<{ inputWaiting: boolean | undefined }> {
-  const result = await db.transaction(async (tx) => {
-    // Events first, while the run is still active and ours (the append checks both); then close the run.
-    const owned = await appendEvents({
-      db: tx,
-      threadId: ending.threadId,
-      runId: ending.runId,
-      owner: ending.owner,
-      batch: ending.events,
-    });
-    const closed =
-      owned &&
-      (await finishRun({
-        db: tx,
-        runId: ending.runId,
-        owner: ending.owner,
-        status: ending.status,
-        errorCode: ending.error?.code,
-        errorMessage: ending.error?.message,
-        ...(ending.tokens ? { tokens: ending.tokens } : {}),
-      }));
-    if (!closed) throw new LostOwnershipError(`run ${ending.runId} is no longer owned by ${ending.owner}`);
-    if (ending.checkpointId) {
-      await recordPendingDecisions({
-        db: tx,
-        rows: ending.interrupts.map((i) => ({
-          interruptId: i.id,
-          threadId: ending.threadId,
-          runId: ending.runId,
-          checkpointId: ending.checkpointId as string,
-          action: i.action,
-          payload: (i.value ?? null) as object,
-          ...withContext(i.summary, ending.context),
-        })),
-      });
-      // The head now waits for exactly these interrupts; any other pending decision no longer applies.
-      await supersedeOtherPending({
-        db: tx,
-        threadId: ending.threadId,
-        keep: ending.interrupts.map((i) => i.id),
-      });
-    }
-    if (ending.threadStatus === "failed") {
-      // A failed thread waits for nothing: decisions still open in the ledger belong to a head this run left (a fork
-      // from a thread waiting for its reply), and would sit in the inbox, unanswerable, while "Try again" is refused.
-      await supersedeOtherPending({ db: tx, threadId: ending.threadId, keep: [] });
-    }
-    const { inputWaiting } = await endThreadRun({
-      db: tx,
-      threadId: ending.threadId,
-      status: ending.threadStatus,
-      // What the thread turned out to be about: search finds its customer by it (a ticket filed without an order).
-      contextOrder: ending.context?.orderId ?? null,
-    });
-    // Whether input waits is known only if the event append above locked the thread's row (it had events to write).
-    return { inputWaiting: ending.events.length > 0 ? inputWaiting : undefined };
+  const { closed, inputWaiting } = await closeRun(db, {
+    threadId: ending.threadId,
+    runId: ending.runId,
+    owner: ending.owner,
+    status: ending.status,
+    ...(ending.error ? { error: ending.error } : {}),
+    ...(ending.tokens ? { tokens: ending.tokens } : {}),
+    events: ending.events,
+    threadStatus: ending.threadStatus,
+    // What the thread turned out to be about: search finds its customer by it (a ticket filed without an order).
+    contextOrder: ending.context?.orderId ?? null,
+    head: ending.checkpointId
+      ? {
+          checkpointId: ending.checkpointId,
+          decisions: ending.interrupts.map((i) => {
+            const summary = withContext(i.summary, ending.context);
+            return {
+              interruptId: i.id,
+              action: i.action,
+              payload: i.value ?? null,
+              title: summary.title ?? null,
+              orderId: summary.orderId ?? null,
+              customerName: summary.customerName ?? null,
+              amountCents: summary.amountCents ?? null,
+              currency: summary.currency ?? null,
+            };
+          }),
+        }
+      : null,
   });
+  if (!closed) throw new LostOwnershipError(`run ${ending.runId} is no longer owned by ${ending.owner}`);
   publishEvents(ending.threadId, ending.events);
-  return result;
+  return { inputWaiting };
 }
 
 /** Fill the inbox summary's order and customer from the thread when the payload itself does not name them. */

@@ -1,7 +1,8 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
-import { recordAudit } from "@/lib/db/queries/audit";
+import { auditInsert, recordAudit } from "@/lib/db/queries/audit";
 import { supersedeOtherPending } from "@/lib/db/queries/decisions";
 import { dropWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun } from "@/lib/db/queries/runs";
@@ -13,7 +14,7 @@ import { getAgent, hasAgent, listAgents } from "./agent";
 import { readTicket } from "./intake";
 
 /**
- * File a customer ticket: the thread and its audit entry in one transaction. Whoever files it (a user or an intake
+ * File a customer ticket: the thread and its audit entry in one statement. Whoever files it (a user or an intake
  * key) is its creator: four-eyes bars them from approving its refund, and a key may start only tickets it filed.
  */
 export async function createTicket({
@@ -39,29 +40,32 @@ export async function createTicket({
   }
   const definition = getAgent(agent);
   const { ticket, message, orderRef } = readTicket(definition, fields);
-  const filed = await db.transaction(async (tx) => {
-    const thread = await createThread({
-      db: tx,
-      agentId: agent,
-      agentVersion: definition.version,
-      title: title ?? titleFrom(message),
-      customerMessage: message,
-      orderRef,
-      ticket,
-      createdBy: by.id,
-    });
-    await recordAudit({
-      db: tx,
-      entries: [
-        {
-          action: "ticket_created",
-          actor: by,
-          threadId: thread.id,
-          detail: { agent, title: thread.title, orderRef: thread.orderRef, messageChars: message.length },
-        },
-      ],
-    });
-    return thread;
+  // The thread and its audit row in one statement.
+  const id = randomUUID();
+  const threadTitle = title ?? titleFrom(message);
+  const filed = await createThread({
+    db,
+    id,
+    agentId: agent,
+    agentVersion: definition.version,
+    title: threadTitle,
+    customerMessage: message,
+    orderRef,
+    ticket,
+    createdBy: by.id,
+    alongside: [
+      auditInsert({
+        db,
+        entries: [
+          {
+            action: "ticket_created",
+            actor: by,
+            threadId: id,
+            detail: { agent, title: threadTitle, orderRef, messageChars: message.length },
+          },
+        ],
+      }),
+    ],
   });
   metrics().ticketsCreated.inc({ agent: boundedLabel(agent) });
   return filed;

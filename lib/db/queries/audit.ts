@@ -51,7 +51,15 @@ export interface AuditInput {
 /** Append to the audit trail (the only write it ever gets; a trigger refuses updates and deletes). */
 export async function recordAudit({ db, entries }: { db: Queryable; entries: AuditInput[] }): Promise<void> {
   if (entries.length === 0) return;
-  await db.insert(auditLog).values(
+  await auditInsert({ db, entries });
+}
+
+/**
+ * The insert of {@link recordAudit}, not yet run: to write it in one statement with other writes (a CTE, see
+ * `insertRun`'s `alongside`). `entries` must not be empty.
+ */
+export function auditInsert({ db, entries }: { db: Queryable; entries: AuditInput[] }) {
+  return db.insert(auditLog).values(
     entries.map((e) => ({
       action: e.action,
       actorId: e.actor.id,

@@ -12,7 +12,7 @@ export interface LoggedEvent {
 }
 
 /** jsonb cannot hold U+0000; an event text with one gets the replacement character instead. */
-function eventJson(event: Record<string, unknown>): string {
+export function eventJson(event: Record<string, unknown>): string {
   return JSON.stringify(event).replaceAll("\\u0000", "\\ufffd");
 }
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { ACTIVE_RUN_STATUSES, type RunStatus } from "@/lib/wire";
 import { type Run, runs, threads } from "../schema";
 import type { Queryable } from "../tx";
@@ -44,8 +44,14 @@ export async function getActiveRun({
 export async function insertRun({
   db,
   run,
+  alongside = [],
 }: {
   db: Queryable;
+  /**
+   * Other writes made in the same statement (data-modifying CTEs: the thread's status, the run's audit rows), so a
+   * run's start is one round trip. They run on the statement's snapshot: none may touch a row another one writes.
+   */
+  alongside?: { getSQL(): SQL }[];
   run: Pick<
     Run,
     | "id"
@@ -66,7 +72,8 @@ export async function insertRun({
     };
 }): Promise<Run> {
   const { leaseMs, queued = false, ...values } = run;
-  const [row] = await db
+  const ctes = alongside.map((write, i) => db.$with(`alongside_${i}`, {}).as(write.getSQL()));
+  const [row] = await (ctes.length > 0 ? db.with(...ctes) : db)
     .insert(runs)
     .values(
       queued

@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
 import { isPlausibleId } from "@/lib/params";
-import { decisions, queuedInputs, type Thread, threads } from "../schema";
+import { decisions, type Thread, threads } from "../schema";
 import type { Queryable } from "../tx";
 
 /** Create a thread for a customer ticket. */
@@ -15,8 +15,14 @@ export async function createThread({
   createdBy,
   agentId = "refund",
   agentVersion = "1",
+  id = randomUUID(),
+  alongside = [],
 }: {
   db: Queryable;
+  /** The thread's id (a new UUID when not given: give it to name the thread in `alongside` writes). */
+  id?: string;
+  /** Other writes made in the same statement (data-modifying CTEs, e.g. the audit row of the ticket). */
+  alongside?: { getSQL(): SQL }[];
   /** The registered agent whose graph runs the thread. */
   agentId?: string;
   /** The agent version it starts on (the agent's current one). */
@@ -29,10 +35,11 @@ export async function createThread({
   /** The principal who filed it (a user id, `key:<id>`, `system:<name>`). */
   createdBy?: string | null;
 }): Promise<Thread> {
-  const [row] = await db
+  const ctes = alongside.map((write, i) => db.$with(`alongside_${i}`, {}).as(write.getSQL()));
+  const [row] = await (ctes.length > 0 ? db.with(...ctes) : db)
     .insert(threads)
     .values({
-      id: randomUUID(),
+      id,
       agentId,
       agentVersion,
       title,
@@ -89,13 +96,11 @@ export async function lockThread({
   return row;
 }
 
-export async function setThreadStatus({
-  db,
-  threadId,
-  status,
-  contextOrder,
-  startedBy,
-}: {
+export async function setThreadStatus(change: ThreadStatusChange): Promise<void> {
+  await threadStatusUpdate(change);
+}
+
+export interface ThreadStatusChange {
   db: Queryable;
   threadId: string;
   status: Thread["status"];
@@ -103,8 +108,11 @@ export async function setThreadStatus({
   contextOrder?: string | null;
   /** Who started the thread's first run (four-eyes: they may not approve its refund), set in the same statement. */
   startedBy?: string;
-}): Promise<void> {
-  await db
+}
+
+/** The update of {@link setThreadStatus}, not yet run: to write it in one statement with other writes. */
+export function threadStatusUpdate({ db, threadId, status, contextOrder, startedBy }: ThreadStatusChange) {
+  return db
     .update(threads)
     .set({ ...statusChange(status, contextOrder), ...(startedBy ? { startedBy } : {}) })
     .where(eq(threads.id, threadId));
@@ -113,34 +121,6 @@ export async function setThreadStatus({
 /** A status change's columns: the status, its time, and the thread's order when the change names one. */
 function statusChange(status: Thread["status"], contextOrder: string | null | undefined) {
   return { status, updatedAt: sql`now()`, ...(contextOrder ? { contextOrder } : {}) };
-}
-
-/**
- * {@link setThreadStatus} at a run's end, answering in the same statement whether input waits in the thread's queue.
- * The answer holds only when an earlier statement of the caller's transaction already locked the thread's row (the
- * run's final event append does): a claim that queues input holds that lock while it writes, so every input queued
- * before the lock was taken is seen, and none can be queued after it until the transaction ends.
- */
-export async function endThreadRun({
-  db,
-  threadId,
-  status,
-  contextOrder,
-}: {
-  db: Queryable;
-  threadId: string;
-  status: Thread["status"];
-  contextOrder?: string | null;
-}): Promise<{ inputWaiting: boolean }> {
-  const [row] = await db
-    .update(threads)
-    .set(statusChange(status, contextOrder))
-    .where(eq(threads.id, threadId))
-    .returning({
-      inputWaiting: sql<boolean>`EXISTS (SELECT 1 FROM ${queuedInputs}
-        WHERE ${queuedInputs.threadId} = ${threadId} AND ${queuedInputs.status} = 'waiting')`,
-    });
-  return { inputWaiting: row?.inputWaiting === true };
 }
 
 /** Newest threads first (the console's simple list). */

@@ -1,0 +1,116 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { Thread } from "../schema";
+import type { Queryable } from "../tx";
+import { EVENTS_CHANNEL, eventJson, type LoggedEvent } from "./events";
+
+/** A pending decision a run leaves behind, as the inbox lists it. */
+export interface PendingDecisionRow {
+  interruptId: string;
+  action: string;
+  payload: unknown;
+  title: string | null;
+  orderId: string | null;
+  customerName: string | null;
+  amountCents: number | null;
+  currency: string | null;
+}
+
+export interface RunClose {
+  threadId: string;
+  runId: string;
+  owner: string;
+  status: "interrupted" | "succeeded" | "failed" | "cancelled" | "timed_out";
+  error?: { code: string; message: string };
+  tokens?: { in: number; out: number };
+  /** The run's last events, already numbered (at least one: RUN_FINISHED or RUN_ERROR). */
+  events: LoggedEvent[];
+  threadStatus: Thread["status"];
+  /** What the thread turned out to be about (set only when known). */
+  contextOrder: string | null;
+  /**
+   * The decisions the thread's head now waits for, recorded at `checkpointId`; every other open decision of the thread
+   * is superseded. `null`: the run left no head to wait at (it failed or stopped), so nothing is recorded and nothing
+   * superseded — unless the thread failed, which waits for nothing: then every open decision is superseded.
+   */
+  head: { checkpointId: string; decisions: PendingDecisionRow[] } | null;
+}
+
+/**
+ * Close a run in one statement, only if `owner` still holds it active: the run row, its last events and the
+ * thread's `last_seq`, the decisions its head waits for, the supersession of every other open decision, the thread's
+ * status, and the announcement to other instances following the thread. A statement is atomic, so a run lost to
+ * another owner writes nothing at all (`closed: false`).
+ *
+ * `inputWaiting` is `true` when input waits in the thread's queue; `undefined` means "not known": the statement's
+ * snapshot is taken before it waits for the thread's row, so input a claim queued while holding that row is not
+ * seen here, and the caller reads the queue after the commit.
+ */
+export async function closeRun(
+  db: Queryable,
+  close: RunClose,
+): Promise<{ closed: boolean; inputWaiting: true | undefined }> {
+  const { threadId, runId, owner, events: batch, head } = close;
+  const last = batch[batch.length - 1];
+  if (!last) throw new Error("closeRun: a run ends with at least one event");
+  const failed = close.threadStatus === "failed";
+  const recorded = head?.decisions ?? [];
+  const keep = failed ? [] : recorded.map((d) => d.interruptId);
+  const supersede = failed || head !== null;
+  const tokens = close.tokens
+    ? sql`, tokens_in = tokens_in + ${close.tokens.in}, tokens_out = tokens_out + ${close.tokens.out}`
+    : sql``;
+  const contextOrder = close.contextOrder ? sql`, context_order = ${close.contextOrder}` : sql``;
+  const result = await db.execute(sql`WITH closed AS (
+    UPDATE runs SET status = ${close.status}, error_code = ${close.error?.code ?? null},
+      error_message = ${close.error?.message ?? null}, finished_at = now(), lease_expires_at = NULL${tokens}
+    WHERE id = ${runId} AND owner = ${owner} AND status IN ('queued', 'running')
+    RETURNING 1
+  ), inserted AS (
+    INSERT INTO events (thread_id, seq, run_id, type, event)
+    SELECT ${threadId}, x.seq, x.run_id, x.type, x.event
+    FROM unnest(${sql.param(batch.map((e) => e.seq))}::bigint[], ${sql.param(batch.map((e) => e.runId))}::text[],
+      ${sql.param(batch.map((e) => e.type))}::text[], ${sql.param(batch.map((e) => eventJson(e.event)))}::jsonb[])
+      AS x(seq, run_id, type, event)
+    WHERE EXISTS (SELECT 1 FROM closed)
+    RETURNING 1
+  ), recorded AS (
+    INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload, title, order_id,
+      customer_name, amount_cents, currency, status)
+    SELECT x.interrupt_id, ${threadId}, ${runId}, ${head?.checkpointId ?? ""}, x.action, x.payload, x.title, x.order_id,
+      x.customer_name, x.amount_cents, x.currency, ${failed ? "superseded" : "pending"}
+    FROM unnest(${sql.param(recorded.map((d) => d.interruptId))}::text[],
+      ${sql.param(recorded.map((d) => d.action))}::text[],
+      ${sql.param(recorded.map((d) => JSON.stringify(d.payload ?? null)))}::jsonb[],
+      ${sql.param(recorded.map((d) => d.title))}::text[], ${sql.param(recorded.map((d) => d.orderId))}::text[],
+      ${sql.param(recorded.map((d) => d.customerName))}::text[],
+      ${sql.param(recorded.map((d) => d.amountCents))}::integer[], ${sql.param(recorded.map((d) => d.currency))}::text[])
+      AS x(interrupt_id, action, payload, title, order_id, customer_name, amount_cents, currency)
+    WHERE EXISTS (SELECT 1 FROM closed)
+    ON CONFLICT (interrupt_id) DO NOTHING
+    RETURNING 1
+  ), superseded AS (
+    UPDATE decisions SET status = 'superseded'
+    WHERE ${supersede} AND thread_id = ${threadId} AND status IN ('pending', 'answered')
+      AND NOT (interrupt_id = ANY(${sql.param(keep)}::text[])) AND EXISTS (SELECT 1 FROM closed)
+    RETURNING 1
+  ), moved AS (
+    UPDATE threads SET last_seq = ${last.seq}, status = ${close.threadStatus}, updated_at = now()${contextOrder}
+    WHERE id = ${threadId} AND EXISTS (SELECT 1 FROM closed)
+    RETURNING EXISTS (SELECT 1 FROM queued_inputs q WHERE q.thread_id = ${threadId} AND q.status = 'waiting')
+      AS input_waiting
+  ), announced AS (
+    SELECT pg_notify(${EVENTS_CHANNEL}, ${`${owner}|${threadId}|${last.seq}`}) WHERE EXISTS (SELECT 1 FROM closed)
+      AND EXISTS (SELECT 1 FROM thread_followers f
+        WHERE f.thread_id = ${threadId} AND f.instance_id <> ${owner} AND f.expires_at > now())
+  )
+  SELECT (SELECT count(*) FROM closed)::int AS closed, (SELECT count(*) FROM inserted)::int AS inserted,
+    (SELECT count(*) FROM recorded)::int AS recorded, (SELECT count(*) FROM superseded)::int AS superseded,
+    (SELECT bool_or(input_waiting) FROM moved) AS input_waiting, (SELECT count(*) FROM announced)::int AS announced`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+    closed: number;
+    input_waiting: boolean | null;
+  }[];
+  const row = rows[0];
+  return { closed: (row?.closed ?? 0) === 1, inputWaiting: row?.input_waiting === true ? true : undefined };
+}
