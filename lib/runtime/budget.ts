@@ -4,7 +4,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { BaseTracer, type Run as TracedCall } from "@langchain/core/tracers/base";
 import { interrupt } from "@langchain/langgraph";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import {
   BUDGET_LIMIT_LABELS,
   type BudgetLimit,
@@ -86,6 +86,9 @@ export interface ThreadSpending {
   decisions: BudgetDecision[];
 }
 
+/** What a run's start reads of its thread: its spending and what its graph input needs. */
+export type StartRead = ThreadSpending & RunContextRead;
+
 /** What a run needs to know of its thread before it starts, besides its spending (see {@link loadThreadSpending}). */
 export interface RunContextRead {
   /** Every question the thread's ledger recorded, oldest first (a resume's `expected_interrupts`). */
@@ -100,64 +103,72 @@ function parsedJson<T>(value: unknown): T | undefined {
   return (typeof value === "string" ? JSON.parse(value) : value) as T;
 }
 
+/** What {@link runStartRead} reads: the questions asked (`asked`) and the ticket (`thread`) only on request. */
+export interface RunStartReadOptions {
+  threadId: string;
+  runId: string;
+  asked?: boolean;
+  thread?: boolean;
+}
+
+/**
+ * The thread's spending in its other runs and its budget answers — with, on request, the questions its ledger recorded
+ * (`asked`) and its ticket (`thread`) — as one json expression, so it can be read on its own
+ * ({@link loadThreadSpending}) or returned by the statement that starts the run (`insertRun`'s `returnStartRead`).
+ */
+export function runStartRead({ threadId, runId, asked = false, thread = false }: RunStartReadOptions): SQL {
+  return sql`json_build_object(
+    'tokens_in', (SELECT coalesce(sum(tokens_in), 0) FROM runs WHERE thread_id = ${threadId} AND id <> ${runId}),
+    'tokens_out', (SELECT coalesce(sum(tokens_out), 0) FROM runs WHERE thread_id = ${threadId} AND id <> ${runId}),
+    'decisions', (SELECT coalesce(json_agg(json_build_object('limit', payload->>'limit', 'answer', answer,
+        'by', resolved_by) ORDER BY resolved_at), '[]'::json)
+      FROM decisions
+      WHERE thread_id = ${threadId} AND action = 'run_budget' AND status = 'resolved' AND resume_status = 'resolved'),
+    'asked', ${
+      asked
+        ? sql`(SELECT coalesce(json_agg(payload ORDER BY created_at), '[]'::json) FROM decisions
+            WHERE thread_id = ${threadId})`
+        : sql`NULL::json`
+    },
+    'thread', ${
+      thread
+        ? sql`(SELECT json_build_object('ticket', ticket, 'customerMessage', customer_message, 'orderRef', order_ref)
+            FROM threads WHERE id = ${threadId})`
+        : sql`NULL::json`
+    })`;
+}
+
+/** What a run's start read (see {@link runStartRead}), from its json as the driver hands it. */
+export function parseRunStartRead(
+  value: unknown,
+  { asked = false, thread = false }: Pick<RunStartReadOptions, "asked" | "thread">,
+): StartRead {
+  const row = parsedJson<{
+    tokens_in: string | number;
+    tokens_out: string | number;
+    decisions: BudgetDecision[] | null;
+    asked: unknown[] | null;
+    thread: Pick<Thread, "ticket" | "customerMessage" | "orderRef"> | null;
+  }>(value);
+  return {
+    tokensIn: Number(row?.tokens_in ?? 0),
+    tokensOut: Number(row?.tokens_out ?? 0),
+    decisions: row?.decisions ?? [],
+    ...(asked ? { asked: row?.asked ?? [] } : {}),
+    ...(thread ? { thread: row?.thread ?? null } : {}),
+  };
+}
+
 /**
  * The thread's spending in its other runs and its budget answers, in one statement — with, on request, the
  * questions its ledger recorded (`asked`) and its ticket (`thread`), so a run's start reads its thread once.
  */
 export async function loadThreadSpending({
   db,
-  threadId,
-  runId,
-  asked = false,
-  thread = false,
-}: {
-  db: Queryable;
-  threadId: string;
-  runId: string;
-  asked?: boolean;
-  thread?: boolean;
-}): Promise<ThreadSpending & RunContextRead> {
-  const [row] = rowsOf<{
-    tokens_in: string | number;
-    tokens_out: string | number;
-    decisions: unknown;
-    asked: unknown;
-    thread: unknown;
-  }>(
-    await db.execute(sql`
-      SELECT
-        (SELECT coalesce(sum(tokens_in), 0) FROM runs WHERE thread_id = ${threadId} AND id <> ${runId}) AS tokens_in,
-        (SELECT coalesce(sum(tokens_out), 0) FROM runs WHERE thread_id = ${threadId} AND id <> ${runId}) AS tokens_out,
-        (SELECT coalesce(json_agg(json_build_object('limit', payload->>'limit', 'answer', answer, 'by', resolved_by)
-                  ORDER BY resolved_at), '[]'::json)
-           FROM decisions
-          WHERE thread_id = ${threadId} AND action = 'run_budget' AND status = 'resolved'
-            AND resume_status = 'resolved') AS decisions,
-        ${
-          asked
-            ? sql`(SELECT coalesce(json_agg(payload ORDER BY created_at), '[]'::json) FROM decisions
-                WHERE thread_id = ${threadId})`
-            : sql`NULL::json`
-        } AS asked,
-        ${
-          thread
-            ? sql`(SELECT json_build_object('ticket', ticket, 'customerMessage', customer_message, 'orderRef', order_ref)
-                FROM threads WHERE id = ${threadId})`
-            : sql`NULL::json`
-        } AS thread`),
-  );
-  const decisions = parsedJson<BudgetDecision[]>(row?.decisions);
-  return {
-    tokensIn: Number(row?.tokens_in ?? 0),
-    tokensOut: Number(row?.tokens_out ?? 0),
-    decisions: decisions ?? [],
-    ...(asked ? { asked: parsedJson<unknown[]>(row?.asked) ?? [] } : {}),
-    ...(thread
-      ? {
-          thread: parsedJson<Pick<Thread, "ticket" | "customerMessage" | "orderRef">>(row?.thread) ?? null,
-        }
-      : {}),
-  };
+  ...options
+}: RunStartReadOptions & { db: Queryable }): Promise<StartRead> {
+  const [row] = rowsOf<{ read: unknown }>(await db.execute(sql`SELECT ${runStartRead(options)} AS read`));
+  return parseRunStartRead(row?.read, options);
 }
 
 /** The limits in force for a thread: the deployment's, each replaced by the ledger's latest raise of it. */

@@ -16,7 +16,8 @@ import { AppError, appErrorOf, errorCodeOf } from "@/lib/errors";
 import { ClaimObserver } from "@/lib/observability/runs";
 import { activeRunTrace } from "@/lib/observability/tracing";
 import { compareVersions, findAgent, getAgent, hasAgent, multitaskOf } from "./agent";
-import { startRunInBackground } from "./executor";
+import { parseRunStartRead, runStartRead, type StartRead } from "./budget";
+import { startedWith, startRunInBackground } from "./executor";
 import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
 import { declaredMigration, migrateThread, migrationFailed } from "./migrate";
@@ -32,6 +33,8 @@ export interface ClaimedRun {
   run: Run;
   /** The thread's last event sequence number before this run: its events follow it. */
   startSeq: number;
+  /** What the run's start needs of its thread, read by the statement that inserted the run (see `runStartRead`). */
+  startRead?: StartRead;
 }
 
 /** New input kept for after the thread's active run (the agent's multitask strategy): it starts as run `queued.id`. */
@@ -218,8 +221,14 @@ export async function startRun(
   // rolling upgrade) is left queued for an instance that has it; a retired one is refused (`threadAgent`).
   const queued = !findAgent(thread.agentId, thread.agentVersion) && versionIsNewer(thread);
   if (!queued) threadAgent(thread);
-  // The run, the thread's status and the audit rows in one statement.
-  const run = await insertRun({
+  // The run, the thread's status and the audit rows in one statement, which also returns what the run's start reads.
+  const readOptions = {
+    threadId: thread.id,
+    runId,
+    asked: input.kind === "resume",
+    thread: input.kind === "input",
+  };
+  const { startRead, ...run } = await insertRun({
     db: tx,
     run: {
       id: runId,
@@ -259,8 +268,13 @@ export async function startRun(
         ],
       }),
     ],
+    ...(queued ? {} : { startRead: runStartRead(readOptions) }),
   });
-  return { run, startSeq: thread.lastSeq };
+  return {
+    run,
+    startSeq: thread.lastSeq,
+    ...(startRead !== undefined ? { startRead: parseRunStartRead(startRead, readOptions) } : {}),
+  };
 }
 
 /**
@@ -513,7 +527,7 @@ export async function decideAndResume(
 > {
   const result = await decideOne({ ...request, runId: randomUUID(), leaseMs: env.RUN_LEASE_MS });
   if (!result.resumed) return { resumed: false, waitingFor: result.waitingFor };
-  startRunInBackground(result.run, result.startSeq);
+  startRunInBackground(result.run, result.startSeq, startedWith(result));
   return {
     resumed: true,
     runId: result.run.id,

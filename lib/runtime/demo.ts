@@ -9,7 +9,7 @@ import { threads } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/observability/logger";
 import { claimRun } from "./claim";
-import { activeRuns, startRunInBackground } from "./executor";
+import { activeRuns, startedWith, startRunInBackground } from "./executor";
 import { forkThread } from "./fork";
 import { getThreadView } from "./thread-view";
 
@@ -46,7 +46,7 @@ async function run(
   const result = await claimRun({ db, threadId, input: full, principal, leaseMs: env.RUN_LEASE_MS });
   if ("queued" in result) throw new Error(`demo: thread ${threadId} was busy`);
   const { run: claimed, startSeq } = result;
-  startRunInBackground(claimed, startSeq);
+  startRunInBackground(claimed, startSeq, startedWith(result));
   await activeRuns().get(claimed.id)?.done;
 }
 

@@ -21,7 +21,7 @@ import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/observability/tracing";
 import { interruptDescriber, multitaskOf } from "./agent";
-import { BudgetGate, loadThreadSpending } from "./budget";
+import { BudgetGate, loadThreadSpending, type StartRead } from "./budget";
 import {
   cancelReason,
   isCancelReason,
@@ -72,6 +72,13 @@ export interface StartOptions {
   recovered?: boolean;
   /** Events to emit right after RUN_STARTED (e.g. a fork's side-effect warnings). */
   preamble?: AguiEvent[];
+  /** What the run's start reads of its thread, when the claim's statement already read it: not read again. */
+  startRead?: StartRead;
+}
+
+/** The start options of a claimed run: what its claim already read for it. */
+export function startedWith(claimed: { startRead?: StartRead }): StartOptions {
+  return claimed.startRead ? { startRead: claimed.startRead } : {};
 }
 
 /** Abort a run executing in this process because it was asked to stop. Returns whether it executes here. */
@@ -180,13 +187,15 @@ async function executeRun(
     // The same statement reads what the graph's input needs of the thread: the questions asked (a resume), the
     // ticket (a new message).
     const kind = (run.input as RunInput).kind;
-    const spending = await loadThreadSpending({
-      db: database.db,
-      threadId: run.threadId,
-      runId: run.id,
-      asked: kind === "resume",
-      thread: kind === "input",
-    });
+    const spending =
+      options.startRead ??
+      (await loadThreadSpending({
+        db: database.db,
+        threadId: run.threadId,
+        runId: run.id,
+        asked: kind === "resume",
+        thread: kind === "input",
+      }));
     const { input, configurable } = await graphInputFor(
       run,
       { agent, graph },

@@ -31,7 +31,7 @@ export interface RunEnding {
  * End a run in one statement (`closeRun`): close the run row (only if this process still owns it), log the final
  * events, record the new pending decisions, supersede decisions the thread no longer waits for and set the thread's
  * status. The final events are published only after the commit, so a client that sees RUN_FINISHED can resume at once.
- * Answers whether input waits in the thread's queue when the statement saw some (undefined: not known, read it).
+ * Answers whether input waits in the thread's queue (undefined: not known, the caller reads the queue).
  */
 export async function finalizeRun({
   db,

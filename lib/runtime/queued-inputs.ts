@@ -17,7 +17,7 @@ import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { findAgent } from "./agent";
 import { type ClaimedRun, startRun } from "./claim";
-import { startRunInBackground } from "./executor";
+import { startedWith, startRunInBackground } from "./executor";
 import type { RunInput } from "./run-input";
 
 /*
@@ -81,7 +81,7 @@ export async function startNextInput(
     }
     return startRun(tx, thread, senderOf(next), next.id, input, env.RUN_LEASE_MS, { active: null });
   });
-  if (claimed) startRunInBackground(claimed.run, claimed.startSeq);
+  if (claimed) startRunInBackground(claimed.run, claimed.startSeq, startedWith(claimed));
   return claimed;
 }
 

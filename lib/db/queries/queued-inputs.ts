@@ -2,10 +2,14 @@ import "server-only";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { MultitaskStrategy } from "@/lib/wire";
 import { rowsOf } from "../rows";
-import { checkpoints, type QueuedInput, queuedInputs } from "../schema";
+import { checkpoints, type QueuedInput, queuedInputs, threads } from "../schema";
 import type { Queryable } from "../tx";
 
-/** Keep new input for after the thread's active run (its thread is locked by the caller). */
+/**
+ * Keep new input for after the thread's active run (its thread is locked by the caller). The same statement touches
+ * the thread's row (`updated_at`): a run's end racing with it (`closeRun`) sees the row changed under it and knows its
+ * own snapshot may have missed this input.
+ */
 export async function enqueueInput({
   db,
   entry,
@@ -21,7 +25,10 @@ export async function enqueueInput({
     startedByLabel: string | null;
   };
 }): Promise<QueuedInput> {
-  const [row] = await db.insert(queuedInputs).values(entry).returning();
+  const touched = db
+    .$with("touched", {})
+    .as(db.update(threads).set({ updatedAt: sql`now()` }).where(eq(threads.id, entry.threadId)).getSQL());
+  const [row] = await db.with(touched).insert(queuedInputs).values(entry).returning();
   if (!row) throw new Error("queued input not inserted");
   return row;
 }

@@ -42,14 +42,16 @@ export interface RunClose {
  * status, and the announcement to other instances following the thread. A statement is atomic, so a run lost to
  * another owner writes nothing at all (`closed: false`).
  *
- * `inputWaiting` is `true` when input waits in the thread's queue; `undefined` means "not known": the statement's
- * snapshot is taken before it waits for the thread's row, so input a claim queued while holding that row is not
- * seen here, and the caller reads the queue after the commit.
+ * `inputWaiting` says whether input waits in the thread's queue. The statement's snapshot is taken before it locks
+ * the thread's row, so input queued by a claim that held that row (and committed while this waited) is not in it.
+ * Queuing input touches the thread's row (`enqueueInput`), so the row this statement locks is then a newer version
+ * than its snapshot's: the answer is `undefined` ("not known": read the queue after the commit). Otherwise it is
+ * exact — a claim that takes the row after this statement waits for its commit and sees the run ended.
  */
 export async function closeRun(
   db: Queryable,
   close: RunClose,
-): Promise<{ closed: boolean; inputWaiting: true | undefined }> {
+): Promise<{ closed: boolean; inputWaiting: boolean | undefined }> {
   const { threadId, runId, owner, events: batch, head } = close;
   const last = batch[batch.length - 1];
   if (!last) throw new Error("closeRun: a run ends with at least one event");
@@ -94,9 +96,13 @@ export async function closeRun(
     WHERE ${supersede} AND thread_id = ${threadId} AND status IN ('pending', 'answered')
       AND NOT (interrupt_id = ANY(${sql.param(keep)}::text[])) AND EXISTS (SELECT 1 FROM closed)
     RETURNING 1
+  ), snap AS (
+    SELECT xmin::text AS v FROM threads WHERE id = ${threadId}
+  ), locked AS (
+    SELECT xmin::text AS v FROM threads WHERE id = ${threadId} AND EXISTS (SELECT 1 FROM closed) FOR UPDATE
   ), moved AS (
     UPDATE threads SET last_seq = ${last.seq}, status = ${close.threadStatus}, updated_at = now()${contextOrder}
-    WHERE id = ${threadId} AND EXISTS (SELECT 1 FROM closed)
+    FROM locked WHERE threads.id = ${threadId}
     RETURNING EXISTS (SELECT 1 FROM queued_inputs q WHERE q.thread_id = ${threadId} AND q.status = 'waiting')
       AS input_waiting
   ), announced AS (
@@ -106,11 +112,16 @@ export async function closeRun(
   )
   SELECT (SELECT count(*) FROM closed)::int AS closed, (SELECT count(*) FROM inserted)::int AS inserted,
     (SELECT count(*) FROM recorded)::int AS recorded, (SELECT count(*) FROM superseded)::int AS superseded,
-    (SELECT bool_or(input_waiting) FROM moved) AS input_waiting, (SELECT count(*) FROM announced)::int AS announced`);
+    (SELECT bool_or(input_waiting) FROM moved) AS input_waiting, (SELECT count(*) FROM announced)::int AS announced,
+    (SELECT v FROM snap) = (SELECT v FROM locked) AS unchanged`);
   const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
     closed: number;
     input_waiting: boolean | null;
+    unchanged: boolean | null;
   }[];
   const row = rows[0];
-  return { closed: (row?.closed ?? 0) === 1, inputWaiting: row?.input_waiting === true ? true : undefined };
+  return {
+    closed: (row?.closed ?? 0) === 1,
+    inputWaiting: row?.input_waiting === true ? true : row?.unchanged === true ? false : undefined,
+  };
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
 import { ACTIVE_RUN_STATUSES, type RunStatus } from "@/lib/wire";
 import { type Run, runs, threads } from "../schema";
 import type { Queryable } from "../tx";
@@ -45,6 +45,7 @@ export async function insertRun({
   db,
   run,
   alongside = [],
+  startRead,
 }: {
   db: Queryable;
   /**
@@ -52,6 +53,8 @@ export async function insertRun({
    * run's start is one round trip. They run on the statement's snapshot: none may touch a row another one writes.
    */
   alongside?: { getSQL(): SQL }[];
+  /** An expression the same statement returns as `startRead` (what the run's start reads of its thread). */
+  startRead?: SQL;
   run: Pick<
     Run,
     | "id"
@@ -70,7 +73,7 @@ export async function insertRun({
       /** Leave it `queued` for an instance that has its agent version (a rolling upgrade): nobody owns it yet. */
       queued?: boolean;
     };
-}): Promise<Run> {
+}): Promise<Run & { startRead?: unknown }> {
   const { leaseMs, queued = false, ...values } = run;
   const ctes = alongside.map((write, i) => db.$with(`alongside_${i}`, {}).as(write.getSQL()));
   const [row] = await (ctes.length > 0 ? db.with(...ctes) : db)
@@ -86,7 +89,7 @@ export async function insertRun({
             leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
           },
     )
-    .returning();
+    .returning({ ...getTableColumns(runs), ...(startRead ? { startRead: sql<unknown>`${startRead}` } : {}) });
   if (!row) throw new Error("insertRun: insert returned no row");
   return row;
 }

@@ -4,7 +4,7 @@ import { AppError } from "@/lib/errors";
 import { json, route } from "@/lib/route";
 import { stopForNewerInput } from "@/lib/runtime/cancel";
 import { claimRun } from "@/lib/runtime/claim";
-import { startRunInBackground } from "@/lib/runtime/executor";
+import { startedWith, startRunInBackground } from "@/lib/runtime/executor";
 import { eventStreamResponse } from "@/lib/runtime/stream";
 import { runBody } from "./schema";
 
@@ -48,7 +48,7 @@ export const POST = route<{ threadId: string }, z.infer<typeof runBody>>(
         { status: 202 },
       );
     }
-    startRunInBackground(claimed.run, claimed.startSeq);
+    startRunInBackground(claimed.run, claimed.startSeq, startedWith(claimed));
     return eventStreamResponse(
       { db, threadId, afterSeq: claimed.startSeq, runId: claimed.run.id },
       request.signal,
