@@ -67,7 +67,7 @@ export async function dispatchDueEffects({
         },
       }),
       settle: (effect, settlement) => settleEffect(db, owner, effect, settlement),
-      around: (effect, work) => traceDelivery(db, effect, work),
+      around: (effect, work) => traceDelivery(effect, work),
     },
     connectors,
     retry,

@@ -1,22 +1,17 @@
 import "server-only";
 import { ROOT_CONTEXT } from "@opentelemetry/api";
-import { getRecordingRunTrace } from "@/lib/db/queries/operations";
 import type { Effect } from "@/lib/db/schema";
-import type { Queryable } from "@/lib/db/tx";
 import { logger } from "./logger";
 import { boundedLabel, metrics } from "./metrics";
 import { failSpan, remoteParent, tracer } from "./tracing";
 
 /**
- * One delivery attempt of a side effect, as a span in the trace of the run that recorded the effect (found through
- * the run row's trace ids; a new trace when the run has none), timed for `hitl_effect_delivery_seconds`. Off the run
+ * One delivery attempt of a side effect, as a span in the trace of the run that recorded the effect (the trace ids
+ * stored on the effect when it was recorded; a new trace when it has none), timed for `hitl_effect_delivery_seconds`. Off the run
  * path: the dispatcher delivers after the run committed the intent.
  */
-export async function traceDelivery(db: Queryable, effect: Effect, work: () => Promise<void>): Promise<void> {
-  const recorded = await getRecordingRunTrace({ db, threadId: effect.threadId, at: effect.createdAt }).catch(
-    () => undefined,
-  );
-  const parent = remoteParent(recorded?.traceId, recorded?.traceSpanId) ?? ROOT_CONTEXT;
+export async function traceDelivery(effect: Effect, work: () => Promise<void>): Promise<void> {
+  const parent = remoteParent(effect.traceId, effect.traceSpanId) ?? ROOT_CONTEXT;
   const kind = boundedLabel(effect.kind);
   const started = performance.now();
   await tracer().startActiveSpan(

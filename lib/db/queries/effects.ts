@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { activeRunTrace } from "@/lib/observability/tracing";
 import type { EffectStatus, EffectTaskAction } from "@/lib/wire";
 import { rowsOf } from "../rows";
 import { type Effect, effects } from "../schema";
@@ -18,12 +19,13 @@ export interface EffectIntent {
 
 /**
  * Record an effect intent (call it inside the transaction that writes its business row). Idempotent by key: the
- * effect already recorded under the key is returned instead of a second one.
+ * effect already recorded under the key is returned instead of a second one. It carries the trace of the run
+ * recording it (the active run span's ids), which its deliveries join.
  */
 export async function insertEffect({ db, intent }: { db: Queryable; intent: EffectIntent }): Promise<Effect> {
   const [inserted] = await db
     .insert(effects)
-    .values({ id: randomUUID(), ...intent })
+    .values({ id: randomUUID(), ...activeRunTrace(), ...intent })
     .onConflictDoNothing({ target: effects.idempotencyKey })
     .returning();
   if (inserted) return inserted;

@@ -183,25 +183,3 @@ export async function listFailedEffects({
     .orderBy(desc(effects.updatedAt))
     .limit(limit);
 }
-
-/**
- * The trace of the run that recorded an effect: the thread's latest run created before the effect (one run is active
- * per thread at a time, and effects are recorded by a run's nodes).
- */
-export async function getRecordingRunTrace({
-  db,
-  threadId,
-  at,
-}: {
-  db: Queryable;
-  threadId: string;
-  at: Date;
-}): Promise<{ traceId: string | null; traceSpanId: string | null } | undefined> {
-  const [row] = await db
-    .select({ traceId: runs.traceId, traceSpanId: runs.traceSpanId })
-    .from(runs)
-    .where(and(eq(runs.threadId, threadId), sql`${runs.createdAt} <= ${at.toISOString()}::timestamptz`))
-    .orderBy(desc(runs.createdAt))
-    .limit(1);
-  return row;
-}

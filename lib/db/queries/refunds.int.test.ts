@@ -51,6 +51,12 @@ describe("refund and outbox queries on postgres", () => {
     const ids = new Set(attempts.map((a) => (a.ok ? a.refund.id : "")));
     expect(ids.size).toBe(1);
     expect(new Set(attempts.map((a) => (a.ok ? a.effect.id : ""))).size).toBe(1);
+    // Whichever attempt recorded it and whichever found it answer with the same rows, as they are stored.
+    for (const attempt of attempts) expect(attempt).toEqual(attempts[0]);
+    const stored = await database.sql.query(
+      "SELECT id, created_at FROM refunds WHERE idempotency_key = 'refund:decision-a'",
+    );
+    expect(attempts[0]?.ok && attempts[0].refund.createdAt).toEqual(stored[0]?.created_at);
     expect(await countRefundsForOrder({ db: database.db, orderId: "ORD-1008" })).toBe(1);
     const effects = await effectsOf("thread-ORD-1008");
     expect(effects).toEqual([
@@ -98,5 +104,55 @@ describe("refund and outbox queries on postgres", () => {
       ["email", "email:confirm-1"],
       ["email", "email:confirm-2"],
     ]);
+  });
+
+  it("queues one email and one effect however many re-runs race for the decision, each answer the same", async () => {
+    const attempts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        queueEmail({
+          db: database.db,
+          decisionRef: "race-1",
+          threadId: "t-2",
+          to: "b@example.com",
+          subject: `S${i}`,
+          body: "B",
+        }),
+      ),
+    );
+    const [first] = attempts;
+    for (const attempt of attempts) expect(attempt).toEqual(first);
+    expect(await listEmailsForThread({ db: database.db, threadId: "t-2" })).toEqual([first?.email]);
+    expect((await effectsOf("t-2")).map((e) => [e.idempotency_key, e.record_id])).toEqual([
+      ["email:race-1", first?.email.id],
+    ]);
+  });
+
+  it("an email whose effect is gone: queued again, the new effect delivers the email already queued", async () => {
+    const first = await queueEmail({
+      db: database.db,
+      decisionRef: "gone-1",
+      threadId: "t-3",
+      to: "c@example.com",
+      subject: "S",
+      body: "B",
+    });
+    await database.sql.query("DELETE FROM effects WHERE id = $1", [first.effect.id]);
+    const again = await queueEmail({
+      db: database.db,
+      decisionRef: "gone-1",
+      threadId: "t-3",
+      to: "c@example.com",
+      subject: "other",
+      body: "other",
+    });
+    expect(again.email).toEqual(first.email);
+    expect(again.effect.id).not.toBe(first.effect.id);
+    expect(again.effect.recordId).toBe(first.email.id);
+    expect(again.effect.payload).toEqual({
+      emailId: first.email.id,
+      to: "c@example.com",
+      subject: "S",
+      body: "B",
+    });
   });
 });

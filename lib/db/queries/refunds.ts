@@ -1,9 +1,10 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { count, eq, sql, sum } from "drizzle-orm";
-import { type Effect, orders, type Refund, refunds } from "../schema";
+import { count, eq, or, sql, sum } from "drizzle-orm";
+import { activeRunTrace } from "@/lib/observability/tracing";
+import { type Effect, effects, orders, type Refund, refunds } from "../schema";
 import type { Queryable } from "../tx";
-import { insertEffect } from "./effects";
+import { type EffectIntent, getEffectByKey, insertEffect } from "./effects";
 
 /**
  * The key of a refund: the decision that authorized it (an approval's interrupt, or the policy step that approved
@@ -25,7 +26,7 @@ export type RecordRefundResult =
  * Record an authorized refund and its payment intent, exactly once per decision. In one transaction with the order
  * row locked (`FOR UPDATE`, so concurrent refunds of one order serialize): the refund already recorded under the key
  * is returned as it is; otherwise the sum of the order's refunds plus this one must stay within the order total, and
- * the refund row and its `payment` effect are inserted together. Nothing leaves the process here: the dispatcher
+ * the refund row and its `payment` effect are inserted together, in one statement. Nothing leaves the process here: the dispatcher
  * pays it afterwards.
  */
 export async function recordRefund({
@@ -55,48 +56,63 @@ export async function recordRefund({
       .where(eq(orders.id, orderId))
       .for("update");
     if (!order) throw new Error(`recordRefund: no order ${orderId}`);
-    const [own] = await tx.select().from(refunds).where(eq(refunds.idempotencyKey, idempotencyKey));
-    const refund = own ?? (await insertWithinTotal());
-    if ("ok" in refund) return refund;
-    const effect = await insertEffect({
-      db: tx,
-      intent: {
-        idempotencyKey,
-        threadId,
-        kind: "payment",
-        recordId: refund.id,
-        payload: {
-          refundId: refund.id,
-          orderId,
-          amountCents: refund.amountCents,
-          currency: refund.currency,
-          method: refund.method,
-        },
-      },
-    });
-    return { ok: true as const, refund, effect };
-
-    async function insertWithinTotal(): Promise<Refund | RecordRefundResult> {
-      const refundedCents = await sumRefundsForOrder({ db: tx, orderId });
-      const refundableCents = Math.max(0, (order?.amountCents ?? 0) - refundedCents);
-      if (amountCents > refundableCents) return { ok: false, refundedCents, refundableCents };
-      const [inserted] = await tx
-        .insert(refunds)
-        .values({
-          id: randomUUID(),
-          idempotencyKey,
-          orderId,
-          threadId,
-          amountCents,
-          currency,
-          method,
-          approvedBy,
-        })
-        .returning();
-      if (!inserted) throw new Error(`recordRefund: nothing inserted under ${idempotencyKey}`);
-      return inserted;
-    }
+    // Under the order's lock, in one read (a statement of its own, so it sees every refund committed before the lock
+    // was granted): this decision's own refund, if an earlier attempt recorded it, and the order's refunds.
+    const rows = await tx
+      .select()
+      .from(refunds)
+      .where(or(eq(refunds.idempotencyKey, idempotencyKey), eq(refunds.orderId, orderId)));
+    const own = rows.find((r) => r.idempotencyKey === idempotencyKey);
+    if (own)
+      return {
+        ok: true as const,
+        refund: own,
+        effect: await insertEffect({ db: tx, intent: intentOf(own) }),
+      };
+    const refundedCents = rows.filter((r) => r.orderId === orderId).reduce((n, r) => n + r.amountCents, 0);
+    const refundableCents = Math.max(0, order.amountCents - refundedCents);
+    if (amountCents > refundableCents) return { ok: false as const, refundedCents, refundableCents };
+    // The refund and its payment intent in one statement.
+    const refund = {
+      id: randomUUID(),
+      idempotencyKey,
+      orderId,
+      threadId,
+      amountCents,
+      currency,
+      method,
+      approvedBy,
+    };
+    const recorded = tx.$with("refund").as(tx.insert(refunds).values(refund).returning({ id: refunds.id }));
+    const [effect] = await tx
+      .with(recorded)
+      .insert(effects)
+      .values({ id: randomUUID(), ...intentOf(refund), ...activeRunTrace() })
+      .onConflictDoNothing({ target: effects.idempotencyKey })
+      .returning();
+    // Every column of the refund just inserted is known (its created_at is the statement's now(), as the effect's).
+    if (effect) return { ok: true as const, refund: { ...refund, createdAt: effect.createdAt }, effect };
+    const [inserted] = await tx.select().from(refunds).where(eq(refunds.idempotencyKey, idempotencyKey));
+    const existing = await getEffectByKey({ db: tx, idempotencyKey });
+    if (!inserted || !existing) throw new Error(`recordRefund: nothing recorded under ${idempotencyKey}`);
+    return { ok: true as const, refund: inserted, effect: existing };
   });
+
+  function intentOf(refund: Pick<Refund, "id" | "amountCents" | "currency" | "method">): EffectIntent {
+    return {
+      idempotencyKey,
+      threadId,
+      kind: "payment",
+      recordId: refund.id,
+      payload: {
+        refundId: refund.id,
+        orderId,
+        amountCents: refund.amountCents,
+        currency: refund.currency,
+        method: refund.method,
+      },
+    };
+  }
 }
 
 /** How many refunds exist for an order. */

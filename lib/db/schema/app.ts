@@ -412,6 +412,12 @@ export const effects = pgTable(
     resolution: text("resolution", { enum: EFFECT_TASK_ACTIONS }),
     resolvedBy: text("resolved_by"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
+    /**
+     * The trace of the run that recorded it (its run span's ids, as on the run row): each delivery attempt's span
+     * joins that trace without reading the run. Null outside a traced run.
+     */
+    traceId: text("trace_id"),
+    traceSpanId: text("trace_span_id"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
