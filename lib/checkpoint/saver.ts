@@ -25,7 +25,7 @@ import {
   type TupleRow,
 } from "./sql";
 import { nextChannelVersion } from "./versions";
-import { WriteBatcher } from "./write-batch";
+import { batcherFor, type WriteBatcher } from "./write-batch";
 
 const decoder = new TextDecoder();
 
@@ -53,10 +53,13 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     private readonly stamp: Readonly<Record<string, string>> = {},
   ) {
     super(serde);
-    this.batcher = new WriteBatcher(sql);
+    this.batcher = batcherFor(sql);
   }
 
-  /** `put` and `putWrites` go through it: writes that meet on the way share one statement and one commit. */
+  /**
+   * `put` and `putWrites` go through it (the process's one for this client, shared with the event sinks): writes
+   * that meet on the way share one statement and one commit.
+   */
   private readonly batcher: WriteBatcher;
 
   /**

@@ -1,5 +1,15 @@
 import { TASKS } from "@langchain/langgraph-checkpoint";
-import { checkpointBlobs, checkpoints, checkpointWrites, qualifiedName } from "@/lib/db/schema";
+import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
+import {
+  checkpointBlobs,
+  checkpoints,
+  checkpointWrites,
+  events,
+  qualifiedName,
+  runs,
+  threadFollowers,
+  threads,
+} from "@/lib/db/schema";
 
 /*
  * Every statement here is ONE statement doing all it does: a single statement is atomic, so there is no BEGIN/COMMIT
@@ -8,6 +18,10 @@ import { checkpointBlobs, checkpoints, checkpointWrites, qualifiedName } from "@
 const CP = qualifiedName(checkpoints);
 const BL = qualifiedName(checkpointBlobs);
 const WR = qualifiedName(checkpointWrites);
+const EV = qualifiedName(events);
+const RUNS = qualifiedName(runs);
+const THREADS = qualifiedName(threads);
+const FOLLOWERS = qualifiedName(threadFollowers);
 
 /** Columns of a checkpoint tuple as read by {@link selectTuplesSql}. */
 export interface TupleRow {
@@ -89,8 +103,11 @@ export const SELECT_TUPLE_BY_ID = selectTuplesSql(
  * offset[], $9 length[]. Blobs: $10 thread[], $11 ns[], $12 channel[], $13 version[], $14 type[], $15 offset[],
  * $16 length[]. Writes: $17 thread[], $18 ns[], $19 checkpoint id[], $20 task id[], $21 task path[], $22 idx[],
  * $23 channel[], $24 type[], $25 offset[], $26 length[], $27 upsert[] (special writes replace, regular ones keep the
- * first value). A batch never holds the same checkpoint or write key twice (Postgres refuses to update one row twice
- * in a statement), so the order of its parts does not matter.
+ * first value). Events: $28 thread[], $29 seq[], $30 run[], $31 owner[], $32 type[], $33 offset[], $34 length[]
+ * (each run's events are written only while its owner holds it active; each thread's `last_seq` moves to its last
+ * event written, announced on the events channel when another instance follows the thread). A batch never holds the
+ * same checkpoint or write key twice (Postgres refuses to update one row twice in a statement), so the order of its
+ * parts does not matter. Answers `owned`: the runs whose events were written.
  */
 export const WRITE_BATCH = `WITH new_blobs AS (
   INSERT INTO ${BL} (thread_id, checkpoint_ns, channel, version, type, blob)
@@ -122,8 +139,28 @@ export const WRITE_BATCH = `WITH new_blobs AS (
   FROM w WHERE w.upsert
   ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
   DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob, task_path = EXCLUDED.task_path
+), ev AS (
+  SELECT * FROM unnest($28::text[], $29::bigint[], $30::text[], $31::text[], $32::text[], $33::int[], $34::int[])
+    AS e(thread_id, seq, run_id, owner, type, off, len)
+), owned AS (
+  SELECT r.id FROM ${RUNS} r
+  WHERE r.id IN (SELECT DISTINCT ev.run_id FROM ev) AND r.status IN ('queued', 'running')
+    AND r.owner = (SELECT min(ev.owner) FROM ev WHERE ev.run_id = r.id)
+), new_events AS (
+  INSERT INTO ${EV} (thread_id, seq, run_id, type, event)
+  SELECT ev.thread_id, ev.seq, ev.run_id, ev.type, convert_from(${slice("ev")}, 'UTF8')::jsonb
+  FROM ev WHERE ev.run_id IN (SELECT id FROM owned)
+), heads AS (
+  SELECT ev.thread_id, max(ev.seq) AS seq, min(ev.owner) AS owner
+  FROM ev WHERE ev.run_id IN (SELECT id FROM owned) GROUP BY ev.thread_id
+), moved AS (
+  UPDATE ${THREADS} t SET last_seq = h.seq, updated_at = now() FROM heads h WHERE t.id = h.thread_id
+), announced AS (
+  SELECT pg_notify('${EVENTS_CHANNEL}', h.owner || '|' || h.thread_id || '|' || h.seq) FROM heads h
+  WHERE EXISTS (SELECT 1 FROM ${FOLLOWERS} f
+    WHERE f.thread_id = h.thread_id AND f.instance_id <> h.owner AND f.expires_at > now())
 )
-SELECT 1`;
+SELECT array(SELECT id FROM owned) AS owned, (SELECT count(*) FROM announced)::int AS announced`;
 
 function slice(alias: string): string {
   return `CASE WHEN ${alias}.len < 0 THEN NULL ELSE substring($1::bytea FROM ${alias}.off + 1 FOR ${alias}.len) END`;

@@ -44,10 +44,26 @@ const writesItem: fc.Arbitrary<BatchItem> = fc.record({
   ),
 });
 
+const eventsItem: fc.Arbitrary<BatchItem> = fc.record({
+  kind: fc.constant("events" as const),
+  threadId: text,
+  runId: text,
+  owner: text,
+  events: fc.array(
+    fc.record({
+      seq: fc.integer({ min: 1, max: 1_000_000 }),
+      type: text,
+      event: fc.string({ unit: "grapheme", maxLength: 60 }),
+    }),
+    { maxLength: 6 },
+  ),
+});
+const anyItem = fc.oneof(checkpointItem, writesItem, eventsItem);
+
 describe("batchParams", () => {
   it("gives every payload of every item back through the statement's slices, NULLs included", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(checkpointItem, writesItem), { maxLength: 10 }), (items) => {
+      fc.property(fc.array(anyItem, { maxLength: 10 }), (items) => {
         const p = batchParams(items);
         const packed = p[0] as Buffer;
         /** The parameter $n of the statement. */
@@ -57,6 +73,9 @@ describe("batchParams", () => {
           item.kind === "writes" ? item.writes.map((w) => ({ item, w })) : [],
         );
         const blobs = checkpoints.flatMap((item) => item.blobs.map((b) => ({ item, b })));
+        const events = items.flatMap((item) =>
+          item.kind === "events" ? item.events.map((e) => ({ item, e })) : [],
+        );
 
         expect(col(2)).toEqual(checkpoints.map((c) => c.threadId));
         expect(col(4)).toEqual(checkpoints.map((c) => c.checkpointId));
@@ -82,13 +101,23 @@ describe("batchParams", () => {
         writes.forEach(({ w }, i) => {
           expect(slice(packed, col(25)[i] as number, col(26)[i] as number)).toEqual(bytes(w.value));
         });
+
+        expect(col(28)).toEqual(events.map(({ item }) => item.threadId));
+        expect(col(29)).toEqual(events.map(({ e }) => e.seq));
+        expect(col(30)).toEqual(events.map(({ item }) => (item as { runId: string }).runId));
+        expect(col(31)).toEqual(events.map(({ item }) => (item as { owner: string }).owner));
+        expect(col(32)).toEqual(events.map(({ e }) => e.type));
+        events.forEach(({ e }, i) => {
+          const json = slice(packed, col(33)[i] as number, col(34)[i] as number);
+          expect(Buffer.from(json!).toString("utf8")).toBe(e.event);
+        });
       }),
     );
   });
 
   it("lays payloads end to end with no byte wasted", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(checkpointItem, writesItem), { maxLength: 10 }), (items) => {
+      fc.property(fc.array(anyItem, { maxLength: 10 }), (items) => {
         const packed = batchParams(items)[0] as Buffer;
         const total = items.reduce(
           (n, item) =>
@@ -97,7 +126,9 @@ describe("batchParams", () => {
               ? Buffer.byteLength(item.checkpoint) +
                 Buffer.byteLength(item.metadata) +
                 item.blobs.reduce((m, b) => m + (b.value?.byteLength ?? 0), 0)
-              : item.writes.reduce((m, w) => m + w.value.byteLength, 0)),
+              : item.kind === "events"
+                ? item.events.reduce((m, e) => m + Buffer.byteLength(e.event), 0)
+                : item.writes.reduce((m, w) => m + w.value.byteLength, 0)),
           0,
         );
         expect(packed.byteLength).toBe(total);
@@ -109,6 +140,6 @@ describe("batchParams", () => {
     const p = batchParams([]);
     expect((p[0] as Buffer).byteLength).toBe(0);
     expect(p.slice(1).every((column) => Array.isArray(column) && column.length === 0)).toBe(true);
-    expect(p).toHaveLength(27);
+    expect(p).toHaveLength(34);
   });
 });

@@ -26,7 +26,39 @@ export interface WritesPut {
   writes: readonly { idx: number; channel: string; type: string; value: Uint8Array }[];
 }
 
-export type BatchItem = CheckpointPut | WritesPut;
+/**
+ * A run's events for its thread's log (`EventSink`): written only while `owner` still holds the run active, with the
+ * thread's `last_seq` moved and the append announced to other instances that follow the thread. `event` is the
+ * event's JSON text.
+ */
+export interface EventsPut {
+  kind: "events";
+  threadId: string;
+  runId: string;
+  owner: string;
+  events: readonly { seq: number; type: string; event: string }[];
+}
+
+export type BatchItem = CheckpointPut | WritesPut | EventsPut;
+
+const BATCHERS = Symbol.for("hitl-console.write-batchers");
+
+/**
+ * The process's batcher for a client: every saver on it and every run's event sink (`EventSink`) share it, so a
+ * step's checkpoint, its writes and its events — of every thread the process runs — go out together. Kept on
+ * `globalThis`: a module bundled twice must not split the batch.
+ */
+export function batcherFor(sql: SqlClient): WriteBatcher {
+  const g = globalThis as typeof globalThis & { [BATCHERS]?: WeakMap<SqlClient, WriteBatcher> };
+  g[BATCHERS] ??= new WeakMap();
+  const all = g[BATCHERS];
+  let batcher = all.get(sql);
+  if (!batcher) {
+    batcher = new WriteBatcher(sql);
+    all.set(sql, batcher);
+  }
+  return batcher;
+}
 
 /** Name of the prepared batch statement. */
 export const WRITE_BATCH_NAME = "cp_write_batch";
@@ -40,7 +72,7 @@ interface Queued {
   item: BatchItem;
   keys: string[];
   bytes: number;
-  resolve: () => void;
+  resolve: (written: boolean) => void;
   reject: (error: unknown) => void;
 }
 
@@ -63,9 +95,12 @@ export class WriteBatcher {
 
   constructor(private readonly sql: SqlClient) {}
 
-  /** Resolves when `item` is committed; rejects with the database's error for it. */
-  write(item: BatchItem): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /**
+   * Resolves when `item` is committed; rejects with the database's error for it. Resolves `false` for events of a run
+   * its owner no longer holds (nothing of them was written), `true` otherwise.
+   */
+  write(item: BatchItem): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
       this.queue.push({ item, keys: keysOf(item), bytes: payloadBytes(item), resolve, reject });
       this.schedule();
     });
@@ -88,8 +123,8 @@ export class WriteBatcher {
       while (this.queue.length > 0) {
         const batch = this.take();
         try {
-          await this.sql.query(WRITE_BATCH, batchParams(batch.map((q) => q.item)), WRITE_BATCH_NAME);
-          for (const q of batch) q.resolve();
+          const owned = await this.send(batch);
+          for (const q of batch) q.resolve(written(q.item, owned));
         } catch (error) {
           if (batch.length === 1) batch[0]!.reject(error);
           else await this.oneByOne(batch);
@@ -103,12 +138,21 @@ export class WriteBatcher {
   private async oneByOne(batch: readonly Queued[]): Promise<void> {
     for (const q of batch) {
       try {
-        await this.sql.query(WRITE_BATCH, batchParams([q.item]), WRITE_BATCH_NAME);
-        q.resolve();
+        q.resolve(written(q.item, await this.send([q])));
       } catch (error) {
         q.reject(error);
       }
     }
+  }
+
+  /** One statement for these items: answers the runs whose events it was allowed to write. */
+  private async send(batch: readonly Queued[]): Promise<Set<string>> {
+    const rows = await this.sql.query<{ owned: string[] | null }>(
+      WRITE_BATCH,
+      batchParams(batch.map((q) => q.item)),
+      WRITE_BATCH_NAME,
+    );
+    return new Set(rows[0]?.owned ?? []);
   }
 
   /** The longest prefix of the queue that fits the limits and names no key twice (at least one item). */
@@ -129,14 +173,24 @@ export class WriteBatcher {
 
 const SEP = "\u0000";
 
-/** The rows an item may update in place: a checkpoint row, and each write's (task, idx). Blobs are never updated. */
+/** Whether an item was written: events only when their run was still its owner's. */
+function written(item: BatchItem, owned: ReadonlySet<string>): boolean {
+  return item.kind !== "events" || owned.has(item.runId);
+}
+
+/**
+ * The rows an item may update in place: a checkpoint row, and each write's (task, idx). Blobs are never updated.
+ * Events only insert (their sequence numbers are the thread's own): they never hold a batch back.
+ */
 function keysOf(item: BatchItem): string[] {
+  if (item.kind === "events") return [];
   const base = `${item.threadId}${SEP}${item.ns}${SEP}${item.checkpointId}`;
   if (item.kind === "checkpoint") return [`c${SEP}${base}`];
   return item.writes.map((w) => `w${SEP}${base}${SEP}${item.taskId}${SEP}${w.idx}`);
 }
 
 function payloadBytes(item: BatchItem): number {
+  if (item.kind === "events") return item.events.reduce((n, e) => n + e.event.length, 0);
   if (item.kind === "checkpoint") {
     return item.blobs.reduce(
       (n, b) => n + (b.value?.byteLength ?? 0),
@@ -158,7 +212,7 @@ export function batchParams(items: readonly BatchItem[]): unknown[] {
     total += value.byteLength;
     return [at, value.byteLength];
   };
-  // One array per statement parameter, each group's keys in the statement's parameter order ($2…$27).
+  // One array per statement parameter, each group's keys in the statement's parameter order ($2…$34).
   const cp = columns("thread", "ns", "id", "parent", "cpOff", "cpLen", "mdOff", "mdLen");
   const bl = columns("thread", "ns", "channel", "version", "type", "off", "len");
   const wr = columns(
@@ -174,8 +228,15 @@ export function batchParams(items: readonly BatchItem[]): unknown[] {
     "len",
     "upsert",
   );
+  const ev = columns("thread", "seq", "run", "owner", "type", "off", "len");
   for (const item of items) {
-    if (item.kind === "checkpoint") {
+    if (item.kind === "events") {
+      const { threadId: thread, runId: run, owner } = item;
+      for (const { seq, type, event } of item.events) {
+        const [off, len] = pack(Buffer.from(event, "utf8"));
+        push(ev, { thread, seq, run, owner, type, off, len });
+      }
+    } else if (item.kind === "checkpoint") {
       const [cpOff, cpLen] = pack(Buffer.from(item.checkpoint, "utf8"));
       const [mdOff, mdLen] = pack(Buffer.from(item.metadata, "utf8"));
       const { threadId: thread, ns } = item;
@@ -198,7 +259,7 @@ export function batchParams(items: readonly BatchItem[]): unknown[] {
     packed.set(chunk, at);
     at += chunk.byteLength;
   }
-  return [packed, ...Object.values(cp), ...Object.values(bl), ...Object.values(wr)];
+  return [packed, ...Object.values(cp), ...Object.values(bl), ...Object.values(wr), ...Object.values(ev)];
 }
 
 type Columns<K extends string> = Record<K, unknown[]>;

@@ -2,7 +2,10 @@ import type { BaseEvent } from "@ag-ui/core";
 import type { AppDb } from "@/lib/db/open";
 
 const appendEvents = vi.fn();
-vi.mock("@/lib/db/queries/events", () => ({ appendEvents: (args: unknown) => appendEvents(args) }));
+vi.mock("@/lib/db/queries/events", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/db/queries/events")>()),
+  appendEvents: (args: unknown) => appendEvents(args),
+}));
 vi.mock("./event-bus", () => ({ publishEvents: () => {} }));
 
 const { EventSink } = await import("./event-sink");

@@ -1,8 +1,10 @@
 import "server-only";
 import type { BaseEvent } from "@ag-ui/core";
 import { withSeq } from "@/lib/agui";
+import { batcherFor } from "@/lib/checkpoint/write-batch";
 import type { AppDb } from "@/lib/db/open";
-import { appendEvents, type LoggedEvent } from "@/lib/db/queries/events";
+import { appendEvents, eventJson, type LoggedEvent } from "@/lib/db/queries/events";
+import type { SqlClient } from "@/lib/db/sql-client";
 import { metrics } from "@/lib/observability/metrics";
 import { publishEvents } from "./event-bus";
 import { LostOwnershipError } from "./ownership";
@@ -27,6 +29,12 @@ export class EventSink {
     private seq: number,
     /** Called once when a write finds the run owned by another process: its execution must stop at once. */
     private readonly onLost: (error: LostOwnershipError) => void = () => {},
+    /**
+     * The checkpointer's client: events then go out in the checkpointer's batched statement (`batcherFor`), with the
+     * step's checkpoint and writes when they meet — one round trip and one commit for all. Without it, each batch of
+     * events is a statement of its own on `db`.
+     */
+    private readonly via?: SqlClient,
   ) {}
 
   /** Number events and queue them for the log. */
@@ -69,13 +77,21 @@ export class EventSink {
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.splice(0);
         const since = this.queuedSince;
-        const owned = await appendEvents({
-          db: this.db,
-          threadId: this.threadId,
-          runId: this.runId,
-          owner: this.owner,
-          batch,
-        });
+        const owned = this.via
+          ? await batcherFor(this.via).write({
+              kind: "events",
+              threadId: this.threadId,
+              runId: this.runId,
+              owner: this.owner,
+              events: batch.map((e) => ({ seq: e.seq, type: e.type, event: eventJson(e.event) })),
+            })
+          : await appendEvents({
+              db: this.db,
+              threadId: this.threadId,
+              runId: this.runId,
+              owner: this.owner,
+              batch,
+            });
         if (!owned) {
           const lost = new LostOwnershipError(`run ${this.runId} is no longer owned by ${this.owner}`);
           this.onLost(lost);

@@ -140,7 +140,16 @@ async function executeRun(
   const owner = run.owner ?? "";
   // An event write that finds the run owned elsewhere stops the graph there and then, not at the next heartbeat: an
   // execution that lost its run must not go on writing checkpoints beside the new owner's.
-  const sink = new EventSink(database.db, run.threadId, run.id, owner, startSeq, (lost) => abort.abort(lost));
+  // Events go out with the checkpointer's writes (one statement per step when they meet).
+  const sink = new EventSink(
+    database.db,
+    run.threadId,
+    run.id,
+    owner,
+    startSeq,
+    (lost) => abort.abort(lost),
+    database.checkpointSql,
+  );
   // Claims and the sweeper only hand this process runs of versions it has; if that ever fails, end the run loudly.
   const agent = findAgentForKey(run.agentKey);
   const mapper = createAguiMapper({

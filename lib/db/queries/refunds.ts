@@ -26,8 +26,8 @@ export type RecordRefundResult =
  * Record an authorized refund and its payment intent, exactly once per decision. In one transaction with the order
  * row locked (`FOR UPDATE`, so concurrent refunds of one order serialize): the refund already recorded under the key
  * is returned as it is; otherwise the sum of the order's refunds plus this one must stay within the order total, and
- * the refund row and its `payment` effect are inserted together, in one statement. Nothing leaves the process here: the dispatcher
- * pays it afterwards.
+ * the refund row and its `payment` effect are inserted together, in one statement. Nothing leaves the process here:
+ * the dispatcher pays it afterwards.
  */
 export async function recordRefund({
   db,

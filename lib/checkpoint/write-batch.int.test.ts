@@ -1,0 +1,143 @@
+import { randomUUID } from "node:crypto";
+import { type Backend, openBackend } from "@/e2e/support/backends";
+import type { SqlClient } from "@/lib/db/sql-client";
+import { type BatchItem, WriteBatcher } from "./write-batch";
+
+/*
+ * A run's events in the checkpointer's batched statement (issue 31: one round trip per super-step for the checkpoint,
+ * its writes and the step's events), on both databases: events of a run its owner still holds are written with the
+ * thread's `last_seq` moved; events of a run owned elsewhere write nothing, and say so, without failing what shares
+ * their statement; a checkpoint and two runs' events that meet go out as one statement.
+ */
+const backends: Backend[] = ["postgres", "pglite"];
+
+describe.each(backends)("events in the checkpointer's batch, on %s", (kind) => {
+  let backend: Awaited<ReturnType<typeof openBackend>>;
+  let sql: SqlClient;
+  beforeAll(async () => {
+    backend = await openBackend(kind);
+    sql = backend.database.sql;
+  });
+  afterAll(() => backend?.close());
+
+  /** A thread with a running run owned by `owner`. */
+  async function running(owner: string): Promise<{ threadId: string; runId: string }> {
+    const threadId = randomUUID();
+    const runId = randomUUID();
+    await sql.query(
+      `INSERT INTO threads (id, title, customer_message, status) VALUES ($1, 't', 'm', 'running')`,
+      [threadId],
+    );
+    await sql.query(
+      `INSERT INTO runs (id, thread_id, kind, status, input, agent_key, owner, attempts)
+       VALUES ($1, $2, 'input', 'running', '{}'::jsonb, 'refund@1', $3, 1)`,
+      [runId, threadId, owner],
+    );
+    return { threadId, runId };
+  }
+
+  const eventsOf = (threadId: string, runId: string, owner: string, seqs: number[]): BatchItem => ({
+    kind: "events",
+    threadId,
+    runId,
+    owner,
+    events: seqs.map((seq) => ({
+      seq,
+      type: "CUSTOM",
+      event: JSON.stringify({ type: "CUSTOM", seq, text: "é\u2028" }),
+    })),
+  });
+
+  const logged = async (threadId: string) => ({
+    seqs: (
+      await sql.query<{ seq: string | number }>("SELECT seq FROM events WHERE thread_id = $1 ORDER BY seq", [
+        threadId,
+      ])
+    ).map((r) => Number(r.seq)),
+    lastSeq: Number(
+      (
+        await sql.query<{ last_seq: string | number }>("SELECT last_seq FROM threads WHERE id = $1", [
+          threadId,
+        ])
+      )[0]?.last_seq,
+    ),
+  });
+
+  it("writes a held run's events and moves the thread's last_seq; a lost run's events write nothing", async () => {
+    const mine = await running("me");
+    const theirs = await running("someone-else");
+    const batcher = new WriteBatcher(sql);
+    const [written, refused] = await Promise.all([
+      batcher.write(eventsOf(mine.threadId, mine.runId, "me", [1, 2, 3])),
+      batcher.write(eventsOf(theirs.threadId, theirs.runId, "me", [1])),
+    ]);
+    expect(written).toBe(true);
+    expect(refused).toBe(false);
+    expect(await logged(mine.threadId)).toEqual({ seqs: [1, 2, 3], lastSeq: 3 });
+    expect(await logged(theirs.threadId)).toEqual({ seqs: [], lastSeq: 0 });
+    const [row] = await sql.query<{ event: { text: string } }>(
+      "SELECT event FROM events WHERE thread_id = $1 AND seq = 2",
+      [mine.threadId],
+    );
+    expect(row?.event.text).toBe("é\u2028");
+  });
+
+  it("a checkpoint and two runs' events that meet go out in one statement", async () => {
+    const a = await running("me");
+    const b = await running("me");
+    let statements = 0;
+    const counting: SqlClient = {
+      ...sql,
+      query: (text, params, name) => {
+        statements += 1;
+        return sql.query(text, params, name);
+      },
+    };
+    const batcher = new WriteBatcher(counting);
+    const results = await Promise.all([
+      batcher.write({
+        kind: "checkpoint",
+        threadId: a.threadId,
+        ns: "",
+        checkpointId: "cp-1",
+        parentId: null,
+        checkpoint: JSON.stringify({ v: 4, id: "cp-1", channel_versions: {} }),
+        metadata: "{}",
+        blobs: [],
+      }),
+      batcher.write(eventsOf(a.threadId, a.runId, "me", [1, 2])),
+      batcher.write(eventsOf(b.threadId, b.runId, "me", [1])),
+    ]);
+    expect(results).toEqual([true, true, true]);
+    expect(statements).toBe(1);
+    expect(await logged(a.threadId)).toEqual({ seqs: [1, 2], lastSeq: 2 });
+    expect(await logged(b.threadId)).toEqual({ seqs: [1], lastSeq: 1 });
+    const [cp] = await sql.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM "checkpoint"."checkpoints" WHERE thread_id = $1`,
+      [a.threadId],
+    );
+    expect(Number(cp?.n)).toBe(1);
+  });
+
+  it("a sequence number used twice fails only its own events, not the checkpoint beside them", async () => {
+    const a = await running("me");
+    const batcher = new WriteBatcher(sql);
+    await batcher.write(eventsOf(a.threadId, a.runId, "me", [1]));
+    const [checkpoint, again] = await Promise.allSettled([
+      batcher.write({
+        kind: "checkpoint",
+        threadId: a.threadId,
+        ns: "",
+        checkpointId: "cp-2",
+        parentId: null,
+        checkpoint: JSON.stringify({ v: 4, id: "cp-2", channel_versions: {} }),
+        metadata: "{}",
+        blobs: [],
+      }),
+      batcher.write(eventsOf(a.threadId, a.runId, "me", [1])),
+    ]);
+    expect(checkpoint).toEqual({ status: "fulfilled", value: true });
+    expect(again.status).toBe("rejected");
+    expect(await logged(a.threadId)).toEqual({ seqs: [1], lastSeq: 1 });
+  });
+});
