@@ -1,7 +1,7 @@
 import type { ThreadView } from "@/lib/runtime/thread-view";
 import { applyEvent, foldRunEvents, type StreamEvent } from "./apply-event";
 import { messageText } from "./messages";
-import { applyView, initialThreadState, markConflict, type ThreadState } from "./thread-state";
+import { applyView, initialThreadState, markConflict, type ThreadState, withPending } from "./thread-state";
 
 /** The reducer never reads a payload: the raw value stands in for one. */
 const approval = {
@@ -74,6 +74,24 @@ describe("applyEvent", () => {
     expect(run(mine, reply.slice(0, 1)).closed).toEqual([]);
     const theirs = run(initialThreadState(view()), reply.slice(0, 1));
     expect(theirs.closed.map((c) => c.interruptId)).toEqual(["i-1"]);
+  });
+
+  it("closes a form this tab answered when the refusal comes back after a fresh view dropped it", () => {
+    // The tab sends its answer; before the 409 arrives, a view read after somebody else's answer (and the run it
+    // started, already at its next question) no longer lists the decision.
+    const sent = { ...initialThreadState(view()), ownIds: ["i-1"] };
+    const moved = withPending(sent, []);
+    expect(moved.pending).toEqual([]);
+    expect(moved.closed).toEqual([]);
+    const conflict = {
+      resolvedBy: "operator@example.com",
+      resolvedAt: "2026-12-05T06:35:32Z",
+      answer: { optionId: "store_credit" },
+      message: "Decided elsewhere.",
+    };
+    const refused = markConflict(moved, "i-1", conflict);
+    expect(refused.closed.map((c) => [c.interruptId, c.conflict])).toEqual([["i-1", conflict]]);
+    expect(refused.ownIds).toEqual([]);
   });
 
   it("restarts a message the state already holds instead of doubling it", () => {

@@ -66,6 +66,11 @@ export interface ThreadState {
   notices: string[];
   /** Interrupts this tab is answering or has answered: when they leave `pending`, nobody else took them. */
   ownIds: string[];
+  /**
+   * Forms this tab answered that left `pending` before the answer's outcome came back: if the server then refuses
+   * the answer (somebody else took the decision first), `markConflict` closes them from here, saying who.
+   */
+  answered: PendingItem[];
   sending: boolean;
   connection: ConnectionState;
   reconnectAttempt: number;
@@ -105,6 +110,7 @@ export function initialThreadState(view: ThreadViewJson): ThreadState {
     runError: view.failure ?? null,
     notices: [],
     ownIds: [],
+    answered: [],
     sending: false,
     connection: "idle",
     reconnectAttempt: 0,
@@ -134,8 +140,13 @@ export function withPending(state: ThreadState, next: PendingItem[]): ThreadStat
   const gone = state.pending.filter(
     (p) => !keep.has(p.interruptId) && !state.ownIds.includes(p.interruptId) && !closedIds.has(p.interruptId),
   );
+  const mine = state.pending.filter((p) => !keep.has(p.interruptId) && state.ownIds.includes(p.interruptId));
   return {
     ...state,
+    answered:
+      mine.length > 0
+        ? [...state.answered.filter((a) => !mine.some((m) => m.interruptId === a.interruptId)), ...mine]
+        : state.answered,
     // A decision this tab already knows was taken elsewhere (a 409 said so) stays closed: a view read before that
     // answer committed must not open its form again next to the closed one.
     pending: next.filter((p) => !closedIds.has(p.interruptId)),
@@ -186,11 +197,14 @@ export function markConflict(
 ): ThreadState {
   const item =
     state.pending.find((p) => p.interruptId === interruptId) ??
-    state.closed.find((c) => c.interruptId === interruptId);
+    state.closed.find((c) => c.interruptId === interruptId) ??
+    // Answered here, and gone from a fresh view before the refusal came back (the run that took it moved on).
+    state.answered.find((a) => a.interruptId === interruptId);
   if (!item) return state;
   return {
     ...state,
     ownIds: state.ownIds.filter((id) => id !== interruptId),
+    answered: state.answered.filter((a) => a.interruptId !== interruptId),
     pending: state.pending.filter((p) => p.interruptId !== interruptId),
     closed: [...state.closed.filter((c) => c.interruptId !== interruptId), { ...item, conflict }],
   };
