@@ -1,10 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { eq, getTableColumns, sql } from "drizzle-orm";
-import { activeRunTrace } from "@/lib/observability/tracing";
-import { type Effect, effects, type OutboxEmail, outbox } from "../schema";
+import { eq } from "drizzle-orm";
+import { type Effect, type OutboxEmail, outbox } from "../schema";
 import type { Queryable } from "../tx";
-import { getEffectByKey } from "./effects";
+import { insertEffect } from "./effects";
 
 /**
  * The key of an email: the decision that approved this draft revision (the confirm_email interrupt, or for an agent
@@ -16,10 +15,9 @@ export function emailIdempotencyKey(decisionRef: string): string {
 }
 
 /**
- * Queue an email and its delivery intent, exactly once per approving decision: in one statement, the outbox row and
- * its `email` effect (which names the email queued under the key: this one, or the one an earlier attempt of the same
- * step queued). The email and effect already queued under the key are returned as they are. Nothing is sent here: the
- * dispatcher delivers it over SMTP afterwards.
+ * Queue an email and its delivery intent, exactly once per approving decision: in one transaction, the outbox row
+ * and its `email` effect. The email queued under the key already (an earlier attempt of the same step) is returned
+ * as it is. Nothing is sent here: the dispatcher delivers it over SMTP afterwards.
  */
 export async function queueEmail({
   db,
@@ -37,60 +35,27 @@ export async function queueEmail({
   body: string;
 }): Promise<{ email: OutboxEmail; effect: Effect }> {
   const idempotencyKey = emailIdempotencyKey(decisionRef);
-  const emailId = randomUUID();
-  const queued = db
-    .$with("email")
-    .as(
-      db
-        .insert(outbox)
-        .values({ id: emailId, idempotencyKey, threadId, toAddress: to, subject, body })
-        .onConflictDoNothing({ target: outbox.idempotencyKey })
-        .returning(),
-    );
-  // The email under the key: the one this statement inserts, or the one queued before it.
-  const underKey = sql`(SELECT id, to_address, subject, body FROM email
-    UNION ALL SELECT id, to_address, subject, body FROM ${outbox} WHERE idempotency_key = ${idempotencyKey})`;
-  const [effect] = await db
-    .with(queued)
-    .insert(effects)
-    .values({
-      id: randomUUID(),
-      idempotencyKey,
-      threadId,
-      kind: "email",
-      recordId: sql`(SELECT id FROM ${underKey} e LIMIT 1)`,
-      payload: sql`(SELECT jsonb_build_object('emailId', id, 'to', to_address, 'subject', subject, 'body', body)
-        FROM ${underKey} e LIMIT 1)`,
-      ...activeRunTrace(),
-    })
-    .onConflictDoNothing({ target: effects.idempotencyKey })
-    .returning({ ...getTableColumns(effects), emailInserted: sql<boolean>`EXISTS (SELECT 1 FROM email)` });
-  if (effect?.emailInserted) {
-    const { emailInserted: _, ...row } = effect;
-    // Every column of the row just inserted is known (its created_at is the statement's now(), as the effect's).
-    return {
-      email: {
-        id: emailId,
+  return db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(outbox)
+      .values({ id: randomUUID(), idempotencyKey, threadId, toAddress: to, subject, body })
+      .onConflictDoNothing({ target: outbox.idempotencyKey })
+      .returning();
+    const email =
+      inserted ?? (await tx.select().from(outbox).where(eq(outbox.idempotencyKey, idempotencyKey)))[0];
+    if (!email) throw new Error(`queueEmail: no email under ${idempotencyKey} after a conflict`);
+    const effect = await insertEffect({
+      db: tx,
+      intent: {
         idempotencyKey,
         threadId,
-        toAddress: to,
-        subject,
-        body,
-        createdAt: row.createdAt,
+        kind: "email",
+        recordId: email.id,
+        payload: { emailId: email.id, to: email.toAddress, subject: email.subject, body: email.body },
       },
-      effect: row,
-    };
-  }
-  // Queued before (an earlier attempt of the same step): what is recorded under the key.
-  const [email] = await db.select().from(outbox).where(eq(outbox.idempotencyKey, idempotencyKey));
-  if (!email) throw new Error(`queueEmail: no email under ${idempotencyKey} after a conflict`);
-  if (effect) {
-    const { emailInserted: _, ...row } = effect;
-    return { email, effect: row };
-  }
-  const existing = await getEffectByKey({ db, idempotencyKey });
-  if (!existing) throw new Error(`queueEmail: no effect under ${idempotencyKey} after a conflict`);
-  return { email, effect: existing };
+    });
+    return { email, effect };
+  });
 }
 
 /** The emails queued for a thread, oldest first. */

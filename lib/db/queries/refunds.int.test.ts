@@ -127,6 +127,46 @@ describe("refund and outbox queries on postgres", () => {
     ]);
   });
 
+  it("a re-run that waits for another attempt's email, still uncommitted, answers with that email and its effect", async () => {
+    const send = (db: Database["db"]) =>
+      queueEmail({
+        db,
+        decisionRef: "wait-1",
+        threadId: "t-4",
+        to: "d@example.com",
+        subject: "S",
+        body: "B",
+      });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let queued!: () => void;
+    const isQueued = new Promise<void>((resolve) => {
+      queued = resolve;
+    });
+    // The first attempt has queued its email and effect but not committed them yet.
+    const first = database.db.transaction(async (tx) => {
+      const answer = await send(tx as unknown as Database["db"]);
+      queued();
+      await released;
+      return answer;
+    });
+    await isQueued;
+    const second = send(database.db);
+    // The second waits on the first's key (its snapshot, taken before that commit, cannot see the first's rows).
+    for (let i = 0; i < 100; i++) {
+      const [waiting] = await database.sql.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      );
+      if ((waiting?.n ?? 0) > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    release();
+    expect(await second).toEqual(await first);
+    expect((await effectsOf("t-4")).map((e) => e.idempotency_key)).toEqual(["email:wait-1"]);
+  });
+
   it("an email whose effect is gone: queued again, the new effect delivers the email already queued", async () => {
     const first = await queueEmail({
       db: database.db,
