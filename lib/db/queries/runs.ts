@@ -2,7 +2,7 @@ import "server-only";
 import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
 import { ACTIVE_RUN_STATUSES, type RunStatus } from "@/lib/wire";
 import { type Run, runs, threads } from "../schema";
-import type { Queryable } from "../tx";
+import { type Alongside, type Queryable, withAlongside } from "../tx";
 
 export async function getRun({ db, runId }: { db: Queryable; runId: string }): Promise<Run | undefined> {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId));
@@ -52,7 +52,7 @@ export async function insertRun({
    * Other writes made in the same statement (data-modifying CTEs: the thread's status, the run's audit rows), so a
    * run's start is one round trip. They run on the statement's snapshot: none may touch a row another one writes.
    */
-  alongside?: { getSQL(): SQL }[];
+  alongside?: Alongside[];
   /** An expression the same statement returns as `startRead` (what the run's start reads of its thread). */
   startRead?: SQL;
   run: Pick<
@@ -75,8 +75,7 @@ export async function insertRun({
     };
 }): Promise<Run & { startRead?: unknown }> {
   const { leaseMs, queued = false, ...values } = run;
-  const ctes = alongside.map((write, i) => db.$with(`alongside_${i}`, {}).as(write.getSQL()));
-  const [row] = await (ctes.length > 0 ? db.with(...ctes) : db)
+  const [row] = await withAlongside(db, alongside)
     .insert(runs)
     .values(
       queued

@@ -1,9 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { isPlausibleId } from "@/lib/params";
 import { decisions, type Thread, threads } from "../schema";
-import type { Queryable } from "../tx";
+import { type Alongside, type Queryable, withAlongside } from "../tx";
 
 /** Create a thread for a customer ticket. */
 export async function createThread({
@@ -22,7 +22,7 @@ export async function createThread({
   /** The thread's id (a new UUID when not given: give it to name the thread in `alongside` writes). */
   id?: string;
   /** Other writes made in the same statement (data-modifying CTEs, e.g. the audit row of the ticket). */
-  alongside?: { getSQL(): SQL }[];
+  alongside?: Alongside[];
   /** The registered agent whose graph runs the thread. */
   agentId?: string;
   /** The agent version it starts on (the agent's current one). */
@@ -35,8 +35,7 @@ export async function createThread({
   /** The principal who filed it (a user id, `key:<id>`, `system:<name>`). */
   createdBy?: string | null;
 }): Promise<Thread> {
-  const ctes = alongside.map((write, i) => db.$with(`alongside_${i}`, {}).as(write.getSQL()));
-  const [row] = await (ctes.length > 0 ? db.with(...ctes) : db)
+  const [row] = await withAlongside(db, alongside)
     .insert(threads)
     .values({
       id,
