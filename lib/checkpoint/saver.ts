@@ -25,7 +25,7 @@ import {
   type TupleRow,
 } from "./sql";
 import { nextChannelVersion } from "./versions";
-import { batcherFor, type WriteBatcher } from "./write-batch";
+import { batcherFor, type CheckpointPut, type WriteBatcher, type WritesPut } from "./write-batch";
 
 const decoder = new TextDecoder();
 
@@ -45,15 +45,17 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
   /**
    * `stamp` maps `configurable` keys to metadata keys written on every checkpoint put with that config (e.g. the
    * agent version a run executes, or `source: "migration"` for a migration's checkpoint). Off by default (the
-   * conformance kit runs without it).
+   * conformance kit runs without it). `writesVia`: the client whose batcher takes the writes, when `sql` wraps it
+   * (a traced client): the batcher is per client, and the run's event sinks use the unwrapped one.
    */
   constructor(
     private readonly sql: SqlClient,
     serde?: SerializerProtocol,
     private readonly stamp: Readonly<Record<string, string>> = {},
+    writesVia: SqlClient = sql,
   ) {
     super(serde);
-    this.batcher = batcherFor(sql);
+    this.batcher = batcherFor(writesVia);
   }
 
   /**
@@ -69,6 +71,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const { threadId, checkpointNs, checkpointId } = readAddress("getTuple", config);
     if (threadId === undefined) return undefined;
+    await this.batcher.settled(threadId);
     const rows = checkpointId
       ? await this.sql.query<TupleRow>(
           SELECT_TUPLE_BY_ID,
@@ -111,13 +114,14 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       limitParam = `$${params.length}`;
     }
     const where = wheres.length > 0 ? `WHERE ${wheres.join(" AND ")}` : "";
+    if (threadId !== undefined) await this.batcher.settled(threadId);
     const rows = await this.sql.query<TupleRow>(selectTuplesSql(where, limitParam), params);
     for (const row of rows) yield await this.toTuple(row);
   }
 
   /**
    * Store a checkpoint and the channel values named in `newVersions`, atomically. Durable when the promise
-   * resolves. Returns the config that addresses the stored checkpoint.
+   * resolves, unless the config defers writes (see `store`). Returns the config that addresses the stored checkpoint.
    */
   async put(
     config: RunnableConfig,
@@ -135,7 +139,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     const { channel_values: _values, ...rest } = checkpoint;
-    await this.batcher.write({
+    await this.store(config, {
       kind: "checkpoint",
       threadId,
       ns: checkpointNs,
@@ -173,7 +177,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
         return { idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: bytes };
       }),
     );
-    await this.batcher.write({
+    await this.store(config, {
       kind: "writes",
       threadId,
       ns: checkpointNs,
@@ -183,6 +187,18 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       upsert: writes.every(([channel]) => channel in WRITES_IDX_MAP),
       writes: serialized,
     });
+  }
+
+  /**
+   * Hand a write to the batcher. With `configurable.defer_writes` (a run in LangGraph's "async" durability, see the
+   * executor), it resolves as soon as the write is queued: LangGraph chains each `put` after the previous one's
+   * promise, so waiting for every commit would send a run's checkpoints one statement each however fast its steps
+   * ran. Queued, they leave in order and share statements; the run's end waits for them all and fails on any that
+   * failed (`WriteBatcher.settled`), and every read of the thread here waits for them first.
+   */
+  private async store(config: RunnableConfig, item: CheckpointPut | WritesPut): Promise<void> {
+    if (config.configurable?.defer_writes === true) this.batcher.accept(item);
+    else await this.batcher.write(item);
   }
 
   /** Delete every checkpoint, blob and write of a thread, in every namespace, in one statement. */

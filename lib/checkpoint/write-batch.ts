@@ -68,6 +68,11 @@ const MAX_ITEMS = 64;
 /** Most payload bytes in one statement (an item larger than this still goes, alone). */
 const MAX_BYTES = 8 * 1024 * 1024;
 
+interface Accepted {
+  pending: Set<Promise<void>>;
+  failure: { error: unknown } | null;
+}
+
 interface Queued {
   item: BatchItem;
   keys: string[];
@@ -92,8 +97,60 @@ export class WriteBatcher {
   private readonly queue: Queued[] = [];
   private flushing = false;
   private scheduled = false;
+  /** Per thread: accepted writes not yet committed, and the first of them that failed. */
+  private readonly accepted = new Map<string, Accepted>();
 
   constructor(private readonly sql: SqlClient) {}
+
+  /**
+   * Queue a checkpoint write without waiting for its commit (see {@link DrizzleCheckpointSaver} `defer_writes`). It
+   * still leaves in arrival order, after everything queued before it. Whoever ends the thread's run must call
+   * {@link settled} with `rethrow` before relying on it: that waits for the commit and reports a failure.
+   */
+  accept(item: CheckpointPut | WritesPut): void {
+    const { threadId } = item;
+    let entry = this.accepted.get(threadId);
+    if (!entry) {
+      entry = { pending: new Set(), failure: null };
+      this.accepted.set(threadId, entry);
+    }
+    const own = entry;
+    const done: Promise<void> = this.write(item)
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          own.failure ??= { error };
+        },
+      )
+      .finally(() => {
+        own.pending.delete(done);
+        if (own.pending.size === 0 && own.failure === null && this.accepted.get(threadId) === own) {
+          this.accepted.delete(threadId);
+        }
+      });
+    own.pending.add(done);
+  }
+
+  /**
+   * Resolves once every write accepted for `threadId` so far has committed or failed. With `rethrow`, rejects with
+   * the first failure (and forgets it: it is reported once, to the run that made it); without, a reader only waits,
+   * so it never reads a thread older than what this process already handed to LangGraph as stored.
+   */
+  async settled(threadId: string, rethrow = false): Promise<void> {
+    for (;;) {
+      const entry = this.accepted.get(threadId);
+      if (!entry) return;
+      if (entry.pending.size > 0) {
+        await Promise.all(entry.pending);
+        continue;
+      }
+      if (entry.failure && rethrow) {
+        this.accepted.delete(threadId);
+        throw entry.failure.error;
+      }
+      return;
+    }
+  }
 
   /**
    * Resolves when `item` is committed; rejects with the database's error for it. Resolves `false` for events of a run
@@ -109,8 +166,9 @@ export class WriteBatcher {
   private schedule(): void {
     if (this.flushing || this.scheduled) return;
     this.scheduled = true;
-    // Writes made in the same tick as this one join it.
-    queueMicrotask(() => {
+    // Writes made before the event loop turns join it (a run's steps that ran without waiting for I/O, other runs'
+    // writes of the same turn). On embedded PGlite, whose queries run on this thread, nothing would gather otherwise.
+    setImmediate(() => {
       this.scheduled = false;
       void this.flush();
     });

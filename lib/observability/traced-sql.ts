@@ -8,7 +8,6 @@ import type {
   SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
-import { WRITE_BATCH_NAME } from "@/lib/checkpoint/write-batch";
 import type { SqlClient } from "@/lib/db/sql-client";
 import { inSpan } from "./tracing";
 
@@ -22,13 +21,12 @@ const SAVER_CALLS: Record<string, string> = {
 /**
  * The checkpointer's SQL client with a span per saver read (`saver getTuple`, `saver list`…) inside the active trace.
  * Outside a trace it adds nothing but one context lookup. Wrapping the client keeps the saver itself unaware.
- * The shared write statement gets no span of its own: it may carry other runs' writes, so each `put` / `putWrites`
- * is spanned where it is called instead ({@link TracedCheckpointSaver}).
+ * The shared write statement does not go through it (it may carry other runs' writes): each `put` / `putWrites` is
+ * spanned where it is called instead ({@link TracedCheckpointSaver}).
  */
 export function tracedSaverSql(sql: SqlClient): SqlClient {
   return {
     query<R>(text: string, params?: readonly unknown[], name?: string): Promise<R[]> {
-      if (name === WRITE_BATCH_NAME) return sql.query<R>(text, params, name);
       const call = (name && SAVER_CALLS[name]) ?? "list";
       return inSpan(`saver ${call}`, { "db.operation.name": call }, () => sql.query<R>(text, params, name));
     },
@@ -41,7 +39,8 @@ export function tracedSaverSql(sql: SqlClient): SqlClient {
  */
 export class TracedCheckpointSaver extends DrizzleCheckpointSaver {
   constructor(sql: SqlClient, serde?: SerializerProtocol, stamp?: Readonly<Record<string, string>>) {
-    super(tracedSaverSql(sql), serde, stamp);
+    // Writes go through the batcher of the client itself, shared with the runs' event sinks.
+    super(tracedSaverSql(sql), serde, stamp, sql);
   }
 
   override put(

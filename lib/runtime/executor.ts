@@ -9,6 +9,7 @@ import {
   requireId,
   runWasStarted,
 } from "@/lib/agui";
+import { batcherFor } from "@/lib/checkpoint/write-batch";
 import { getDatabase } from "@/lib/db/client";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { readRunEvents } from "@/lib/db/queries/events";
@@ -219,6 +220,8 @@ async function executeRun(
         ...configurable,
         agent_version: agent.version,
         hitl_run_id: run.id,
+        // Its checkpoint writes are queued, not waited for one by one (they share statements); the end below waits.
+        defer_writes: !options.recovered,
       },
       streamMode: [...STREAM_MODES],
       // A recovered run writes every checkpoint before moving on: it already crashed once.
@@ -236,6 +239,8 @@ async function executeRun(
       }
     }
     await sink.drain();
+    // Every checkpoint write of the run committed (a failed one fails the run here, as LangGraph's own await would).
+    await batcherFor(database.checkpointSql).settled(run.threadId, true);
     const state = await graph.getState(config);
     const final = finishInputFromState(state);
     // A pending interrupt without an id cannot be answered by id: fail loudly rather than pause forever.
@@ -277,6 +282,11 @@ async function executeRun(
     return ended;
   } catch (error) {
     trace.closeAll();
+    // The run's queued checkpoint writes land (or fail) before its end is recorded: its thread stays at a step that
+    // is stored, whoever continues it.
+    await batcherFor(database.checkpointSql)
+      .settled(run.threadId)
+      .catch(() => {});
     // Stopped by an operator, at the run's time limit, or by a model that did not answer: the graph is aborted (no
     // node starts after this), the thread stays at its last checkpoint ("Try again" continues it), and the run ends
     // `cancelled` / `timed_out` with a RUN_ERROR that ends every open stream of it.

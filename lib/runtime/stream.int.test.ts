@@ -116,3 +116,55 @@ it("writes each batch it hears as one SSE chunk (a run's burst is one socket wri
   ]);
   abort.abort();
 });
+
+it("follows a run it was opened for before it started (`fresh`) without reading the log, and reads it on a gap", async () => {
+  const threadId = crypto.randomUUID();
+  const abort = new AbortController();
+  const seen: number[] = [];
+  const before = counter.statements;
+  const tail = tailEvents({
+    db: database.db,
+    threadId,
+    afterSeq: 7,
+    signal: abort.signal,
+    untilRunId: "run-1",
+    fresh: true,
+    idle: async () => false,
+    idleMs: 60_000,
+  });
+  // Subscribed in its first step, before the run publishes anything.
+  const first = tail.next();
+  publishEvents(threadId, [event(8, "RUN_STARTED"), event(9)]);
+  const collect = (async () => {
+    for (let r = await first; !r.done; r = await tail.next()) seen.push(r.value.seq);
+  })();
+  await until(() => seen.length === 2);
+  publishEvents(threadId, [event(10), event(11, "RUN_FINISHED")]);
+  await collect;
+  expect(seen).toEqual([8, 9, 10, 11]);
+  expect(counter.statements).toBe(before);
+  abort.abort();
+});
+
+it("still reads the log when a fresh run's first batch heard does not follow on", async () => {
+  const threadId = crypto.randomUUID();
+  const abort = new AbortController();
+  const before = counter.statements;
+  const tail = tailEvents({
+    db: database.db,
+    threadId,
+    afterSeq: 7,
+    signal: abort.signal,
+    untilRunId: "run-1",
+    fresh: true,
+    idle: async () => false,
+    idleMs: 60_000,
+  });
+  const first = tail.next();
+  // 8 was published before the tail subscribed: what it hears starts at 9, so the log must have 8.
+  publishEvents(threadId, [event(9)]);
+  await until(() => counter.statements > before);
+  abort.abort();
+  publishEvents(threadId, [event(10)]);
+  expect((await first).done).toBe(true);
+});

@@ -28,6 +28,12 @@ export interface TailOptions {
   idleMs?: number;
   /** Another instance executes the run: register as its follower while tailing (see `thread_followers`). */
   remote?: boolean;
+  /**
+   * The run was just claimed at `afterSeq` and this process executes it: nothing after `afterSeq` is logged yet, and
+   * its events will be heard here, so the log is not read at the start. The tail must subscribe before the run
+   * starts (it does so synchronously, in the first `next()`); a batch heard out of order still reads the log.
+   */
+  fresh?: boolean;
 }
 
 /**
@@ -51,8 +57,9 @@ export async function* tailEventBatches(options: TailOptions): AsyncGenerator<Lo
   const follower = options.remote ? await follow(db, threadId) : null;
   let after = options.afterSeq;
   let heard: LoggedEvent[] = [];
-  // Read the log next time round: at the start, and whenever another instance says it appended (an empty batch).
-  let mustRead = true;
+  // Read the log next time round: at the start (unless the run is fresh), and whenever another instance says it
+  // appended (an empty batch).
+  let mustRead = !options.fresh;
   let wake: (() => void) | null = null;
   const unsubscribe = subscribeEvents(threadId, (batch) => {
     if (batch.length === 0) mustRead = true;
@@ -244,6 +251,7 @@ export function eventStreamResponse(
     runId,
     prelude,
     remote,
+    fresh,
   }: {
     db: AppDb;
     threadId: string;
@@ -252,6 +260,8 @@ export function eventStreamResponse(
     prelude?: LoggedEvent[];
     /** The run executes elsewhere (or is not claimed yet): follow the thread so its appends announce themselves. */
     remote?: boolean;
+    /** `runId` was just claimed at `afterSeq` and is about to start in this process (see {@link TailOptions}). */
+    fresh?: boolean;
   },
   signal: AbortSignal,
 ): Response {
@@ -263,6 +273,7 @@ export function eventStreamResponse(
       afterSeq,
       untilRunId: runId,
       remote: Boolean(runId && remote),
+      fresh: Boolean(runId && fresh),
       idleMs: runId ? env.STREAM_POLL_MS : 0,
       idle: async () => {
         if (!runId) return true;

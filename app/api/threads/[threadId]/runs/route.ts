@@ -48,10 +48,12 @@ export const POST = route<{ threadId: string }, z.infer<typeof runBody>>(
         { status: 202 },
       );
     }
-    startRunInBackground(claimed.run, claimed.startSeq, startedWith(claimed));
-    return eventStreamResponse(
-      { db, threadId, afterSeq: claimed.startSeq, runId: claimed.run.id },
+    // The stream first: it hears the run's events from the first one on, so it need not read the log to start.
+    const response = eventStreamResponse(
+      { db, threadId, afterSeq: claimed.startSeq, runId: claimed.run.id, fresh: true },
       request.signal,
     );
+    startRunInBackground(claimed.run, claimed.startSeq, startedWith(claimed));
+    return response;
   },
 );
