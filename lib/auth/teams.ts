@@ -5,6 +5,7 @@ import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError, errorCodeOf } from "@/lib/errors";
 import { hasRole, type Principal, ROLES, type Role, type SessionUser } from "./roles";
+import { cachedCredential } from "./session-cache";
 
 /*
  * What a principal may see of the threads (issue 33, teams). A team owns agents; a user below TEAMS_SEE_ALL_ROLE sees
@@ -20,14 +21,23 @@ export interface TeamScope {
 
 const EVERYTHING: TeamScope = { hiddenAgents: [] };
 
-/** The principal's scope: one small read of the agents owned by teams they are not in. */
+/**
+ * The principal's scope: one small read of the agents owned by teams they are not in, kept beside their session in
+ * the session cache (`cachedCredential`): any change to the teams tables NOTIFYs `hitl_auth` (migration 0035), which
+ * empties it, and the cache serves only while that is heard.
+ */
 export async function teamScope(db: Queryable, principal: Principal | null | undefined): Promise<TeamScope> {
   if (principal?.kind !== "user" || hasRole(principal.role, env.TEAMS_SEE_ALL_ROLE)) return EVERYTHING;
-  const rows = rowsOf<{ agent_id: string }>(
-    await db.execute(sql`SELECT ta.agent_id FROM team_agents ta
-      WHERE NOT EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = ta.team_id AND tm.user_id = ${principal.id})`),
-  );
-  return { hiddenAgents: rows.map((r) => r.agent_id) };
+  const scope = await cachedCredential(`teams:${principal.id}`, async () => {
+    const rows = rowsOf<{ agent_id: string }>(
+      await db.execute(sql`SELECT ta.agent_id FROM team_agents ta
+        WHERE NOT EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = ta.team_id AND tm.user_id = ${principal.id})`),
+    );
+    return { value: { hiddenAgents: rows.map((r) => r.agent_id) } satisfies TeamScope };
+  });
+  // Never null (the lookup always answers): refuse rather than fall open to every thread.
+  if (!scope) throw new Error("teams scope: the lookup gave no answer");
+  return scope;
 }
 
 /** The roles that see every team's threads (TEAMS_SEE_ALL_ROLE and above). */
