@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, Command, END, interrupt, START, StateGraph } from "@langchain/langgraph";
+import { buildApprovalGraph } from "@/e2e/support/approval-graph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { CountingSqlClient } from "@/e2e/support/counting-sql-client";
 import type { SqlClient } from "@/lib/db/sql-client";
@@ -145,5 +146,83 @@ describe.each(backends)("a run's queued checkpoint writes, on %s", (kind) => {
     await Promise.all([first, put, second]);
     expect(counting.byName[WRITE_BATCH_NAME]).toBe(1);
     expect(await stored(threadId)).toBe(3);
+  });
+
+  /** Two reviews side by side, each asking a question, then a join: pending writes of several tasks at one head. */
+  function parallel(checkpointer: DrizzleCheckpointSaver) {
+    const Reviews = Annotation.Root({
+      log: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
+    });
+    return new StateGraph(Reviews)
+      .addNode("intake", () => ({ log: ["intake"] }))
+      .addNode("fraud_review", () => ({ log: [`fraud ${interrupt({ action: "fraud" }) as string}`] }))
+      .addNode("data_review", () => ({ log: [`data ${interrupt({ action: "data" }) as string}`] }))
+      .addNode("apply", (s) => ({ log: [`apply after ${s.log.length}`] }))
+      .addEdge(START, "intake")
+      .addEdge("intake", "fraud_review")
+      .addEdge("intake", "data_review")
+      .addEdge("fraud_review", "apply")
+      .addEdge("data_review", "apply")
+      .addEdge("apply", END)
+      .compile({ checkpointer });
+  }
+
+  /** What a state snapshot says, as JSON (class instances and all). */
+  const plain = (state: unknown) => JSON.parse(JSON.stringify(state)) as unknown;
+
+  it("a run's end gets its head as the run wrote it — what the database holds — without reading it back", async () => {
+    const counting = new CountingSqlClient(sql);
+    const saver = new DrizzleCheckpointSaver(counting);
+    const threadId = randomUUID();
+    const graphs = [buildApprovalGraph(saver), parallel(saver)];
+    for (const [g, graph] of graphs.entries()) {
+      const thread = `${threadId}-${g}`;
+      for (const runId of ["r1", "r2"]) {
+        const run = { configurable: { thread_id: thread, hitl_run_id: runId, defer_writes: true } };
+        // The first run starts the thread; the second answers every question it paused with.
+        const asked = (await graph.getState({ configurable: { thread_id: thread } })).tasks.flatMap(
+          (t) => t.interrupts,
+        );
+        const input =
+          runId === "r1"
+            ? g === 0
+              ? { order: "A-1" }
+              : {}
+            : new Command({ resume: Object.fromEntries(asked.map((i) => [i.id as string, `yes ${i.id}`])) });
+        expect(runId === "r1" || asked.length === g + 1).toBe(true);
+        await graph.invoke(input as never, run);
+        await batcherFor(counting).settled(thread, true);
+        const before = counting.statements;
+        const own = await graph.getState({ configurable: { thread_id: thread, hitl_head_of_run: runId } });
+        expect(counting.statements, `${runId} of graph ${g}: no read`).toBe(before);
+        const stored = await graph.getState({ configurable: { thread_id: thread } });
+        expect(counting.statements).toBe(before + 1);
+        expect(plain(own)).toEqual(plain(stored));
+        // Once: asked again, the head is read.
+        await graph.getState({ configurable: { thread_id: thread, hitl_head_of_run: runId } });
+        expect(counting.statements).toBe(before + 2);
+      }
+    }
+    // Both ran to their end with the answers.
+    const end = await graphs[1]!.getState({ configurable: { thread_id: `${threadId}-1` } });
+    expect(end.values.log).toContain("apply after 3");
+    expect(end.next).toEqual([]);
+  });
+
+  it("a run that wrote beside what it read at its start (no new checkpoint) has its head read, and right", async () => {
+    const counting = new CountingSqlClient(sql);
+    const saver = new DrizzleCheckpointSaver(counting);
+    const graph = buildApprovalGraph(saver);
+    const thread = randomUUID();
+    await graph.invoke({ order: "B-2" }, { configurable: { thread_id: thread } });
+    await graph.invoke(new Command({ resume: "yes" }), { configurable: { thread_id: thread } });
+    // Resumed again once finished: the run writes its answer against the head it read, and nothing else.
+    const run = { configurable: { thread_id: thread, hitl_run_id: "again", defer_writes: true } };
+    await graph.invoke(new Command({ resume: "again" }), run);
+    await batcherFor(counting).settled(thread, true);
+    const before = counting.statements;
+    const own = await graph.getState({ configurable: { thread_id: thread, hitl_head_of_run: "again" } });
+    expect(counting.statements).toBe(before + 1);
+    expect(plain(own)).toEqual(plain(await graph.getState({ configurable: { thread_id: thread } })));
   });
 });

@@ -17,6 +17,7 @@ import {
 import type { SqlClient } from "@/lib/db/sql-client";
 import { readAddress, requireThread } from "./config";
 import { fromJsonbText, jsonbSafe, toJsonbText } from "./json-text";
+import { noteRunCheckpoint, noteRunWrites, seedRunHead, takeRunHead } from "./run-head";
 import {
   DELETE_THREAD,
   SELECT_LATEST_TUPLE,
@@ -72,6 +73,15 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     const { threadId, checkpointNs, checkpointId } = readAddress("getTuple", config);
     if (threadId === undefined) return undefined;
     await this.batcher.settled(threadId);
+    const {
+      hitl_run_id: runId,
+      hitl_head_of_run: headOf,
+      defer_writes: deferred,
+    } = config.configurable ?? {};
+    const latestRoot = !checkpointId && checkpointNs === "";
+    // The end of a run that wrote through this saver: its head as it wrote it, without reading it back.
+    const own = latestRoot && typeof headOf === "string" ? takeRunHead(threadId, headOf) : undefined;
+    if (own) return this.toTuple(own);
     const rows = checkpointId
       ? await this.sql.query<TupleRow>(
           SELECT_TUPLE_BY_ID,
@@ -80,6 +90,8 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
         )
       : await this.sql.query<TupleRow>(SELECT_LATEST_TUPLE, [threadId, checkpointNs], "cp_get_latest");
     const row = rows[0];
+    // A run's first read of its thread: what its writes will build on (see run-head.ts).
+    if (latestRoot && deferred === true && typeof runId === "string") seedRunHead(threadId, runId, row);
     return row ? this.toTuple(row) : undefined;
   }
 
@@ -139,7 +151,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     const { channel_values: _values, ...rest } = checkpoint;
-    await this.store(config, {
+    const item: CheckpointPut = {
       kind: "checkpoint",
       threadId,
       ns: checkpointNs,
@@ -148,7 +160,10 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       checkpoint: toJsonbText(rest),
       metadata: await this.dumpMetadata(stamped(metadata, config, this.stamp)),
       blobs,
-    });
+    };
+    const runId = ownRun(config, checkpointNs);
+    if (runId) noteRunCheckpoint(threadId, runId, item);
+    await this.store(config, item);
     return {
       configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id },
     };
@@ -177,7 +192,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
         return { idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: bytes };
       }),
     );
-    await this.store(config, {
+    const item: WritesPut = {
       kind: "writes",
       threadId,
       ns: checkpointNs,
@@ -186,7 +201,10 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       taskPath,
       upsert: writes.every(([channel]) => channel in WRITES_IDX_MAP),
       writes: serialized,
-    });
+    };
+    const runId = ownRun(config, checkpointNs);
+    if (runId) noteRunWrites(threadId, runId, checkpointId, taskId, taskPath, item.upsert, serialized);
+    await this.store(config, item);
   }
 
   /**
@@ -280,6 +298,12 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     checkpoint.channel_versions[TASKS] =
       versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
+}
+
+/** The run whose root-namespace writes these are, when it defers them (its head is kept: run-head.ts). */
+function ownRun(config: RunnableConfig, ns: string): string | undefined {
+  const { hitl_run_id: runId, defer_writes: deferred } = config.configurable ?? {};
+  return ns === "" && deferred === true && typeof runId === "string" ? runId : undefined;
 }
 
 /** The metadata with the stamped `configurable` values of `config` written over it (see the constructor). */

@@ -159,19 +159,26 @@ async function executeRun(
     ...(agent ? { describeInterrupt: interruptDescriber(agent) } : {}),
   });
   const started = mapper.start();
+  // The run's opening events go out with its first step's (one write instead of one of their own while the graph
+  // reads its checkpoint), or with whatever ends the run first: nothing is emitted before them.
+  let opening: AguiEvent[] | null;
   if (options.recovered) {
     // Pick up where the dead owner stopped: close what it left open, say so, and do not open the run twice.
     const logged = (await readRunEvents({ db: database.db, threadId: run.threadId, runId: run.id })).map(
       (e) => e.event as unknown as AguiEvent,
     );
-    sink.emit([
+    opening = [
       ...(runWasStarted(logged) ? [] : started),
       ...closeOpenEvents(logged),
       { type: EventType.CUSTOM, name: RUN_RECOVERED_EVENT, value: { attempt: run.attempts } },
-    ]);
+    ];
   } else {
-    sink.emit([...started, ...(options.preamble ?? [])]);
+    opening = [...started, ...(options.preamble ?? [])];
   }
+  const open = () => {
+    if (opening) sink.emit(opening);
+    opening = null;
+  };
   const config = { configurable: { thread_id: run.threadId } };
   // Asked to stop before it got here (its owner died after the request, or it was still queued): end it as stopped.
   if (run.cancelRequestedBy && !signal.aborted) abort.abort(cancelReason(run.cancelRequestedBy));
@@ -232,16 +239,21 @@ async function executeRun(
     });
     let progressed = !options.recovered;
     for await (const item of stream as AsyncIterable<[string, unknown]>) {
+      open();
       sink.emit(mapper.push(item[0], item[1]));
       if (!progressed && item[0] === "tasks" && isTaskResult(item[1])) {
         progressed = true;
         await resetRunAttempts({ db: database.db, runId: run.id, owner });
       }
     }
+    open();
     await sink.drain();
     // Every checkpoint write of the run committed (a failed one fails the run here, as LangGraph's own await would).
     await batcherFor(database.checkpointSql).settled(run.threadId, true);
-    const state = await graph.getState(config);
+    // The head as this run wrote it (kept by the saver, lib/checkpoint/run-head.ts): not read back.
+    const state = await graph.getState({
+      configurable: { ...config.configurable, hitl_head_of_run: run.id },
+    });
     const final = finishInputFromState(state);
     // A pending interrupt without an id cannot be answered by id: fail loudly rather than pause forever.
     const interrupts = final.interrupts.map((i) => {
@@ -282,6 +294,7 @@ async function executeRun(
     return ended;
   } catch (error) {
     trace.closeAll();
+    open();
     // The run's queued checkpoint writes land (or fail) before its end is recorded: its thread stays at a step that
     // is stored, whoever continues it.
     await batcherFor(database.checkpointSql)
