@@ -1,7 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { type Effect, type OutboxEmail, outbox } from "../schema";
+import { eq, sql } from "drizzle-orm";
+import { activeRunTrace } from "@/lib/observability/tracing";
+import { rowsOf, tableRow } from "../rows";
+import { type Effect, effects, type OutboxEmail, outbox } from "../schema";
 import type { Queryable } from "../tx";
 import { insertEffect } from "./effects";
 
@@ -15,25 +17,69 @@ export function emailIdempotencyKey(decisionRef: string): string {
 }
 
 /**
- * Queue an email and its delivery intent, exactly once per approving decision: in one transaction, the outbox row
- * and its `email` effect. The email queued under the key already (an earlier attempt of the same step) is returned
- * as it is. Nothing is sent here: the dispatcher delivers it over SMTP afterwards.
+ * Queue an email and its delivery intent, exactly once per approving decision: the outbox row and its `email` effect
+ * together. The email queued under the key already (an earlier attempt of the same step) is returned as it is, with
+ * its effect. Nothing is sent here: the dispatcher delivers it over SMTP afterwards.
+ *
+ * One statement when the key is new: the effect is inserted from the email the statement itself inserted (never from
+ * a read of the outbox, whose snapshot may predate another attempt's commit it waited for). When the key was taken
+ * (the email's insert did nothing, after waiting for the attempt that holds it), nothing is inserted and the
+ * transaction below runs: its statements see what that attempt committed.
  */
-export async function queueEmail({
-  db,
-  decisionRef,
-  threadId,
-  to,
-  subject,
-  body,
-}: {
+export async function queueEmail(request: EmailRequest): Promise<{ email: OutboxEmail; effect: Effect }> {
+  const { db, decisionRef, threadId, to, subject, body } = request;
+  const idempotencyKey = emailIdempotencyKey(decisionRef);
+  const emailId = randomUUID();
+  const { traceId, traceSpanId } = activeRunTrace();
+  const [row] = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`WITH email AS (
+        INSERT INTO ${outbox} (id, idempotency_key, thread_id, to_address, subject, body)
+        VALUES (${emailId}, ${idempotencyKey}, ${threadId}, ${to}, ${subject}, ${body})
+        ON CONFLICT (idempotency_key) DO NOTHING
+        RETURNING id, created_at
+      )
+      INSERT INTO ${effects} (id, idempotency_key, thread_id, kind, record_id, payload, trace_id, trace_span_id)
+      SELECT ${randomUUID()}, ${idempotencyKey}, ${threadId}, 'email', email.id,
+        jsonb_build_object('emailId', email.id, 'to', ${to}::text, 'subject', ${subject}::text, 'body', ${body}::text),
+        ${traceId}, ${traceSpanId}
+      FROM email
+      ON CONFLICT (idempotency_key) DO NOTHING
+      RETURNING *, (SELECT created_at FROM email) AS email_created_at`),
+  );
+  if (!row) return queueEmailInTransaction(request);
+  const effect = tableRow(effects, row);
+  return {
+    email: {
+      id: emailId,
+      idempotencyKey,
+      threadId,
+      toAddress: to,
+      subject,
+      body,
+      createdAt: outbox.createdAt.mapFromDriverValue(row.email_created_at as string) as Date,
+    },
+    effect,
+  };
+}
+
+interface EmailRequest {
   db: Queryable;
   decisionRef: string;
   threadId: string;
   to: string;
   subject: string;
   body: string;
-}): Promise<{ email: OutboxEmail; effect: Effect }> {
+}
+
+/** {@link queueEmail} in one transaction: the email under the key (this one, or the one queued before), its effect. */
+async function queueEmailInTransaction({
+  db,
+  decisionRef,
+  threadId,
+  to,
+  subject,
+  body,
+}: EmailRequest): Promise<{ email: OutboxEmail; effect: Effect }> {
   const idempotencyKey = emailIdempotencyKey(decisionRef);
   return db.transaction(async (tx) => {
     const [inserted] = await tx

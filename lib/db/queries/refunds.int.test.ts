@@ -1,5 +1,6 @@
+import { countPoolStatements } from "@/e2e/bench/measure";
 import { openBackend } from "@/e2e/support/backends";
-import type { Database } from "../open";
+import { type Database, openPostgres } from "../open";
 import { seedDemoOrders } from "../seed/demo-orders";
 import { getOrder } from "./orders";
 import { listEmailsForThread, queueEmail } from "./outbox";
@@ -167,6 +168,41 @@ describe("refund and outbox queries on postgres", () => {
     expect((await effectsOf("t-4")).map((e) => e.idempotency_key)).toEqual(["email:wait-1"]);
   });
 
+  it("queues a new email and its effect in one statement, its answer equal to what is stored", async () => {
+    // A pool of its own, counted from its first connection.
+    const own = openPostgres(database.pool!.options.connectionString as string, { max: 1 });
+    const counter = countPoolStatements(own.pool!);
+    const before = counter.statements;
+    const queued = await queueEmail({
+      db: own.db,
+      decisionRef: "one-1",
+      threadId: "t-5",
+      to: "e@example.com",
+      subject: "S",
+      body: "B\u2028é",
+    });
+    expect(counter.statements - before).toBe(1);
+    await own.close();
+    // Read back as Drizzle reads rows: the answer is what is stored, field for field.
+    const again = await queueEmail({
+      db: database.db,
+      decisionRef: "one-1",
+      threadId: "t-5",
+      to: "e@example.com",
+      subject: "other",
+      body: "other",
+    });
+    expect(again).toEqual(queued);
+    expect(queued.effect).toMatchObject({
+      kind: "email",
+      status: "queued",
+      attempts: 0,
+      recordId: queued.email.id,
+      payload: { emailId: queued.email.id, to: "e@example.com", subject: "S", body: "B\u2028é" },
+    });
+    expect(queued.effect.createdAt).toBeInstanceOf(Date);
+  });
+
   it("an email whose effect is gone: queued again, the new effect delivers the email already queued", async () => {
     const first = await queueEmail({
       db: database.db,
@@ -194,5 +230,31 @@ describe("refund and outbox queries on postgres", () => {
       subject: "S",
       body: "B",
     });
+  });
+});
+
+describe("the email queue on embedded PGlite", () => {
+  let backend: Awaited<ReturnType<typeof openBackend>>;
+  beforeAll(async () => {
+    backend = await openBackend("pglite");
+  }, 120_000);
+  afterAll(async () => {
+    await backend?.close();
+  });
+
+  it("answers a new email and a re-run's alike, as stored", async () => {
+    const send = (subject: string) =>
+      queueEmail({
+        db: backend.database.db,
+        decisionRef: "embedded-1",
+        threadId: "t-e",
+        to: "f@example.com",
+        subject,
+        body: "B",
+      });
+    const first = await send("S");
+    expect(first.effect).toMatchObject({ kind: "email", status: "queued", recordId: first.email.id });
+    expect(first.email.createdAt).toBeInstanceOf(Date);
+    expect(await send("S (re-run)")).toEqual(first);
   });
 });
