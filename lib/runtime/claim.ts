@@ -90,11 +90,16 @@ export async function claimRun({
           "An intake key may only start the first run of a ticket it filed; decisions need an operator.",
         );
       }
-      if (resume.length === 0) {
+      // A thread no run was ever claimed for (`idle`: every claim marks its thread running, and nothing sets `idle`
+      // again) has no decision and no queued input: neither is read.
+      const neverRan = thread.status === "idle";
+      if (resume.length === 0 && !neverRan) {
         const queued = await queueIfBusy(tx, thread, request.principal, request.input);
         if (queued) return queued;
       }
-      const { pending, staged } = await listOpenDecisions({ db: tx, threadId: thread.id });
+      const { pending, staged } = neverRan
+        ? { pending: [], staged: [] }
+        : await listOpenDecisions({ db: tx, threadId: thread.id });
       if (resume.length === 0) {
         const input = newInput(
           request.input,

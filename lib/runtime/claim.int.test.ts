@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import fc from "fast-check";
+import { countPoolStatements } from "@/e2e/bench/measure";
+import { withMigratedDatabase } from "@/e2e/support/migrated-database";
+import type { Principal } from "@/lib/auth/roles";
+import { openPostgres } from "@/lib/db/open";
+import { createThread } from "@/lib/db/queries/threads";
+import { errorCodeOf } from "@/lib/errors";
+import { getAgent } from "./agent";
+import { claimRun } from "./claim";
+
+/*
+ * The first run of a thread no run was ever claimed for (issue 31): its claim reads no decisions and no queued
+ * input — there can be none — so it is BEGIN, the thread's lock, the run's insert, COMMIT. Whatever the claims that
+ * follow, each thread has at most one active run, and a later claim still refuses while one is active.
+ */
+
+const ctx = withMigratedDatabase("claim");
+
+const operator: Principal = { kind: "user", id: "op-1", label: "Olga", role: "operator" } as Principal;
+
+function input(threadId: string, text: string) {
+  return {
+    threadId,
+    runId: randomUUID(),
+    messages: [{ id: randomUUID(), role: "user" as const, content: text }],
+    tools: [],
+    context: [],
+    state: {},
+    forwardedProps: {},
+  };
+}
+
+async function newThread(): Promise<string> {
+  const thread = await createThread({
+    db: ctx.database.db,
+    title: "t",
+    customerMessage: "Please refund ORD-1.",
+    orderRef: null,
+    agentVersion: getAgent("refund").version,
+  });
+  return thread.id;
+}
+
+it("claims a new thread's first run in four statements", async () => {
+  const threadId = await newThread();
+  const own = openPostgres(ctx.database.pool!.options.connectionString as string, { max: 1 });
+  try {
+    const counter = countPoolStatements(own.pool!);
+    const claimed = await claimRun({
+      db: own.db,
+      threadId,
+      input: input(threadId, "hello"),
+      principal: operator,
+      leaseMs: 60_000,
+    });
+    expect("run" in claimed && claimed.run.threadId).toBe(threadId);
+    expect(counter.statements).toBe(4);
+  } finally {
+    await own.close();
+  }
+});
+
+it("however many first claims race for a new thread, one run starts and the others are refused as busy", async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.integer({ min: 2, max: 6 }), async (n) => {
+      const threadId = await newThread();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: n }, (_, i) =>
+          claimRun({
+            db: ctx.database.db,
+            threadId,
+            input: input(threadId, `message ${i}`),
+            principal: operator,
+            leaseMs: 60_000,
+          }),
+        ),
+      );
+      const started = outcomes.filter((o) => o.status === "fulfilled" && "run" in o.value);
+      expect(started).toHaveLength(1);
+      for (const o of outcomes) {
+        if (o.status === "rejected") expect(errorCodeOf(o.reason)).toBe("conflict:run_active");
+        else if (!("run" in o.value)) expect(o.value.queued.threadId).toBe(threadId);
+      }
+      const [{ n: active }] = (
+        await ctx.database.pool!.query(
+          "SELECT count(*)::int AS n FROM runs WHERE thread_id = $1 AND status IN ('queued', 'running')",
+          [threadId],
+        )
+      ).rows as { n: number }[];
+      expect(active).toBe(1);
+    }),
+    { numRuns: 6 },
+  );
+});
