@@ -11,7 +11,6 @@ import {
 } from "@/lib/agui";
 import { batcherFor } from "@/lib/checkpoint/write-batch";
 import { getDatabase } from "@/lib/db/client";
-import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
@@ -265,19 +264,10 @@ async function executeRun(
         summary: agent.interrupts.summarize(i.value),
       };
     });
-    // A run that ends asking nothing while the ledger still waits for a decision did not do what was decided (its
-    // graph no longer has the question): that is an error for a supervisor, never a success.
-    if (interrupts.length === 0 && run.kind !== "fork" && run.kind !== "migration") {
-      const open = await listPendingDecisions({ db: database.db, threadId: run.threadId });
-      if (open.length > 0) {
-        throw new AppError(
-          "conflict:decision_pending",
-          `The run ended while ${open.length === 1 ? "a decision was" : `${open.length} decisions were`} still pending in the ledger; a supervisor must look at this thread.`,
-          { pending: open.map((d) => d.interruptId) },
-        );
-      }
-    }
     const ended = await finalizeRun({
+      // A run that ends asking nothing while the ledger still waits for a decision did not do what was decided (its
+      // graph no longer has the question): that is an error for a supervisor, never a success (checked as it closes).
+      refuseIfPending: interrupts.length === 0 && run.kind !== "fork" && run.kind !== "migration",
       db: database.db,
       runId: run.id,
       threadId: run.threadId,

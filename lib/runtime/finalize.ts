@@ -3,6 +3,7 @@ import type { AppDb } from "@/lib/db/open";
 import type { LoggedEvent } from "@/lib/db/queries/events";
 import { closeRun } from "@/lib/db/queries/run-end";
 import type { Thread } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
 import type { DecisionSummary } from "./agent";
 import { publishEvents } from "./event-bus";
 import { LostOwnershipError } from "./ownership";
@@ -25,6 +26,11 @@ export interface RunEnding {
   events: LoggedEvent[];
   /** Model tokens the execution spent: on the run's row in the same statement that closes it (budgets add them up). */
   tokens?: { in: number; out: number };
+  /**
+   * The run ends asking nothing: refuse to end it while the ledger still waits for a decision (its graph no longer
+   * has the question) — `conflict:decision_pending`, for a supervisor, never a success. Checked in the same statement.
+   */
+  refuseIfPending?: boolean;
 }
 
 /**
@@ -37,7 +43,7 @@ export async function finalizeRun({
   db,
   ...ending
 }: RunEnding & { db: AppDb }): Promise<{ inputWaiting: boolean | undefined }> {
-  const { closed, inputWaiting } = await closeRun(db, {
+  const { closed, inputWaiting, pending } = await closeRun(db, {
     threadId: ending.threadId,
     runId: ending.runId,
     owner: ending.owner,
@@ -66,7 +72,15 @@ export async function finalizeRun({
           }),
         }
       : null,
+    ...(ending.refuseIfPending ? { refuseIfPending: true } : {}),
   });
+  if (!closed && pending && pending.length > 0) {
+    throw new AppError(
+      "conflict:decision_pending",
+      `The run ended while ${pending.length === 1 ? "a decision was" : `${pending.length} decisions were`} still pending in the ledger; a supervisor must look at this thread.`,
+      { pending },
+    );
+  }
   if (!closed) throw new LostOwnershipError(`run ${ending.runId} is no longer owned by ${ending.owner}`);
   publishEvents(ending.threadId, ending.events);
   return { inputWaiting };

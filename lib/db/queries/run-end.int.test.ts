@@ -124,6 +124,33 @@ describe("closeRun: a run's end in one statement", () => {
     ).toEqual({ status: "pending", amount_cents: 100 });
   });
 
+  it("a run ending asking nothing while a decision of its thread is pending: nothing is written, and it is named", async () => {
+    const { threadId, runId } = await runningThread("owner-p");
+    // An earlier run left a decision pending.
+    await database.db.execute(sql`INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload)
+      VALUES (${`old-${runId}`}, ${threadId}, ${runId}, 'cp-0', 'approve_refund', '{}'::jsonb)`);
+    const succeeded: RunClose = {
+      ...ending(threadId, runId, "owner-p"),
+      status: "succeeded",
+      threadStatus: "completed",
+      head: { checkpointId: "cp-1", decisions: [] },
+      refuseIfPending: true,
+    };
+    expect(await closeRun(database.db, succeeded)).toEqual({
+      closed: false,
+      inputWaiting: undefined,
+      pending: [`old-${runId}`],
+    });
+    expect(await one(sql`SELECT status FROM runs WHERE id = ${runId}`)).toEqual({ status: "running" });
+    expect(await one(sql`SELECT status FROM decisions WHERE thread_id = ${threadId}`)).toEqual({
+      status: "pending",
+    });
+    expect(await one(sql`SELECT count(*)::int AS n FROM events WHERE thread_id = ${threadId}`)).toEqual({ n: 0 });
+    // Once the decision is taken, the same end goes through.
+    await database.db.execute(sql`UPDATE decisions SET status = 'resolved' WHERE thread_id = ${threadId}`);
+    expect(await closeRun(database.db, succeeded)).toEqual({ closed: true, inputWaiting: false, pending: [] });
+  });
+
   it("a run another owner holds: nothing is written", async () => {
     const { threadId, runId } = await runningThread("owner-b");
     const result = await closeRun(database.db, ending(threadId, runId, "someone-else"));

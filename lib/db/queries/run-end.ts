@@ -34,6 +34,11 @@ export interface RunClose {
    * superseded — unless the thread failed, which waits for nothing: then every open decision is superseded.
    */
   head: { checkpointId: string; decisions: PendingDecisionRow[] } | null;
+  /**
+   * A run that ends asking nothing must not end while the ledger still waits for a decision of the thread: then
+   * nothing is written (`closed: false`) and `pending` names those decisions.
+   */
+  refuseIfPending?: boolean;
 }
 
 /**
@@ -51,8 +56,10 @@ export interface RunClose {
 export async function closeRun(
   db: Queryable,
   close: RunClose,
-): Promise<{ closed: boolean; inputWaiting: boolean | undefined }> {
+): Promise<{ closed: boolean; inputWaiting: boolean | undefined; pending?: string[] }> {
   const { threadId, runId, owner, events: batch, head } = close;
+  const pendingHere = sql`SELECT interrupt_id FROM decisions WHERE thread_id = ${threadId} AND status = 'pending'`;
+  const unlessPending = close.refuseIfPending ? sql` AND NOT EXISTS (${pendingHere})` : sql``;
   const last = batch[batch.length - 1];
   if (!last) throw new Error("closeRun: a run ends with at least one event");
   const failed = close.threadStatus === "failed";
@@ -66,7 +73,7 @@ export async function closeRun(
   const result = await db.execute(sql`WITH closed AS (
     UPDATE runs SET status = ${close.status}, error_code = ${close.error?.code ?? null},
       error_message = ${close.error?.message ?? null}, finished_at = now(), lease_expires_at = NULL${tokens}
-    WHERE id = ${runId} AND owner = ${owner} AND status IN ('queued', 'running')
+    WHERE id = ${runId} AND owner = ${owner} AND status IN ('queued', 'running')${unlessPending}
     RETURNING 1
   ), inserted AS (
     INSERT INTO events (thread_id, seq, run_id, type, event)
@@ -113,15 +120,18 @@ export async function closeRun(
   SELECT (SELECT count(*) FROM closed)::int AS closed, (SELECT count(*) FROM inserted)::int AS inserted,
     (SELECT count(*) FROM recorded)::int AS recorded, (SELECT count(*) FROM superseded)::int AS superseded,
     (SELECT bool_or(input_waiting) FROM moved) AS input_waiting, (SELECT count(*) FROM announced)::int AS announced,
-    (SELECT v FROM snap) = (SELECT v FROM locked) AS unchanged`);
+    (SELECT v FROM snap) = (SELECT v FROM locked) AS unchanged,
+    ${close.refuseIfPending ? sql`(SELECT array_agg(p.interrupt_id ORDER BY p.interrupt_id) FROM (${pendingHere}) p)` : sql`NULL::text[]`} AS pending`);
   const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
     closed: number;
     input_waiting: boolean | null;
     unchanged: boolean | null;
+    pending: string[] | null;
   }[];
   const row = rows[0];
   return {
     closed: (row?.closed ?? 0) === 1,
     inputWaiting: row?.input_waiting === true ? true : row?.unchanged === true ? false : undefined,
+    ...(close.refuseIfPending ? { pending: row?.pending ?? [] } : {}),
   };
 }
