@@ -93,3 +93,64 @@ it("however many first claims race for a new thread, one run starts and the othe
     { numRuns: 6 },
   );
 });
+
+it("a resume reads its thread's open decisions and who was involved in one statement; four-eyes still holds", async () => {
+  const thread = await createThread({
+    db: ctx.database.db,
+    title: "t",
+    customerMessage: "Please refund ORD-1.",
+    orderRef: "ORD-1",
+    agentVersion: getAgent("refund").version,
+    createdBy: "op-1",
+  });
+  const interruptId = randomUUID();
+  const payload = {
+    action: "refund_approval",
+    title: "Refund",
+    order: {
+      id: "ORD-1",
+      placedAt: "2026-11-20T00:00:00Z",
+      paymentMethod: "card",
+      status: "delivered",
+      total: { amountCents: 2000, currency: "EUR" },
+      items: [{ name: "Cable", quantity: 1, unitCents: 2000 }],
+    },
+    customer: { name: "Lars", email: "lars@example.com" },
+    requested: { amountCents: 1000, currency: "EUR" },
+    reason: "broken",
+    findings: [],
+  };
+  await ctx.database.pool!.query(
+    `INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload)
+     VALUES ($1, $2, 'r0', 'cp-0', 'refund_approval', $3::jsonb)`,
+    [interruptId, thread.id, JSON.stringify(payload)],
+  );
+  await ctx.database.pool!.query("UPDATE threads SET status = 'interrupted' WHERE id = $1", [thread.id]);
+  const resume = (principal: Principal) => ({
+    db: own.db,
+    threadId: thread.id,
+    input: {
+      ...input(thread.id, "approve"),
+      messages: [],
+      resume: [{ interruptId, status: "resolved" as const, payload: { decision: "approve" } }],
+    },
+    principal,
+    leaseMs: 60_000,
+  });
+  const own = openPostgres(ctx.database.pool!.options.connectionString as string, { max: 1 });
+  try {
+    const counter = countPoolStatements(own.pool!);
+    // The operator who filed the ticket may not approve its refund: BEGIN, lock, the read, ROLLBACK.
+    const refused = await claimRun(resume(operator)).catch((error: unknown) => error);
+    expect(errorCodeOf(refused)).toBe("forbidden:four_eyes_own_thread");
+    expect(counter.statements).toBe(4);
+    // Another operator may: BEGIN, lock, the read, the decision, the run, COMMIT.
+    const before = counter.statements;
+    const other = { kind: "user", id: "op-2", label: "Omar", role: "operator" } as Principal;
+    const claimed = await claimRun(resume(other));
+    expect("run" in claimed && claimed.run.kind).toBe("resume");
+    expect(counter.statements - before).toBe(6);
+  } finally {
+    await own.close();
+  }
+});

@@ -97,9 +97,14 @@ export async function claimRun({
         const queued = await queueIfBusy(tx, thread, request.principal, request.input);
         if (queued) return queued;
       }
-      const { pending, staged } = neverRan
-        ? { pending: [], staged: [] }
-        : await listOpenDecisions({ db: tx, threadId: thread.id });
+      // A resume's policy may ask who was involved in the thread (four-eyes): read with the open decisions.
+      const { pending, staged, involved } = neverRan
+        ? { pending: [], staged: [], involved: undefined }
+        : await listOpenDecisions({
+            db: tx,
+            threadId: thread.id,
+            ...(resume.length > 0 ? { involvedOf: thread } : {}),
+          });
       if (resume.length === 0) {
         const input = newInput(
           request.input,
@@ -125,6 +130,7 @@ export async function claimRun({
       const answers = await settle(tx, thread, known, resume, request.principal, request.input.runId, {
         staged,
         audit,
+        ...(involved ? { involved } : {}),
       });
       observer.settled(known, resume);
       return startRun(tx, thread, request.principal, request.input.runId, answers, request.leaseMs, {
@@ -163,11 +169,16 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
     if (!checked && !answerableAsRecorded(thread)) return PREFLIGHT_FIRST;
-    const { pending, staged } = await listOpenDecisions({ db: tx, threadId: thread.id });
+    const { pending, staged, involved } = await listOpenDecisions({
+      db: tx,
+      threadId: thread.id,
+      involvedOf: thread,
+    });
     const known = await knownDecisions(tx, thread, [request.entry], pending);
     const others = pending.filter((d) => d.interruptId !== request.entry.interruptId);
+    const read = { staged, ...(involved ? { involved } : {}) };
     if (others.length > 0) {
-      await settle(tx, thread, known, [request.entry], request.principal, null, { staged });
+      await settle(tx, thread, known, [request.entry], request.principal, null, read);
       observer.settled(known, [request.entry]);
       return {
         resumed: false as const,
@@ -176,7 +187,7 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
     }
     const audit: AuditInput[] = [];
     const answers = await settle(tx, thread, known, [request.entry], request.principal, request.runId, {
-      staged,
+      ...read,
       audit,
     });
     observer.settled(known, [request.entry]);

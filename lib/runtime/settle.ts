@@ -78,12 +78,14 @@ export async function settle(
     staged?: Decision[];
     /** Collect the audit entries here instead of writing them: the caller writes them with its own, in one insert. */
     audit?: AuditInput[];
+    /** Who was involved in the thread, when the caller read it already (with its open decisions, under the lock). */
+    involved?: InvolvedPrincipal[];
   } = {},
 ): Promise<RunInput> {
   const agent = getAgent(thread.agentId);
   const staged = options.staged ?? (await listStagedDecisions({ db: tx, threadId: thread.id }));
   const answers = validateAll(agent, known, entries);
-  await applyPolicy(tx, agent, thread, known, entries, answers, principal, staged);
+  await applyPolicy(tx, agent, thread, known, entries, answers, principal, staged, options.involved);
   for (const entry of entries) {
     const won = await resolveDecision({
       db: tx,
@@ -179,8 +181,9 @@ async function applyPolicy(
   answers: Map<string, unknown>,
   principal: Principal,
   staged: Decision[],
+  read?: InvolvedPrincipal[],
 ): Promise<void> {
-  let involved: InvolvedPrincipal[] | null = null;
+  let involved: InvolvedPrincipal[] | null = read ?? null;
   const siblings = staged.map((d) => ({
     interruptId: d.interruptId,
     action: d.action,

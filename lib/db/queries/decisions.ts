@@ -3,6 +3,7 @@ import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import type { ResumeStatus } from "@/lib/wire";
 import { type Decision, decisions } from "../schema";
 import type { Queryable } from "../tx";
+import { type InvolvedPrincipal, type InvolvedThread, involvedOf, involvedRowsJson } from "./involved";
 
 /** One thread's rows, on a handle. */
 type ThreadScope = { db: Queryable; threadId: string };
@@ -134,12 +135,35 @@ export async function supersedeOtherPending({
 export async function listOpenDecisions({
   db,
   threadId,
-}: ThreadScope): Promise<{ pending: Decision[]; staged: Decision[] }> {
+  involvedOf: thread,
+}: ThreadScope & {
+  /** Also who was involved in the thread (four-eyes: `listInvolvedPrincipals`), read in the same statement. */
+  involvedOf?: InvolvedThread;
+}): Promise<{ pending: Decision[]; staged: Decision[]; involved?: InvolvedPrincipal[] }> {
+  const open = and(eq(decisions.threadId, threadId), inArray(decisions.status, ["pending", "answered"]));
+  const order = [decisions.resolvedAt, decisions.createdAt] as const;
+  if (!thread) {
+    const rows = await db
+      .select()
+      .from(decisions)
+      .where(open)
+      .orderBy(...order);
+    return split(rows);
+  }
+  // With no open decision there is no row to carry the involved principals: the caller reads them if it needs them.
   const rows = await db
-    .select()
+    .select({ decision: decisions, involved: involvedRowsJson(threadId) })
     .from(decisions)
-    .where(and(eq(decisions.threadId, threadId), inArray(decisions.status, ["pending", "answered"])))
-    .orderBy(decisions.resolvedAt, decisions.createdAt);
+    .where(open)
+    .orderBy(...order);
+  const first = rows[0];
+  return {
+    ...split(rows.map((r) => r.decision)),
+    ...(first ? { involved: involvedOf(thread, first.involved) } : {}),
+  };
+}
+
+function split(rows: Decision[]): { pending: Decision[]; staged: Decision[] } {
   return {
     pending: rows.filter((d) => d.status === "pending"),
     staged: rows.filter((d) => d.status === "answered"),

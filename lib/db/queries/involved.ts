@@ -34,7 +34,7 @@ export async function listInvolvedPrincipals({
   return (await listInvolvedPrincipalsOf({ db, threads: [thread] })).get(thread.id) ?? [];
 }
 
-type InvolvedThread = Pick<Thread, "id" | "createdBy" | "startedBy" | "lastEditedBy">;
+export type InvolvedThread = Pick<Thread, "id" | "createdBy" | "startedBy" | "lastEditedBy">;
 
 /**
  * {@link listInvolvedPrincipals} for several threads (an operator's inbox page) in one statement: thread id → who was
@@ -50,37 +50,8 @@ export async function listInvolvedPrincipalsOf({
   const out = new Map<string, InvolvedPrincipal[]>();
   if (threads.length === 0) return out;
   const ids = [...new Set(threads.map((t) => t.id))];
-  // Per thread: the time of its previous decision and of its last approval; the runs started since the previous
-  // decision (and every run that edited state), in the order they were started; the free-text answers since the last
-  // approval; and a row saying the thread had a previous decision.
-  const rows = rowsOf<{
-    source: "run" | "answer" | "previous";
-    thread_id: string;
-    id: string | null;
-    kind: string | null;
-    edited: boolean | null;
-  }>(
-    await db.execute(sql`WITH marks AS (
-      SELECT thread_id, max(resolved_at) AS previous,
-        max(resolved_at) FILTER (WHERE action = ${APPROVAL_ACTION}) AS approval
-      FROM ${decisions}
-      WHERE thread_id = ANY(${sql.param(ids)}::text[]) AND status = 'resolved' AND resolved_at IS NOT NULL
-      GROUP BY thread_id
-    )
-    SELECT source, thread_id, id, kind, edited FROM (
-      SELECT 'run' AS source, r.thread_id, r.started_by AS id, r.kind, r.edited_state AS edited, r.created_at AS at
-      FROM ${runs} r LEFT JOIN marks m ON m.thread_id = r.thread_id
-      WHERE r.thread_id = ANY(${sql.param(ids)}::text[]) AND r.started_by IS NOT NULL
-        AND (r.edited_state OR (r.kind <> 'resume' AND (m.previous IS NULL OR r.created_at > m.previous)))
-      UNION ALL
-      SELECT 'answer', d.thread_id, d.resolved_by_id, NULL, NULL, d.resolved_at
-      FROM ${decisions} d LEFT JOIN marks m ON m.thread_id = d.thread_id
-      WHERE d.thread_id = ANY(${sql.param(ids)}::text[]) AND d.action = ANY(${sql.param(INPUT_ACTIONS)}::text[])
-        AND d.status = 'resolved' AND d.resolved_by_id IS NOT NULL
-        AND (m.approval IS NULL OR d.resolved_at > m.approval)
-      UNION ALL
-      SELECT 'previous', thread_id, NULL, NULL, NULL, NULL FROM marks
-    ) involved
+  const rows = rowsOf<InvolvedRow & { thread_id: string }>(
+    await db.execute(sql`SELECT source, thread_id, id, kind, edited FROM (${involvedUnion(ids)}) involved
     ORDER BY at NULLS FIRST, source, id, kind, edited`),
   );
   const byThread = new Map<string, typeof rows>();
@@ -93,15 +64,56 @@ export async function listInvolvedPrincipalsOf({
   return out;
 }
 
-function involvedOf(
-  thread: InvolvedThread,
-  rows: {
-    source: "run" | "answer" | "previous";
-    id: string | null;
-    kind: string | null;
-    edited: boolean | null;
-  }[],
-): InvolvedPrincipal[] {
+/** One row of what {@link involvedUnion} finds (see {@link involvedOf}). */
+export interface InvolvedRow {
+  source: "run" | "answer" | "previous";
+  id: string | null;
+  kind: string | null;
+  edited: boolean | null;
+}
+
+/**
+ * What the principals involved in these threads are made of, unordered: per thread, the time of its previous decision
+ * and of its last approval; the runs started since the previous decision (and every run that edited state), with the
+ * time they were started (`at`); the free-text answers since the last approval; and a row saying the thread had a
+ * previous decision. Columns: source, thread_id, id, kind, edited, at.
+ */
+function involvedUnion(ids: readonly string[]) {
+  return sql`WITH marks AS (
+      SELECT thread_id, max(resolved_at) AS previous,
+        max(resolved_at) FILTER (WHERE action = ${APPROVAL_ACTION}) AS approval
+      FROM ${decisions}
+      WHERE thread_id = ANY(${sql.param(ids)}::text[]) AND status = 'resolved' AND resolved_at IS NOT NULL
+      GROUP BY thread_id
+    )
+    SELECT 'run' AS source, r.thread_id, r.started_by AS id, r.kind, r.edited_state AS edited, r.created_at AS at
+    FROM ${runs} r LEFT JOIN marks m ON m.thread_id = r.thread_id
+    WHERE r.thread_id = ANY(${sql.param(ids)}::text[]) AND r.started_by IS NOT NULL
+      AND (r.edited_state OR (r.kind <> 'resume' AND (m.previous IS NULL OR r.created_at > m.previous)))
+    UNION ALL
+    SELECT 'answer', d.thread_id, d.resolved_by_id, NULL, NULL, d.resolved_at
+    FROM ${decisions} d LEFT JOIN marks m ON m.thread_id = d.thread_id
+    WHERE d.thread_id = ANY(${sql.param(ids)}::text[]) AND d.action = ANY(${sql.param(INPUT_ACTIONS)}::text[])
+      AND d.status = 'resolved' AND d.resolved_by_id IS NOT NULL
+      AND (m.approval IS NULL OR d.resolved_at > m.approval)
+    UNION ALL
+    SELECT 'previous', thread_id, NULL, NULL, NULL, NULL FROM marks`;
+}
+
+/**
+ * A scalar subquery: the rows {@link involvedOf} needs for one thread, as a JSON array in their order — to be read in
+ * the same statement as something else (a claim's open decisions).
+ */
+export function involvedRowsJson(threadId: string) {
+  return sql<
+    InvolvedRow[]
+  >`(SELECT coalesce(json_agg(json_build_object('source', source, 'id', id, 'kind', kind,
+    'edited', edited) ORDER BY at NULLS FIRST, source, id, kind, edited), '[]'::json)
+    FROM (${involvedUnion([threadId])}) involved)`;
+}
+
+/** The principals involved in a thread, from its rows (see {@link involvedRowsJson}). */
+export function involvedOf(thread: InvolvedThread, rows: readonly InvolvedRow[]): InvolvedPrincipal[] {
   const previous = rows.some((r) => r.source === "previous");
   const starters = rows
     .filter((r) => r.source === "run")

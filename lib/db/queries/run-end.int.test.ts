@@ -145,10 +145,16 @@ describe("closeRun: a run's end in one statement", () => {
     expect(await one(sql`SELECT status FROM decisions WHERE thread_id = ${threadId}`)).toEqual({
       status: "pending",
     });
-    expect(await one(sql`SELECT count(*)::int AS n FROM events WHERE thread_id = ${threadId}`)).toEqual({ n: 0 });
+    expect(await one(sql`SELECT count(*)::int AS n FROM events WHERE thread_id = ${threadId}`)).toEqual({
+      n: 0,
+    });
     // Once the decision is taken, the same end goes through.
     await database.db.execute(sql`UPDATE decisions SET status = 'resolved' WHERE thread_id = ${threadId}`);
-    expect(await closeRun(database.db, succeeded)).toEqual({ closed: true, inputWaiting: false, pending: [] });
+    expect(await closeRun(database.db, succeeded)).toEqual({
+      closed: true,
+      inputWaiting: false,
+      pending: [],
+    });
   });
 
   it("a run another owner holds: nothing is written", async () => {
