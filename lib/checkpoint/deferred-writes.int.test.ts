@@ -102,6 +102,35 @@ describe.each(backends)("a run's queued checkpoint writes, on %s", (kind) => {
     expect(await stored(threadId)).toBe(0);
   });
 
+  it("a reader waits only for what was queued before it asked, not for a run that keeps writing", async () => {
+    const batcher = batcherFor(sql);
+    const threadId = randomUUID();
+    const put = (id: string) =>
+      batcher.accept({
+        kind: "checkpoint",
+        threadId,
+        ns: "",
+        checkpointId: id,
+        parentId: null,
+        checkpoint: JSON.stringify({ v: 4, id, channel_versions: {} }),
+        metadata: "{}",
+        blobs: [],
+      });
+    put("cp-00");
+    let n = 0;
+    // A run queuing one more write every time a statement commits, 50 times.
+    const keep = setInterval(() => {
+      if (n < 50) put(`cp-${String(++n).padStart(2, "0")}`);
+    }, 1);
+    await batcher.settled(threadId);
+    const seen = n;
+    clearInterval(keep);
+    expect(seen).toBeLessThan(50);
+    expect(await stored(threadId)).toBeGreaterThanOrEqual(1);
+    await batcher.settled(threadId, true);
+    expect(await stored(threadId)).toBe(n + 1);
+  });
+
   it("the traced saver writes through the client's own batcher, the one the run's events use", async () => {
     const counting = new CountingSqlClient(sql);
     const saver = new TracedCheckpointSaver(counting);

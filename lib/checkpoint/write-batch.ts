@@ -132,22 +132,27 @@ export class WriteBatcher {
   }
 
   /**
-   * Resolves once every write accepted for `threadId` so far has committed or failed. With `rethrow`, rejects with
-   * the first failure (and forgets it: it is reported once, to the run that made it); without, a reader only waits,
-   * so it never reads a thread older than what this process already handed to LangGraph as stored.
+   * Resolves once the writes accepted for `threadId` have committed or failed. A reader (no `rethrow`) waits only for
+   * those accepted before it asked — a run that keeps writing cannot hold it — so it never reads a thread older than
+   * what this process already handed to LangGraph as stored. The run's end (`rethrow`) waits until none is left and
+   * rejects with the first failure, which it consumes: a failure is reported once, to the run that made it, and never
+   * to the thread's next run.
    */
   async settled(threadId: string, rethrow = false): Promise<void> {
+    if (!rethrow) {
+      const entry = this.accepted.get(threadId);
+      if (entry && entry.pending.size > 0) await Promise.all([...entry.pending]);
+      return;
+    }
     for (;;) {
       const entry = this.accepted.get(threadId);
       if (!entry) return;
       if (entry.pending.size > 0) {
-        await Promise.all(entry.pending);
+        await Promise.all([...entry.pending]);
         continue;
       }
-      if (entry.failure && rethrow) {
-        this.accepted.delete(threadId);
-        throw entry.failure.error;
-      }
+      this.accepted.delete(threadId);
+      if (entry.failure) throw entry.failure.error;
       return;
     }
   }

@@ -286,9 +286,10 @@ async function executeRun(
     trace.closeAll();
     open();
     // The run's queued checkpoint writes land (or fail) before its end is recorded: its thread stays at a step that
-    // is stored, whoever continues it.
+    // is stored, whoever continues it. A failure among them is consumed here (this run fails anyway), never left for
+    // the thread's next run.
     await batcherFor(database.checkpointSql)
-      .settled(run.threadId)
+      .settled(run.threadId, true)
       .catch(() => {});
     // Stopped by an operator, at the run's time limit, or by a model that did not answer: the graph is aborted (no
     // node starts after this), the thread stays at its last checkpoint ("Try again" continues it), and the run ends
