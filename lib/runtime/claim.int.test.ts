@@ -6,6 +6,7 @@ import type { Principal } from "@/lib/auth/roles";
 import { openPostgres } from "@/lib/db/open";
 import { createThread } from "@/lib/db/queries/threads";
 import { errorCodeOf } from "@/lib/errors";
+import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
 import { getAgent } from "./agent";
 import { claimRun } from "./claim";
 
@@ -104,22 +105,9 @@ it("a resume reads its thread's open decisions and who was involved in one state
     createdBy: "op-1",
   });
   const interruptId = randomUUID();
-  const payload = {
-    action: "refund_approval",
-    title: "Refund",
-    order: {
-      id: "ORD-1",
-      placedAt: "2026-11-20T00:00:00Z",
-      paymentMethod: "card",
-      status: "delivered",
-      total: { amountCents: 2000, currency: "EUR" },
-      items: [{ name: "Cable", quantity: 1, unitCents: 2000 }],
-    },
-    customer: { name: "Lars", email: "lars@example.com" },
-    requested: { amountCents: 1000, currency: "EUR" },
-    reason: "broken",
-    findings: [],
-  };
+  // The question kind's own example (ORD-1, EUR 100.00: under the supervisor threshold).
+  const payload = QUESTION_KINDS.refund_approval.example;
+
   await ctx.database.pool!.query(
     `INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload)
      VALUES ($1, $2, 'r0', 'cp-0', 'refund_approval', $3::jsonb)`,

@@ -117,23 +117,28 @@ it("writes each batch it hears as one SSE chunk (a run's burst is one socket wri
   abort.abort();
 });
 
-it("follows a run it was opened for before it started (`fresh`) without reading the log, and reads it on a gap", async () => {
-  const threadId = crypto.randomUUID();
-  const abort = new AbortController();
-  const seen: number[] = [];
-  const before = counter.statements;
+/** A tail opened for a run claimed at seq 7 that this process is about to start (`fresh`), already subscribed. */
+function freshTail(threadId: string, signal: AbortSignal) {
   const tail = tailEvents({
     db: database.db,
     threadId,
     afterSeq: 7,
-    signal: abort.signal,
+    signal,
     untilRunId: "run-1",
     fresh: true,
     idle: async () => false,
     idleMs: 60_000,
   });
-  // Subscribed in its first step, before the run publishes anything.
-  const first = tail.next();
+  // Its first step subscribes, before the run publishes anything.
+  return { tail, first: tail.next() };
+}
+
+it("follows a run it was opened for before it started (`fresh`) without reading the log, and reads it on a gap", async () => {
+  const threadId = crypto.randomUUID();
+  const abort = new AbortController();
+  const seen: number[] = [];
+  const before = counter.statements;
+  const { tail, first } = freshTail(threadId, abort.signal);
   publishEvents(threadId, [event(8, "RUN_STARTED"), event(9)]);
   const collect = (async () => {
     for (let r = await first; !r.done; r = await tail.next()) seen.push(r.value.seq);
@@ -150,17 +155,7 @@ it("still reads the log when a fresh run's first batch heard does not follow on"
   const threadId = crypto.randomUUID();
   const abort = new AbortController();
   const before = counter.statements;
-  const tail = tailEvents({
-    db: database.db,
-    threadId,
-    afterSeq: 7,
-    signal: abort.signal,
-    untilRunId: "run-1",
-    fresh: true,
-    idle: async () => false,
-    idleMs: 60_000,
-  });
-  const first = tail.next();
+  const { first } = freshTail(threadId, abort.signal);
   // 8 was published before the tail subscribed: what it hears starts at 9, so the log must have 8.
   publishEvents(threadId, [event(9)]);
   await until(() => counter.statements > before);
