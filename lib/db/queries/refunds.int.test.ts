@@ -1,5 +1,6 @@
 import { countPoolStatements } from "@/e2e/bench/measure";
 import { openBackend } from "@/e2e/support/backends";
+import { gate, untilWaitingOnLock } from "@/e2e/support/lock-wait";
 import { type Database, openPostgres } from "../open";
 import { seedDemoOrders } from "../seed/demo-orders";
 import { getOrder } from "./orders";
@@ -138,14 +139,8 @@ describe("refund and outbox queries on postgres", () => {
         subject: "S",
         body: "B",
       });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let queued!: () => void;
-    const isQueued = new Promise<void>((resolve) => {
-      queued = resolve;
-    });
+    const { opened: released, open: release } = gate();
+    const { opened: isQueued, open: queued } = gate();
     // The first attempt has queued its email and effect but not committed them yet.
     const first = database.db.transaction(async (tx) => {
       const answer = await send(tx as unknown as Database["db"]);
@@ -156,13 +151,7 @@ describe("refund and outbox queries on postgres", () => {
     await isQueued;
     const second = send(database.db);
     // The second waits on the first's key (its snapshot, taken before that commit, cannot see the first's rows).
-    for (let i = 0; i < 100; i++) {
-      const [waiting] = await database.sql.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-      );
-      if ((waiting?.n ?? 0) > 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilWaitingOnLock(database.sql);
     release();
     expect(await second).toEqual(await first);
     expect((await effectsOf("t-4")).map((e) => e.idempotency_key)).toEqual(["email:wait-1"]);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { gate, untilWaitingOnLock } from "@/e2e/support/lock-wait";
 import { createTestDatabase } from "@/e2e/support/pg";
 import { migrateDatabase } from "../migrate";
 import { type Database, openPostgres } from "../open";
@@ -187,14 +188,8 @@ describe("closeRun: a run's end in one statement", () => {
 
   it("input queued by a claim holding the thread's row while the run's end waits: never 'nothing waits'", async () => {
     const { threadId, runId } = await runningThread("owner-d");
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
+    const { opened: released, open: release } = gate();
+    const { opened: isLocked, open: locked } = gate();
     // The claim: locks the thread (it is running, so the input is queued), then holds its transaction open.
     const claim = database.db.transaction(async (tx) => {
       await lockThread({ tx, threadId });
@@ -205,13 +200,7 @@ describe("closeRun: a run's end in one statement", () => {
     await isLocked;
     const ended = closeRun(database.db, ending(threadId, runId, "owner-d"));
     // The run's end waits for the claim's lock on the thread's row.
-    for (let i = 0; i < 100; i++) {
-      const waiting = await one<{ n: number }>(
-        sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      if (waiting.n > 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilWaitingOnLock(database.sql);
     release();
     await claim;
     const result = await ended;
