@@ -216,6 +216,8 @@ export class BackendCpu {
   private readonly last = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
   private started = false;
+  /** Backends that connected after `start()` (each one a fork, a login and cold caches). */
+  opened = 0;
   constructor(
     private readonly admin: pg.Pool,
     private readonly database: string,
@@ -228,7 +230,10 @@ export class BackendCpu {
     for (const { pid } of rows) {
       const cpu = pidCpuMs(pid);
       if (cpu === undefined) continue;
-      if (!this.base.has(pid)) this.base.set(pid, this.started ? 0 : cpu);
+      if (!this.base.has(pid)) {
+        this.base.set(pid, this.started ? 0 : cpu);
+        if (this.started) this.opened += 1;
+      }
       this.last.set(pid, cpu);
     }
   }
@@ -236,6 +241,7 @@ export class BackendCpu {
     this.base.clear();
     this.last.clear();
     this.started = false;
+    this.opened = 0;
     await this.poll();
     this.started = true;
     this.timer = setInterval(() => void this.poll().catch(() => {}), 200);

@@ -16,7 +16,7 @@
  * `--cpu-prof <dir>` makes our server write V8 CPU profiles into <dir> when it stops.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
@@ -172,6 +172,10 @@ function installPeer(dir: string): string {
 async function peerSide(dir: string, databaseUrl: string, database: string): Promise<Side> {
   const bin = installPeer(dir);
   const project = join(dir, "project");
+  // The dev server keeps its in-memory threads in files here and loads them at start: an earlier run's threads
+  // would make every later run's peer slower (it rewrites them all as they grow). Each run starts it empty, as ours
+  // starts on a fresh database.
+  rmSync(join(project, ".langgraph_api"), { recursive: true, force: true });
   mkdirSync(project, { recursive: true });
   const graphFile = resolve("e2e/bench/peer/graph.ts");
   writeFileSync(
@@ -301,14 +305,25 @@ interface Phase {
   cpuMs: number;
   /** The part of cpuMs spent in the database's backends. */
   dbCpuMs: number;
+  /** CPU ms the other side's server spent meanwhile (idle, it should be next to none). */
+  bystanderCpuMs: number;
+  /** Database connections the server opened during the phase. */
+  opened: number;
   first: number[];
   last: number[];
 }
 
-async function phase(side: Side, admin: pg.Pool, orders: string[], concurrency: number): Promise<Phase> {
+async function phase(
+  side: Side,
+  admin: pg.Pool,
+  orders: string[],
+  concurrency: number,
+  bystander?: Side,
+): Promise<Phase> {
   const backends = new BackendCpu(admin, side.database);
   await backends.start();
   const cpu0 = groupUsage(side.pgid).cpuMs;
+  const other0 = bystander ? groupUsage(bystander.pgid).cpuMs : 0;
   const first: number[] = [];
   const last: number[] = [];
   let errors = 0;
@@ -330,8 +345,19 @@ async function phase(side: Side, admin: pg.Pool, orders: string[], concurrency: 
   );
   const seconds = (performance.now() - t0) / 1000;
   const serverCpu = groupUsage(side.pgid).cpuMs - cpu0;
+  const bystanderCpuMs = bystander ? groupUsage(bystander.pgid).cpuMs - other0 : 0;
   const pgCpu = await backends.stop();
-  return { threads: first.length, errors, seconds, cpuMs: serverCpu + pgCpu, dbCpuMs: pgCpu, first, last };
+  return {
+    threads: first.length,
+    errors,
+    seconds,
+    cpuMs: serverCpu + pgCpu,
+    dbCpuMs: pgCpu,
+    bystanderCpuMs,
+    opened: backends.opened,
+    first,
+    last,
+  };
 }
 
 function merge(phases: Phase[]) {
@@ -530,9 +556,10 @@ try {
     cursor += n;
     return out;
   };
-  // Warm-up (not measured): the same orders on both sides, each in its own database.
-  const warm = take(10);
-  for (const side of sides) await phase(side, admin, warm, 2);
+  // Warm-up (not measured): the same orders on both sides, each in its own database, at the measured concurrency
+  // (so the first measured phase does not pay for opening the connections a concurrent phase needs).
+  const warm = take(20);
+  for (const side of sides) await phase(side, admin, warm, CONCURRENCY);
   const results = {
     ours: { seq: [] as Phase[], c10: [] as Phase[] },
     peer: { seq: [] as Phase[], c10: [] as Phase[] },
@@ -541,13 +568,19 @@ try {
     const seqOrders = take(THREADS);
     const concOrders = take(THREADS);
     for (const side of oursOnly ? [ours] : r % 2 === 0 ? [ours, peer] : [peer, ours]) {
-      results[side.name].seq.push(await phase(side, admin, seqOrders, 1));
-      results[side.name].c10.push(await phase(side, admin, concOrders, CONCURRENCY));
+      const other = sides.find((s) => s !== side);
+      results[side.name].seq.push(await phase(side, admin, seqOrders, 1, other));
+      results[side.name].c10.push(await phase(side, admin, concOrders, CONCURRENCY, other));
       console.log(
         `  round ${r + 1} ${side.name}: seq ${round(THREADS / results[side.name].seq.at(-1)!.seconds, 1)} threads/s, ` +
           `c${CONCURRENCY} ${round(THREADS / results[side.name].c10.at(-1)!.seconds, 1)} threads/s; ` +
           `CPU ms/thread (server + database) seq ${cpuSplit(results[side.name].seq.at(-1)!)}, ` +
-          `c${CONCURRENCY} ${cpuSplit(results[side.name].c10.at(-1)!)}`,
+          `c${CONCURRENCY} ${cpuSplit(results[side.name].c10.at(-1)!)}` +
+          (other
+            ? `; the idle ${other.name} meanwhile ${round(results[side.name].seq.at(-1)!.bystanderCpuMs)} + ` +
+              `${round(results[side.name].c10.at(-1)!.bystanderCpuMs)} ms`
+            : "") +
+          `; connections opened ${results[side.name].seq.at(-1)!.opened} + ${results[side.name].c10.at(-1)!.opened}`,
       );
     }
   }
