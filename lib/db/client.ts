@@ -22,6 +22,7 @@ export function getDatabase(): Promise<Database> {
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
           pooled: env.DATABASE_POOLER === "transaction",
           checkpointPoolMax: env.CHECKPOINT_POOL_MAX,
+          idleMs: env.DATABASE_POOL_IDLE_MS,
         })
       : await openPglite(env.PGLITE_DATA_DIR, { waitMs: env.DATABASE_WAIT_MS });
     try {

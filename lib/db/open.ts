@@ -61,6 +61,8 @@ export function openPostgres(
     pooled?: boolean;
     /** Size of the checkpointer's own pool; 0 or absent: the checkpointer shares the main pool. */
     checkpointPoolMax?: number;
+    /** How long an idle connection stays open (pg's default, 10 s, when absent). */
+    idleMs?: number;
   } = {},
 ): Database {
   const pooled = options.pooled ?? false;
@@ -86,12 +88,13 @@ export function openPostgres(
 function openPool(
   url: string,
   max: number,
-  options: { waitMs?: number; statementTimeoutMs?: number },
+  options: { waitMs?: number; statementTimeoutMs?: number; idleMs?: number },
   pooled: boolean,
 ): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    ...(options.idleMs ? { idleTimeoutMillis: options.idleMs } : {}),
     ...(options.waitMs ? { connectionTimeoutMillis: options.waitMs } : {}),
     ...(options.statementTimeoutMs && !pooled ? { statement_timeout: options.statementTimeoutMs } : {}),
     // Directly connected, every parameterized statement is prepared once per connection (hot queries skip parse and
