@@ -67,9 +67,9 @@ const schema = z.object({
   /**
    * How long an idle pooled connection (Postgres) stays open. Opening one costs a backend's start, a login, cold
    * catalog caches and every statement prepared again; pg's own default (10 s) closed them between two bursts a few
-   * seconds apart. The pools never keep more than they needed at once.
+   * seconds apart. The pools never keep more than they needed at once (5 min, as common Java and Go pools keep them).
    */
-  DATABASE_POOL_IDLE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  DATABASE_POOL_IDLE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
   /**
    * The longest a request waits for the database: for a pooled connection (Postgres) or for the embedded database's
    * one connection (PGlite). Past it the request answers 503 `unavailable:database_busy`; nothing waits without bound.

@@ -110,6 +110,8 @@ export async function startTestServer(options: {
       // Two test files run at once on one Postgres (max_connections 100), each with servers of its own: a test server's
       // checkpointer pool is kept small. lib/db/checkpoint-pool.int.test.ts tests the pool itself.
       CHECKPOINT_POOL_MAX: "4",
+      // For the same reason a test server gives back its idle connections after pg's 10 s, not after minutes.
+      DATABASE_POOL_IDLE_MS: "10000",
       ...authEnv(),
       ...options.env,
     },
