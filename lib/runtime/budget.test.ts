@@ -303,4 +303,27 @@ describe("budget gate", () => {
       ]),
     ).toEqual({ ...NONE, run_tokens: 40, thread_tokens: 50 });
   });
+  test("is told of model calls only: a graph's chains, tools and channel writes never reach it", async () => {
+    const model = new CountingModel();
+    const graph = graphWith(model, 3);
+    const heard = { chains: 0, models: 0 };
+    const gate = new BudgetGate({ tokensIn: 0, tokensOut: 0, decisions: [] }, { limits: NONE, price: null });
+    const asTracer = gate as unknown as Record<string, (...args: unknown[]) => unknown>;
+    for (const [method, kind] of [
+      ["_createRunForChainStart", "chains"],
+      ["handleChainStart", "chains"],
+      ["handleChainEnd", "chains"],
+      ["_createRunForChatModelStart", "models"],
+    ] as const) {
+      const original = asTracer[method]?.bind(gate);
+      asTracer[method] = (...args: unknown[]) => {
+        heard[kind] += 1;
+        return original?.(...args);
+      };
+    }
+    await graph.invoke({ said: [] }, { configurable: { thread_id: "told" }, callbacks: [gate] });
+    expect(heard).toEqual({ chains: 0, models: 3 });
+    // It still counts what the calls spent.
+    expect(gate.tokens()).toEqual({ in: 3 * USAGE.input, out: 3 * USAGE.output });
+  });
 });
