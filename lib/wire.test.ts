@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { z } from "zod";
 import * as wire from "./wire";
 
@@ -12,6 +13,34 @@ describe("wire contract", () => {
     expect(wire.formatMoney(24900)).toBe("€249.00");
     expect(wire.formatMoney(5, "EUR")).toBe("€0.05");
     expect(wire.formatMoney(123456, "USD")).toBe("US$1,234.56");
+    // Formatters are kept per currency: any mix of amounts and codes reads as a new formatter would say it, and a code
+    // Intl refuses is refused every time (never kept).
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: -1e9, max: 1e9 }), fc.string({ minLength: 0, maxLength: 4 })), {
+          maxLength: 80,
+        }),
+        (calls) => {
+          for (const [cents, currency] of calls) {
+            const fresh = (() => {
+              try {
+                return new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(cents / 100);
+              } catch (error) {
+                return (error as Error).name;
+              }
+            })();
+            const ours = (() => {
+              try {
+                return wire.formatMoney(cents, currency);
+              } catch (error) {
+                return (error as Error).name;
+              }
+            })();
+            expect(ours).toBe(fresh);
+          }
+        },
+      ),
+    );
   });
 
   it("turns a zod error into one line and its fields", () => {

@@ -143,8 +143,16 @@ export const FORK_WARNING_EVENT = "fork_side_effects";
  * locale, so a reply the agent writes and the console's figures read the same everywhere.
  */
 export function formatMoney(amountCents: number, currency = "EUR"): string {
-  return new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(amountCents / 100);
+  let format = moneyFormats.get(currency);
+  if (!format) {
+    // Made once per currency (a formatter costs far more to make than to use); a code Intl refuses throws here.
+    format = new Intl.NumberFormat("en-IE", { style: "currency", currency });
+    if (moneyFormats.size >= 64) moneyFormats.clear();
+    moneyFormats.set(currency, format);
+  }
+  return format.format(amountCents / 100);
 }
+const moneyFormats = new Map<string, Intl.NumberFormat>();
 
 /** The part of a zod error these helpers read (structural, so this module needs no zod import). */
 export interface IssueList {

@@ -1,5 +1,14 @@
-import type { RefundApprovalPayload } from "./contract";
-import { parseInterruptPayload, summarizePayload, validateAnswer } from "./validate";
+import fc from "fast-check";
+import { z } from "zod";
+import type { InterruptAction, InterruptPayload, RefundApprovalPayload } from "./contract";
+import { QUESTION_KINDS } from "./kinds";
+import {
+  answerJsonSchema,
+  answerSchemaFor,
+  parseInterruptPayload,
+  summarizePayload,
+  validateAnswer,
+} from "./validate";
 
 const approval = (requested: number, total = 24900): RefundApprovalPayload => ({
   action: "refund_approval",
@@ -78,5 +87,42 @@ describe("reading payloads", () => {
       currency: "EUR",
     });
     expect(summarizePayload({ nope: true }).title).toBeNull();
+  });
+});
+
+describe("answer JSON Schemas", () => {
+  /** A question of the kind with every number in it replaced (amounts, lengths, limits): what may vary by question. */
+  const variant = (example: unknown) =>
+    fc.array(fc.integer({ min: 1, max: 10_000_000 }), { minLength: 64, maxLength: 64 }).map((numbers) => {
+      let i = 0;
+      const swap = (value: unknown): unknown =>
+        typeof value === "number"
+          ? numbers[i++ % numbers.length]
+          : Array.isArray(value)
+            ? value.map(swap)
+            : value && typeof value === "object"
+              ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, swap(v)]))
+              : value;
+      return swap(example) as InterruptPayload;
+    });
+
+  it.each(Object.keys(QUESTION_KINDS) as InterruptAction[])(
+    "%s: the schema sent is the one its answer contract makes, for any question of the kind",
+    (action) => {
+      fc.assert(
+        fc.property(variant(QUESTION_KINDS[action].example), (payload) => {
+          const fresh = z.toJSONSchema(answerSchemaFor(payload), { unrepresentable: "any" });
+          expect(answerJsonSchema(payload)).toEqual(fresh);
+        }),
+        { numRuns: 30 },
+      );
+    },
+  );
+
+  it("a kind whose schema cannot differ between questions makes it once", () => {
+    const one = approval(24900);
+    const other = approval(1200, 5000);
+    expect(answerJsonSchema(other)).toBe(answerJsonSchema(one));
+    expect(Object.isFrozen(answerJsonSchema(one))).toBe(true);
   });
 });

@@ -118,9 +118,39 @@ export function validateAnswer(payload: InterruptPayload, answer: unknown): Answ
     : { ok: false, error: z.prettifyError(parsed.error) };
 }
 
-/** JSON Schema of the answer, sent as AG-UI `Interrupt.responseSchema` so any client can build a form. */
+/**
+ * Kinds whose answer's JSON Schema is the same for every question: what depends on the question there is a
+ * refinement (an amount left to refund, an option that exists), which JSON Schema does not carry.
+ */
+const SAME_JSON_FOR_EVERY_QUESTION: ReadonlySet<InterruptAction> = new Set([
+  "refund_approval",
+  "select_option",
+  "confirm_email",
+  "review_change",
+  "goodwill_voucher",
+  "wait_timer",
+]);
+const sharedJson = new Map<InterruptAction, Readonly<Record<string, unknown>>>();
+
+/**
+ * JSON Schema of the answer, sent as AG-UI `Interrupt.responseSchema` so any client can build a form. Made once per
+ * kind where it cannot differ between questions (frozen: it is shared), per question otherwise.
+ */
 export function answerJsonSchema(payload: InterruptPayload): Record<string, unknown> {
-  return z.toJSONSchema(answerSchema(payload), { unrepresentable: "any" }) as Record<string, unknown>;
+  const shared = SAME_JSON_FOR_EVERY_QUESTION.has(payload.action);
+  const made = shared ? sharedJson.get(payload.action) : undefined;
+  if (made) return made as Record<string, unknown>;
+  const json = z.toJSONSchema(answerSchema(payload), { unrepresentable: "any" }) as Record<string, unknown>;
+  if (shared) sharedJson.set(payload.action, deepFreeze(json));
+  return json;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 export type { DecisionSummary };
