@@ -3,6 +3,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { INVALID_SPAN_CONTEXT, type Span, trace } from "@opentelemetry/api";
+import { countHeard } from "@/e2e/support/heard";
 import { RunTraceHandler } from "./graph-callbacks";
 
 /*
@@ -45,19 +46,11 @@ function recordingSpan(): Span {
 }
 
 async function heardBy(handler: RunTraceHandler) {
-  const heard = { chains: 0, models: 0, modelEnds: 0 };
-  const target = handler as unknown as Record<string, (...args: unknown[]) => unknown>;
-  for (const [method, kind] of [
+  const heard = countHeard(handler, [
     ["handleChainStart", "chains"],
     ["handleChatModelStart", "models"],
     ["handleLLMEnd", "modelEnds"],
-  ] as const) {
-    const original = target[method]?.bind(handler);
-    target[method] = (...args: unknown[]) => {
-      heard[kind] += 1;
-      return original?.(...args);
-    };
-  }
+  ]);
   const out = await twoNodes().invoke({ said: [] }, { callbacks: [handler] });
   expect(out.said).toEqual(["ok", "ok"]);
   return heard;

@@ -3,6 +3,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { Annotation, Command, END, interrupt, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import fc from "fast-check";
+import { countHeard } from "@/e2e/support/heard";
 import { type BudgetDecision, BudgetGate, checkSpending, type Limits, limitsInForce } from "./budget";
 
 /*
@@ -306,21 +307,13 @@ describe("budget gate", () => {
   test("is told of model calls only: a graph's chains, tools and channel writes never reach it", async () => {
     const model = new CountingModel();
     const graph = graphWith(model, 3);
-    const heard = { chains: 0, models: 0 };
     const gate = new BudgetGate({ tokensIn: 0, tokensOut: 0, decisions: [] }, { limits: NONE, price: null });
-    const asTracer = gate as unknown as Record<string, (...args: unknown[]) => unknown>;
-    for (const [method, kind] of [
+    const heard = countHeard(gate, [
       ["_createRunForChainStart", "chains"],
       ["handleChainStart", "chains"],
       ["handleChainEnd", "chains"],
       ["_createRunForChatModelStart", "models"],
-    ] as const) {
-      const original = asTracer[method]?.bind(gate);
-      asTracer[method] = (...args: unknown[]) => {
-        heard[kind] += 1;
-        return original?.(...args);
-      };
-    }
+    ]);
     await graph.invoke({ said: [] }, { configurable: { thread_id: "told" }, callbacks: [gate] });
     expect(heard).toEqual({ chains: 0, models: 3 });
     // It still counts what the calls spent.
