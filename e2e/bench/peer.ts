@@ -40,6 +40,12 @@ const oursOnly = args.has("--ours-only");
 /** `--log-statements`: Postgres logs every statement of our server's database (to count round trips per thread). */
 const logStatements = args.has("--log-statements");
 const cpuProfDir = args.dir("--cpu-prof");
+/**
+ * `--pg-stats`: where Postgres spends our side's time — the statements of our database that took the most execution
+ * and planning time per ticket over the measured rounds, from `pg_stat_statements` (it must be in the server's
+ * `shared_preload_libraries`; without it the bench says so and goes on).
+ */
+const pgStats = args.has("--pg-stats");
 /** Pairs of blocks (and requests per block) for the signed-in overhead. */
 const OVERHEAD_PAIRS = args.number("--overhead-pairs", quick ? 150 : 300);
 const OVERHEAD_BLOCK = args.number("--overhead-block", 20);
@@ -504,6 +510,52 @@ function bootstrapInterval(
   return [percentile(estimates, 2.5), percentile(estimates, 97.5)];
 }
 
+/** `pg_stat_statements` of one database: reset when opened, read when reported (per ticket, the heaviest first). */
+class StatementStats {
+  private constructor(
+    private readonly admin: pg.Pool,
+    private readonly dbid: number,
+  ) {}
+
+  static async open(admin: pg.Pool, database: string): Promise<StatementStats | undefined> {
+    const loaded = await admin.query<{ on: boolean }>(
+      "SELECT 'pg_stat_statements' = ANY(string_to_array(current_setting('shared_preload_libraries'), ',')) AS on",
+    );
+    if (!loaded.rows[0]?.on) {
+      console.log("--pg-stats: pg_stat_statements is not in shared_preload_libraries; no statement figures");
+      return undefined;
+    }
+    await admin.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    const { rows } = await admin.query<{ oid: number }>("SELECT oid FROM pg_database WHERE datname = $1", [
+      database,
+    ]);
+    const dbid = rows[0]?.oid as number;
+    await admin.query("SELECT pg_stat_statements_reset(0, $1, 0)", [dbid]);
+    return new StatementStats(admin, dbid);
+  }
+
+  async report(tickets: number, top = 15): Promise<void> {
+    const { rows } = await this.admin.query<{ calls: string; exec: number; plan: number; text: string }>(
+      `SELECT calls, total_exec_time AS exec, total_plan_time AS plan,
+         left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS text
+       FROM pg_stat_statements WHERE dbid = $1 ORDER BY total_exec_time + total_plan_time DESC`,
+      [this.dbid],
+    );
+    const n = Math.max(1, tickets);
+    const sum = (f: (r: (typeof rows)[number]) => number) => rows.reduce((t, r) => t + f(r), 0);
+    console.log(
+      `Postgres time per ticket (pg_stat_statements, ${tickets} measured tickets; wall time in the executor, lock ` +
+        `waits included): execution ${round(sum((r) => r.exec) / n, 2)} ms, planning ` +
+        `${round(sum((r) => r.plan) / n, 2)} ms, ${round(sum((r) => Number(r.calls)) / n, 1)} statements`,
+    );
+    for (const r of rows.slice(0, top)) {
+      console.log(
+        `  ${round(Number(r.calls) / n, 2)}× exec ${round(r.exec / n, 3)} + plan ${round(r.plan / n, 3)} ms  ${r.text}`,
+      );
+    }
+  }
+}
+
 // ——— main ———
 
 // The build the server will read (next.config.ts takes NEXT_DIST_DIR as its distDir).
@@ -562,6 +614,7 @@ try {
   // (so the first measured phase does not pay for opening the connections a concurrent phase needs).
   const warm = take(20);
   for (const side of sides) await phase(side, admin, warm, CONCURRENCY);
+  const statements = pgStats ? await StatementStats.open(admin, nameOf(oursDb.url)) : undefined;
   const results = {
     ours: { seq: [] as Phase[], c10: [] as Phase[] },
     peer: { seq: [] as Phase[], c10: [] as Phase[] },
@@ -585,6 +638,10 @@ try {
           `; connections opened ${results[side.name].seq.at(-1)!.opened} + ${results[side.name].c10.at(-1)!.opened}`,
       );
     }
+  }
+  if (statements) {
+    const tickets = results.ours.seq.concat(results.ours.c10).reduce((n, p) => n + p.threads, 0);
+    await statements.report(tickets);
   }
   const overhead = await signedInOverhead(
     ours,
