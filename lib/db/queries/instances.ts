@@ -2,13 +2,17 @@ import "server-only";
 import { type AnyColumn, and, eq, inArray, lt, ne, notExists, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { ACTIVE_RUN_STATUSES } from "@/lib/wire";
-import { instances, runs } from "../schema";
+import { instances, runs, threadFollowers } from "../schema";
 import type { Queryable } from "../tx";
 
 /** Rows of instances unseen for this long (and owning no active run) are deleted when another instance registers. */
 const FORGET_AFTER = sql`interval '7 days'`;
 
-/** Record this process as an instance (idempotent: a retried start moves `seen_at`), and forget long-gone ones. */
+/**
+ * Record this process as an instance (idempotent: a retried start moves `seen_at`), and forget long-gone ones — and
+ * every expired follower row: a follower refreshes its row while it follows and deletes it when it stops, so an expired
+ * one is a dead process's, which nothing else removes unless its thread is followed again.
+ */
 export async function registerInstance({
   db,
   instance,
@@ -31,6 +35,7 @@ export async function registerInstance({
       ),
     ),
   );
+  await db.delete(threadFollowers).where(lt(threadFollowers.expiresAt, sql`now()`));
 }
 
 /** The heartbeat of an instance (whether or not it executes runs). */
