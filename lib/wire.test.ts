@@ -22,20 +22,10 @@ describe("wire contract", () => {
         }),
         (calls) => {
           for (const [cents, currency] of calls) {
-            const fresh = (() => {
-              try {
-                return new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(cents / 100);
-              } catch (error) {
-                return (error as Error).name;
-              }
-            })();
-            const ours = (() => {
-              try {
-                return wire.formatMoney(cents, currency);
-              } catch (error) {
-                return (error as Error).name;
-              }
-            })();
+            const fresh = outcome(() =>
+              new Intl.NumberFormat("en-IE", { style: "currency", currency }).format(cents / 100),
+            );
+            const ours = outcome(() => wire.formatMoney(cents, currency));
             expect(ours).toBe(fresh);
           }
         },
@@ -56,3 +46,12 @@ describe("wire contract", () => {
     expect(wire.issuesMessage(whole.error)).toMatch(/^: /);
   });
 });
+
+/** What a call gives: its text, or the name of the error it throws. */
+function outcome(call: () => string): string {
+  try {
+    return call();
+  } catch (error) {
+    return (error as Error).name;
+  }
+}

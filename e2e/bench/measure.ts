@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type pg from "pg";
+import { countHeard } from "@/e2e/support/heard";
 
 /** Nearest-rank percentile of `values` (ms), `p` in 0..100. NaN for an empty list. */
 export function percentile(values: readonly number[], p: number): number {
@@ -94,16 +95,10 @@ export type CallCounts = Record<SaverMethod, number>;
 
 /** Wrap the saver instance's public methods so every call LangGraph (or the bench) makes is counted. */
 export function countSaverCalls(saver: BaseCheckpointSaver): CallCounts {
-  const counts: CallCounts = { getTuple: 0, put: 0, putWrites: 0, list: 0 };
-  const target = saver as unknown as Record<SaverMethod, (...args: unknown[]) => unknown>;
-  for (const method of SAVER_METHODS) {
-    const original = target[method].bind(saver);
-    target[method] = (...args: unknown[]) => {
-      counts[method] += 1;
-      return original(...args);
-    };
-  }
-  return counts;
+  return countHeard(
+    saver,
+    SAVER_METHODS.map((method) => [method, method] as const),
+  );
 }
 
 export function diffCounts(after: CallCounts, before: CallCounts): CallCounts {

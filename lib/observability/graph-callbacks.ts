@@ -31,14 +31,15 @@ export class RunTraceHandler extends BaseCallbackHandler {
   private readonly recording: boolean;
 
   constructor(private readonly runSpan: Span) {
-    super();
-    this.recording = runSpan.isRecording();
     // Not recording, chains make no spans: LangChain need not tell it of them (one call per chain, channel write and
     // node of the graph). Model calls always feed the metrics. It handles no tools, retrievers or custom events.
-    this.ignoreChain = !this.recording;
-    this.ignoreAgent = true;
-    this.ignoreRetriever = true;
-    this.ignoreCustomEvent = true;
+    super({
+      ignoreChain: !runSpan.isRecording(),
+      ignoreAgent: true,
+      ignoreRetriever: true,
+      ignoreCustomEvent: true,
+    });
+    this.recording = runSpan.isRecording();
   }
 
   private parentOf(parentRunId: string | undefined): Span {

@@ -206,14 +206,16 @@ export class BudgetGate extends BaseTracer {
       retry?: boolean;
     } = {},
   ) {
-    super({ _awaitHandler: true });
-    this.awaitHandlers = true;
     // Model calls are all it holds: LangChain tells it of nothing else (a tracer would otherwise build a run record of
     // every chain, tool and channel write of the graph, to no use here).
-    this.ignoreChain = true;
-    this.ignoreAgent = true;
-    this.ignoreRetriever = true;
-    this.ignoreCustomEvent = true;
+    super({
+      _awaitHandler: true,
+      ignoreChain: true,
+      ignoreAgent: true,
+      ignoreRetriever: true,
+      ignoreCustomEvent: true,
+    });
+    this.awaitHandlers = true;
     this.price = options.price === undefined ? (env.MODEL_PRICE_PER_MTOK ?? null) : options.price;
     this.retry = options.retry ?? false;
     this.limits = limitsInForce(options.limits ?? deploymentLimits(), thread.decisions);
