@@ -510,14 +510,34 @@ function bootstrapInterval(
   return [percentile(estimates, 2.5), percentile(estimates, 97.5)];
 }
 
-/** `pg_stat_statements` of one database: reset when opened, read when reported (per ticket, the heaviest first). */
+/** Rows written per table of our database (`pg_stat_user_tables`): inserted, updated, of which heap-only (HOT). */
+type TableWrites = Map<string, { ins: number; upd: number; hot: number }>;
+
+async function tableWrites(ours: RowsOf): Promise<TableWrites> {
+  const rows = await ours(
+    `SELECT schemaname || '.' || relname AS name, n_tup_ins::float8 AS ins, n_tup_upd::float8 AS upd,
+       n_tup_hot_upd::float8 AS hot FROM pg_stat_user_tables`,
+  );
+  return new Map(
+    rows.map((r) => [String(r.name), { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot) }]),
+  );
+}
+
+type RowsOf = (text: string) => Promise<Record<string, unknown>[]>;
+
+/**
+ * `pg_stat_statements` of one database: reset when opened, read when reported (per ticket, the heaviest first); with
+ * the rows each table took meanwhile (an update that is not heap-only writes an entry into every index of its table).
+ */
 class StatementStats {
   private constructor(
     private readonly admin: pg.Pool,
     private readonly dbid: number,
+    private readonly ours: RowsOf,
+    private readonly writesAtStart: TableWrites,
   ) {}
 
-  static async open(admin: pg.Pool, database: string): Promise<StatementStats | undefined> {
+  static async open(admin: pg.Pool, database: string, ours: RowsOf): Promise<StatementStats | undefined> {
     const loaded = await admin.query<{ on: boolean }>(
       "SELECT 'pg_stat_statements' = ANY(string_to_array(current_setting('shared_preload_libraries'), ',')) AS on",
     );
@@ -531,7 +551,9 @@ class StatementStats {
     ]);
     const dbid = rows[0]?.oid as number;
     await admin.query("SELECT pg_stat_statements_reset(0, $1, 0)", [dbid]);
-    return new StatementStats(admin, dbid);
+    // A backend reports its table counts within a second of going idle.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    return new StatementStats(admin, dbid, ours, await tableWrites(ours));
   }
 
   async report(tickets: number, top = 15): Promise<void> {
@@ -551,6 +573,18 @@ class StatementStats {
     for (const r of rows.slice(0, top)) {
       console.log(
         `  ${round(Number(r.calls) / n, 2)}× exec ${round(r.exec / n, 3)} + plan ${round(r.plan / n, 3)} ms  ${r.text}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const end = await tableWrites(this.ours);
+    const tables = [...end].map(([name, e]) => {
+      const s = this.writesAtStart.get(name) ?? { ins: 0, upd: 0, hot: 0 };
+      return { name, ins: (e.ins - s.ins) / n, upd: (e.upd - s.upd) / n, hot: (e.hot - s.hot) / n };
+    });
+    console.log("Rows written per ticket (pg_stat_user_tables): inserted, updated (of which heap-only)");
+    for (const t of tables.filter((t) => t.ins + t.upd > 0).sort((a, b) => b.ins + b.upd - (a.ins + a.upd))) {
+      console.log(
+        `  ${t.name}: ${round(t.ins, 2)} inserted, ${round(t.upd, 2)} updated (${round(t.hot, 2)} HOT)`,
       );
     }
   }
@@ -614,7 +648,11 @@ try {
   // (so the first measured phase does not pay for opening the connections a concurrent phase needs).
   const warm = take(20);
   for (const side of sides) await phase(side, admin, warm, CONCURRENCY);
-  const statements = pgStats ? await StatementStats.open(admin, nameOf(oursDb.url)) : undefined;
+  const statements = pgStats
+    ? await StatementStats.open(admin, nameOf(oursDb.url), (text) =>
+        oursDb.sql.rows<Record<string, unknown>>(text),
+      )
+    : undefined;
   const results = {
     ours: { seq: [] as Phase[], c10: [] as Phase[] },
     peer: { seq: [] as Phase[], c10: [] as Phase[] },

@@ -105,7 +105,7 @@ export const SELECT_TUPLE_BY_ID = selectTuplesSql(
  * $23 channel[], $24 type[], $25 offset[], $26 length[], $27 upsert[] (special writes replace, regular ones keep the
  * first value). Events: $28 thread[], $29 seq[], $30 run[], $31 owner[], $32 type[], $33 offset[], $34 length[]
  * (each run's events are written only while its owner holds it active; each thread's `last_seq` moves to its last
- * event written, announced on the events channel when another instance follows the thread). A batch never holds the
+ * event written — `last_seq` alone, so the row is updated in place: see `threads` — announced on the events channel when another instance follows the thread). A batch never holds the
  * same checkpoint or write key twice (Postgres refuses to update one row twice in a statement), so the order of its
  * parts does not matter. Answers `owned`: the runs whose events were written.
  */
@@ -154,7 +154,7 @@ export const WRITE_BATCH = `WITH new_blobs AS (
   SELECT ev.thread_id, max(ev.seq) AS seq, min(ev.owner) AS owner
   FROM ev WHERE ev.run_id IN (SELECT id FROM owned) GROUP BY ev.thread_id
 ), moved AS (
-  UPDATE ${THREADS} t SET last_seq = h.seq, updated_at = now() FROM heads h WHERE t.id = h.thread_id
+  UPDATE ${THREADS} t SET last_seq = h.seq FROM heads h WHERE t.id = h.thread_id
 ), announced AS (
   SELECT pg_notify('${EVENTS_CHANNEL}', h.owner || '|' || h.thread_id || '|' || h.seq) FROM heads h
   WHERE EXISTS (SELECT 1 FROM ${FOLLOWERS} f

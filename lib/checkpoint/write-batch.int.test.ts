@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Backend, openBackend } from "@/e2e/support/backends";
+import { appendEvents } from "@/lib/db/queries/events";
 import type { SqlClient } from "@/lib/db/sql-client";
 import { type BatchItem, WriteBatcher } from "./write-batch";
 
@@ -81,6 +82,51 @@ describe.each(backends)("events in the checkpointer's batch, on %s", (kind) => {
     );
     expect(row?.event.text).toBe("é\u2028");
   });
+
+  const appends = {
+    "the checkpointer's batch": (threadId: string, runId: string) =>
+      new WriteBatcher(sql).write(eventsOf(threadId, runId, "me", [1, 2])),
+    "appendEvents (the sink's path without a batcher)": (threadId: string, runId: string) =>
+      appendEvents({
+        db: backend.database.db,
+        threadId,
+        runId,
+        owner: "me",
+        batch: [1, 2].map((seq) => ({ seq, runId, type: "CUSTOM", event: { type: "CUSTOM", seq } })),
+      }),
+  };
+  it.each(Object.entries(appends))(
+    "an append through %s changes no column an index of threads holds (updated_at included): the row is updated in place",
+    async (_, append) => {
+      // Every column some index of threads holds; its indexes are on plain columns (no expression or predicate that
+      // would name others), which the first query checks.
+      const [shapes] = await sql.query<{ n: string | number }>(
+        `SELECT count(*) AS n FROM pg_index WHERE indrelid = 'threads'::regclass
+         AND (indexprs IS NOT NULL OR indpred IS NOT NULL)`,
+      );
+      expect(Number(shapes?.n)).toBe(0);
+      const indexed = await sql.query<{ name: string }>(
+        `SELECT DISTINCT a.attname AS name FROM pg_index i
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey::int2[])
+       WHERE i.indrelid = 'threads'::regclass`,
+      );
+      const columns = indexed.map((r) => r.name).sort();
+      expect(columns).toEqual(expect.arrayContaining(["id", "status", "updated_at", "search_tsv"]));
+      const mine = await running("me");
+      const snapshot = async () =>
+        (
+          await sql.query<Record<string, unknown>>(
+            `SELECT ${columns.map((c) => `${c}::text`).join(", ")} FROM threads WHERE id = $1`,
+            [mine.threadId],
+          )
+        )[0];
+      const before = await snapshot();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await append(mine.threadId, mine.runId)).toBe(true);
+      expect(await snapshot()).toEqual(before);
+      expect(await logged(mine.threadId)).toEqual({ seqs: [1, 2], lastSeq: 2 });
+    },
+  );
 
   it("a checkpoint and two runs' events that meet go out in one statement", async () => {
     const a = await running("me");

@@ -52,7 +52,7 @@ export async function appendEvents({
     WHERE EXISTS (SELECT 1 FROM owned)
     RETURNING 1
   ), moved AS (
-    UPDATE threads SET last_seq = ${last.seq}, updated_at = now()
+    UPDATE threads SET last_seq = ${last.seq}
     WHERE id = ${threadId} AND EXISTS (SELECT 1 FROM owned)
     RETURNING 1
   ), announced AS (

@@ -55,6 +55,10 @@ export const orders = pgTable("orders", {
 /**
  * A ticket's conversation. `status` mirrors the latest run for the console; the truth about the graph is in the
  * checkpoints. `last_seq` is the last event sequence number written for the thread.
+ *
+ * `updated_at` moves when the thread changes (its status, its ticket, an edit, an input queued), not with each event
+ * batch a run writes: an append moves `last_seq` alone, a column no index holds, so Postgres updates the row in place
+ * (a heap-only tuple) rather than writing a new entry into each of the six indexes (the search index among them).
  */
 export const threads = pgTable(
   "threads",
