@@ -12,6 +12,8 @@
  * Rounds interleave the two servers (ours, peer; then peer, ours; …); each round runs a sequential phase and a phase
  * at concurrency 10 per server. CPU per thread counts every process of the server's process group (from /proc)
  * plus its database's Postgres backends (polled from pg_stat_activity). RSS is the process group's, after the run.
+ * After the rounds, `--c10-pairs N` adjacent pairs of concurrency-10 blocks (default 12; 4 with `--quick`) give the CPU
+ * ratio again from blocks run seconds apart (the machine's speed drifts between rounds minutes apart).
  * The last line is one JSON object; ratios are ours ÷ peer.
  * `--cpu-prof <dir>` makes our server write V8 CPU profiles into <dir> when it stops.
  */
@@ -46,6 +48,14 @@ const cpuProfDir = args.dir("--cpu-prof");
  * `shared_preload_libraries`; without it the bench says so and goes on).
  */
 const pgStats = args.has("--pg-stats");
+/**
+ * Adjacent pairs of concurrency-10 blocks (ours then the peer, or the peer then ours, alternately) after the rounds: the
+ * machine's speed drifts over minutes (one run's first round found both sides 40% slower than its second), so a ratio of
+ * phases taken minutes apart carries that drift; a pair's two blocks run seconds apart. Reported beside the rounds'
+ * ratio as the trimmed mean of the pairs' ratios with its bootstrap interval.
+ */
+const C10_PAIRS = args.number("--c10-pairs", quick ? 4 : 12);
+const C10_PAIR_BLOCK = args.number("--c10-pair-block", 20);
 /** Pairs of blocks (and requests per block) for the signed-in overhead. */
 const OVERHEAD_PAIRS = args.number("--overhead-pairs", quick ? 150 : 300);
 const OVERHEAD_BLOCK = args.number("--overhead-block", 20);
@@ -598,7 +608,7 @@ if (!existsSync(join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
   if (spawnSync("node_modules/.bin/next", ["build"], { stdio: "inherit" }).status !== 0) process.exit(1);
 }
 const perRound = THREADS * 2;
-const total = ROUNDS * perRound + 20;
+const total = ROUNDS * perRound + 20 + (oursOnly ? 0 : C10_PAIRS * C10_PAIR_BLOCK);
 const peerDir = process.env.PEER_DIR || join(tmpdir(), "hitl-bench-peer");
 const databases = await Promise.all([prepareDatabase("benchours"), prepareDatabase("benchpeer")]);
 const admin = new pg.Pool({ connectionString: ADMIN_URL, max: 2 });
@@ -676,6 +686,36 @@ try {
           `; connections opened ${results[side.name].seq.at(-1)!.opened} + ${results[side.name].c10.at(-1)!.opened}`,
       );
     }
+  }
+  const pairRatios: number[] = [];
+  for (let i = 0; i < (oursOnly ? 0 : C10_PAIRS); i++) {
+    const orders = take(C10_PAIR_BLOCK);
+    const cpu: Partial<Record<Side["name"], number>> = {};
+    for (const side of i % 2 === 0 ? [ours, peer] : [peer, ours]) {
+      const p = await phase(side, admin, orders, CONCURRENCY);
+      if (p.errors > 0) exitCode = 1;
+      cpu[side.name] = p.cpuMs / Math.max(1, p.threads);
+    }
+    pairRatios.push((cpu.ours ?? 0) / (cpu.peer ?? 1));
+  }
+  const pairs =
+    pairRatios.length > 0
+      ? {
+          ratio_cpu_per_thread_c10_pairs: round(trimmedMean(pairRatios), 2),
+          ratio_cpu_per_thread_c10_pairs_ci95: bootstrapInterval(pairRatios, trimmedMean).map((v) =>
+            round(v, 2),
+          ),
+          ratio_cpu_per_thread_c10_pairs_median: round(percentile(pairRatios, 50), 2),
+          c10_pairs: pairRatios.length,
+        }
+      : {};
+  if (pairRatios.length > 0) {
+    console.log(
+      `CPU per thread at c${CONCURRENCY}, ${pairRatios.length} adjacent pairs of ${C10_PAIR_BLOCK}-thread blocks: ` +
+        `ours/peer ${pairs.ratio_cpu_per_thread_c10_pairs} (10%-trimmed mean of the pairs' ratios), 95% interval ` +
+        `${pairs.ratio_cpu_per_thread_c10_pairs_ci95?.join("…")}, median pair ${pairs.ratio_cpu_per_thread_c10_pairs_median}; ` +
+        `pairs ${pairRatios.map((r) => round(r, 2)).join(", ")}`,
+    );
   }
   if (statements) {
     const tickets = results.ours.seq.concat(results.ours.c10).reduce((n, p) => n + p.threads, 0);
@@ -771,6 +811,7 @@ try {
         threads_per_phase: THREADS,
         concurrency: CONCURRENCY,
         ...ratios,
+        ...pairs,
         errors,
         ...overhead,
         ours: summary.ours,
