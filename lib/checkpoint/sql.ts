@@ -105,9 +105,10 @@ export const SELECT_TUPLE_BY_ID = selectTuplesSql(
  * $23 channel[], $24 type[], $25 offset[], $26 length[], $27 upsert[] (special writes replace, regular ones keep the
  * first value). Events: $28 thread[], $29 seq[], $30 run[], $31 owner[], $32 type[], $33 offset[], $34 length[]
  * (each run's events are written only while its owner holds it active; each thread's `last_seq` moves to its last
- * event written — `last_seq` alone, so the row is updated in place: see `threads` — announced on the events channel when another instance follows the thread). A batch never holds the
- * same checkpoint or write key twice (Postgres refuses to update one row twice in a statement), so the order of its
- * parts does not matter. Answers `owned`: the runs whose events were written.
+ * event written — `last_seq` alone, so the row is updated in place: see `threads` — announced on the events channel
+ * when another instance follows the thread). A batch never holds the same checkpoint or write key twice (Postgres
+ * refuses to update one row twice in a statement), so the order of its parts does not matter. Answers `owned`: the
+ * runs whose events were written.
  */
 export const WRITE_BATCH = `WITH new_blobs AS (
   INSERT INTO ${BL} (thread_id, checkpoint_ns, channel, version, type, blob)

@@ -107,8 +107,8 @@ describe.each(backends)("events in the checkpointer's batch, on %s", (kind) => {
       expect(Number(shapes?.n)).toBe(0);
       const indexed = await sql.query<{ name: string }>(
         `SELECT DISTINCT a.attname AS name FROM pg_index i
-       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey::int2[])
-       WHERE i.indrelid = 'threads'::regclass`,
+         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey::int2[])
+         WHERE i.indrelid = 'threads'::regclass`,
       );
       const columns = indexed.map((r) => r.name).sort();
       expect(columns).toEqual(expect.arrayContaining(["id", "status", "updated_at", "search_tsv"]));
