@@ -59,6 +59,14 @@ const C10_PAIR_BLOCK = args.number("--c10-pair-block", 20);
 /** Pairs of blocks (and requests per block) for the signed-in overhead. */
 const OVERHEAD_PAIRS = args.number("--overhead-pairs", quick ? 150 : 300);
 const OVERHEAD_BLOCK = args.number("--overhead-block", 20);
+/**
+ * `--idle-probe <seconds>`: after the pairs, each side alone (the other idle too) runs three concurrency-10 blocks, sits
+ * idle that long, and again, three times: whether a side costs more per ticket right after the machine idled (off
+ * unless asked).
+ */
+const IDLE_PROBE_S = args.number("--idle-probe", 0);
+const IDLE_PROBE_BURSTS = 3;
+const IDLE_PROBE_BLOCKS = 3;
 
 // ——— the two servers ———
 
@@ -608,7 +616,11 @@ if (!existsSync(join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
   if (spawnSync("node_modules/.bin/next", ["build"], { stdio: "inherit" }).status !== 0) process.exit(1);
 }
 const perRound = THREADS * 2;
-const total = ROUNDS * perRound + 20 + (oursOnly ? 0 : C10_PAIRS * C10_PAIR_BLOCK);
+const total =
+  ROUNDS * perRound +
+  20 +
+  (oursOnly ? 0 : C10_PAIRS * C10_PAIR_BLOCK) +
+  (IDLE_PROBE_S > 0 ? IDLE_PROBE_BURSTS * IDLE_PROBE_BLOCKS * C10_PAIR_BLOCK : 0);
 const peerDir = process.env.PEER_DIR || join(tmpdir(), "hitl-bench-peer");
 const databases = await Promise.all([prepareDatabase("benchours"), prepareDatabase("benchpeer")]);
 const admin = new pg.Pool({ connectionString: ADMIN_URL, max: 2 });
@@ -717,6 +729,33 @@ try {
         `pairs ${pairRatios.map((r) => round(r, 2)).join(", ")}`,
     );
   }
+  const idleProbe: Partial<Record<Side["name"], number[][]>> = {};
+  if (IDLE_PROBE_S > 0) {
+    // The same orders on both sides (each in its own database), so both sides' bursts do the same work.
+    const bursts = Array.from({ length: IDLE_PROBE_BURSTS }, () =>
+      Array.from({ length: IDLE_PROBE_BLOCKS }, () => take(C10_PAIR_BLOCK)),
+    );
+    for (const side of sides) {
+      const perBurst: number[][] = [];
+      for (const [b, blocks] of bursts.entries()) {
+        if (b > 0) await new Promise((r) => setTimeout(r, IDLE_PROBE_S * 1000));
+        const costs: string[] = [];
+        const perBlock: number[] = [];
+        for (const orders of blocks) {
+          const p = await phase(side, admin, orders, CONCURRENCY);
+          if (p.errors > 0) exitCode = 1;
+          costs.push(cpuSplit(p));
+          perBlock.push(round(p.cpuMs / Math.max(1, p.threads), 1));
+        }
+        perBurst.push(perBlock);
+        console.log(
+          `  idle probe ${side.name}, ${b === 0 ? "no idle before" : `after ${IDLE_PROBE_S} s idle`}: CPU ms/thread ` +
+            `(server + database) of ${IDLE_PROBE_BLOCKS} blocks of ${C10_PAIR_BLOCK} at c${CONCURRENCY}: ${costs.join(" | ")}`,
+        );
+      }
+      idleProbe[side.name] = perBurst;
+    }
+  }
   if (statements) {
     const tickets = results.ours.seq.concat(results.ours.c10).reduce((n, p) => n + p.threads, 0);
     await statements.report(tickets);
@@ -749,7 +788,13 @@ try {
       );
     }
     console.log(
-      JSON.stringify({ bench: "peer", ours_only: true, ...overhead, ours: { ...o, rss_mb: rssMb } }),
+      JSON.stringify({
+        bench: "peer",
+        ours_only: true,
+        ...overhead,
+        ...(IDLE_PROBE_S > 0 ? { idle_probe_s: IDLE_PROBE_S, idle_probe: idleProbe } : {}),
+        ours: { ...o, rss_mb: rssMb },
+      }),
     );
     process.exitCode = o.seq.errors + o.c10.errors > 0 ? 1 : 0;
   } else {
@@ -812,6 +857,7 @@ try {
         concurrency: CONCURRENCY,
         ...ratios,
         ...pairs,
+        ...(IDLE_PROBE_S > 0 ? { idle_probe_s: IDLE_PROBE_S, idle_probe: idleProbe } : {}),
         errors,
         ...overhead,
         ours: summary.ours,
