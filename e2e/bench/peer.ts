@@ -14,6 +14,8 @@
  * plus its database's Postgres backends (polled from pg_stat_activity). RSS is the process group's, after the run.
  * After the rounds, `--c10-pairs N` adjacent pairs of concurrency-10 blocks (default 12; 4 with `--quick`) give the CPU
  * ratio again from blocks run seconds apart (the machine's speed drifts between rounds minutes apart).
+ * `--idle-probe <seconds>` then has each side alone run bursts of concurrency-10 blocks (`--c10-pair-block` threads
+ * each) with that long idle between them: what a ticket costs right after the machine idled.
  * The last line is one JSON object; ratios are ours ÷ peer.
  * `--cpu-prof <dir>` makes our server write V8 CPU profiles into <dir> when it stops.
  */
