@@ -320,6 +320,9 @@ async function peerSide(dir: string, databaseUrl: string, database: string): Pro
 
 // ——— phases ———
 
+/** CPU ms (server + database) per thread of one phase. */
+const perThread = (p: { threads: number; cpuMs: number }) => p.cpuMs / Math.max(1, p.threads);
+
 /** "server + database" CPU ms per thread of one phase. */
 const cpuSplit = (p: { threads: number; cpuMs: number; dbCpuMs: number }) =>
   `${round((p.cpuMs - p.dbCpuMs) / Math.max(1, p.threads), 1)} + ${round(p.dbCpuMs / Math.max(1, p.threads), 1)}`;
@@ -708,7 +711,7 @@ try {
     for (const side of i % 2 === 0 ? [ours, peer] : [peer, ours]) {
       const p = await phase(side, admin, orders, CONCURRENCY);
       if (p.errors > 0) exitCode = 1;
-      cpu[side.name] = p.cpuMs / Math.max(1, p.threads);
+      cpu[side.name] = perThread(p);
     }
     pairRatios.push((cpu.ours ?? 0) / (cpu.peer ?? 1));
   }
@@ -747,7 +750,7 @@ try {
           const p = await phase(side, admin, orders, CONCURRENCY);
           if (p.errors > 0) exitCode = 1;
           costs.push(cpuSplit(p));
-          perBlock.push(round(p.cpuMs / Math.max(1, p.threads), 1));
+          perBlock.push(round(perThread(p), 1));
         }
         perBurst.push(perBlock);
         console.log(
@@ -758,6 +761,7 @@ try {
       idleProbe[side.name] = perBurst;
     }
   }
+  const idleProbeJson = IDLE_PROBE_S > 0 ? { idle_probe_s: IDLE_PROBE_S, idle_probe: idleProbe } : {};
   if (statements) {
     const tickets = results.ours.seq.concat(results.ours.c10).reduce((n, p) => n + p.threads, 0);
     await statements.report(tickets);
@@ -794,7 +798,7 @@ try {
         bench: "peer",
         ours_only: true,
         ...overhead,
-        ...(IDLE_PROBE_S > 0 ? { idle_probe_s: IDLE_PROBE_S, idle_probe: idleProbe } : {}),
+        ...idleProbeJson,
         ours: { ...o, rss_mb: rssMb },
       }),
     );
@@ -859,7 +863,7 @@ try {
         concurrency: CONCURRENCY,
         ...ratios,
         ...pairs,
-        ...(IDLE_PROBE_S > 0 ? { idle_probe_s: IDLE_PROBE_S, idle_probe: idleProbe } : {}),
+        ...idleProbeJson,
         errors,
         ...overhead,
         ours: summary.ours,
