@@ -46,8 +46,9 @@ const logStatements = args.has("--log-statements");
 const cpuProfDir = args.dir("--cpu-prof");
 /**
  * `--pg-stats`: where Postgres spends our side's time — the statements of our database that took the most execution
- * and planning time per ticket over the measured rounds, from `pg_stat_statements` (it must be in the server's
- * `shared_preload_libraries`; without it the bench says so and goes on).
+ * and planning time per ticket over the measured rounds, and on how many of its calls each was planned, from
+ * `pg_stat_statements` (it must be in the server's `shared_preload_libraries`, with `track_planning` on for the
+ * planning figures; without it the bench says so and goes on).
  */
 const pgStats = args.has("--pg-stats");
 /**
@@ -579,9 +580,15 @@ class StatementStats {
     return new StatementStats(admin, dbid, ours, await tableWrites(ours));
   }
 
-  async report(tickets: number, top = 15): Promise<void> {
-    const { rows } = await this.admin.query<{ calls: string; exec: number; plan: number; text: string }>(
-      `SELECT calls, total_exec_time AS exec, total_plan_time AS plan,
+  async report(tickets: number, top = 25): Promise<void> {
+    const { rows } = await this.admin.query<{
+      calls: string;
+      plans: string;
+      exec: number;
+      plan: number;
+      text: string;
+    }>(
+      `SELECT calls, plans, total_exec_time AS exec, total_plan_time AS plan,
          left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS text
        FROM pg_stat_statements WHERE dbid = $1 ORDER BY total_exec_time + total_plan_time DESC`,
       [this.dbid],
@@ -595,7 +602,8 @@ class StatementStats {
     );
     for (const r of rows.slice(0, top)) {
       console.log(
-        `  ${round(Number(r.calls) / n, 2)}× exec ${round(r.exec / n, 3)} + plan ${round(r.plan / n, 3)} ms  ${r.text}`,
+        `  ${round(Number(r.calls) / n, 2)}× exec ${round(r.exec / n, 3)} + plan ${round(r.plan / n, 3)} ms ` +
+          `(planned on ${r.plans} of ${r.calls} calls)  ${r.text}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 1500));
