@@ -61,17 +61,18 @@ export function seedRunHead(threadId: string, runId: string, row: TupleRow | und
   const blobs = new Map<string, Blob>();
   let checkpoint: Head["checkpoint"] = null;
   if (row) {
-    const versions = (JSON.parse(row.checkpoint) as { channel_versions?: Record<string, unknown> })
-      .channel_versions;
-    (row.blob_channels ?? []).forEach((channel, i) => {
-      const version = versions?.[channel];
-      if (version === undefined) return;
+    const versions =
+      (JSON.parse(row.checkpoint) as { channel_versions?: Record<string, unknown> }).channel_versions ?? {};
+    const stored = new Map((row.blob_channels ?? []).map((channel, i) => [channel, i]));
+    // A channel with no row at its version is one the checkpoint left empty (the saver writes none for it).
+    for (const [channel, version] of Object.entries(versions)) {
+      const i = stored.get(channel);
       blobs.set(channel, {
         version: String(version),
-        type: row.blob_types?.[i] ?? "empty",
-        value: row.blob_values?.[i] ?? null,
+        type: i === undefined ? "empty" : (row.blob_types?.[i] ?? "empty"),
+        value: i === undefined ? null : (row.blob_values?.[i] ?? null),
       });
-    });
+    }
     checkpoint = {
       id: row.checkpoint_id,
       parentId: row.parent_checkpoint_id,
@@ -163,6 +164,7 @@ export function takeRunHead(threadId: string, runId: string): TupleRow | undefin
   for (const [channel, version] of Object.entries(versions)) {
     const blob = head.blobs.get(channel);
     if (!blob || blob.version !== String(version)) return undefined;
+    if (blob.type === "empty") continue; // the database holds no row for it
     channels.push(channel);
     types.push(blob.type);
     values.push(blob.value);

@@ -1,5 +1,6 @@
-import { Command } from "@langchain/langgraph";
+import { Command, MemorySaver } from "@langchain/langgraph";
 import {
+  type BaseCheckpointSaver,
   compareWritesSortKeys,
   emptyCheckpoint,
   uuid6,
@@ -119,6 +120,54 @@ describe.each(backends)("DrizzleCheckpointSaver on %s", (kind) => {
     expect(second.entries.map((e) => e.checkpointId)).toEqual(
       page.entries.slice(3, 6).map((e) => e.checkpointId),
     );
+  });
+
+  it("stores no row for a channel a checkpoint leaves empty, and reads every state as LangGraph's own saver does", async () => {
+    const graph = buildApprovalGraph(saver);
+    const reference = buildApprovalGraph(new MemorySaver());
+    const config = thread();
+    for (const g of [graph, reference]) {
+      await g.invoke({ order: "E-1" }, config);
+      await g.invoke(new Command({ resume: "approved" }), config);
+    }
+    const threadId = config.configurable.thread_id;
+    const count = async (text: string) =>
+      Number((await backend.database.sql.query<{ n: string | number }>(text, [threadId]))[0]?.n);
+    // The graph does clear channels (the start channel and each node's trigger once consumed): their versions are
+    // in the checkpoints, and no row stands for them.
+    const referenced = await count(
+      `SELECT count(DISTINCT (v.key, v.value)) AS n FROM "checkpoint"."checkpoints" cp,
+         jsonb_each_text(cp.checkpoint -> 'channel_versions') v WHERE cp.thread_id = $1`,
+    );
+    const rows = await count(
+      `SELECT count(*) AS n FROM "checkpoint"."checkpoint_blobs" WHERE thread_id = $1`,
+    );
+    expect(rows).toBeGreaterThan(0);
+    expect(rows).toBeLessThan(referenced);
+    expect(
+      await count(
+        `SELECT count(*) AS n FROM "checkpoint"."checkpoint_blobs" WHERE thread_id = $1 AND (type = 'empty' OR blob IS NULL)`,
+      ),
+    ).toBe(0);
+    // Every checkpoint reads back with the values, versions and pending writes LangGraph's in-memory saver gives.
+    const states = async (g: typeof graph) => {
+      const out = [];
+      for await (const s of g.getStateHistory(config)) {
+        out.push({
+          values: s.values,
+          next: s.next,
+          step: s.metadata?.step,
+          tasks: s.tasks.map((t) => ({ name: t.name, interrupts: t.interrupts.map((i) => i.value) })),
+        });
+      }
+      return out;
+    };
+    const ours = await states(graph);
+    expect(ours.length).toBeGreaterThan(4);
+    expect(ours).toEqual(await states(reference));
+    const versions = async (cp: BaseCheckpointSaver) =>
+      Object.keys((await cp.getTuple(config))?.checkpoint.channel_versions ?? {}).sort();
+    expect(await versions(saver)).toEqual(await versions(reference.checkpointer as BaseCheckpointSaver));
   });
 
   it("reports a pending interrupt in the metadata-only history", async () => {

@@ -53,7 +53,8 @@ export const checkpoints = checkpointSchema.table(
 /**
  * Channel values by version. Versions are unique per thread (see `getNextVersion`), so two branches forked from one
  * checkpoint never share a (channel, version) key and cannot overwrite each other's values.
- * `blob` is NULL with `type = 'empty'` for a channel that was cleared.
+ * A channel a checkpoint leaves empty has no row at its version (rows of `type = 'empty'` with a NULL `blob`, written
+ * before, read the same).
  */
 export const checkpointBlobs = checkpointSchema.table(
   "checkpoint_blobs",
