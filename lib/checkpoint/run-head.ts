@@ -66,11 +66,11 @@ export function seedRunHead(threadId: string, runId: string, row: TupleRow | und
     const stored = new Map((row.blob_channels ?? []).map((channel, i) => [channel, i]));
     // A channel with no row at its version is one the checkpoint left empty (the saver writes none for it).
     for (const [channel, version] of Object.entries(versions)) {
-      const i = stored.get(channel);
+      const i = stored.get(channel) ?? -1;
       blobs.set(channel, {
         version: String(version),
-        type: i === undefined ? "empty" : (row.blob_types?.[i] ?? "empty"),
-        value: i === undefined ? null : (row.blob_values?.[i] ?? null),
+        type: row.blob_types?.[i] ?? "empty",
+        value: row.blob_values?.[i] ?? null,
       });
     }
     checkpoint = {

@@ -149,7 +149,8 @@ describe.each(backends)("DrizzleCheckpointSaver on %s", (kind) => {
         `SELECT count(*) AS n FROM "checkpoint"."checkpoint_blobs" WHERE thread_id = $1 AND (type = 'empty' OR blob IS NULL)`,
       ),
     ).toBe(0);
-    // Every checkpoint reads back with the values, versions and pending writes LangGraph's in-memory saver gives.
+    // Every checkpoint reads back with the values, next nodes, step and pending interrupts LangGraph's in-memory saver
+    // gives, and the latest with the same channel versions.
     const states = async (g: typeof graph) => {
       const out = [];
       for await (const s of g.getStateHistory(config)) {
