@@ -394,6 +394,7 @@ function merge(phases: Phase[]) {
   const threads = phases.reduce((n, p) => n + p.threads, 0);
   const seconds = phases.reduce((n, p) => n + p.seconds, 0);
   const cpuMs = phases.reduce((n, p) => n + p.cpuMs, 0);
+  const dbCpuMs = phases.reduce((n, p) => n + p.dbCpuMs, 0);
   const first = phases.flatMap((p) => p.first);
   const last = phases.flatMap((p) => p.last);
   return {
@@ -403,6 +404,9 @@ function merge(phases: Phase[]) {
     resume_first_event_ms: { p50: round(percentile(first, 50), 1), p95: round(percentile(first, 95), 1) },
     resume_last_event_ms: { p50: round(percentile(last, 50), 1), p95: round(percentile(last, 95), 1) },
     cpu_ms_per_thread: round(cpuMs / Math.max(1, threads), 1),
+    /** The split of cpu_ms_per_thread: the server's process group, and its database's backends. */
+    server_cpu_ms_per_thread: round((cpuMs - dbCpuMs) / Math.max(1, threads), 1),
+    database_cpu_ms_per_thread: round(dbCpuMs / Math.max(1, threads), 1),
   };
 }
 
@@ -798,7 +802,8 @@ try {
     ] as const) {
       console.log(
         `ours ${label}: ${p.threads_per_s} threads/s; resume last event p50 ${p.resume_last_event_ms.p50} ms; ` +
-          `CPU ${p.cpu_ms_per_thread} ms/thread; errors ${p.errors}`,
+          `CPU ${p.cpu_ms_per_thread} ms/thread (server ${p.server_cpu_ms_per_thread} + database ` +
+          `${p.database_cpu_ms_per_thread}); errors ${p.errors}`,
       );
     }
     console.log(
@@ -829,7 +834,8 @@ try {
     const line = (label: string, s: ReturnType<typeof merge>) =>
       `${label}: ${s.threads_per_s} threads/s; resume first event p50 ${s.resume_first_event_ms.p50} / p95 ` +
       `${s.resume_first_event_ms.p95} ms; last event p50 ${s.resume_last_event_ms.p50} / p95 ` +
-      `${s.resume_last_event_ms.p95} ms; CPU ${s.cpu_ms_per_thread} ms/thread; errors ${s.errors}`;
+      `${s.resume_last_event_ms.p95} ms; CPU ${s.cpu_ms_per_thread} ms/thread (server ${s.server_cpu_ms_per_thread} + ` +
+      `database ${s.database_cpu_ms_per_thread}); errors ${s.errors}`;
     console.log(line("ours seq ", summary.ours.seq));
     console.log(line("peer seq ", summary.peer.seq));
     console.log(line(`ours c${CONCURRENCY}`, summary.ours.c10));
@@ -858,9 +864,24 @@ try {
       ),
       ratio_cpu_per_thread_seq: ratio(summary.ours.seq.cpu_ms_per_thread, summary.peer.seq.cpu_ms_per_thread),
       ratio_cpu_per_thread_c10: ratio(summary.ours.c10.cpu_ms_per_thread, summary.peer.c10.cpu_ms_per_thread),
+      // The same ratio of the server processes alone (each side's database backends left out).
+      ratio_server_cpu_per_thread_c10: ratio(
+        summary.ours.c10.server_cpu_ms_per_thread,
+        summary.peer.c10.server_cpu_ms_per_thread,
+      ),
       ratio_rss: ratio(summary.ours.rss_mb, summary.peer.rss_mb),
     };
     for (const [k, v] of Object.entries(ratios)) console.log(`  ${k.padEnd(34)} ${v}`);
+    // What a ratio of 1.2 leaves for durability: were our server exactly as dear as the peer's, our database could
+    // spend this much a ticket (the peer's database next to nothing: it keeps its state in memory).
+    const peerC10 = summary.peer.c10;
+    const room = 1.2 * peerC10.cpu_ms_per_thread - peerC10.server_cpu_ms_per_thread;
+    console.log(
+      `at c${CONCURRENCY}, 1.2× the peer's ${peerC10.cpu_ms_per_thread} ms leaves ${round(room, 1)} ms a ticket for our ` +
+        `database with our server as dear as the peer's (${peerC10.server_cpu_ms_per_thread} ms); ours spent ` +
+        `${summary.ours.c10.database_cpu_ms_per_thread} ms there and ${summary.ours.c10.server_cpu_ms_per_thread} ms ` +
+        `in the server`,
+    );
     if (errors > 0) exitCode = 1;
     console.log(
       JSON.stringify({
