@@ -58,6 +58,18 @@ const pgStats = args.has("--pg-stats");
  * ratio as the trimmed mean of the pairs' ratios with its bootstrap interval.
  */
 const C10_PAIRS = args.number("--c10-pairs", quick ? 4 : 12);
+/**
+ * `--peer <kind>`: which LangGraph server is the peer. `dev` (default): `langgraphjs dev`, everything in memory — the
+ * issue's peer. `embed-memory` / `embed-postgres`: LangGraph's embeddable API server (`createEmbedServer`, the same
+ * thread and run routes) with `MemorySaver`, or with LangGraph's own `PostgresSaver` on the peer's database — what
+ * LangGraph's own durable checkpointing costs a ticket (`e2e/bench/peer/embed.ts`).
+ */
+const PEER_KINDS = ["dev", "embed-memory", "embed-postgres"] as const;
+type PeerKind = (typeof PEER_KINDS)[number];
+const peerKind = (args.has("--peer") ? process.argv[process.argv.indexOf("--peer") + 1] : "dev") as PeerKind;
+if (!PEER_KINDS.includes(peerKind)) throw new Error(`--peer: one of ${PEER_KINDS.join(", ")}`);
+/** The peer as the report names it. */
+const PEER_LABEL = peerKind === "dev" ? `${PEER_PACKAGE} dev` : `${PEER_PACKAGE}'s API, ${peerKind}`;
 const C10_PAIR_BLOCK = args.number("--c10-pair-block", 20);
 /** Pairs of blocks (and requests per block) for the signed-in overhead. */
 const OVERHEAD_PAIRS = args.number("--overhead-pairs", quick ? 150 : 300);
@@ -198,6 +210,14 @@ function installPeer(dir: string): string {
 
 async function peerSide(dir: string, databaseUrl: string, database: string): Promise<Side> {
   const bin = installPeer(dir);
+  const port = Number(process.env.PEER_PORT) || (await freePort());
+  const child =
+    peerKind === "dev" ? startDevPeer(bin, dir, databaseUrl, port) : startEmbedPeer(dir, databaseUrl, port);
+  return peerClient(child, port, database);
+}
+
+/** `langgraphjs dev`: LangGraph's API server for JS with everything in memory. */
+function startDevPeer(bin: string, dir: string, databaseUrl: string, port: number): ChildProcess {
   const project = join(dir, "project");
   // The dev server keeps its in-memory threads in files here and loads them at start: an earlier run's threads
   // would make every later run's peer slower (it rewrites them all as they grow). Each run starts it empty, as ours
@@ -209,10 +229,8 @@ async function peerSide(dir: string, databaseUrl: string, database: string): Pro
     join(project, "langgraph.json"),
     JSON.stringify({ node_version: "20", graphs: { refund: `${graphFile}:refund` }, env: {} }),
   );
-  const port = Number(process.env.PEER_PORT) || (await freePort());
-  let output = "";
   // Run from this tree so the loader finds tsconfig.json (the `@/` paths); `server-only` needs react-server.
-  const child: ChildProcess = spawn(
+  return spawn(
     bin,
     [
       "dev",
@@ -239,6 +257,33 @@ async function peerSide(dir: string, databaseUrl: string, database: string): Pro
       },
     },
   );
+}
+
+/** LangGraph's embeddable API server on the same graph, with `MemorySaver` or LangGraph's own `PostgresSaver`. */
+function startEmbedPeer(dir: string, databaseUrl: string, port: number): ChildProcess {
+  return spawn(
+    process.execPath,
+    ["--conditions=react-server", "--import", "tsx", resolve("e2e/bench/peer/embed.ts")],
+    {
+      cwd: process.cwd(),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        LANGSMITH_TRACING: "false",
+        LANGCHAIN_TRACING_V2: "false",
+        PEER_DIR: dir,
+        PEER_DATABASE_URL: databaseUrl,
+        PEER_CHECKPOINTER: peerKind === "embed-postgres" ? "postgres" : "memory",
+        PORT: String(port),
+      },
+    },
+  );
+}
+
+/** The peer's side of the bench: wait until it answers, then run tickets through its thread and run routes. */
+async function peerClient(child: ChildProcess, port: number, database: string): Promise<Side> {
+  let output = "";
   child.stdout?.on("data", (d) => {
     output += d;
   });
@@ -673,7 +718,7 @@ try {
   const [ours, peer = ours] = sides as [Side, Side?];
   console.log(
     `bench:peer — ${ROUNDS} rounds × ${THREADS} threads per phase (sequential, concurrency ${CONCURRENCY}), ` +
-      `ours ${ours.url} vs ${PEER_PACKAGE} dev ${peer.url}`,
+      `ours ${ours.url} vs ${PEER_LABEL} ${peer.url}`,
   );
   // Each side's order ids: its own range in its own database.
   const ids = (offset: number, n: number) => Array.from({ length: n }, (_, i) => `ORD-${2000 + offset + i}`);
@@ -887,6 +932,7 @@ try {
       JSON.stringify({
         bench: "peer",
         peer: PEER_PACKAGE,
+        peer_kind: peerKind,
         rounds: ROUNDS,
         threads_per_phase: THREADS,
         concurrency: CONCURRENCY,
