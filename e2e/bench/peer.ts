@@ -18,6 +18,8 @@
  * each) with that long idle between them: what a ticket costs right after the machine idled.
  * The last line is one JSON object; ratios are ours ÷ peer.
  * `--cpu-prof <dir>` makes our server write V8 CPU profiles into <dir> when it stops.
+ * `--peer embed-memory|embed-postgres` swaps the peer for LangGraph's embeddable API server on the same graph, in memory
+ * or with LangGraph's own Postgres checkpointer (`e2e/bench/peer/embed.ts`): what durable checkpoints cost LangGraph.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
