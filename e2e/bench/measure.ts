@@ -250,13 +250,17 @@ export class BackendCpu {
   }
 }
 
-/** A bench's command line: `--quick`, flags, numeric options (`--threads N`) and directory options (`--cpu-prof <dir>`). */
+/**
+ * A bench's command line: `--quick`, flags, numeric options (`--threads N`), word options (`--peer <kind>`) and
+ * directory options (`--cpu-prof <dir>`).
+ */
 export function benchArgs(argv: string[] = process.argv.slice(2)) {
   const after = (name: string) => argv[argv.indexOf(name) + 1];
   return {
     quick: argv.includes("--quick"),
     has: (name: string) => argv.includes(name),
     number: (name: string, fallback: number) => (argv.includes(name) ? Number(after(name)) : fallback),
+    string: (name: string, fallback: string) => (argv.includes(name) ? (after(name) ?? "") : fallback),
     dir: (name: string) => (argv.includes(name) ? resolve(after(name) ?? "prof") : null),
   };
 }

@@ -68,7 +68,7 @@ const C10_PAIRS = args.number("--c10-pairs", quick ? 4 : 12);
  */
 const PEER_KINDS = ["dev", "embed-memory", "embed-postgres"] as const;
 type PeerKind = (typeof PEER_KINDS)[number];
-const peerKind = (args.has("--peer") ? process.argv[process.argv.indexOf("--peer") + 1] : "dev") as PeerKind;
+const peerKind = args.string("--peer", "dev") as PeerKind;
 if (!PEER_KINDS.includes(peerKind)) throw new Error(`--peer: one of ${PEER_KINDS.join(", ")}`);
 /** The peer as the report names it. */
 const PEER_LABEL = peerKind === "dev" ? `${PEER_PACKAGE} dev` : `${PEER_PACKAGE}'s API, ${peerKind}`;
