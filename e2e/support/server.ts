@@ -107,6 +107,10 @@ export async function startTestServer(options: {
       // Retention runs on its own only where a test turns it on (e2e/api/retention-schedule): its audit entries and
       // deletions would otherwise land in the middle of tests that compare rows.
       RETENTION_SCHEDULE: "off",
+      // Likewise the operations page's queue sampler: its sample of the minute is a row written by the clock, which
+      // lands between two row counts now and then (the policy matrix's "refusals write nothing" failed so once in
+      // CI). One sample at start, the next in an hour; e2e/operations.spec.ts sets its own interval.
+      OPS_SAMPLE_INTERVAL_MS: "3600000",
       // Two test files run at once on one Postgres (max_connections 100), each with servers of its own: a test server's
       // checkpointer pool is kept small. lib/db/checkpoint-pool.int.test.ts tests the pool itself.
       CHECKPOINT_POOL_MAX: "4",
