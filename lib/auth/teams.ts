@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { rowsOf } from "@/lib/db/rows";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
@@ -73,38 +73,49 @@ export async function threadsInScope(
  * (`not_found:thread`, the same words). For a principal with hidden agents, a thread that does not exist is refused
  * here too, at the same point of the request — so nothing (not even which check answers first) tells the two apart.
  */
-export async function assertThreadInScope(
+export function assertThreadInScope(
   db: Queryable,
   principal: Principal | null | undefined,
   threadId: string,
   scope?: TeamScope,
 ): Promise<void> {
-  const { hiddenAgents } = scope ?? (await teamScope(db, principal));
-  if (hiddenAgents.length === 0) return;
-  const [row] = rowsOf<{ agent_id: string }>(
-    await db.execute(sql`SELECT agent_id FROM threads WHERE id = ${threadId}`),
+  return assertAgentInScope(
+    db,
+    scope ?? principal,
+    sql`SELECT agent_id FROM threads WHERE id = ${threadId}`,
+    () => new AppError("not_found:thread", `Thread ${threadId} does not exist.`),
   );
-  if (!row || hiddenAgents.includes(row.agent_id)) {
-    throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
-  }
 }
 
 /** The same for a decision, by its interrupt id (`not_found:interrupt`, as for one that does not exist). */
-export async function assertInterruptInScope(
+export function assertInterruptInScope(
   db: Queryable,
   principal: Principal | null | undefined,
   interruptId: string,
   scope?: TeamScope,
 ): Promise<void> {
-  const { hiddenAgents } = scope ?? (await teamScope(db, principal));
-  if (hiddenAgents.length === 0) return;
-  const [row] = rowsOf<{ agent_id: string }>(
-    await db.execute(sql`SELECT t.agent_id FROM decisions d JOIN threads t ON t.id = d.thread_id
-      WHERE d.interrupt_id = ${interruptId}`),
+  return assertAgentInScope(
+    db,
+    scope ?? principal,
+    sql`SELECT t.agent_id FROM decisions d JOIN threads t ON t.id = d.thread_id WHERE d.interrupt_id = ${interruptId}`,
+    () => new AppError("not_found:interrupt", `Interrupt ${interruptId} does not exist.`),
   );
-  if (!row || hiddenAgents.includes(row.agent_id)) {
-    throw new AppError("not_found:interrupt", `Interrupt ${interruptId} does not exist.`);
-  }
+}
+
+/** The one check behind both: the agent `lookup` finds (none: refused too) must not be hidden from the principal. */
+async function assertAgentInScope(
+  db: Queryable,
+  scopeOrPrincipal: TeamScope | Principal | null | undefined,
+  lookup: SQL,
+  refusal: () => AppError,
+): Promise<void> {
+  const { hiddenAgents } =
+    scopeOrPrincipal && "hiddenAgents" in scopeOrPrincipal
+      ? scopeOrPrincipal
+      : await teamScope(db, scopeOrPrincipal);
+  if (hiddenAgents.length === 0) return;
+  const [row] = rowsOf<{ agent_id: string }>(await db.execute(lookup));
+  if (!row || hiddenAgents.includes(row.agent_id)) throw refusal();
 }
 
 /** A signed-in page user as the principal the scope is read for. */
