@@ -175,9 +175,12 @@ test.describe("a viewer", () => {
     const email = page.getByTestId("decision-confirm_email");
     const view = email.getByTestId("payload-view");
     await expect(view).toContainText("Hello");
-    // The drafted body as written: its line breaks are line breaks, never "\n" escapes.
-    expect(await view.innerText()).not.toContain("\\n");
-    expect((await view.innerText()).split("\n").length).toBeGreaterThan(3);
+    // The drafted body as written: its line breaks are line breaks, never "\n" escapes. The rendered text on purpose
+    // (innerText, not textContent): what the person reads is what is checked.
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point
+    const shown = await view.innerText();
+    expect(shown).not.toContain("\\n");
+    expect(shown.split("\n").length).toBeGreaterThan(3);
     await expect(email.getByRole("button")).toHaveCount(0);
   });
 
