@@ -224,13 +224,15 @@ test("from the inbox in four keys (j, Enter, a, Enter) the oldest refund is appr
   const oldest = await pausedThread(page, `Refund ${first} please, the seam split.`, { orderRef: first });
   const middle = await pausedThread(page, `Refund ${second} please, the zip broke.`, { orderRef: second });
   const newest = await pausedThread(page, `Refund ${third} please, it never fit.`, { orderRef: third });
-  await openLiveInbox(page, "minAmount=3910&maxAmount=3910&limit=50");
+  const view = "minAmount=3910&maxAmount=3910";
+  await openLiveInbox(page, `${view}&limit=50`);
   await expect(page.getByTestId("inbox").locator("[data-interrupt-id]")).toHaveCount(3);
 
   // Four keys: the oldest row, open it, the answer that acts, give it.
   await page.keyboard.press("j");
   await page.keyboard.press("Enter");
-  await expect(page).toHaveURL(new RegExp(`/threads/${oldest}$`));
+  // The thread opens in the inbox's view: its filters ride along (not its page size).
+  await expect(page).toHaveURL(new RegExp(`/threads/${oldest}\\?${view}$`));
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
   await page.keyboard.press("a");
   await page.keyboard.press("Enter");
@@ -241,17 +243,29 @@ test("from the inbox in four keys (j, Enter, a, Enter) the oldest refund is appr
       .map((d: { action: string; answer: unknown }) => [d.action, d.answer]),
   ).toEqual([["refund_approval", { decision: "approve" }]]);
 
-  // n / p: the queue's next and previous threads (soonest due first, as the inbox lists them).
-  await openReady(page, `/threads/${middle}`, "thread-page");
+  // n / p: the view's next and previous threads (soonest due first, as the inbox lists them), staying in the view.
+  await openReady(page, `/threads/${middle}?${view}`, "thread-page");
   await page.keyboard.press("n");
-  await expect(page).toHaveURL(new RegExp(`/threads/${newest}$`));
+  await expect(page).toHaveURL(new RegExp(`/threads/${newest}\\?${view}$`));
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
-  await page.keyboard.press("p");
-  await expect(page).toHaveURL(new RegExp(`/threads/${middle}$`));
-  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
-  // Every key is a visible control too.
-  await expect(page.getByTestId("queue-next")).toBeVisible();
+  // Every key is a visible control too, and says it walks a view, not the whole queue.
   await expect(page.getByTestId("queue-previous")).toBeVisible();
+  await expect(page.getByTestId("queue-previous")).toHaveAttribute("data-queue-view", "filtered");
+  await expect(page.getByTestId("queue-previous")).toContainText("Previous in view");
+  await page.keyboard.press("p");
+  await expect(page).toHaveURL(new RegExp(`/threads/${middle}\\?${view}$`));
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
+  // The head of the view (the oldest's approval is taken): nothing before it, whatever else waits in the queue.
+  await expect(page.getByTestId("queue-next")).toBeVisible();
+  await expect(page.getByTestId("queue-previous")).toHaveCount(0);
+  // In the view, the oldest refund (its approval taken) is before nothing: only this view's decisions count.
+  await openReady(page, `/threads/${oldest}?action=refund_approval&${view}`, "thread-page");
+  await expect(page.getByTestId("queue-previous")).toHaveCount(0);
+  await expect(page.getByTestId("queue-next")).toHaveAttribute(
+    "href",
+    `/threads/${middle}?action=refund_approval&${view}`,
+  );
+  await openReady(page, `/threads/${middle}?${view}`, "thread-page");
 
   // c claims the open decision (its Claim button): the page says who handles it.
   const approval = page.getByTestId("decision-refund_approval");
@@ -265,7 +279,7 @@ test("from the inbox in four keys (j, Enter, a, Enter) the oldest refund is appr
   await note.click();
   await page.keyboard.type("n?ap");
   await expect(note).toHaveValue("n?ap");
-  await expect(page).toHaveURL(new RegExp(`/threads/${middle}$`));
+  await expect(page).toHaveURL(new RegExp(`/threads/${middle}\\?${view}$`));
   await expect(page.getByTestId("keys-dialog")).toBeHidden();
 
   // ? lists every key of every page; Escape closes it.

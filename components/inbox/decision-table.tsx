@@ -23,7 +23,7 @@ const cell = "px-4 py-3 max-sm:p-0";
 /**
  * Pending decisions, soonest due first. Each row's link (the decision's title) opens the thread, where it is taken;
  * its claim cell says who handles it. With `selection`, each row has a checkbox for bulk decisions; `active` is the
- * row the keyboard is on (j/k).
+ * row the keyboard is on (j/k). `queue` is the view's query string (see `queueSearch`): the thread opens in it.
  */
 export function DecisionTable({
   items,
@@ -33,6 +33,7 @@ export function DecisionTable({
   selection,
   active,
   onChange,
+  queue = "",
 }: {
   items: InboxDecisionItem[];
   fresh: ReadonlySet<string>;
@@ -41,6 +42,7 @@ export function DecisionTable({
   selection?: { selected: ReadonlySet<string>; toggle: (id: string) => void };
   active?: string | null;
   onChange: () => void;
+  queue?: string;
 }) {
   const columns = selection
     ? [{ key: "select", label: <span className="sr-only">Select</span> }, ...COLUMNS]
@@ -92,7 +94,7 @@ export function DecisionTable({
                 </td>
                 <td className={`${cell} max-sm:w-full max-sm:[overflow-wrap:anywhere]`}>
                   <Link
-                    href={`/threads/${t.threadId}`}
+                    href={`/threads/${encodeURIComponent(t.threadId)}${queue}`}
                     data-testid="inbox-row-link"
                     className="font-medium text-indigo-800 underline-offset-2 hover:underline"
                   >

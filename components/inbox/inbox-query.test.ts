@@ -2,9 +2,13 @@ import {
   centsToEuros,
   eurosToCents,
   hasFilters,
+  INBOX_PARAM_NAMES,
   inboxSearch,
   isPendingView,
   pickInboxParams,
+  QUEUE_PARAM_NAMES,
+  queueSearch,
+  threadHref,
 } from "./inbox-query";
 
 describe("inbox URL parameters", () => {
@@ -27,6 +31,20 @@ describe("inbox URL parameters", () => {
     expect(isPendingView({ status: "all" })).toBe(false);
     expect(hasFilters({ limit: "10" })).toBe(false);
     expect(hasFilters({ olderThan: "15m" })).toBe(true);
+  });
+
+  it("carries a view's filters to the thread page (never its page size or cursor), nothing for the whole queue", () => {
+    expect(queueSearch({ limit: "25" })).toBe("");
+    expect(queueSearch({ action: "refund_approval", limit: "50", minAmount: "3910" })).toBe(
+      "?action=refund_approval&minAmount=3910",
+    );
+    // The listing of threads is not a queue of decisions: its links open the thread alone.
+    expect(queueSearch({ status: "all", action: "input_text" })).toBe("");
+    expect(threadHref("th/1", { assigned: "me" })).toBe("/threads/th%2F1?assigned=me");
+    expect(threadHref("th1")).toBe("/threads/th1");
+    // Every inbox parameter but the listing and its page size is a queue filter: a new filter is not left behind.
+    expect(INBOX_PARAM_NAMES.filter((n) => n !== "status" && n !== "limit")).toEqual([...QUEUE_PARAM_NAMES]);
+    for (const name of QUEUE_PARAM_NAMES) expect(hasFilters({ [name]: "x" }), name).toBe(true);
   });
 
   it("converts amounts between the form's euros and the API's cents", () => {

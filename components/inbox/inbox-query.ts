@@ -83,3 +83,34 @@ export function centsToEuros(cents: string | undefined): string {
   const n = Number(cents);
   return n % 100 === 0 ? String(n / 100) : (n / 100).toFixed(2);
 }
+
+/** The parameters that narrow the queue of pending decisions (not the page size, not the listing): an inbox view. */
+export const QUEUE_PARAM_NAMES = [
+  "action",
+  "minAmount",
+  "maxAmount",
+  "olderThan",
+  "assigned",
+  "escalated",
+  "version",
+] as const satisfies readonly InboxParamName[];
+
+/**
+ * The queue view of `params` as a query string with its `?` ("" when it is the whole queue): a thread opened from a
+ * filtered inbox carries it, so the thread page's next / previous (`n` / `p`) walk that view, not the whole queue.
+ */
+export function queueSearch(params: InboxParams): string {
+  const search = new URLSearchParams();
+  if (!isPendingView(params)) return "";
+  for (const name of QUEUE_PARAM_NAMES) {
+    const value = params[name];
+    if (value !== undefined && value !== "") search.set(name, value);
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+/** A thread's page, in the queue view `params` (see {@link queueSearch}). */
+export function threadHref(threadId: string, params: InboxParams = {}): string {
+  return `/threads/${encodeURIComponent(threadId)}${queueSearch(params)}`;
+}

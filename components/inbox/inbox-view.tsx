@@ -12,7 +12,14 @@ import { BulkBar } from "./bulk-bar";
 import { DecisionTable } from "./decision-table";
 import { InboxEmpty } from "./inbox-empty";
 import { InboxFilters } from "./inbox-filters";
-import { hasFilters, type InboxParams, inboxSearch, isPendingView } from "./inbox-query";
+import {
+  hasFilters,
+  type InboxParams,
+  inboxSearch,
+  isPendingView,
+  queueSearch,
+  threadHref,
+} from "./inbox-query";
 import { InboxTabs } from "./inbox-tabs";
 import { Pager } from "./pager";
 import { ThreadTable } from "./thread-table";
@@ -95,7 +102,7 @@ export function InboxView({
     },
     open: () => {
       const item = activeId && listed.get(activeId);
-      if (item) router.push(`/threads/${item.thread.threadId}`);
+      if (item) router.push(threadHref(item.thread.threadId, params));
     },
   });
 
@@ -187,6 +194,7 @@ export function InboxView({
             selection={canDecide ? { selected: new Set(selected), toggle } : undefined}
             active={activeId}
             onChange={live.refresh}
+            queue={queueSearch(params)}
           />
         ) : (
           <ThreadTable items={items as InboxThreadItem[]} fresh={live.fresh} now={now} />

@@ -37,7 +37,7 @@ export function ThreadConsole({
   /** Live claims of the pending decisions when the page was rendered. */
   claims?: ClaimView[];
   /** The threads before and after this one in the queue (`p` / `n`). */
-  queue?: { previous: QueueNeighbour | null; next: QueueNeighbour | null };
+  queue?: { previous: QueueNeighbour | null; next: QueueNeighbour | null; search?: string };
 }) {
   const { state, send, decide, dismissError, nudge } = useThread(view, runEvents);
   const user = useUser();

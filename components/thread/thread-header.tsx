@@ -21,8 +21,11 @@ export function ThreadHeader({
   signedInAs: string | null;
   /** Whether that user may decide here at all (a viewer may not). */
   canDecide: boolean;
-  /** The threads before and after this one in the queue of pending decisions: `p` and `n` go there. */
-  queue?: { previous: QueueNeighbour | null; next: QueueNeighbour | null };
+  /**
+   * The threads before and after this one in the queue of pending decisions: `p` and `n` go there. `search`: the inbox
+   * view they were found in (its query string, kept on the links), "" for the whole queue.
+   */
+  queue?: { previous: QueueNeighbour | null; next: QueueNeighbour | null; search?: string };
   /** The ticket's own fields (its agent's intake, besides the message and the order), as filed. */
   filedWith?: { name: string; label: string; value: string }[];
 }) {
@@ -35,8 +38,12 @@ export function ThreadHeader({
           ← Back to the inbox
         </Link>
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
-          {queue.previous && <QueueLink to={queue.previous} which="previous" className={link} />}
-          {queue.next && <QueueLink to={queue.next} which="next" className={link} />}
+          {queue.previous && (
+            <QueueLink to={queue.previous} which="previous" search={queue.search ?? ""} className={link} />
+          )}
+          {queue.next && (
+            <QueueLink to={queue.next} which="next" search={queue.search ?? ""} className={link} />
+          )}
           <Link
             href={`/threads/${encodeURIComponent(threadId)}/history`}
             className={link}
@@ -76,27 +83,34 @@ export function ThreadHeader({
   );
 }
 
-/** A link to the queue's next or previous thread; `n` / `p` follow it (components/thread/use-decision-keys.ts). */
+/**
+ * A link to the queue's next or previous thread; `n` / `p` follow it (components/thread/use-decision-keys.ts). In an
+ * inbox view (`search`), the view's next or previous, and the link stays in that view.
+ */
 function QueueLink({
   to,
   which,
+  search,
   className,
 }: {
   to: QueueNeighbour;
   which: "next" | "previous";
+  search: string;
   className: string;
 }) {
   const key = which === "next" ? "n" : "p";
+  const where = search ? "view" : "queue";
   return (
     <Link
-      href={`/threads/${encodeURIComponent(to.threadId)}`}
+      href={`/threads/${encodeURIComponent(to.threadId)}${search}`}
       className={className}
       data-testid={`queue-${which}`}
+      data-queue-view={search ? "filtered" : "all"}
       data-shortcut-page={key}
       aria-keyshortcuts={key}
-      title={`${which === "next" ? "Next" : "Previous"} in the queue: ${to.title}`}
+      title={`${which === "next" ? "Next" : "Previous"} in the ${search ? "inbox view" : "queue"}: ${to.title}`}
     >
-      {which === "next" ? "Next in queue ›" : "‹ Previous in queue"}
+      {which === "next" ? `Next in ${where} ›` : `‹ Previous in ${where}`}
     </Link>
   );
 }

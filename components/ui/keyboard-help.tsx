@@ -23,7 +23,7 @@ export const KEYBOARD_SHORTCUTS: { page: string; keys: [keys: string[], what: st
       [["r"], "Go to the decision's reject answer or its reason"],
       [["Enter"], "Give the answer you are on — the same checks as a click"],
       [["c"], "Claim the decision, or take it over"],
-      [["n", "p"], "Next / previous thread in the queue"],
+      [["n", "p"], "Next / previous thread in the queue (or in the inbox view you came from)"],
     ],
   },
 ];

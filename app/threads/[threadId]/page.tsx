@@ -1,6 +1,13 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+import { inboxListArgs, inboxQuery } from "@/app/api/threads/schema";
+import {
+  type InboxParams,
+  pickInboxParams,
+  QUEUE_PARAM_NAMES,
+  queueSearch,
+} from "@/components/inbox/inbox-query";
 import type { StreamEvent } from "@/components/thread/apply-event";
 import { ThreadConsole } from "@/components/thread/thread-console";
 import { requirePageUser } from "@/lib/auth/page";
@@ -8,14 +15,17 @@ import { pageSeesThread, principalOfUser, teamScope } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadClaims } from "@/lib/db/queries/claims";
 import { readRunEvents } from "@/lib/db/queries/events";
-import { queueNeighbours } from "@/lib/db/queries/inbox";
+import { type InboxFilter, queueNeighbours } from "@/lib/db/queries/inbox";
 import { errorCodeOf } from "@/lib/errors";
 import { mayDecide } from "@/lib/runtime/may-decide";
 import { getThreadView, type ThreadView } from "@/lib/runtime/thread-view";
 
 export const dynamic = "force-dynamic";
 
-type Params = { params: Promise<{ threadId: string }> };
+type Params = {
+  params: Promise<{ threadId: string }>;
+  searchParams?: Promise<Record<string, string | string[] | undefined>>;
+};
 
 /**
  * The thread view, once per request (metadata and page share it); an unknown thread is a 404, and so is another
@@ -51,7 +61,23 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
   return { title: (await loadView(threadId)).title };
 }
 
-export default async function ThreadPage({ params }: Params) {
+/**
+ * The inbox view the thread was opened from (its filters in the URL, as the inbox writes them): next / previous walk
+ * that view. Filters that do not parse are not a view: the whole queue, and the links carry none of them.
+ */
+async function queueView(
+  searchParams: Params["searchParams"],
+  userId: string,
+): Promise<{ filter: InboxFilter; search: string }> {
+  const picked = pickInboxParams((await searchParams) ?? {});
+  const params: InboxParams = {};
+  for (const name of QUEUE_PARAM_NAMES) if (picked[name] !== undefined) params[name] = picked[name];
+  const parsed = inboxQuery.safeParse(params);
+  if (!parsed.success) return { filter: {}, search: "" };
+  return { filter: inboxListArgs(parsed.data, userId).filter, search: queueSearch(params) };
+}
+
+export default async function ThreadPage({ params, searchParams }: Params) {
   const { threadId } = await params;
   const user = await requirePageUser(`/threads/${threadId}`);
   const view = await loadView(threadId);
@@ -64,7 +90,11 @@ export default async function ThreadPage({ params }: Params) {
   });
   const claims = await listThreadClaims({ db, threadId });
   const { hiddenAgents } = await teamScope(db, principalOfUser(user));
-  const queue = await queueNeighbours({ db, threadId, hiddenAgents });
+  const inView = await queueView(searchParams, user.id);
+  const queue = {
+    ...(await queueNeighbours({ db, threadId, filter: inView.filter, hiddenAgents })),
+    search: inView.search,
+  };
   return (
     <ThreadConsole
       view={{ ...view, mayDecide: verdicts }}

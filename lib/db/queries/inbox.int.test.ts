@@ -16,6 +16,7 @@ import {
   listInbox,
   listPendingInbox,
   listThreadInbox,
+  queueNeighbours,
 } from "./inbox";
 import { createThread, setThreadStatus } from "./threads";
 
@@ -170,6 +171,40 @@ describe("inbox queries on postgres", () => {
     expect(fiveMinutes).toHaveLength(36);
     expect(await filtered({ olderThanSeconds: 86_400 })).toHaveLength(30);
     expect(await filtered({ olderThanSeconds: 30 * 86_400 })).toEqual([]);
+  });
+
+  it("next / previous walk the inbox's own list, in any view: the whole queue or a filtered one", async () => {
+    const views: NonNullable<Parameters<typeof listPendingInbox>[0]["filter"]>[] = [
+      {},
+      { action: "input_text" },
+      { minAmountCents: 15_000 },
+      { action: "refund_approval", minAmountCents: 10_000, maxAmountCents: 30_000 },
+      { olderThanSeconds: 300 },
+      { action: "confirm_email", maxAmountCents: 1 },
+      { claimedBy: null },
+    ];
+    const everyThread = Array.from({ length: 28 }, (_, g) => `th${String(g).padStart(3, "0")}`);
+    for (const filter of views) {
+      // The oracle is the inbox listing itself: a thread's place is its first (soonest) row in the view.
+      const listed = (await walk((cursor) => listPendingInbox({ db: database.db, filter, cursor, limit: 7 })))
+        .flat()
+        .map((i) => i.thread.threadId);
+      for (const threadId of everyThread) {
+        const at = listed.indexOf(threadId);
+        const want =
+          at === -1
+            ? { previous: null, next: listed[0] ?? null }
+            : {
+                previous: listed[at - 1] ?? null,
+                next: listed.slice(at + 1).find((t) => t !== threadId) ?? null,
+              };
+        const got = await queueNeighbours({ db: database.db, threadId, filter });
+        expect(
+          { previous: got.previous?.threadId ?? null, next: got.next?.threadId ?? null },
+          `${threadId} in ${JSON.stringify(filter)}`,
+        ).toEqual(want);
+      }
+    }
   });
 
   it("lists threads by status newest-updated first, each with its pending decisions", async () => {

@@ -231,23 +231,10 @@ function clampLimit(limit: number | undefined): number {
 }
 
 /**
- * The pending-decisions page as a Drizzle query (not yet run): `listPendingInbox` runs it, the benchmark EXPLAINs it.
- * Fetches one row more than `limit` to tell whether another page follows.
+ * The conditions of the pending queue as `filter` and the reader's teams narrow it (decisions joined to their
+ * threads, left-joined to their live claim): the inbox lists by them and the thread page's next / previous walk them, so the two never disagree.
  */
-export function buildPendingInboxQuery({
-  db,
-  filter = {},
-  after,
-  limit,
-  hiddenAgents = [],
-}: {
-  db: Queryable;
-  filter?: InboxFilter;
-  /** Agents whose threads the reader may not see (teams). */
-  hiddenAgents?: readonly string[];
-  after?: { dueAt: string; interruptId: string };
-  limit: number;
-}) {
+function pendingWhere(filter: InboxFilter, hiddenAgents: readonly string[]): (SQL | undefined)[] {
   const where: (SQL | undefined)[] = [isPending];
   if (hiddenAgents.length > 0) where.push(notInArray(threads.agentId, [...hiddenAgents]));
   // NOT EXISTS rather than "the left join found nothing": the planner estimates an anti-join well and walks the
@@ -270,6 +257,28 @@ export function buildPendingInboxQuery({
   if (filter.olderThanSeconds !== undefined) {
     where.push(sql`${decisions.createdAt} <= now() - make_interval(secs => ${filter.olderThanSeconds})`);
   }
+  return where;
+}
+
+/**
+ * The pending-decisions page as a Drizzle query (not yet run): `listPendingInbox` runs it, the benchmark EXPLAINs it.
+ * Fetches one row more than `limit` to tell whether another page follows.
+ */
+export function buildPendingInboxQuery({
+  db,
+  filter = {},
+  after,
+  limit,
+  hiddenAgents = [],
+}: {
+  db: Queryable;
+  filter?: InboxFilter;
+  /** Agents whose threads the reader may not see (teams). */
+  hiddenAgents?: readonly string[];
+  after?: { dueAt: string; interruptId: string };
+  limit: number;
+}) {
+  const where = pendingWhere(filter, hiddenAgents);
   if (after) {
     where.push(
       sql`(${decisions.dueAt}, ${decisions.interruptId}) > (${after.dueAt}::timestamptz, ${after.interruptId})`,
@@ -448,22 +457,30 @@ export interface QueueNeighbour {
 /**
  * The threads before and after this one in the queue of pending decisions (soonest due first, as the inbox lists
  * them), by this thread's soonest pending decision; for a thread with nothing pending, "next" is the queue's head.
- * Another decision of this same thread is never its own neighbour. Two index walks of `decisions_pending_due_idx`.
+ * With `filter` (the inbox view the operator came from) the queue is that view's: its decisions only, this thread's
+ * place by its soonest decision in the view. Another decision of this same thread is never its own neighbour. Index
+ * walks of `decisions_pending_due_idx`.
  */
 export async function queueNeighbours({
   db,
   threadId,
+  filter = {},
   hiddenAgents = [],
 }: {
   db: Queryable;
   threadId: string;
+  /** The inbox view's filters (none: the whole queue). */
+  filter?: InboxFilter;
   /** Agents whose threads the reader may not see (teams): never a neighbour. */
   hiddenAgents?: readonly string[];
 }): Promise<{ previous: QueueNeighbour | null; next: QueueNeighbour | null }> {
+  const inView = pendingWhere(filter, hiddenAgents);
   const [own] = await db
     .select({ dueAt: isoMicros(decisions.dueAt), interruptId: decisions.interruptId })
     .from(decisions)
-    .where(and(isPending, eq(decisions.threadId, threadId)))
+    .innerJoin(threads, eq(threads.id, decisions.threadId))
+    .leftJoin(decisionClaims, liveClaim)
+    .where(and(...inView, eq(decisions.threadId, threadId)))
     .orderBy(asc(decisions.dueAt), asc(decisions.interruptId))
     .limit(1);
   const neighbour = async (direction: "next" | "previous"): Promise<QueueNeighbour | null> => {
@@ -481,14 +498,8 @@ export async function queueNeighbours({
       .select({ threadId: threads.id, title: threads.title })
       .from(decisions)
       .innerJoin(threads, eq(threads.id, decisions.threadId))
-      .where(
-        and(
-          isPending,
-          sql`${decisions.threadId} <> ${threadId}`,
-          key,
-          hiddenAgents.length > 0 ? notInArray(threads.agentId, [...hiddenAgents]) : undefined,
-        ),
-      )
+      .leftJoin(decisionClaims, liveClaim)
+      .where(and(...inView, sql`${decisions.threadId} <> ${threadId}`, key))
       .orderBy(...order)
       .limit(1);
     return row ?? null;
