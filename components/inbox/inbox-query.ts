@@ -3,8 +3,11 @@
  * the API call and a bookmark all say the same thing. Isomorphic: the server page reads them, the client writes them.
  */
 
-export const INBOX_PARAM_NAMES = [
-  "status",
+/**
+ * The parameters that narrow the queue of pending decisions (not the listing, not the page size): an inbox view. A
+ * thread opened from the view carries them (see {@link queueSearch}).
+ */
+export const QUEUE_PARAM_NAMES = [
   "action",
   "minAmount",
   "maxAmount",
@@ -12,8 +15,9 @@ export const INBOX_PARAM_NAMES = [
   "assigned",
   "escalated",
   "version",
-  "limit",
 ] as const;
+
+export const INBOX_PARAM_NAMES = ["status", ...QUEUE_PARAM_NAMES, "limit"] as const;
 export type InboxParamName = (typeof INBOX_PARAM_NAMES)[number];
 /** Known inbox parameters, as strings (amounts in cents, `olderThan` like `15m`). */
 export type InboxParams = Partial<Record<InboxParamName, string>>;
@@ -47,15 +51,7 @@ export function isPendingView(params: InboxParams): boolean {
 
 /** Whether any decision filter is set (for the empty state). */
 export function hasFilters(params: InboxParams): boolean {
-  return Boolean(
-    params.action ||
-      params.minAmount ||
-      params.maxAmount ||
-      params.olderThan ||
-      params.assigned ||
-      params.escalated ||
-      params.version,
-  );
+  return QUEUE_PARAM_NAMES.some((name) => Boolean(params[name]));
 }
 
 /** A query string (no `?`) for the page URL, or for the API when `cursor` is given. */
@@ -83,17 +79,6 @@ export function centsToEuros(cents: string | undefined): string {
   const n = Number(cents);
   return n % 100 === 0 ? String(n / 100) : (n / 100).toFixed(2);
 }
-
-/** The parameters that narrow the queue of pending decisions (not the page size, not the listing): an inbox view. */
-export const QUEUE_PARAM_NAMES = [
-  "action",
-  "minAmount",
-  "maxAmount",
-  "olderThan",
-  "assigned",
-  "escalated",
-  "version",
-] as const satisfies readonly InboxParamName[];
 
 /**
  * The queue view of `params` as a query string with its `?` ("" when it is the whole queue): a thread opened from a
