@@ -258,6 +258,8 @@ test("from the inbox in four keys (j, Enter, a, Enter) the oldest refund is appr
   // The head of the view (the oldest's approval is taken): nothing before it, whatever else waits in the queue.
   await expect(page.getByTestId("queue-next")).toBeVisible();
   await expect(page.getByTestId("queue-previous")).toHaveCount(0);
+  // And the way back is to that view.
+  await expect(page.getByTestId("back-to-inbox")).toHaveAttribute("href", `/?${view}`);
   // In the view, the oldest refund (its approval taken) is before nothing: only this view's decisions count.
   await openReady(page, `/threads/${oldest}?action=refund_approval&${view}`, "thread-page");
   await expect(page.getByTestId("queue-previous")).toHaveCount(0);

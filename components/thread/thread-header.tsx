@@ -23,7 +23,7 @@ export function ThreadHeader({
   canDecide: boolean;
   /**
    * The threads before and after this one in the queue of pending decisions: `p` and `n` go there. `search`: the inbox
-   * view they were found in (its query string, kept on the links), "" for the whole queue.
+   * view they were found in (its query string, kept on these links and on the way back), "" for the whole queue.
    */
   queue?: { previous: QueueNeighbour | null; next: QueueNeighbour | null; search?: string };
   /** The ticket's own fields (its agent's intake, besides the message and the order), as filed. */
@@ -34,7 +34,7 @@ export function ThreadHeader({
   return (
     <header className="space-y-3">
       <nav aria-label="Thread" className="flex flex-wrap items-center justify-between gap-3">
-        <Link href="/" className={link} data-testid="back-to-inbox">
+        <Link href={`/${queue.search ?? ""}`} className={link} data-testid="back-to-inbox">
           ← Back to the inbox
         </Link>
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
