@@ -64,7 +64,16 @@ export function OperationsDashboard({ view }: { view: OperationsView }) {
   return (
     <div className="space-y-8" data-testid={hydrated ? "operations-ready" : undefined}>
       <section aria-label="Now" className="grid grid-cols-2 gap-4 md:grid-cols-4">
-        <Tile label="Pending decisions" value={String(view.current.pending)} testId="ops-pending" />
+        <Tile
+          label="Pending decisions"
+          value={String(view.current.pending)}
+          testId="ops-pending"
+          note={
+            view.current.timersWaiting > 0
+              ? `and ${view.current.timersWaiting} ${view.current.timersWaiting === 1 ? "timer" : "timers"} running by itself`
+              : undefined
+          }
+        />
         <Tile
           label="Oldest pending"
           value={view.current.pending > 0 ? age(view.current.oldestAgeSeconds) : "none"}
@@ -170,13 +179,28 @@ export function OperationsDashboard({ view }: { view: OperationsView }) {
   );
 }
 
-function Tile({ label, value, testId }: { label: string; value: string; testId: string }) {
+function Tile({
+  label,
+  value,
+  testId,
+  note,
+}: {
+  label: string;
+  value: string;
+  testId: string;
+  note?: string;
+}) {
   return (
     <div className="rounded-lg border border-slate-200 bg-white p-4">
       <div className="text-sm text-slate-700">{label}</div>
       <div className="mt-1 text-2xl font-semibold tabular-nums text-slate-900" data-testid={testId}>
         {value}
       </div>
+      {note && (
+        <div className="mt-1 text-xs text-slate-700" data-testid={`${testId}-note`}>
+          {note}
+        </div>
+      )}
     </div>
   );
 }

@@ -129,6 +129,8 @@ describe("metrics", () => {
     // Shared state now: two replies wait for a decision, one thread failed.
     expect(metricTable(samples, "hitl_decisions_pending")).toEqual({ "action=confirm_email": 2 });
     expect(metricValue(samples, "hitl_decision_oldest_pending_age_seconds")).toBeGreaterThanOrEqual(0);
+    // Durable timers have a gauge of their own (none here); they are not pending work.
+    expect(samples.filter((s) => s.name === "hitl_timers_waiting").map((s) => s.value)).toEqual([0]);
     expect(metricTable(samples, "hitl_threads")).toEqual({
       "status=completed": 2,
       "status=interrupted": 2,

@@ -139,6 +139,11 @@ function create() {
       help: "Age of the oldest decision waiting for a person; 0 when none waits (shared state).",
       registers,
     }),
+    timersWaiting: new Gauge({
+      name: "hitl_timers_waiting",
+      help: "Durable timers waiting for their time (wait_timer questions nobody has to answer; not in hitl_decisions_pending) (shared state).",
+      registers,
+    }),
     threads: new Gauge({
       name: "hitl_threads",
       help: "Threads by status (shared state, read from the database).",

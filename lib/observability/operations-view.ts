@@ -22,6 +22,8 @@ export interface OperationsView {
     pending: number;
     pendingByAction: Record<string, number>;
     oldestAgeSeconds: number;
+    /** Durable timers waiting for their time: not pending work (see `QueueState.timersWaiting`). */
+    timersWaiting: number;
     failedThreads: number;
     failedEffects: number;
   };
@@ -86,6 +88,7 @@ export async function loadOperationsView(
       pending: state.pending,
       pendingByAction: state.pendingByAction,
       oldestAgeSeconds: state.oldestAgeSeconds,
+      timersWaiting: state.timersWaiting,
       failedThreads: state.failedThreads,
       failedEffects: state.failedEffects,
     },

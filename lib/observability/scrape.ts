@@ -41,6 +41,7 @@ export async function refreshQueueGauges(db: AppDb): Promise<QueueState> {
     m.pendingDecisions.set({ action: boundedLabel(action) }, count);
   }
   m.oldestPending.set(state.oldestAgeSeconds);
+  m.timersWaiting.set(state.timersWaiting);
   m.threads.reset();
   for (const [status, count] of Object.entries(state.threadsByStatus)) {
     m.threads.set({ status: boundedLabel(status) }, count);

@@ -2,6 +2,7 @@ import "server-only";
 import { type AnyColumn, and, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from "drizzle-orm";
 import { decisions, effects, queueSamples, runs, threads } from "../schema";
 import type { Queryable } from "../tx";
+import { TIMER_ACTION } from "./deadlines";
 import { isOpenTaskStatus, OPEN_TASK_STATUSES, UNDELIVERED_STATUSES } from "./effects";
 
 /**
@@ -9,11 +10,16 @@ import { isOpenTaskStatus, OPEN_TASK_STATUSES, UNDELIVERED_STATUSES } from "./ef
  * operations page shows, from the same functions, so the two never disagree.
  */
 export interface QueueState {
-  /** Decisions waiting for a person, by interrupt action. */
+  /** Decisions waiting for a person, by interrupt action (durable timers are not: see `timersWaiting`). */
   pendingByAction: Record<string, number>;
   pending: number;
-  /** Age of the oldest waiting decision in seconds; 0 when none waits. */
+  /** Age of the oldest decision waiting for a person in seconds; 0 when none waits. */
   oldestAgeSeconds: number;
+  /**
+   * Durable timers waiting for their time (`wait_timer` questions): nobody has to answer them, so they are neither
+   * pending work nor its age — an hour's cooling-off is not a decision an hour overdue.
+   */
+  timersWaiting: number;
   threadsByStatus: Record<string, number>;
   /** Undelivered side effects (queued, sending, failed, unconfirmed), by kind and status. */
   openEffects: { kind: string; status: string; count: number }[];
@@ -49,13 +55,16 @@ export async function readQueueState({ db }: { db: Queryable }): Promise<QueueSt
       .where(inArray(effects.status, [...UNDELIVERED_STATUSES]))
       .groupBy(effects.kind, effects.status),
   ]);
-  const pendingByAction = Object.fromEntries(pendingRows.map((r) => [r.action, Number(r.count)]));
+  const timers = pendingRows.filter((r) => r.action === TIMER_ACTION);
+  const people = pendingRows.filter((r) => r.action !== TIMER_ACTION);
+  const pendingByAction = Object.fromEntries(people.map((r) => [r.action, Number(r.count)]));
   const threadsByStatus = Object.fromEntries(threadRows.map((r) => [r.status, Number(r.count)]));
   const openEffects = effectRows.map((r) => ({ kind: r.kind, status: r.status, count: Number(r.count) }));
   return {
     pendingByAction,
-    pending: pendingRows.reduce((n, r) => n + Number(r.count), 0),
-    oldestAgeSeconds: Math.max(0, Math.floor(Math.max(0, ...pendingRows.map((r) => Number(r.oldest ?? 0))))),
+    pending: people.reduce((n, r) => n + Number(r.count), 0),
+    oldestAgeSeconds: Math.max(0, Math.floor(Math.max(0, ...people.map((r) => Number(r.oldest ?? 0))))),
+    timersWaiting: timers.reduce((n, r) => n + Number(r.count), 0),
     threadsByStatus,
     openEffects,
     failedThreads: (threadsByStatus.failed ?? 0) + (threadsByStatus.needs_attention ?? 0),

@@ -5,6 +5,7 @@ import { claimDecision, releaseClaim, renewClaims } from "./claims";
 import { escalateOverdue, upsertSlaPolicy } from "./deadlines";
 import { listPendingInbox } from "./inbox";
 import { listInboxChanges } from "./inbox-changes";
+import { readQueueState } from "./operations";
 import { searchThreads } from "./search";
 import { setThreadStatus } from "./threads";
 
@@ -134,6 +135,25 @@ describe.each<Backend>(["pglite", "postgres"])("queue queries on %s", (kind) => 
     expect(
       (await listPendingInbox({ db, filter: { escalated: true } })).items.map((i) => i.decision.interruptId),
     ).toEqual(["old"]);
+  });
+
+  it("counts a durable timer as a timer, not as pending work nor as its age", async () => {
+    const { db } = database;
+    const before = await readQueueState({ db });
+    // A cooling-off that started two hours ago and a refund raised a minute ago.
+    await database.sql.query(
+      `INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload, created_at)
+       VALUES ('timer-1', 't-1', 'r', 'c', 'wait_timer', '{}', now() - interval '2 hours')`,
+    );
+    await raise(database, "fresh", "t-1", 700, 60);
+    const after = await readQueueState({ db });
+    expect(after.pending).toBe(before.pending + 1);
+    expect(after.pendingByAction.wait_timer).toBeUndefined();
+    expect(after.pendingByAction.refund_approval).toBe((before.pendingByAction.refund_approval ?? 0) + 1);
+    // The oldest work is what it was (or the new refund's minute): never the timer's two hours.
+    expect(after.oldestAgeSeconds).toBeLessThan(2 * 3600 - 60);
+    expect(after.oldestAgeSeconds).toBeGreaterThanOrEqual(Math.max(before.oldestAgeSeconds, 60));
+    expect(after.timersWaiting).toBe(before.timersWaiting + 1);
   });
 
   it("finds threads by order number, email, name, words of the ticket and thread id", async () => {
