@@ -260,6 +260,11 @@ test("from the inbox in four keys (j, Enter, a, Enter) the oldest refund is appr
   await expect(page.getByTestId("queue-previous")).toHaveCount(0);
   // And the way back is to that view.
   await expect(page.getByTestId("back-to-inbox")).toHaveAttribute("href", `/?${view}`);
+  // Filters that do not parse are no view: the whole queue, and no link carries them.
+  await openReady(page, `/threads/${middle}?minAmount=lots&limit=9`, "thread-page");
+  await expect(page.getByTestId("queue-next")).toHaveAttribute("data-queue-view", "all");
+  await expect(page.getByTestId("back-to-inbox")).toHaveAttribute("href", "/");
+  await openReady(page, `/threads/${middle}?${view}`, "thread-page");
   // In the view, the oldest refund (its approval taken) is before nothing: only this view's decisions count.
   await openReady(page, `/threads/${oldest}?action=refund_approval&${view}`, "thread-page");
   await expect(page.getByTestId("queue-previous")).toHaveCount(0);
