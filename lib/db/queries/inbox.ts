@@ -232,7 +232,8 @@ function clampLimit(limit: number | undefined): number {
 
 /**
  * The conditions of the pending queue as `filter` and the reader's teams narrow it (decisions joined to their
- * threads, left-joined to their live claim): the inbox lists by them and the thread page's next / previous walk them, so the two never disagree.
+ * threads, left-joined to their live claim): the inbox lists by them and the thread page's next / previous walk
+ * them, so the two never disagree.
  */
 function pendingWhere(filter: InboxFilter, hiddenAgents: readonly string[]): (SQL | undefined)[] {
   const where: (SQL | undefined)[] = [isPending];
