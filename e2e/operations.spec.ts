@@ -1,6 +1,7 @@
 import { sqlFor } from "./api/client";
 import { createUsersAndKey } from "./auth/users";
 import {
+  createTicket,
   expect,
   pausedThread,
   registerIntakeKey,
@@ -42,6 +43,8 @@ test.beforeAll(async () => {
       SIGN_IN_RATE_LIMIT: "10000",
       METRICS_TOKEN,
       OPS_SAMPLE_INTERVAL_MS: "1000",
+      // A payout change waits an hour after both reviews: a durable timer, which is not pending work.
+      ACCOUNT_CHANGE_COOLOFF_MS: "3600000",
       PAYMENT_URL: provider.url,
       PAYMENT_TIMEOUT_MS: "1000",
       EFFECT_POLL_MS: "200",
@@ -83,6 +86,38 @@ test("a supervisor sees the queue, decisions by outcome and failures, with the n
     { base: server.url },
   );
   await expect.poll(async () => await sql.count("effects", "status = 'failed'"), { timeout: 20_000 }).toBe(1);
+  // A payout change, both reviews approved by two people: it waits on its cooling-off timer.
+  const change = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
+  const changeId = await createTicket(page, change, "ORD-1003", server.url, "account_change");
+  await runOverApi(
+    page,
+    changeId,
+    { messages: [{ id: crypto.randomUUID(), role: "user", content: change }] },
+    { base: server.url, intake: true },
+  );
+  const reviews = (await (await page.request.get(`${server.url}/api/threads/${changeId}`)).json())
+    .pendingInterrupts as { interruptId: string; payload: { review: string } }[];
+  const review = (kind: string) => reviews.find((r) => r.payload.review === kind)?.interruptId;
+  for (const [role, kind] of [
+    ["supervisor", "fraud"],
+    ["operator", "data"],
+  ] as const) {
+    await signInOver(page.request, server.url, role);
+    const res = await page.request.post(`${server.url}/api/threads/${changeId}/decisions/${review(kind)}`, {
+      data: { answer: { decision: "approve" } },
+    });
+    expect(res.status(), `${kind} review`).toBeLessThan(300);
+  }
+  await signInOver(page.request, server.url, "supervisor");
+  await expect
+    .poll(
+      async () =>
+        sql.count("decisions", "thread_id = $1 AND status = 'pending' AND action = 'wait_timer'", [changeId]),
+      {
+        timeout: 20_000,
+      },
+    )
+    .toBe(1);
   // A few queue samples (one a second).
   await expect.poll(async () => sql.count("queue_samples"), { timeout: 20_000 }).toBeGreaterThanOrEqual(3);
 
@@ -96,8 +131,10 @@ test("a supervisor sees the queue, decisions by outcome and failures, with the n
     ).text(),
   );
   const pending = metricValue(metrics, "hitl_decisions_pending");
-  expect(pending).toBe(3); // two refund approvals, one reply to confirm
+  expect(pending).toBe(3); // two refund approvals, one reply to confirm — the cooling-off timer is not work
+  expect(metricValue(metrics, "hitl_timers_waiting")).toBe(1);
   await expect(page.getByTestId("ops-pending")).toHaveText(String(pending));
+  await expect(page.getByTestId("ops-pending-note")).toHaveText("and 1 timer running by itself");
   await expect(page.getByTestId("ops-failed-effects")).toHaveText("1");
   await expect(page.getByTestId("ops-failed-threads")).toHaveText("0");
   await expect(page.getByTestId("ops-oldest")).not.toHaveText("none");
