@@ -194,18 +194,22 @@ export async function pausedThread(
 /** The account change the specs file: a new payout account for the customer of ORD-1003. */
 export const ACCOUNT_CHANGE_MESSAGE = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
 
-/** An account change filed with the intake key and run to its two parallel reviews; returns its thread id. */
+/**
+ * An account change filed with the intake key and run to its two parallel reviews (on `base`, a server of the spec's
+ * own; default the suite's); returns its thread id.
+ */
 export async function pausedAccountChange(
   page: Page,
   message = ACCOUNT_CHANGE_MESSAGE,
   orderRef = "ORD-1003",
+  base = "",
 ) {
-  const threadId = await createTicket(page, message, orderRef, "", "account_change");
+  const threadId = await createTicket(page, message, orderRef, base, "account_change");
   await runOverApi(
     page,
     threadId,
     { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
-    { intake: true },
+    { base, intake: true },
   );
   return threadId;
 }

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { createTicket, expect, openReady, pausedThread, runOverApi, test } from "./fixtures";
+import { expect, openReady, pausedAccountChange, pausedThread, test } from "./fixtures";
 import { checkScreens } from "./support/console";
 
 /*
@@ -56,14 +56,7 @@ test("account change: two reviews run next at once, each marked as asking a pers
   page,
 }, testInfo) => {
   test.slow(); // four screens with axe
-  const message = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
-  const threadId = await createTicket(page, message, "ORD-1003", "", "account_change");
-  await runOverApi(
-    page,
-    threadId,
-    { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
-    { intake: true },
-  );
+  const threadId = await pausedAccountChange(page);
   await openReady(page, `/threads/${threadId}/history`, "history");
   const graph = page.getByTestId("agent-graph");
   await expect(graph).toHaveAttribute("data-agent", "account_change");

@@ -1,8 +1,9 @@
 import { sqlFor } from "./api/client";
 import { createUsersAndKey } from "./auth/users";
 import {
-  createTicket,
+  ACCOUNT_CHANGE_MESSAGE,
   expect,
+  pausedAccountChange,
   pausedThread,
   registerIntakeKey,
   runOverApi,
@@ -87,14 +88,7 @@ test("a supervisor sees the queue, decisions by outcome and failures, with the n
   );
   await expect.poll(async () => await sql.count("effects", "status = 'failed'"), { timeout: 20_000 }).toBe(1);
   // A payout change, both reviews approved by two people: it waits on its cooling-off timer.
-  const change = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
-  const changeId = await createTicket(page, change, "ORD-1003", server.url, "account_change");
-  await runOverApi(
-    page,
-    changeId,
-    { messages: [{ id: crypto.randomUUID(), role: "user", content: change }] },
-    { base: server.url, intake: true },
-  );
+  const changeId = await pausedAccountChange(page, ACCOUNT_CHANGE_MESSAGE, "ORD-1003", server.url);
   const reviews = (await (await page.request.get(`${server.url}/api/threads/${changeId}`)).json())
     .pendingInterrupts as { interruptId: string; payload: { review: string } }[];
   const review = (kind: string) => reviews.find((r) => r.payload.review === kind)?.interruptId;

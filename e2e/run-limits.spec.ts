@@ -1,11 +1,11 @@
 import type { Page } from "@playwright/test";
 import { createUsersAndKey } from "./auth/users";
 import {
-  createTicket,
+  ACCOUNT_CHANGE_MESSAGE,
   expect,
+  pausedAccountChange,
   pausedThread,
   registerIntakeKey,
-  runOverApi,
   signInOver,
   test,
 } from "./fixtures";
@@ -110,14 +110,7 @@ test("a spending limit: the card says what was spent, refuses a limit below it, 
 test("a durable timer: the card says what the thread waits for, and the page follows it when it fires", async ({
   page,
 }, testInfo) => {
-  const message = "Please change my payout account to DE89 3704 0044 0532 0130 00.";
-  const threadId = await createTicket(page, message, "ORD-1001", server.url, "account_change");
-  await runOverApi(
-    page,
-    threadId,
-    { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
-    { base: server.url, intake: true },
-  );
+  const threadId = await pausedAccountChange(page, ACCOUNT_CHANGE_MESSAGE, "ORD-1001", server.url);
   const reviews = await pending(page, threadId);
   const fraud = reviews.find((r) => r.payload.review === "fraud")!;
   const data = reviews.find((r) => r.payload.review === "data")!;
