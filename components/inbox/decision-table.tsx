@@ -4,6 +4,7 @@ import type { InboxDecisionItem } from "@/lib/db/queries/inbox";
 import { formatMoney } from "@/lib/wire";
 import { ageText } from "./age";
 import { ClaimCell } from "./claim-cell";
+import { threadHref } from "./inbox-query";
 import { TableHead } from "./table-head";
 import { TimeLeft } from "./time-left";
 
@@ -94,7 +95,7 @@ export function DecisionTable({
                 </td>
                 <td className={`${cell} max-sm:w-full max-sm:[overflow-wrap:anywhere]`}>
                   <Link
-                    href={`/threads/${encodeURIComponent(t.threadId)}${queue}`}
+                    href={threadHref(t.threadId, queue)}
                     data-testid="inbox-row-link"
                     className="font-medium text-indigo-800 underline-offset-2 hover:underline"
                   >

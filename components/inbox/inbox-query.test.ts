@@ -39,7 +39,7 @@ describe("inbox URL parameters", () => {
     );
     // The listing of threads is not a queue of decisions: its links open the thread alone.
     expect(queueSearch({ status: "all", action: "input_text" })).toBe("");
-    expect(threadHref("th/1", { assigned: "me" })).toBe("/threads/th%2F1?assigned=me");
+    expect(threadHref("th/1", queueSearch({ assigned: "me" }))).toBe("/threads/th%2F1?assigned=me");
     expect(threadHref("th1")).toBe("/threads/th1");
     for (const name of QUEUE_PARAM_NAMES) {
       expect(queueSearch({ [name]: "x", limit: "10" }), name).toBe(`?${name}=x`);

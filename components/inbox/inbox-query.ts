@@ -95,7 +95,7 @@ export function queueSearch(params: InboxParams): string {
   return text ? `?${text}` : "";
 }
 
-/** A thread's page, in the queue view `params` (see {@link queueSearch}). */
-export function threadHref(threadId: string, params: InboxParams = {}): string {
-  return `/threads/${encodeURIComponent(threadId)}${queueSearch(params)}`;
+/** A thread's page, in the queue view whose query string `search` is (see {@link queueSearch}; "" for none). */
+export function threadHref(threadId: string, search = ""): string {
+  return `/threads/${encodeURIComponent(threadId)}${search}`;
 }

@@ -102,7 +102,7 @@ export function InboxView({
     },
     open: () => {
       const item = activeId && listed.get(activeId);
-      if (item) router.push(threadHref(item.thread.threadId, params));
+      if (item) router.push(threadHref(item.thread.threadId, queueSearch(params)));
     },
   });
 

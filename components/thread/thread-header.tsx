@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { threadHref } from "@/components/inbox/inbox-query";
 import { LiveStatusBadge } from "@/components/ui/status-badge";
 import type { QueueNeighbour } from "@/lib/db/queries/inbox";
 
@@ -102,7 +103,7 @@ function QueueLink({
   const where = search ? "view" : "queue";
   return (
     <Link
-      href={`/threads/${encodeURIComponent(to.threadId)}${search}`}
+      href={threadHref(to.threadId, search)}
       className={className}
       data-testid={`queue-${which}`}
       data-queue-view={search ? "filtered" : "all"}
