@@ -31,6 +31,7 @@ interface ErasureReport {
   threads: number;
   rows: Record<string, number>;
   auditRows: number;
+  alreadyErased?: boolean;
 }
 
 const heading = "text-lg font-semibold text-slate-900";
@@ -128,9 +129,9 @@ export function RetentionPanel({ policy }: { policy: RetentionPolicySummary }) {
           Erase a customer
         </h2>
         <p className="text-sm text-slate-800">
-          Replaces the customer&apos;s email address and name with placeholders in every thread, checkpoint,
-          event, side effect and audit entry. Their threads stay readable. This cannot be undone; it is
-          recorded in the audit trail.
+          Replaces the customer&apos;s email address, name and the values their agents mark personal with
+          placeholders in their own threads, orders, account and audit entries — nobody else&apos;s. Their
+          threads stay readable. This cannot be undone; it is recorded in the audit trail.
         </p>
         <form onSubmit={erase} className="grid max-w-xl gap-3 sm:grid-cols-2">
           <div>
@@ -151,8 +152,15 @@ export function RetentionPanel({ policy }: { policy: RetentionPolicySummary }) {
         </form>
         {erased && (
           <p role="status" className="text-sm text-slate-800" data-testid="erasure-report">
-            Erased customer {erased.customerRef}: {erased.threads} threads,{" "}
-            {Object.values(erased.rows).reduce((a, b) => a + b, 0)} rows and {erased.auditRows} audit entries.
+            {erased.alreadyErased ? (
+              <>Customer {erased.customerRef} was erased before: nothing left to change.</>
+            ) : (
+              <>
+                Erased customer {erased.customerRef}: {erased.threads} threads,{" "}
+                {Object.values(erased.rows).reduce((a, b) => a + b, 0)} rows and {erased.auditRows} audit
+                entries.
+              </>
+            )}
           </p>
         )}
       </section>

@@ -1,10 +1,17 @@
 import { runAuditProbe } from "@/e2e/bench/audit-core";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { createTestDatabase } from "@/e2e/support/pg";
+import { makeRedactor } from "@/lib/runtime/redact";
 import { migrateDatabase } from "./migrate";
 import type { Database } from "./open";
 import { openPostgres } from "./open";
-import { chainAuditTrail, eraseFromAuditTrail, recordAudit, verifyAuditTrail } from "./queries/audit";
+import {
+  chainAuditTrail,
+  eraseAuditRows,
+  listAuditOfThreads,
+  recordAudit,
+  verifyAuditTrail,
+} from "./queries/audit";
 
 /*
  * The audit trail's hash chain (migrations audit_chain_erasure and audit_chain_after_commit) on both backends. A row is
@@ -13,16 +20,23 @@ import { chainAuditTrail, eraseFromAuditTrail, recordAudit, verifyAuditTrail } f
  * link deleted, forged or reordered, a row left unchained past the documented delay — and erasure keeps it verifying.
  */
 const actor = { id: "u-1", label: "operator@test.local", role: "operator" as const };
-const patterns = ["Jane Roe", "jane\\.roe@example\\.com"];
-const erase = (db: Database["db"]) =>
-  eraseFromAuditTrail({
-    db,
-    patterns,
-    jsonPatterns: patterns,
-    replacements: ["[erased customer]", "erased@erased.invalid"],
-    actor,
-    detail: { customerRef: "abc" },
+const JANE = "t-jane";
+const redactor = makeRedactor([
+  { text: "Jane Roe", replacement: "[erased customer]" },
+  { text: "jane.roe@example.com", replacement: "erased@erased.invalid" },
+]);
+/** Erase Jane from the rows of her thread, as lib/runtime/erasure.ts does. */
+async function erase(db: Database["db"]) {
+  const rows = (await listAuditOfThreads({ db, threadIds: [JANE] })).flatMap((row) => {
+    const changed: Record<string, unknown> = {};
+    for (const field of ["payload", "answer", "detail"] as const) {
+      const next = redactor.json(row[field]);
+      if (next !== row[field]) changed[field] = next;
+    }
+    return Object.keys(changed).length > 0 ? [{ id: row.id, ...changed }] : [];
   });
+  return eraseAuditRows({ db, threadIds: [JANE], rows, actor, detail: { customerRef: "abc" } });
+}
 
 describe.each<Backend>(["pglite", "postgres"])("audit hash chain on %s", (kind) => {
   let backend: Awaited<ReturnType<typeof openBackend>>;
@@ -37,10 +51,11 @@ describe.each<Backend>(["pglite", "postgres"])("audit hash chain on %s", (kind) 
         {
           action: "decision",
           actor,
+          threadId: JANE,
           payload: { customer: { name: "Jane Roe", email: "jane.roe@example.com" } },
         },
-        { action: "fork", actor, detail: { note: "nothing personal" } },
-        { action: "run_started", actor, detail: { message: "Hi, JANE ROE here" } },
+        { action: "fork", actor, threadId: JANE, detail: { note: "nothing personal" } },
+        { action: "run_started", actor, threadId: JANE, detail: { message: "Hi, JANE ROE here" } },
       ],
     });
   });
@@ -145,17 +160,42 @@ describe.each<Backend>(["pglite", "postgres"])("audit hash chain on %s", (kind) 
     await expect(sql.query("TRUNCATE audit_chain")).rejects.toThrow(/append-only/);
   });
 
-  it("erasure rewrites the personal data, records itself, and the trail still verifies", async () => {
+  const idOf = async (threadId: string) =>
+    Number(
+      (
+        await sql.query<{ id: string }>("SELECT id FROM audit_log WHERE thread_id = $1 LIMIT 1", [threadId])
+      )[0]?.id,
+    );
+
+  it("erasure rewrites the personal data of the subject's threads only, records itself, and the trail still verifies", async () => {
     // One row is erased before the chainer reached it: its link is made from the erased content.
     await recordAudit({
       db,
-      entries: [{ action: "decision", actor, detail: { to: "jane.roe@example.com" } }],
+      entries: [
+        { action: "decision", actor, threadId: JANE, detail: { to: "jane.roe@example.com" } },
+        // Another customer's thread that names her, and a staff member whose label holds her address: never hers.
+        { action: "decision", actor, threadId: "t-other", detail: { note: "Jane Roe called" } },
+        { action: "sign_in", actor: { ...actor, label: "jane.roe@example.com" } },
+      ],
     });
+    const outside = await eraseAuditRows({
+      db,
+      threadIds: [JANE],
+      rows: [{ id: await idOf("t-other"), detail: { note: "x" } }],
+      actor,
+      detail: {},
+    }).catch((error: { cause?: unknown }) => error.cause ?? error);
+    expect(String(outside)).toMatch(/audit row \d+ is not of the subject's threads/);
     const { erasureId, auditRows } = await erase(db);
     expect(auditRows).toBe(3);
     expect(await verifyAuditTrail({ db })).toMatchObject({ ok: true, problems: [] });
-    const leaks = await sql.query("SELECT id FROM audit_log WHERE audit_log::text ~* 'jane'");
-    expect(leaks).toEqual([]);
+    const leaks = await sql.query<{ thread_id: string | null; actor: string }>(
+      "SELECT thread_id, actor FROM audit_log WHERE concat(actor, payload, answer, detail) ~* 'jane' ORDER BY id",
+    );
+    expect(leaks).toEqual([
+      { thread_id: "t-other", actor: actor.label },
+      { thread_id: null, actor: "jane.roe@example.com" },
+    ]);
     const [entry] = await sql.query<{ action: string; detail: { erased: Record<string, string> } }>(
       "SELECT action, detail FROM audit_log WHERE id = $1",
       [erasureId],

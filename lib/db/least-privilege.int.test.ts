@@ -4,7 +4,7 @@ import pg from "pg";
 import { ADMIN_URL } from "@/e2e/support/pg";
 import { migrateDatabase } from "./migrate";
 import { type Database, openPostgres } from "./open";
-import { eraseFromAuditTrail, recordAudit } from "./queries/audit";
+import { eraseAuditRows, recordAudit } from "./queries/audit";
 
 /*
  * A managed Postgres gives the application a database it owns and CREATEROLE, not a superuser. Every migration must
@@ -47,23 +47,37 @@ it("migrates as a database owner with CREATEROLE, and leaves it unable to act as
   const [state] = (
     await database.pool!.query(`SELECT pg_has_role(current_user, 'audit_eraser', 'MEMBER') AS member,
       has_schema_privilege('audit_eraser', 'public', 'CREATE') AS eraser_creates,
-      (SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE proname = 'audit_log_erase') AS owner,
+      (SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE proname = 'audit_log_erase_rows') AS owner,
       has_function_privilege(current_user,
-        'audit_log_erase(text[], text[], text[], text, text, text, jsonb)', 'EXECUTE') AS may_erase`)
+        'audit_log_erase_rows(text[], jsonb, text, text, text, jsonb)', 'EXECUTE') AS may_erase,
+      (SELECT count(*)::int FROM pg_proc WHERE proname IN ('audit_log_erase', 'audit_log_redact')) AS text_erasers`)
   ).rows;
-  expect(state).toEqual({ member: false, eraser_creates: false, owner: "audit_eraser", may_erase: true });
+  expect(state).toEqual({
+    member: false,
+    eraser_creates: false,
+    owner: "audit_eraser",
+    may_erase: true,
+    text_erasers: 0,
+  });
 
   // The erasure works through its function, and the trail still verifies.
   const actor = { id: "u1", label: "admin@example.com", role: "admin" as const };
   await recordAudit({
     db: database.db,
-    entries: [{ action: "sign_in", actor: { id: "u2", label: "lars@example.com", role: "operator" } }],
+    entries: [
+      {
+        action: "ticket_created",
+        actor: { id: "u2", label: "operator@example.com", role: "operator" },
+        threadId: "t-lars",
+        detail: { message: "lars@example.com here" },
+      },
+    ],
   });
-  const erased = await eraseFromAuditTrail({
+  const [row] = (await database.pool!.query("SELECT id FROM audit_log WHERE thread_id = 't-lars'")).rows;
+  const erased = await eraseAuditRows({
     db: database.db,
-    patterns: ["lars@example\\.com"],
-    jsonPatterns: ["lars@example\\.com"],
-    replacements: ["erased@erased.invalid"],
+    threadIds: ["t-lars"],
+    rows: [{ id: Number(row.id), detail: { message: "erased@erased.invalid here" } }],
     actor,
     detail: { reason: "test" },
   });

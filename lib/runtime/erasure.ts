@@ -4,14 +4,19 @@ import { readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
-import { eraseFromAuditTrail } from "@/lib/db/queries/audit";
+import { accountIdOf } from "@/lib/db/queries/accounts";
+import { eraseAuditRows, findErasure, listAuditOfThreads } from "@/lib/db/queries/audit";
 import {
-  type ErasableColumn,
-  findCustomerNames,
-  isStaffEmail,
-  listErasableColumns,
-  listThreadsMentioning,
-  redactColumn,
+  findCustomerOrders,
+  listActiveThreads,
+  listOrphanThreadsNaming,
+  listSubjectRows,
+  listSubjectThreads,
+  PERSONAL_COLUMNS,
+  type PersonalTable,
+  type SubjectKeys,
+  type SubjectRow,
+  updateSubjectRow,
 } from "@/lib/db/queries/erasure";
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
@@ -19,19 +24,23 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { RUN_KINDS, THREAD_STATUSES } from "@/lib/wire";
 import { agentOfThread } from "./graph";
+import { makeRedactor, type Redactor } from "./redact";
 
 /*
- * Erasure of a customer's personal data (a right-to-erasure request): their email address and their name (as the
- * shop's orders know it, plus any spelling given) are replaced by placeholders everywhere the database holds them —
- * threads, runs, decisions, events, checkpoints (channel values and pending writes are the saver's JSON bytes,
- * rewritten as JSON), effects, outbox, refunds, orders — in one transaction, and in the audit trail through its one
- * audited exception, the database function `audit_log_erase` (role `audit_eraser`), which appends the `erasure` entry
- * first; the trail's hash chain still verifies afterwards. The placeholders keep every thread readable.
+ * Erasure of a customer's personal data (a right-to-erasure request), by subject. The subject is a customer the shop
+ * knows by email (their orders); their rows are found by keys, never by searching text: the threads about their
+ * orders (and archived ones the ledger ties to them, and ticket-only threads naming their address), their orders and
+ * their account. In those rows only, and only in the columns declared personal (lib/db/queries/erasure.ts), their
+ * email, their names and the values their agents declare personal become placeholders — as whole words, inside JSON
+ * string values only (lib/runtime/redact.ts) — and the audit trail's rows of their threads through its one audited
+ * exception, `audit_log_erase_rows` (never who did what). No other customer's row, no staff member's, no JSON key and
+ * no checkpoint's structure is ever rewritten; a value it cannot read (a saver blob that is not JSON) and that holds
+ * the subject is refused with a code, as is a thread whose run is still going.
  *
- * A streamed reply holds the name split across token chunks: the event logs of the customer's finished runs are
- * compacted first (one event per message), so the name is whole where it is matched. The archive's JSON lines files
- * (RETENTION_ARCHIVE_DIR) are rewritten too, after the database commits. Not reached: staff accounts (auth_*), mail
- * files under MAIL_DIR, and the tokens of a run still streaming.
+ * A streamed reply holds the name split across token chunks: the event logs of the subject's finished runs are
+ * compacted first (one event per message), so the name is whole where it is matched. The archive's JSON lines of the
+ * subject's threads (RETENTION_ARCHIVE_DIR) are rewritten too, after the database commits. Not reached: mail files
+ * under MAIL_DIR.
  */
 
 export const ERASED_NAME = "[erased customer]";
@@ -49,51 +58,8 @@ export interface ErasureReport {
   auditRows: number;
   /** Archive lines rewritten (in the archive folder of this instance). */
   archiveLines: number;
-}
-
-/**
- * Rewrite the patterns in every `.jsonl` file of the archive folder (JSON text: the JSON patterns), each through a
- * temporary file and a rename. Returns the lines changed; a missing folder has none.
- */
-async function eraseArchiveFiles(
-  dir: string,
-  jsonPatterns: string[],
-  replacements: string[],
-): Promise<number> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  const regexes = jsonPatterns.map((p) => new RegExp(p, "gi"));
-  let changed = 0;
-  for (const name of names.filter((n) => n.endsWith(".jsonl"))) {
-    const path = join(dir, name);
-    const lines = (await readFile(path, "utf8")).split("\n");
-    let touched = false;
-    const out = lines.map((line) => {
-      let next = line;
-      regexes.forEach((re, i) => {
-        next = next.replace(re, () => replacements[i]!);
-      });
-      if (next !== line) {
-        changed += 1;
-        touched = true;
-      }
-      return next;
-    });
-    if (!touched) continue;
-    const temporary = `${path}.erasure-${process.pid}`;
-    await writeFile(temporary, out.join("\n"), { mode: 0o600 });
-    await rename(temporary, path);
-  }
-  return changed;
-}
-
-/** A case-insensitive regular expression (Postgres ARE) matching `text` literally. */
-function literal(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/** How `text` appears inside JSON text (quotes, backslashes and control characters escaped). */
-function inJson(text: string): string {
-  return JSON.stringify(text).slice(1, -1);
+  /** The customer was erased before (this request found nothing left and changed nothing). */
+  alreadyErased?: boolean;
 }
 
 /** The placeholder of a value an agent declared personal (an IBAN, an address, the customer's own words). */
@@ -149,22 +115,55 @@ export interface ErasureRequest {
 }
 
 /**
- * Erase one customer's personal data, by subject: the customer must exist (their email is on the shop's orders), a
- * staff account is refused, an extra name must be a spelling of theirs. Their email and names become placeholders
- * everywhere, and in their threads the values their agents declare personal (`personalData`: the customer's words,
- * an IBAN, an address) do too — never in a protected column (ids, statuses, answers, amounts, who decided). See the
- * top of this file for where. `preview` reports the same and rolls back.
+ * Erase one customer's personal data, by subject (see the top of this file). The customer must exist (their email is
+ * on the shop's orders) or have been erased before (then nothing changes: `alreadyErased`); an extra name must be a
+ * spelling of theirs. `preview` reports the same and rolls back.
  */
 export async function eraseCustomer(request: ErasureRequest): Promise<ErasureReport & { preview: boolean }> {
   const { db, actor, archiveDir = env.RETENTION_ARCHIVE_DIR, preview = false } = request;
-  const subject = await resolveSubject(request);
-  const { address, allNames, threadIds } = subject;
-  const needles = [address, ...allNames];
-  const replacements = [ERASED_EMAIL, ...allNames.map(() => ERASED_NAME)];
-  const patterns = needles.map(literal);
-  const jsonPatterns = needles.map((n) => literal(inJson(n)));
+  const address = normalizeEmail(request.email);
   const customerRef = createHash("sha256").update(address).digest("hex").slice(0, 16);
-  const values = await personalValues(db, threadIds, needles);
+  const subject = await resolveSubject(request, address);
+  if (!subject) {
+    const before = await findErasure({ db, customerRef });
+    if (!before) {
+      throw new AppError("not_found:customer", "No customer has that email address on an order.", {
+        fields: ["email"],
+      });
+    }
+    return {
+      erasureId: before.id,
+      customerRef,
+      namesErased: 0,
+      threads: 0,
+      rows: {},
+      auditRows: 0,
+      archiveLines: 0,
+      alreadyErased: true,
+      preview,
+    };
+  }
+  const { allNames, orderIds } = subject;
+  const nameRedactor = makeRedactor([
+    { text: address, replacement: ERASED_EMAIL },
+    ...allNames.map((text) => ({ text, replacement: ERASED_NAME })),
+  ]);
+  const threadIds = await subjectThreads(db, address, orderIds, nameRedactor);
+  const active = await listActiveThreads({ db, threadIds });
+  if (active.length > 0) {
+    throw new AppError(
+      "conflict:erasure_running",
+      `${active.length} of this customer's threads ${active.length === 1 ? "has" : "have"} a run in progress (${active.slice(0, 3).join(", ")}): erase once ${active.length === 1 ? "it pauses or ends" : "they pause or end"}, or stop ${active.length === 1 ? "it" : "them"} first.`,
+      { fields: ["email"] },
+    );
+  }
+  const values = await personalValues(db, threadIds, [address, ...allNames.map((n) => n.toLowerCase())]);
+  const redactor = makeRedactor([
+    { text: address, replacement: ERASED_EMAIL },
+    ...allNames.map((text) => ({ text, replacement: ERASED_NAME })),
+    ...values.map((text) => ({ text, replacement: ERASED_VALUE })),
+  ]);
+  const keys: SubjectKeys = { email: address, accountId: accountIdOf(address), threadIds };
 
   if (!preview) {
     for (const threadId of threadIds) {
@@ -177,36 +176,30 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
   await db
     .transaction(async (tx) => {
       const rows: Record<string, number> = {};
-      const count = (column: ErasableColumn, n: number) => {
-        if (n > 0)
-          rows[`${column.table}.${column.column}`] = (rows[`${column.table}.${column.column}`] ?? 0) + n;
-      };
-      const columns = await listErasableColumns({ db: tx });
-      for (const column of columns) {
-        count(column, await redactColumn({ db: tx, column, patterns, jsonPatterns, replacements }));
-      }
-      // The declared personal values, in the subject's own threads only.
-      if (values.length > 0 && threadIds.length > 0) {
-        for (const column of columns.filter((c) => c.threadColumn)) {
-          count(
-            column,
-            await redactColumn({
-              db: tx,
-              column,
-              patterns: values.map(literal),
-              jsonPatterns: values.map((v) => literal(inJson(v))),
-              replacements: values.map(() => ERASED_VALUE),
-              threadIds,
-            }),
-          );
+      for (const table of PERSONAL_COLUMNS) {
+        for (const row of await listSubjectRows({ db: tx, table, keys })) {
+          const changes = redactRow(table, row, redactor);
+          const changed = Object.keys(changes);
+          if (changed.length === 0) continue;
+          await updateSubjectRow({ db: tx, table, ctid: row.ctid, changes });
+          for (const column of changed) {
+            const key = `${table.table}.${column}`;
+            rows[key] = (rows[key] ?? 0) + 1;
+          }
         }
       }
-      const audit = [...needles, ...values];
-      const { erasureId, auditRows } = await eraseFromAuditTrail({
+      const auditChanges = (await listAuditOfThreads({ db: tx, threadIds })).flatMap((row) => {
+        const changed: Record<string, unknown> = {};
+        for (const field of ["payload", "answer", "detail"] as const) {
+          const next = redactor.json(row[field]);
+          if (next !== row[field]) changed[field] = next;
+        }
+        return Object.keys(changed).length > 0 ? [{ id: row.id, ...changed }] : [];
+      });
+      const { erasureId, auditRows } = await eraseAuditRows({
         db: tx,
-        patterns: audit.map(literal),
-        jsonPatterns: audit.map((n) => literal(inJson(n))),
-        replacements: [...replacements, ...values.map(() => ERASED_VALUE)],
+        threadIds,
+        rows: auditChanges,
         actor,
         detail: {
           customerRef,
@@ -232,35 +225,64 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
     });
   if (!report) throw new Error("erasure: no report");
   if (preview) return { ...report, erasureId: 0, preview: true };
-  const archiveLines = await eraseArchiveFiles(
-    archiveDir,
-    [...needles.map((n) => literal(inJson(n))), ...values.map((v) => literal(inJson(v)))],
-    [...replacements, ...values.map(() => ERASED_VALUE)],
-  );
+  const archiveLines = await eraseArchiveFiles(archiveDir, new Set(threadIds), new Set(orderIds), redactor);
   return { ...report, archiveLines, preview: false };
 }
 
 const PREVIEW = Symbol("erasure preview");
 
-/** The customer an erasure names, or a refusal that writes nothing. */
-async function resolveSubject({ db, email, names = [] }: ErasureRequest) {
+/** A saver blob's types that hold no value. */
+const NO_VALUE = new Set([null, "empty", "null", "undefined"]);
+
+/**
+ * The changed personal columns of one of the subject's rows (nothing when nothing matched). A saver blob is JSON when
+ * its type says so and is rewritten as JSON; one in any other encoding that holds the subject is refused.
+ */
+function redactRow(table: PersonalTable, row: SubjectRow, redactor: Redactor): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  for (const { column, kind } of table.columns) {
+    const value = row.values[column];
+    if (value === null || value === undefined) continue;
+    if (kind === "text") {
+      const next = redactor.text(value as string);
+      if (next !== value) changes[column] = next;
+    } else if (kind === "jsonb") {
+      const next = redactor.json(value);
+      if (next !== value) changes[column] = next;
+    } else {
+      const bytes = value as Buffer;
+      if (NO_VALUE.has(row.type ?? null)) continue;
+      if (row.type !== "json") {
+        if (redactor.matches(bytes.toString("utf8")) || redactor.matches(bytes.toString("latin1"))) {
+          throw new AppError(
+            "unprocessable:erasure_unreadable",
+            `A value of this customer's in ${table.table} is stored as "${row.type}", which erasure cannot rewrite without reading it as JSON: nothing was erased.`,
+          );
+        }
+        continue;
+      }
+      const parsed = JSON.parse(bytes.toString("utf8")) as unknown;
+      const next = redactor.json(parsed);
+      if (next !== parsed) changes[column] = Buffer.from(JSON.stringify(next), "utf8");
+    }
+  }
+  return changes;
+}
+
+function normalizeEmail(email: string): string {
   const address = email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) || address.length > 254) {
-    throw new AppError("bad_request:erasure", "The customer's email address is not valid.");
-  }
-  if (await isStaffEmail({ db, email: address })) {
-    throw new AppError(
-      "unprocessable:erasure_staff",
-      "That address is a staff account's: erasure is for customers (who decided what stays in the ledger).",
-      { fields: ["email"] },
-    );
-  }
-  const known = await findCustomerNames({ db, email: address });
-  if (known.length === 0) {
-    throw new AppError("not_found:customer", "No customer has that email address on an order.", {
+    throw new AppError("bad_request:erasure", "The customer's email address is not valid.", {
       fields: ["email"],
     });
   }
+  return address;
+}
+
+/** The customer an erasure names (null: no order has that address), or a refusal that writes nothing. */
+async function resolveSubject({ db, names = [] }: ErasureRequest, address: string) {
+  const { names: known, orderIds } = await findCustomerOrders({ db, email: address });
+  if (orderIds.length === 0) return null;
   const knownWords = new Set(known.flatMap(words));
   for (const name of names) {
     const own = words(name);
@@ -273,11 +295,84 @@ async function resolveSubject({ db, email, names = [] }: ErasureRequest) {
     }
   }
   const allNames = [...new Set([...known, ...names].map((n) => n.trim()).filter((n) => n.length >= 3))];
-  // Longest first, so "Anna Maria Schmidt" goes before "Anna Maria".
-  allNames.sort((a, b) => b.length - a.length);
-  const jsonPatterns = [address, ...allNames].map((n) => literal(inJson(n)));
-  const threadIds = await listThreadsMentioning({ db, jsonPatterns, email: address });
-  return { address, allNames, threadIds };
+  return { allNames, orderIds };
+}
+
+/** The subject's threads: by their orders (see listSubjectThreads), and ticket-only threads naming their address. */
+async function subjectThreads(
+  db: AppDb,
+  address: string,
+  orderIds: string[],
+  identity: Redactor,
+): Promise<string[]> {
+  const byKeys = await listSubjectThreads({ db, email: address, orderIds });
+  const orphans = (await listOrphanThreadsNaming({ db, email: address }))
+    .filter((t) => identity.matches(t.text))
+    .map((t) => t.id);
+  return [...new Set([...byKeys, ...orphans])].sort();
+}
+
+/**
+ * Rewrite the subject's lines in every `.jsonl` file of the archive folder (a line per archived thread: the subject's
+ * when its thread is one of theirs or was about one of their orders), each file through a temporary file and a rename.
+ * The saver's JSON values inside a line (`blobText`) are rewritten as JSON too. Returns the lines changed; a missing
+ * folder has none.
+ */
+async function eraseArchiveFiles(
+  dir: string,
+  threadIds: Set<string>,
+  orderIds: Set<string>,
+  redactor: Redactor,
+): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  let changed = 0;
+  for (const name of names.filter((n) => n.endsWith(".jsonl"))) {
+    const path = join(dir, name);
+    const lines = (await readFile(path, "utf8")).split("\n");
+    let touched = false;
+    const out = lines.map((line) => {
+      if (line.trim() === "") return line;
+      const archived = JSON.parse(line) as Record<string, unknown>;
+      const thread = archived.thread as { order_ref?: string | null; context_order?: string | null } | null;
+      const ours =
+        threadIds.has(String(archived.threadId)) ||
+        orderIds.has(thread?.order_ref ?? "") ||
+        orderIds.has(thread?.context_order ?? "");
+      if (!ours) return line;
+      const next = redactArchived(archived, redactor);
+      if (next === archived) return line;
+      changed += 1;
+      touched = true;
+      return JSON.stringify(next);
+    });
+    if (!touched) continue;
+    const temporary = `${path}.erasure-${process.pid}`;
+    await writeFile(temporary, out.join("\n"), { mode: 0o600 });
+    await rename(temporary, path);
+  }
+  return changed;
+}
+
+/** An archived thread with its values redacted (the same object when nothing matched); `blobText` as JSON. */
+function redactArchived(archived: Record<string, unknown>, redactor: Redactor): Record<string, unknown> {
+  let changed = false;
+  const blobs = (list: unknown) =>
+    Array.isArray(list)
+      ? list.map((b: Record<string, unknown>) => {
+          if (typeof b.blobText !== "string") return b;
+          const parsed = JSON.parse(b.blobText) as unknown;
+          const next = redactor.json(parsed);
+          if (next === parsed) return b;
+          changed = true;
+          return { ...b, blobText: JSON.stringify(next) };
+        })
+      : list;
+  const { checkpointBlobs, checkpointWrites, ...rest } = archived;
+  const next = redactor.json(rest);
+  if (next !== rest) changed = true;
+  const blobRows = blobs(checkpointBlobs);
+  const writeRows = blobs(checkpointWrites);
+  return changed ? { ...next, checkpointBlobs: blobRows, checkpointWrites: writeRows } : archived;
 }
 
 /**

@@ -6,7 +6,7 @@
  *   create-user --email E --role R [--name N]   same, any role
  *   issue-key --name N                  an intake API key, printed once (only its hash is stored)
  *   revoke-key --id ID                  revoke an intake key
- *   erase-customer --email E [--name N]  replace a customer's email and name with placeholders everywhere (audited)
+ *   erase-customer --email E [--name N]  erase a customer: their email, names and personal values become placeholders in their own rows (audited)
  *   verify-audit                        check the audit trail's hash chain
  *   list                                users and keys
  */

@@ -229,36 +229,76 @@ export async function verifyAuditTrail({
   return { ok: problems.length === 0, rows: count?.n ?? 0, problems };
 }
 
-/**
- * The one permitted change to the audit trail: rewrite `patterns` (case-insensitive regular expressions, and the
- * same as they appear in JSON text) with `replacements` in every row's actor, payload, answer and detail, through the
- * database function `audit_log_erase` (SECURITY DEFINER, role `audit_eraser`), which first appends the `erasure` entry
- * (`detail` must hold no personal data). Returns that entry's id and how many rows it rewrote.
- */
-export async function eraseFromAuditTrail({
+/** An audit row's rewritable content, as erasure reads it (JSON values, parsed). */
+export interface AuditContent {
+  id: number;
+  payload: unknown;
+  answer: unknown;
+  detail: unknown;
+}
+
+/** The audit rows of these threads (erasure rewrites their personal values; no other row). */
+export async function listAuditOfThreads({
   db,
-  patterns,
-  jsonPatterns,
-  replacements,
+  threadIds,
+}: {
+  db: Queryable;
+  threadIds: string[];
+}): Promise<AuditContent[]> {
+  if (threadIds.length === 0) return [];
+  const rows = rowsOf<{ id: string; payload: string | null; answer: string | null; detail: string | null }>(
+    await db.execute(sql`SELECT id, payload::text AS payload, answer::text AS answer, detail::text AS detail
+      FROM audit_log WHERE thread_id = ANY(${sql.param(threadIds)}::text[]) ORDER BY id`),
+  );
+  const parse = (text: string | null) => (text === null ? null : JSON.parse(text));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    payload: parse(r.payload),
+    answer: parse(r.answer),
+    detail: parse(r.detail),
+  }));
+}
+
+/**
+ * The one permitted change to the audit trail: new payload / answer / detail for rows of the subject's threads (never
+ * their actor), through the database function `audit_log_erase_rows` (SECURITY DEFINER, role `audit_eraser`), which
+ * refuses a row of any other thread and first appends the `erasure` entry (`detail` must hold no personal data).
+ * Returns that entry's id and how many rows it rewrote.
+ */
+export async function eraseAuditRows({
+  db,
+  threadIds,
+  rows,
   actor,
   detail,
 }: {
   db: Queryable;
-  patterns: string[];
-  jsonPatterns: string[];
-  replacements: string[];
+  threadIds: string[];
+  /** Each changed row with only its changed fields. */
+  rows: Array<{ id: number } & Partial<Omit<AuditContent, "id">>>;
   actor: Pick<Principal, "id" | "label" | "role">;
   detail: Record<string, unknown>;
 }): Promise<{ erasureId: number; auditRows: number }> {
   const [row] = rowsOf<{ id: string }>(
-    await db.execute(sql`SELECT audit_log_erase(${sql.param(patterns)}::text[], ${sql.param(jsonPatterns)}::text[],
-      ${sql.param(replacements)}::text[], ${actor.id}, ${actor.label}, ${actor.role ?? null},
-      ${JSON.stringify(detail)}::jsonb) AS id`),
+    await db.execute(sql`SELECT audit_log_erase_rows(${sql.param(threadIds)}::text[], ${JSON.stringify(rows)}::jsonb,
+      ${actor.id}, ${actor.label}, ${actor.role ?? null}, ${JSON.stringify(detail)}::jsonb) AS id`),
   );
-  const erasureId = Number(row?.id);
-  const [entry] = await db
-    .select({ detail: auditLog.detail })
+  return { erasureId: Number(row?.id), auditRows: rows.length };
+}
+
+/** The latest erasure entry naming this customer reference (`customerRef`), if any. */
+export async function findErasure({
+  db,
+  customerRef,
+}: {
+  db: Queryable;
+  customerRef: string;
+}): Promise<{ id: number; at: Date } | null> {
+  const [row] = await db
+    .select({ id: auditLog.id, at: auditLog.at })
     .from(auditLog)
-    .where(eq(auditLog.id, erasureId));
-  return { erasureId, auditRows: Number((entry?.detail as { auditRows?: number } | null)?.auditRows ?? 0) };
+    .where(and(eq(auditLog.action, "erasure"), sql`${auditLog.detail} ->> 'customerRef' = ${customerRef}`))
+    .orderBy(desc(auditLog.id))
+    .limit(1);
+  return row ? { id: Number(row.id), at: row.at } : null;
 }

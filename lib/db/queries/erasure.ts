@@ -1,148 +1,470 @@
 import "server-only";
-import { sql } from "drizzle-orm";
-import { getTableConfig } from "drizzle-orm/pg-core";
-import { checkpoints } from "../schema";
+import { type SQL, sql } from "drizzle-orm";
+import { rowsOf } from "../rows";
 import type { Queryable } from "../tx";
 
 /*
- * The SQL of erasure (lib/runtime/erasure.ts). Patterns are case-insensitive Postgres regular expressions that match
- * the erased text literally; the rewriting itself is `audit_log_redact` (migration audit_chain_erasure), the same
- * function the audit trail's erasure uses.
+ * The SQL of erasure by subject (lib/runtime/erasure.ts). Erasure reads the subject's own rows — the rows of their
+ * threads, their orders, their account — and writes back only the values it changed, row by row. It never searches
+ * text across a table: which rows are the subject's is decided by keys (order, email, thread), and what is personal
+ * in them by the declared map below.
  */
 
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
+/** How a table's rows are found to be the subject's. */
+export type SubjectScope =
+  /** Rows of the subject's threads: the column names the thread. */
+  | { by: "thread"; column: string }
+  /** Rows about the customer's email address (lower case) in `column`. */
+  | { by: "email"; column: string }
+  /** The customer's account: its email, or its id derived from the email. */
+  | { by: "account" }
+  /** Rows of the subject's threads, or about their email (account changes). */
+  | { by: "thread_or_email"; column: string; emailColumn: string }
+  /** Rows whose JSON `column` names one of the subject's threads under `threadId`. */
+  | { by: "json_thread"; column: string };
+
+/** A column that can hold a customer's personal data, and how erasure reads it. */
+export interface PersonalColumn {
+  column: string;
+  /** `text`: replaced as text; `jsonb`: string values only; `blob`: the saver's bytes, JSON when the row's type says so. */
+  kind: "text" | "jsonb" | "blob";
 }
 
-/** The names the shop's orders give for a customer's email address (lower case). */
-export async function findCustomerNames({ db, email }: { db: Queryable; email: string }): Promise<string[]> {
-  const rows = rowsOf<{ name: string }>(
-    await db.execute(
-      sql`SELECT DISTINCT customer_name AS name FROM orders WHERE lower(customer_email) = ${email}`,
-    ),
-  );
-  return rows.map((r) => r.name);
+/** A table with personal columns. */
+export interface PersonalTable {
+  schema: "public" | "checkpoint";
+  table: string;
+  scope: SubjectScope;
+  columns: readonly PersonalColumn[];
 }
 
-/** Threads whose events or decisions mention one of the JSON patterns, or that are about one of the email's orders. */
-export async function listThreadsMentioning({
+const text = (column: string): PersonalColumn => ({ column, kind: "text" });
+const json = (column: string): PersonalColumn => ({ column, kind: "jsonb" });
+const blob = (column: string): PersonalColumn => ({ column, kind: "blob" });
+const ofThread = (column = "thread_id"): SubjectScope => ({ by: "thread", column });
+
+/**
+ * Where a customer's personal data can be: every column of every table is either here or in
+ * {@link NOT_PERSONAL_COLUMNS} (a test checks the database against both, so a new column is classified when added).
+ */
+export const PERSONAL_COLUMNS: readonly PersonalTable[] = [
+  {
+    schema: "public",
+    table: "threads",
+    scope: ofThread("id"),
+    columns: [text("title"), text("customer_message"), json("ticket")],
+  },
+  { schema: "public", table: "runs", scope: ofThread(), columns: [json("input"), text("error_message")] },
+  { schema: "public", table: "queued_inputs", scope: ofThread(), columns: [json("input")] },
+  {
+    schema: "public",
+    table: "decisions",
+    scope: ofThread(),
+    columns: [json("payload"), text("title"), text("customer_name"), json("answer"), text("expiry_error")],
+  },
+  { schema: "public", table: "events", scope: ofThread(), columns: [json("event")] },
+  { schema: "public", table: "effects", scope: ofThread(), columns: [json("payload"), text("last_error")] },
+  {
+    schema: "public",
+    table: "outbox",
+    scope: ofThread(),
+    columns: [text("to_address"), text("subject"), text("body")],
+  },
+  {
+    schema: "public",
+    table: "account_changes",
+    scope: { by: "thread_or_email", column: "thread_id", emailColumn: "account_email" },
+    columns: [text("account_email"), text("customer_name"), text("from_value"), text("to_value")],
+  },
+  {
+    schema: "public",
+    table: "orders",
+    scope: { by: "email", column: "customer_email" },
+    columns: [text("customer_name"), text("customer_email")],
+  },
+  {
+    schema: "public",
+    table: "customer_accounts",
+    scope: { by: "account" },
+    columns: [text("email"), text("address"), text("payout")],
+  },
+  {
+    schema: "public",
+    table: "notifications",
+    scope: { by: "json_thread", column: "payload" },
+    columns: [json("payload"), text("last_error")],
+  },
+  { schema: "checkpoint", table: "checkpoints", scope: ofThread(), columns: [json("metadata")] },
+  { schema: "checkpoint", table: "checkpoint_blobs", scope: ofThread(), columns: [blob("blob")] },
+  { schema: "checkpoint", table: "checkpoint_writes", scope: ofThread(), columns: [blob("blob")] },
+];
+
+/**
+ * Columns that hold no customer's personal data, by table (`schema.table` for the saver's), with why. The audit trail
+ * is erased through its own function (payload, answer and detail of the subject's threads' rows; never the actor).
+ */
+export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly string[]; why: string }>> = {
+  "public.threads": {
+    columns: [
+      "id",
+      "agent_id",
+      "agent_version",
+      "order_ref",
+      "context_order",
+      "customer_order",
+      "status",
+      "created_by",
+      "started_by",
+      "last_edited_by",
+      "search_tsv",
+    ],
+    why: "ids, the agent, order numbers, the status, staff principals; the search vector is generated from the text",
+  },
+  "public.runs": {
+    columns: [
+      "id",
+      "thread_id",
+      "kind",
+      "status",
+      "started_by",
+      "started_by_label",
+      "agent_key",
+      "from_checkpoint_id",
+      "owner",
+      "error_code",
+      "trace_id",
+      "trace_span_id",
+      "cancel_requested_by",
+    ],
+    why: "ids, statuses, codes and staff principals",
+  },
+  "public.queued_inputs": {
+    columns: ["id", "thread_id", "strategy", "behind_run_id", "started_by", "started_by_label", "status"],
+    why: "ids, statuses and staff principals",
+  },
+  "public.decisions": {
+    columns: [
+      "interrupt_id",
+      "thread_id",
+      "run_id",
+      "checkpoint_id",
+      "action",
+      "order_id",
+      "currency",
+      "status",
+      "resume_status",
+      "resolved_by",
+      "resolved_by_id",
+      "resolver_role",
+      "resume_run_id",
+      "expiry_answer",
+    ],
+    why: "the ledger: ids, the question kind, statuses, who decided (staff) and the SLA's configured answer",
+  },
+  "public.events": { columns: ["thread_id", "run_id", "type"], why: "ids and the event type" },
+  "public.effects": {
+    columns: [
+      "id",
+      "idempotency_key",
+      "thread_id",
+      "kind",
+      "record_id",
+      "status",
+      "owner",
+      "provider_ref",
+      "resolution",
+      "resolved_by",
+      "trace_id",
+      "trace_span_id",
+    ],
+    why: "ids, keys, statuses, the provider's reference and staff principals",
+  },
+  "public.outbox": { columns: ["id", "idempotency_key", "thread_id"], why: "ids and keys" },
+  "public.account_changes": {
+    columns: ["id", "idempotency_key", "thread_id", "field"],
+    why: "ids, keys and which field changed",
+  },
+  "public.orders": {
+    columns: ["id", "currency", "payment_method", "items", "status", "payment_ref", "name_tsv"],
+    why: "the order's number, money, items and status; the name vector is generated from the name",
+  },
+  "public.customer_accounts": { columns: ["id"], why: "a digest of the email (accountIdOf)" },
+  "public.refunds": {
+    columns: ["id", "idempotency_key", "order_id", "thread_id", "currency", "method", "approved_by"],
+    why: "the money ledger: ids, keys, the method and who approved (staff)",
+  },
+  "public.vouchers": {
+    columns: ["id", "idempotency_key", "code", "thread_id", "currency", "granted_by"],
+    why: "ids, the voucher's code and who granted it (staff)",
+  },
+  "public.notifications": {
+    columns: ["id", "idempotency_key", "target_id", "event", "status"],
+    why: "ids and statuses",
+  },
+  "public.audit_log": {
+    columns: [
+      "action",
+      "actor_id",
+      "actor",
+      "actor_role",
+      "thread_id",
+      "checkpoint_id",
+      "interrupt_id",
+      "ip_address",
+      "payload",
+      "answer",
+      "detail",
+    ],
+    why: "who did what, when, on what (staff); payload, answer and detail of the subject's threads' rows are erased through audit_log_erase_rows",
+  },
+  "public.audit_chain": { columns: ["content_hash", "row_hash"], why: "digests" },
+  "public.audit_chain_state": { columns: ["head_hash", "candidate_running"], why: "the chainer's state" },
+  "public.auth_users": { columns: ["id", "email", "name", "image", "role"], why: "staff accounts" },
+  "public.auth_accounts": {
+    columns: [
+      "id",
+      "account_id",
+      "provider_id",
+      "user_id",
+      "access_token",
+      "refresh_token",
+      "id_token",
+      "scope",
+      "password",
+    ],
+    why: "staff credentials",
+  },
+  "public.auth_sessions": {
+    columns: ["id", "token", "ip_address", "user_agent", "user_id"],
+    why: "staff sessions",
+  },
+  "public.auth_verifications": { columns: ["id", "identifier", "value"], why: "staff sign-in" },
+  "public.auth_rate_limits": { columns: ["id", "key"], why: "sign-in rate limits" },
+  "public.api_keys": {
+    columns: ["id", "name", "prefix", "key_hash", "scope", "created_by", "revoked_by"],
+    why: "staff API keys",
+  },
+  "public.decision_claims": {
+    columns: ["interrupt_id", "thread_id", "user_id", "user_label", "assigned_by"],
+    why: "who works on a decision (staff)",
+  },
+  "public.inbox_changes": { columns: ["interrupt_id", "thread_id", "kind"], why: "ids" },
+  "public.instances": { columns: ["id", "hostname", "boot_id", "pid_namespace"], why: "server processes" },
+  "public.notification_targets": {
+    columns: ["id", "kind", "target", "secret", "events"],
+    why: "staff configuration",
+  },
+  "public.queue_samples": { columns: ["pending_by_action"], why: "counts" },
+  "public.scheduled_jobs": {
+    columns: ["name", "lease_holder", "last_holder", "last_error", "last_report"],
+    why: "server jobs and their counts",
+  },
+  "public.sla_policies": {
+    columns: ["id", "action", "expiry_answer", "updated_by"],
+    why: "staff configuration",
+  },
+  "public.teams": { columns: ["id", "name", "created_by"], why: "staff configuration" },
+  "public.team_agents": { columns: ["team_id", "agent_id"], why: "staff configuration" },
+  "public.team_members": { columns: ["team_id", "user_id"], why: "staff configuration" },
+  "public.thread_followers": { columns: ["thread_id", "instance_id"], why: "server processes" },
+  "checkpoint.checkpoints": {
+    columns: ["thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "checkpoint"],
+    why: "the checkpoint's structure (its values are blobs): never rewritten",
+  },
+  "checkpoint.checkpoint_blobs": {
+    columns: ["thread_id", "checkpoint_ns", "channel", "version", "type"],
+    why: "the saver's keys",
+  },
+  "checkpoint.checkpoint_writes": {
+    columns: ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "task_path", "channel", "type"],
+    why: "the saver's keys",
+  },
+};
+
+/** What identifies the subject in the database. */
+export interface SubjectKeys {
+  /** The customer's email address, lower case. */
+  email: string;
+  /** Their account's id (`accountIdOf(email)`). */
+  accountId: string;
+  threadIds: string[];
+}
+
+function scopeWhere(scope: SubjectScope, keys: SubjectKeys): SQL {
+  const threads = sql`${sql.param(keys.threadIds)}::text[]`;
+  switch (scope.by) {
+    case "thread":
+      return sql`${sql.identifier(scope.column)} = ANY(${threads})`;
+    case "email":
+      return sql`lower(${sql.identifier(scope.column)}) = ${keys.email}`;
+    case "account":
+      return sql`(lower(email) = ${keys.email} OR id = ${keys.accountId})`;
+    case "thread_or_email":
+      return sql`(${sql.identifier(scope.column)} = ANY(${threads}) OR lower(${sql.identifier(scope.emailColumn)}) = ${keys.email})`;
+    case "json_thread":
+      return sql`${sql.identifier(scope.column)} ->> 'threadId' = ANY(${threads})`;
+  }
+}
+
+/** One row of the subject's, as erasure reads it: its physical address in the table, and each personal column. */
+export interface SubjectRow {
+  ctid: string;
+  /** Text columns as text, JSON columns parsed, blob columns as bytes (with `type` for the saver's tables). */
+  values: Record<string, unknown>;
+  type?: string | null;
+}
+
+/**
+ * The subject's rows of one table, locked until the transaction ends (so their `ctid` stays theirs): each personal
+ * column as text, JSON text (parsed here) or base64 bytes.
+ */
+export async function listSubjectRows({
   db,
-  jsonPatterns,
+  table,
+  keys,
+}: {
+  db: Queryable;
+  table: PersonalTable;
+  keys: SubjectKeys;
+}): Promise<SubjectRow[]> {
+  const name = sql`${sql.identifier(table.schema)}.${sql.identifier(table.table)}`;
+  const hasType = table.columns.some((c) => c.kind === "blob");
+  const columns = sql.join(
+    table.columns.map((c) =>
+      c.kind === "jsonb"
+        ? sql`${sql.identifier(c.column)}::text AS ${sql.identifier(c.column)}`
+        : c.kind === "blob"
+          ? sql`encode(${sql.identifier(c.column)}, 'base64') AS ${sql.identifier(c.column)}`
+          : sql.identifier(c.column),
+    ),
+    sql`, `,
+  );
+  const rows = rowsOf<Record<string, string | null>>(
+    await db.execute(sql`SELECT ctid::text AS ctid${hasType ? sql`, type` : sql``}, ${columns} FROM ${name}
+      WHERE ${scopeWhere(table.scope, keys)} FOR UPDATE`),
+  );
+  return rows.map((r) => {
+    const values: Record<string, unknown> = {};
+    for (const c of table.columns) {
+      const raw = r[c.column] ?? null;
+      values[c.column] =
+        raw === null
+          ? null
+          : c.kind === "jsonb"
+            ? JSON.parse(raw)
+            : c.kind === "blob"
+              ? Buffer.from(raw.replace(/\s+/g, ""), "base64")
+              : raw;
+    }
+    return { ctid: String(r.ctid), values, ...(hasType ? { type: r.type ?? null } : {}) };
+  });
+}
+
+/** Write back the changed personal columns of one row read by {@link listSubjectRows} (same transaction). */
+export async function updateSubjectRow({
+  db,
+  table,
+  ctid,
+  changes,
+}: {
+  db: Queryable;
+  table: PersonalTable;
+  ctid: string;
+  changes: Record<string, unknown>;
+}): Promise<void> {
+  const kinds = new Map(table.columns.map((c) => [c.column, c.kind]));
+  const sets = Object.entries(changes).map(([column, value]) => {
+    const kind = kinds.get(column);
+    if (!kind) throw new Error(`erasure: ${table.table}.${column} is not a personal column`);
+    const target = sql.identifier(column);
+    return kind === "jsonb"
+      ? sql`${target} = ${JSON.stringify(value)}::jsonb`
+      : kind === "blob"
+        ? sql`${target} = decode(${(value as Buffer).toString("base64")}, 'base64')`
+        : sql`${target} = ${value as string}`;
+  });
+  if (sets.length === 0) return;
+  await db.execute(
+    sql`UPDATE ${sql.identifier(table.schema)}.${sql.identifier(table.table)} SET ${sql.join(sets, sql`, `)}
+      WHERE ctid = ${ctid}::tid`,
+  );
+}
+
+/** The names the shop's orders give for a customer's email address, and those orders' numbers. */
+export async function findCustomerOrders({
+  db,
   email,
 }: {
   db: Queryable;
-  jsonPatterns: string[];
   email: string;
+}): Promise<{ names: string[]; orderIds: string[] }> {
+  const rows = rowsOf<{ id: string; name: string }>(
+    await db.execute(
+      sql`SELECT id, customer_name AS name FROM orders WHERE lower(customer_email) = ${email} ORDER BY id`,
+    ),
+  );
+  return { names: [...new Set(rows.map((r) => r.name))], orderIds: rows.map((r) => r.id) };
+}
+
+/**
+ * The subject's threads, by keys only: threads about their orders (as filed or as found), archived threads whose
+ * decisions or refunds were about their orders (the ledger outlives the thread; a live thread about another order is
+ * that order's customer's, whatever it paid), and their account changes.
+ */
+export async function listSubjectThreads({
+  db,
+  email,
+  orderIds,
+}: {
+  db: Queryable;
+  email: string;
+  orderIds: string[];
 }): Promise<string[]> {
-  const any = jsonPatterns.join("|");
+  const orders = sql`${sql.param(orderIds)}::text[]`;
   const rows = rowsOf<{ id: string }>(
-    await db.execute(sql`SELECT thread_id AS id FROM events WHERE event::text ~* ${any}
-      UNION SELECT thread_id FROM decisions WHERE payload::text ~* ${any}
-      UNION SELECT t.id FROM threads t JOIN orders o ON o.id = t.order_ref WHERE lower(o.customer_email) = ${email}
+    await db.execute(sql`SELECT id FROM threads WHERE customer_order = ANY(${orders})
+      UNION SELECT thread_id FROM decisions d WHERE order_id = ANY(${orders})
+        AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = d.thread_id)
+      UNION SELECT thread_id FROM refunds r WHERE order_id = ANY(${orders})
+        AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = r.thread_id)
+      UNION SELECT thread_id FROM account_changes WHERE lower(account_email) = ${email}
       ORDER BY 1`),
   );
   return rows.map((r) => r.id);
 }
 
-export interface ErasableColumn {
-  /** The table's Postgres schema: the application's (`public`) or the saver's (`checkpoint`). */
-  schema: string;
-  table: string;
-  column: string;
-  kind: "text" | "jsonb" | "bytea";
-  /** How its rows name their thread (`thread_id`, or `id` for threads), if they do. */
-  threadColumn: "thread_id" | "id" | null;
-}
-
 /**
- * Columns erasure never rewrites, whatever they hold: identifiers and keys, statuses, actions and answers, amounts and
- * currencies, and who did what (staff identities: `*_by`, labels). The ledger reads the same before and after.
+ * Threads about no order at all whose ticket holds the address (a candidate list: the caller checks it as a whole
+ * word). A thread about another customer's order is never one of them.
  */
-const PROTECTED_COLUMN =
-  "^(id|key|kind|type|status|action|answer|role|currency|version|agent_id|agent_version)$|_id$|_ids$|_by$|_by_label$|_label$|_key$|_ref$|_cents$|_status$|^error_code$";
-
-/**
- * Every column of the application's tables and the saver's (their own schema) that can hold a customer's text: text,
- * varchar, jsonb, and the saver's bytea values (in tables with a `type` column saying which are JSON). Not the audit trail (its own function), not
- * staff accounts and keys (auth_*, api_keys).
- */
-export async function listErasableColumns({ db }: { db: Queryable }): Promise<ErasableColumn[]> {
-  const rows = rowsOf<{
-    schema: string;
-    table: string;
-    column: string;
-    type: string;
-    thread_column: string | null;
-  }>(
-    await db.execute(sql`SELECT c.table_schema AS schema, c.table_name AS table, c.column_name AS column, c.data_type AS type,
-        CASE WHEN c.table_name = 'threads' THEN 'id'
-          WHEN EXISTS (SELECT 1 FROM information_schema.columns k WHERE k.table_schema = c.table_schema
-            AND k.table_name = c.table_name AND k.column_name = 'thread_id') THEN 'thread_id' END AS thread_column
-      FROM information_schema.columns c
-      JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-      WHERE c.table_schema IN (current_schema(), ${getTableConfig(checkpoints).schema ?? "public"}) AND t.table_type = 'BASE TABLE' AND c.is_generated = 'NEVER'
-        AND c.data_type IN ('text', 'character varying', 'jsonb', 'bytea')
-        AND c.table_name <> 'audit_log' AND c.table_name NOT LIKE 'auth\\_%' AND c.table_name <> 'api_keys'
-        AND c.column_name !~ ${PROTECTED_COLUMN}
-        AND (c.data_type <> 'bytea' OR EXISTS (SELECT 1 FROM information_schema.columns k
-          WHERE k.table_schema = c.table_schema AND k.table_name = c.table_name AND k.column_name = 'type'))
-      ORDER BY c.table_schema, c.table_name, c.ordinal_position`),
-  );
-  return rows.map((r) => ({
-    schema: r.schema,
-    table: r.table,
-    column: r.column,
-    kind: r.type === "jsonb" ? "jsonb" : r.type === "bytea" ? "bytea" : "text",
-    threadColumn: r.thread_column === "id" || r.thread_column === "thread_id" ? r.thread_column : null,
-  }));
-}
-
-/** Rewrite the patterns in one column of every row that holds one; returns the rows changed. */
-export async function redactColumn({
+export async function listOrphanThreadsNaming({
   db,
-  column,
-  patterns,
-  jsonPatterns,
-  replacements,
+  email,
+}: {
+  db: Queryable;
+  email: string;
+}): Promise<Array<{ id: string; text: string }>> {
+  const pattern = `%${email.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return rowsOf<{ id: string; text: string }>(
+    await db.execute(sql`SELECT id, concat_ws(' ', title, customer_message, ticket::text) AS text FROM threads
+      WHERE customer_order IS NULL
+        AND (customer_message ILIKE ${pattern} OR title ILIKE ${pattern} OR ticket::text ILIKE ${pattern})
+      ORDER BY id`),
+  );
+}
+
+/** Which of these threads have a run queued or running (erasure waits for them to end). */
+export async function listActiveThreads({
+  db,
   threadIds,
 }: {
   db: Queryable;
-  column: ErasableColumn;
-  patterns: string[];
-  jsonPatterns: string[];
-  replacements: string[];
-  /** Only rows of these threads (the column must have a thread column). */
-  threadIds?: string[];
-}): Promise<number> {
-  const t = sql`${sql.identifier(column.schema)}.${sql.identifier(column.table)}`;
-  const scope =
-    threadIds && column.threadColumn
-      ? sql` AND ${sql.identifier(column.threadColumn)} = ANY(${sql.param(threadIds)}::text[])`
-      : sql``;
-  const c = sql.identifier(column.column);
-  const pats = sql`${sql.param(patterns)}::text[]`;
-  const jpats = sql`${sql.param(jsonPatterns)}::text[]`;
-  const reps = sql`${sql.param(replacements)}::text[]`;
-  const statement =
-    column.kind === "text"
-      ? sql`UPDATE ${t} SET ${c} = audit_log_redact(${c}, ${pats}, ${reps}) WHERE ${c} ~* ${patterns.join("|")}${scope}`
-      : column.kind === "jsonb"
-        ? sql`UPDATE ${t} SET ${c} = audit_log_redact(${c}::text, ${jpats}, ${reps})::jsonb
-            WHERE ${c}::text ~* ${jsonPatterns.join("|")}${scope}`
-        : sql`UPDATE ${t} SET ${c} = convert_to(audit_log_redact(convert_from(${c}, 'UTF8'), ${jpats}, ${reps}), 'UTF8')
-            WHERE type = 'json' AND convert_from(${c}, 'UTF8') ~* ${jsonPatterns.join("|")}${scope}`;
-  const result = await db.execute(statement);
-  return (
-    (result as { rowCount?: number | null }).rowCount ??
-    (result as { affectedRows?: number }).affectedRows ??
-    0
+  threadIds: string[];
+}): Promise<string[]> {
+  if (threadIds.length === 0) return [];
+  const rows = rowsOf<{ id: string }>(
+    await db.execute(sql`SELECT DISTINCT thread_id AS id FROM runs
+      WHERE thread_id = ANY(${sql.param(threadIds)}::text[]) AND status IN ('queued', 'running') ORDER BY 1`),
   );
-}
-
-/** Whether `email` is a staff account's (erasure is for customers: staff identities are the ledger's). */
-export async function isStaffEmail({ db, email }: { db: Queryable; email: string }): Promise<boolean> {
-  const rows = rowsOf<{ n: number }>(
-    await db.execute(sql`SELECT count(*)::int AS n FROM auth_users WHERE lower(email) = ${email}`),
-  );
-  return (rows[0]?.n ?? 0) > 0;
+  return rows.map((r) => r.id);
 }

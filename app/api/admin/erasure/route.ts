@@ -13,11 +13,12 @@ const erasureBody = z.strictObject({
 });
 
 /**
- * Erase a customer's personal data (admins), by subject: a customer with orders under that email (404 otherwise; 422
- * for a staff account or a "name" that is not theirs). Their email and name become placeholders in every thread,
- * checkpoint, event, effect and audit entry, and the values their agents declare personal (their words, an IBAN, an
- * address) in their own threads; never an id, status, answer, amount or who decided. `preview: true` reports the
- * rows it would change and changes nothing. The erasure itself is audited and the audit trail still verifies.
+ * Erase a customer's personal data (admins), by subject: a customer with orders under that email (404 otherwise; 200
+ * with `alreadyErased` for one erased before; 422 for a "name" that is not theirs; 409 while one of their threads has
+ * a run going). In their own rows only — their threads, orders, account and the audit rows of their threads — their
+ * email, names and the values their agents declare personal become placeholders, as whole words, never a JSON key or
+ * anyone else's row; never an id, status, amount or who decided. `preview: true` reports the rows it would change and
+ * changes nothing. The erasure itself is audited and the audit trail still verifies.
  */
 export const POST = route(
   {
