@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
@@ -9,6 +10,9 @@ const shared = {
   // Library code marks itself `server-only`; tests run on the server, so resolve the marker to its empty build.
   alias: { "server-only": `${root}node_modules/server-only/empty.js`, "@/": root },
 };
+
+// One receipt key for the whole run: test files, the servers they start and the commands they run sign and verify alike.
+process.env.RECEIPT_KEYS ??= `test:${randomBytes(24).toString("hex")}`;
 
 export default defineConfig({
   resolve: { alias: { "server-only": `${root}node_modules/server-only/empty.js`, "@": root } },

@@ -162,6 +162,11 @@ const schema = z.object({
    * database a random one is generated once and kept beside the data directory.
    */
   BETTER_AUTH_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32).optional()),
+  /**
+   * Keys that sign decision receipts, `id:secret` pairs separated by commas (secrets of 32+ characters): the first
+   * signs, all verify — rotate by putting a new key first. Unset: one key derived from the session secret.
+   */
+  RECEIPT_KEYS: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(34).optional()),
   /** The first admin, created at start when no admin exists yet (the password is hashed; nothing is logged). */
   ADMIN_EMAIL: z.preprocess((v) => (v === "" ? undefined : v), z.string().trim().email().optional()),
   ADMIN_PASSWORD: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(12).max(128).optional()),

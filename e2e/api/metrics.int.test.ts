@@ -1,5 +1,7 @@
+import { openPostgres } from "@/lib/db/open";
 import { authedFetch } from "../support/auth";
 import { metricTable, metricValue, parsePrometheus } from "../support/prometheus";
+import { recordApproval } from "../support/receipts";
 import { agentFor, answer, createTicket, runOnce } from "./client";
 import { useTestServer } from "./setup";
 
@@ -168,6 +170,21 @@ describe("metrics", () => {
        WHERE interrupt_id = $1`,
       [interruptId],
     );
+    // The approval's receipt, as the ledger writes it with the decision: the refund is paid only against it.
+    const [order] = await ctx.prepared.sql.rows<{ id: string; amount_cents: number }>(
+      "SELECT o.id, o.amount_cents FROM decisions d JOIN orders o ON o.id = d.order_id WHERE d.interrupt_id = $1",
+      [interruptId],
+    );
+    const database = openPostgres(ctx.prepared.url, { max: 1 });
+    try {
+      await recordApproval({
+        db: database.db,
+        threadId,
+        authorizes: [{ effect: "refund", orderId: order!.id, amountCents: order!.amount_cents }],
+      });
+    } finally {
+      await database.close();
+    }
     await ctx.prepared.sql.rows(
       `INSERT INTO runs (id, thread_id, kind, status, input, owner, lease_expires_at, attempts, started_at)
        VALUES ($1, $2, 'resume', 'running', $3, 'elsewhere:1:dead', now() - interval '1 minute', $4, now())`,

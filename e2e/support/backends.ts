@@ -13,7 +13,7 @@ export type Backend = "postgres" | "pglite";
 export async function openBackend(
   kind: Backend,
   options: { icuLocale?: string; migrationsFolder?: string } = {},
-): Promise<{ database: Database; close(): Promise<void> }> {
+): Promise<{ database: Database; close(): Promise<void>; url?: string }> {
   const folder = options.migrationsFolder ?? join(process.cwd(), "drizzle");
   if (kind === "pglite") {
     const database = await openPglite("memory://");
@@ -25,6 +25,7 @@ export async function openBackend(
   await migrateDatabase(database, folder);
   return {
     database,
+    url: created.url,
     async close() {
       await database.close();
       await created.drop();

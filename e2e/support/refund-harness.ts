@@ -4,11 +4,13 @@ import { Command } from "@langchain/langgraph";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import type { Database } from "@/lib/db/open";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
+import { refundAgent } from "@/lib/graphs/refund/agent";
 import { buildRefundGraph, type RefundGraph, refundGraphInput } from "@/lib/graphs/refund/graph";
 import { OfflineChatModel } from "@/lib/graphs/refund/offline-model";
 import type { RefundStateValue } from "@/lib/graphs/refund/state";
 import { type InterruptAction, type PayloadOf, parseInterruptPayload } from "@/lib/interrupts";
 import { type Backend, openBackend } from "./backends";
+import { recordAnswers } from "./receipts";
 
 /*
  * Shared by the refund graph's integration tests: a migrated, seeded database of either kind, the real graph on our
@@ -35,8 +37,12 @@ export async function openRefundHarness(kind: Backend, model?: BaseChatModel): P
     db: database.db,
     model: model ?? new OfflineChatModel(),
   });
+  databaseOf.set(graph, database.db);
   return { database, graph, close: () => backend.close() };
 }
+
+/** The database each harness graph writes to (its answers' receipts go there). */
+const databaseOf = new WeakMap<RefundGraph, Database["db"]>();
 
 /** A config for a new thread (a fresh thread id). */
 export function newThread(): ThreadConfig {
@@ -50,8 +56,18 @@ export async function startThread(graph: RefundGraph, customerMessage: string, o
   return config;
 }
 
-/** Answer the open interrupt. */
+/** Answer the open interrupt, as the ledger does: its decision receipt first (what the answer authorizes), then resume. */
 export async function answer(graph: RefundGraph, config: ThreadConfig, value: unknown): Promise<void> {
+  const db = databaseOf.get(graph);
+  const open = await openInterrupts(graph, config);
+  if (db && open.length === 1 && open[0]?.id) {
+    await recordAnswers({
+      db,
+      agent: refundAgent,
+      threadId: config.configurable.thread_id,
+      answers: { [open[0].id]: [open[0].value, value] },
+    });
+  }
   await graph.invoke(new Command({ resume: value }), config);
 }
 

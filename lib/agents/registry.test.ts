@@ -60,6 +60,7 @@ describe("every registered agent's questions are complete in the console", () =>
             answer: acting,
             principal: nobody,
             involved: [],
+            decided: [],
             siblings: [],
           });
         } catch (error) {

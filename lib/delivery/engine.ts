@@ -82,6 +82,11 @@ export interface DeliveryQueue<T> {
   settle(item: T, settlement: Settlement): Promise<void>;
   /** Around each item's delivery (tracing). */
   around?(item: T, work: () => Promise<void>): Promise<void>;
+  /**
+   * Before the connector: a refusal that settles the item without delivering it (an effect whose authority does not
+   * check out), or null to deliver.
+   */
+  precheck?(item: T): Promise<DeliveryResult | null>;
 }
 
 /**
@@ -102,9 +107,10 @@ export async function deliverDue<T>(
         const connector = connectors.get(kind);
         let result: DeliveryResult;
         try {
-          result = connector
-            ? await connector.deliver(queue.delivery(item))
-            : refused(`no connector for ${kind}`);
+          const refusal = connector ? ((await queue.precheck?.(item)) ?? null) : null;
+          result = !connector
+            ? refused(`no connector for ${kind}`)
+            : (refusal ?? (await connector.deliver(queue.delivery(item))));
         } catch (error) {
           result = retryable(error instanceof Error ? error.message : String(error));
         }

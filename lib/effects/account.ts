@@ -9,6 +9,12 @@ export const accountKind: EffectKind = {
   summary: (p) =>
     `Account change: ${String(p.field ?? "")} ${p.from ? `“${String(p.from)}” → ` : "→ "}“${String(p.to ?? "")}”`,
   taskActions: defaultTaskActions,
+  authority: (p) => ({
+    effect: "account_change",
+    accountEmail: String(p.account ?? ""),
+    field: String(p.field ?? ""),
+    to: String(p.to ?? ""),
+  }),
 };
 
 /**

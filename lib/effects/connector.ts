@@ -1,5 +1,5 @@
 import "server-only";
-import type { EffectTaskAction } from "@/lib/wire";
+import type { Authorization, EffectTaskAction } from "@/lib/wire";
 
 /**
  * What the console says and offers about one kind of effect, declared by the module that delivers it (next to its
@@ -11,6 +11,12 @@ export interface EffectKind {
   summary(payload: Record<string, unknown>): string;
   /** What an operator may do about an effect of this kind that failed, or whose outcome is unknown (`unconfirmed`). */
   taskActions(status: string): EffectTaskAction[];
+  /**
+   * For a kind that moves money or changes an account: what delivering this payload does, as a decision must have
+   * authorized it. The dispatcher delivers it only when the effect's receipt verifies and authorized exactly this
+   * (lib/runtime/receipts.ts `checkEffectAuthority`); otherwise it is refused for good, an operator task.
+   */
+  authority?(payload: Record<string, unknown>): Authorization;
 }
 
 /** Most channels: try again or close it; an unknown outcome may also be confirmed as arrived. */

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { openBackend } from "@/e2e/support/backends";
 import { type FakePaymentProvider, startFakePaymentProvider } from "@/e2e/support/fake-payment";
+import { recordApprovedRefund } from "@/e2e/support/receipts";
 import { seeded } from "@/e2e/support/seeded";
 import { startTestSmtpServer, type TestSmtpServer } from "@/e2e/support/smtp";
 import type { Database } from "@/lib/db/open";
 import { getEffect } from "@/lib/db/queries/effects";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { queueEmail } from "@/lib/db/queries/outbox";
-import { recordRefund } from "@/lib/db/queries/refunds";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { actOnEffectTask, toEffectView } from "@/lib/runtime/effects";
 import { instanceLabels } from "@/lib/runtime/instance";
@@ -88,7 +88,7 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
     provider.setFaults({ error500: 0.2, timeoutAfterApply: 0.1, drop: 0.05 });
     smtp.setFaults({ rejectRcpt451: 0.1, reject451: 0.1, refuseConnection: 0.05 });
     for (let i = 0; i < 30; i++) {
-      const recorded = await recordRefund({
+      const recorded = await recordApprovedRefund({
         db: database.db,
         decisionRef: `fault-decision-${i}`,
         orderId: "ORD-1008",
@@ -96,7 +96,6 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
         amountCents: 1000,
         currency: "EUR",
         method: "original_payment",
-        approvedBy: "operator",
       });
       expect(recorded.ok).toBe(true);
     }
@@ -134,7 +133,7 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
   });
 
   it("takes over an effect a dead dispatcher left sending, and reconciles it instead of paying twice", async () => {
-    const recorded = await recordRefund({
+    const recorded = await recordApprovedRefund({
       db: database.db,
       decisionRef: "crash-decision",
       orderId: "ORD-1001",
@@ -142,7 +141,6 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
       amountCents: 500,
       currency: "EUR",
       method: "original_payment",
-      approvedBy: "policy",
     });
     if (!recorded.ok) throw new Error("not recorded");
     // The dead dispatcher got as far as the provider, then died before recording the outcome.
@@ -255,7 +253,7 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
               })
             ).effect.id
           : await (async () => {
-              const recorded = await recordRefund({
+              const recorded = await recordApprovedRefund({
                 db: database.db,
                 decisionRef: `matrix-${n}`,
                 orderId: "ORD-1001",
@@ -263,7 +261,6 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
                 amountCents: 1,
                 currency: "EUR",
                 method: "original_payment",
-                approvedBy: "operator",
               });
               if (!recorded.ok) throw new Error(`not recorded: ${JSON.stringify(recorded)}`);
               return recorded.effect.id;
@@ -310,7 +307,7 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
 
   it("out of attempts: failed with its last error, an audit entry and an operator task; a retry delivers it", async () => {
     provider.setFaults({ down: true });
-    const recorded = await recordRefund({
+    const recorded = await recordApprovedRefund({
       db: database.db,
       decisionRef: "down-decision",
       orderId: "ORD-1003",
@@ -318,7 +315,6 @@ describe("effect dispatcher against a fake payment provider and a real SMTP serv
       amountCents: 700,
       currency: "EUR",
       method: "original_payment",
-      approvedBy: "operator",
     });
     if (!recorded.ok) throw new Error("not recorded");
     await drain("dispatcher-c", { maxAttempts: 3, baseMs: 10, maxMs: 20 });

@@ -16,14 +16,34 @@ import { env } from "@/lib/env";
 import { observeDelivery, traceDelivery } from "@/lib/observability/effects";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { instanceId, instanceLabels, isGoneHere } from "@/lib/runtime/instance";
-import type { EffectConnector } from "./connector";
-import { EFFECT_KINDS } from "./kinds";
+import { checkEffectAuthority } from "@/lib/runtime/receipts";
+import { type DeliveryResult, type EffectConnector, refused } from "./connector";
+import { EFFECT_KINDS, effectKind } from "./kinds";
 
 export { backoffMs, type RetryPolicy } from "@/lib/delivery/engine";
 
 /** The connectors this process delivers with: one per declared kind, configured from the environment. */
 export function connectorsFromEnv(db: Queryable): Map<string, EffectConnector> {
   return connectorsByKind(EFFECT_KINDS.map((kind) => kind.connect(db)));
+}
+
+/**
+ * The kinds that move money or change an account are delivered only against their receipt: before the connector is
+ * called, the effect's receipt must verify and must have authorized exactly what its payload says. A refusal is final
+ * (an operator task): the connector — the provider — is never called.
+ */
+function authorityCheck(db: Queryable, effect: Effect) {
+  const kind = effectKind(effect.kind);
+  if (!kind?.authority) return null;
+  const authority = kind.authority;
+  return async (): Promise<DeliveryResult | null> => {
+    const refusal = await checkEffectAuthority({
+      db,
+      effect,
+      wanted: authority(effect.payload as Record<string, unknown>),
+    });
+    return refusal ? refused(refusal) : null;
+  };
 }
 
 const DISPATCH_SYSTEM = { id: "system:dispatcher", label: "effect dispatcher", role: null } as const;
@@ -67,6 +87,7 @@ export async function dispatchDueEffects({
         },
       }),
       settle: (effect, settlement) => settleEffect(db, owner, effect, settlement),
+      precheck: async (effect) => (await authorityCheck(db, effect)?.()) ?? null,
       around: (effect, work) => traceDelivery(effect, work),
     },
     connectors,

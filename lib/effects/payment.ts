@@ -11,6 +11,7 @@ export const paymentKind: EffectKind = {
       ? `Refund ${formatMoney(p.amountCents, String(p.currency ?? "EUR"))} for ${String(p.orderId ?? "the order")}`
       : "payment effect",
   taskActions: () => ["retry", "refunded_manually", "mark_handled"],
+  authority: (p) => ({ effect: "refund", orderId: String(p.orderId), amountCents: Number(p.amountCents) }),
 };
 
 /** The refund the payment provider is asked to pay (the `payment` effect's payload). */

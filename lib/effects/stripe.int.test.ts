@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { type FakeStripe, startFakeStripe } from "@/e2e/support/fake-stripe";
+import { recordApprovedRefund } from "@/e2e/support/receipts";
 import { seeded } from "@/e2e/support/seeded";
 import type { Database } from "@/lib/db/open";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { orderPaymentRef } from "@/lib/db/queries/orders";
-import { recordRefund } from "@/lib/db/queries/refunds";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { instanceLabels } from "@/lib/runtime/instance";
 import { STRIPE_TEST_REF } from "@/lib/wire";
@@ -70,7 +70,7 @@ describe.each<Backend>(["postgres", "pglite"])("Stripe refunds on %s", (kind) =>
     amountCents: number,
     method = "original_payment",
   ) {
-    const recorded = await recordRefund({
+    const recorded = await recordApprovedRefund({
       db: database.db,
       decisionRef,
       orderId,
@@ -78,7 +78,6 @@ describe.each<Backend>(["postgres", "pglite"])("Stripe refunds on %s", (kind) =>
       amountCents,
       currency: "EUR",
       method: method as "original_payment",
-      approvedBy: "operator",
     });
     if (!recorded.ok) throw new Error(`not recorded: ${decisionRef}`);
     return recorded.effect;

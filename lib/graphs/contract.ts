@@ -8,6 +8,7 @@ import {
 } from "@/lib/interrupts";
 import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
 import type { AgentDefinition } from "@/lib/runtime/agent";
+import type { Authorization } from "@/lib/wire";
 
 /** The shared interrupt contract (`lib/interrupts`) as an agent's `interrupts`: for agents whose actions are in it. */
 export const sharedContract: AgentDefinition<InterruptPayload>["interrupts"] = {
@@ -23,4 +24,12 @@ export const sharedContract: AgentDefinition<InterruptPayload>["interrupts"] = {
   // From the question kinds: the answer that acts, whose policy the console asks before the click.
   actingAnswer: (payload) =>
     (QUESTION_KINDS[payload.action].actingAnswer as (p: InterruptPayload) => unknown)(payload),
+  // From the question kinds: what an answer authorizes, for its receipt.
+  authorizes: (payload, answer) =>
+    (
+      QUESTION_KINDS[payload.action].authorizes as (
+        p: InterruptPayload,
+        a: Record<string, unknown>,
+      ) => Authorization[]
+    )(payload, answer !== null && typeof answer === "object" ? (answer as Record<string, unknown>) : {}),
 };

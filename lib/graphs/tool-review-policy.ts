@@ -4,6 +4,7 @@ import { AppError } from "@/lib/errors";
 import type { InterruptPayload } from "@/lib/interrupts";
 import { reviewDecisions, toolReviewActs } from "@/lib/interrupts/tool-review";
 import type { DecisionAttempt } from "@/lib/runtime/agent";
+import type { Authorization } from "@/lib/wire";
 import { refuseOwnInput } from "./four-eyes";
 
 /** Who may let a reviewed tool call run, declared per tool in the agent's definition. */
@@ -12,6 +13,14 @@ export interface ToolRule<Args = Record<string, unknown>> {
   role?: Role | ((args: Args) => Role);
   /** Whoever supplied input that led to the call (filed, started, answered, edited) may not let it run. */
   fourEyes?: boolean;
+  /**
+   * The arguments a reviewer may change by an edit (their bounds are the tool's schema). Every other argument — above
+   * all the money's destination (an order, a customer, an account) — is the agent's: an edit that changes one is
+   * refused (`forbidden:edit_not_allowed`). Default: none (an edit may change nothing, so approve or reject).
+   */
+  editable?: readonly (keyof Args & string)[];
+  /** The effect a run of the call with these arguments carries out (written into the decision's receipt). */
+  authorizes?: (args: Args) => Authorization[];
 }
 
 /** The arguments a reviewed call runs with under this answer (the edited ones for an edit), per request. */
@@ -20,8 +29,34 @@ function runningArgs(payload: Extract<InterruptPayload, { action: "tool_review" 
   return payload.requests.flatMap((request, i) => {
     const d = decisions[i];
     if (!d || (d.type !== "approve" && d.type !== "edit")) return [];
-    return [{ name: request.name, args: d.type === "edit" ? d.args : request.args }];
+    return [
+      {
+        name: request.name,
+        args: d.type === "edit" ? d.args : request.args,
+        proposed: request.args,
+        edited: d.type === "edit",
+      },
+    ];
   });
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The arguments an edit changed (added, removed or given another value), by name. */
+function changedArgs(proposed: Record<string, unknown>, edited: Record<string, unknown>): string[] {
+  const names = new Set([...Object.keys(proposed), ...Object.keys(edited)]);
+  return [...names].filter((name) => !same(proposed[name], edited[name])).sort();
+}
+
+/** What the reviewed calls an answer lets run authorize, by each tool's rule (the receipt's authorizations). */
+export function toolReviewAuthorizes(rules: Record<string, ToolRule<never>>) {
+  return (payload: InterruptPayload, answer: unknown): Authorization[] => {
+    if (payload.action !== "tool_review") return [];
+    return runningArgs(payload, answer).flatMap((call) => {
+      const rule = rules[call.name] as ToolRule | undefined;
+      return rule?.authorizes?.(call.args) ?? [];
+    });
+  };
 }
 
 /** Whether the answer lets any reviewed call run: the answers the runtime collects `involved` for. */
@@ -45,6 +80,17 @@ export function toolReviewPolicy(rules: Record<string, ToolRule<never>>) {
         throw new AppError("forbidden:tool_without_rule", `No rule says who may let ${call.name} run.`, {
           tool: call.name,
         });
+      }
+      if (call.edited) {
+        const allowed = new Set<string>(rule.editable ?? []);
+        const refused = changedArgs(call.proposed, call.args).filter((name) => !allowed.has(name));
+        if (refused.length > 0) {
+          throw new AppError(
+            "forbidden:edit_not_allowed",
+            `An edit of ${call.name} may change ${allowed.size > 0 ? [...allowed].join(", ") : "nothing"}, not ${refused.join(", ")}: that is the agent's to propose${refused.some((n) => /order|customer|account|payout|iban/i.test(n)) ? " (where the money goes)" : ""}. Reject it and say why instead.`,
+            { rule: "editable_arguments", tool: call.name, fields: refused, editable: [...allowed] },
+          );
+        }
       }
       if (rule.fourEyes) refuseOwnInput({ principal, involved, what: `let ${call.name} run` });
       const needed = typeof rule.role === "function" ? rule.role(call.args) : (rule.role ?? "operator");

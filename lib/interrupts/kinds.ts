@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { runBudgetAnswer } from "@/lib/budget-contract";
 import { humanize } from "@/lib/humanize";
-import { formatMoney } from "@/lib/wire";
+import { type Authorization, formatMoney } from "@/lib/wire";
 import {
   type AnswerOf,
   confirmEmailAnswer,
@@ -61,7 +61,15 @@ export interface QuestionKind<A extends InterruptAction> {
   otherWay(payload: PayloadOf<A>, answer: Record<string, unknown>): OtherWay | null;
   /** The answer as one line for people ("Approved €200.00 (a smaller amount)"), or null to say "see the history". */
   summarize(answer: Record<string, unknown>, currency: string, quote: (v: unknown) => string): string | null;
+  /**
+   * The effects an answer authorizes (a refund of this amount to this order, this account's field to this value, a
+   * voucher), as shown in the question: written into the decision's receipt, spent by the effect that carries it
+   * out. A kind whose effects are the agent's own (reviewed tool calls) declares none; the agent adds them.
+   */
+  authorizes(payload: PayloadOf<A>, answer: Record<string, unknown>): Authorization[];
 }
+
+const none = (): Authorization[] => [];
 
 /** A kind whose answers go ahead or refuse: the other way is the other one of the two. */
 const flip =
@@ -104,9 +112,16 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
       }
       return null;
     },
+    authorizes: (payload, a) =>
+      a.decision === "approve"
+        ? [{ effect: "refund", orderId: payload.order.id, amountCents: payload.requested.amountCents }]
+        : a.decision === "approve_partial" && typeof a.amountCents === "number"
+          ? [{ effect: "refund", orderId: payload.order.id, amountCents: a.amountCents }]
+          : [],
   },
   select_option: {
     label: "Choose an option",
+    authorizes: none,
     example: {
       action: "select_option",
       title: "Refund method",
@@ -127,6 +142,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   input_text: {
     label: "Missing information",
+    authorizes: none,
     example: {
       action: "input_text",
       title: "Order number",
@@ -142,6 +158,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   confirm_email: {
     label: "Confirm email",
+    authorizes: none,
     example: {
       action: "confirm_email",
       title: "Reply",
@@ -181,6 +198,17 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
       if (a.decision === "reject") return `Rejected: ${quote(a.note)}`;
       return null;
     },
+    authorizes: (payload, a) =>
+      a.decision === "approve"
+        ? [
+            {
+              effect: "account_change",
+              accountEmail: payload.customer.email,
+              field: payload.change.field,
+              to: payload.change.to,
+            },
+          ]
+        : [],
   },
   goodwill_voucher: {
     label: "Goodwill voucher",
@@ -200,9 +228,21 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
       if (a.decision === "decline") return `Declined: ${quote(a.note)}`;
       return null;
     },
+    authorizes: (payload, a) =>
+      a.decision === "grant"
+        ? [
+            {
+              effect: "voucher",
+              amountCents: payload.voucher.amountCents,
+              currency: payload.voucher.currency,
+            },
+          ]
+        : [],
   },
   tool_review: {
     label: "Tool call review",
+    // Reviewed calls' effects are the agent's own: it declares them (AgentDefinition.authorizes).
+    authorizes: none,
     example: {
       action: "tool_review",
       title: "Review tool call: issue_store_credit",
@@ -244,6 +284,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   wait_timer: {
     label: "Timer",
+    authorizes: none,
     example: {
       action: "wait_timer",
       title: "Cooling-off before the new payout account takes effect",
@@ -265,6 +306,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
   },
   run_budget: {
     label: "Spending limit",
+    authorizes: none,
     example: {
       action: "run_budget",
       title: "The run reached its limit of 10,000 tokens per run",

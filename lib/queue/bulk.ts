@@ -117,7 +117,13 @@ export async function decideInBulk({
       continue;
     }
     try {
-      await decideAndResume({ db, threadId, entry: { interruptId, status: "resolved", payload }, principal });
+      await decideAndResume({
+        db,
+        threadId,
+        entry: { interruptId, status: "resolved", payload },
+        principal,
+        channel: "bulk",
+      });
       outcome.done.push({ interruptId, threadId });
     } catch (error) {
       const e = asAppError(error, "bulk decision");

@@ -5,7 +5,7 @@ import type { Principal } from "@/lib/auth/roles";
 import type { AppDb } from "@/lib/db/open";
 import type { InvolvedPrincipal } from "@/lib/db/queries/involved";
 import type { Queryable } from "@/lib/db/tx";
-import type { DecisionSummary, MultitaskStrategy } from "@/lib/wire";
+import type { Authorization, DecisionSummary, MultitaskStrategy } from "@/lib/wire";
 
 /*
  * What the runtime needs to know about an agent, and nothing more: an agent brings its graph and its rules through one
@@ -53,6 +53,11 @@ export interface DecisionAttempt<P> {
   involved: InvolvedPrincipal[];
   /** Decisions of the same super-step already answered (parallel approvals), with who answered them. */
   siblings: { interruptId: string; action: string; answer: unknown; resolvedById: string | null }[];
+  /**
+   * The thread's decisions already taken, with who took them (read only for an answer that acts on the world): e.g.
+   * whoever approved a change may not also end its cooling-off early.
+   */
+  decided: { interruptId: string; action: string; answer: unknown; resolvedById: string | null }[];
 }
 
 export interface AgentDefinition<P = unknown> {
@@ -109,6 +114,11 @@ export interface AgentDefinition<P = unknown> {
      * console ask the policy before the click whether someone may give it (`lib/runtime/may-decide.ts`).
      */
     actingAnswer?(payload: P): unknown;
+    /**
+     * The effects an answer authorizes as the question shows them (a refund of this amount to this order, this
+     * account's field to this value, a voucher): written into the decision's receipt (lib/runtime/receipts.ts).
+     */
+    authorizes?(payload: P, answer: unknown): Authorization[];
   };
   /** Time travel: which state a fork may edit, and as which nodes. */
   fork: {
@@ -130,6 +140,13 @@ export interface AgentDefinition<P = unknown> {
   personalData?: readonly string[];
   /** Whether this answer acts on the world (approves, sends): the runtime collects `involved` only for those. */
   actsOnIt(payload: P, answer: unknown): boolean;
+  /**
+   * The effects an answer authorizes beyond what its contract says (`interrupts.authorizes`), e.g. what a reviewed tool
+   * call does — written into the decision's receipt (lib/runtime/receipts.ts). The ledger records a refund, an account
+   * change or a voucher only by spending a matching authorization of the thread; the dispatcher delivers it only if
+   * the receipt still matches. Default: none.
+   */
+  authorizes?(payload: P, answer: unknown): Authorization[];
   /**
    * Interrupt actions for which a system principal (a deadline's expiry, a migration, a tool) may give an acting
    * answer. Default: none — a system may reject, cancel, hold or escalate, never approve, send or grant

@@ -6,6 +6,7 @@ import type { AppDb } from "@/lib/db/open";
 import { type AuditInput, auditInsert, recordAudit } from "@/lib/db/queries/audit";
 import { getDecisions, listOpenDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
 import { enqueueInput, getQueuedInput, listWaitingInputs } from "@/lib/db/queries/queued-inputs";
+import { receiptInserts } from "@/lib/db/queries/receipts";
 import { getActiveRun, getRun, insertRun, requestRunCancel } from "@/lib/db/queries/runs";
 import { getThread, lockThread, markNeedsAttention, threadStatusUpdate } from "@/lib/db/queries/threads";
 import type { Decision, QueuedInput, Run, Thread } from "@/lib/db/schema";
@@ -21,6 +22,7 @@ import { startedWith, startRunInBackground } from "./executor";
 import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
 import { declaredMigration, migrateThread, migrationFailed } from "./migrate";
+import type { DecisionChannel, NewReceipt } from "./receipts";
 import type { RunInput } from "./run-input";
 import { type AnswerEntry, knownDecisions, settle } from "./settle";
 
@@ -98,8 +100,8 @@ export async function claimRun({
         if (queued) return queued;
       }
       // A resume's policy may ask who was involved in the thread (four-eyes): read with the open decisions.
-      const { pending, staged, involved } = neverRan
-        ? { pending: [], staged: [], involved: undefined }
+      const { pending, staged, involved, decided } = neverRan
+        ? { pending: [], staged: [], involved: undefined, decided: undefined }
         : await listOpenDecisions({
             db: tx,
             threadId: thread.id,
@@ -127,14 +129,19 @@ export async function claimRun({
         );
       }
       const audit: AuditInput[] = [];
+      const receipts: NewReceipt[] = [];
       const answers = await settle(tx, thread, known, resume, request.principal, request.input.runId, {
         staged,
         audit,
+        receipts,
+        channel: "agui",
         ...(involved ? { involved } : {}),
+        ...(decided ? { decided } : {}),
       });
       observer.settled(known, resume);
       return startRun(tx, thread, request.principal, request.input.runId, answers, request.leaseMs, {
         audit,
+        receipts,
       });
     },
   );
@@ -147,6 +154,8 @@ export interface DecideRequest {
   /** The id of the resume run, should this answer be the last one its super-step waits for. */
   runId: string;
   leaseMs: number;
+  /** How the answer came (its receipt says): default a person's decision, or the system principal's own. */
+  channel?: DecisionChannel;
 }
 
 /** A decision taken on its own: either the run resumed with it, or it waits for the other decisions named. */
@@ -169,14 +178,19 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
     if (!checked && !answerableAsRecorded(thread)) return PREFLIGHT_FIRST;
-    const { pending, staged, involved } = await listOpenDecisions({
+    const { pending, staged, involved, decided } = await listOpenDecisions({
       db: tx,
       threadId: thread.id,
       involvedOf: thread,
     });
     const known = await knownDecisions(tx, thread, [request.entry], pending);
     const others = pending.filter((d) => d.interruptId !== request.entry.interruptId);
-    const read = { staged, ...(involved ? { involved } : {}) };
+    const read = {
+      staged,
+      ...(involved ? { involved } : {}),
+      ...(decided ? { decided } : {}),
+      ...(request.channel ? { channel: request.channel } : {}),
+    };
     if (others.length > 0) {
       await settle(tx, thread, known, [request.entry], request.principal, null, read);
       observer.settled(known, [request.entry]);
@@ -186,13 +200,16 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
       };
     }
     const audit: AuditInput[] = [];
+    const receipts: NewReceipt[] = [];
     const answers = await settle(tx, thread, known, [request.entry], request.principal, request.runId, {
       ...read,
       audit,
+      receipts,
     });
     observer.settled(known, [request.entry]);
     const claimed = await startRun(tx, thread, request.principal, request.runId, answers, request.leaseMs, {
       audit,
+      receipts,
     });
     return { resumed: true as const, ...claimed };
   });
@@ -220,7 +237,7 @@ export async function startRun(
   runId: string,
   input: RunInput,
   leaseMs: number,
-  known: { active?: Run | null; audit?: AuditInput[] } = {},
+  known: { active?: Run | null; audit?: AuditInput[]; receipts?: NewReceipt[] } = {},
 ): Promise<ClaimedRun> {
   const active =
     known.active !== undefined
@@ -283,6 +300,8 @@ export async function startRun(
           },
         ],
       }),
+      // The decisions' receipts, in the same statement.
+      ...receiptInserts({ db: tx, receipts: known.receipts ?? [] }),
     ],
     ...(queued ? {} : { startRead: runStartRead(readOptions) }),
   });

@@ -3,6 +3,7 @@ import { hasRole, type Principal } from "@/lib/auth/roles";
 import {
   listPendingDecisions,
   listPendingDecisionsOf,
+  listResolvedDecisions,
   listStagedDecisions,
   listStagedDecisionsOf,
 } from "@/lib/db/queries/decisions";
@@ -17,6 +18,7 @@ import type { Queryable } from "@/lib/db/tx";
 import { appErrorOf, type ErrorCode } from "@/lib/errors";
 import type { AgentDefinition, DecisionAttempt } from "./agent";
 import { readableAgent } from "./graph";
+import { decidedOf } from "./settle";
 import { refuseSystemActing } from "./system-policy";
 
 /*
@@ -62,6 +64,7 @@ export async function mayDecide({
     answers,
     involvedIn: (t) => listInvolvedPrincipals({ db, thread: t }),
     stagedIn: (t) => listStagedDecisions({ db, threadId: t.id }),
+    decidedIn: (t) => listResolvedDecisions({ db, threadId: t.id }),
   });
 }
 
@@ -89,6 +92,7 @@ export async function mayDecideThreads({
   const pending = await listPendingDecisionsOf({ db, threadIds: [...found.keys()] });
   const involvedIn = batchedInvolved(db);
   const staged = await listStagedDecisionsOf({ db, threadIds: [...found.keys()] });
+  const decidedIn = batchedResolved(db);
   const verdicts = await Promise.all(
     ids.map(async (threadId): Promise<[string, DecideVerdict[]]> => {
       const thread = found.get(threadId);
@@ -102,6 +106,7 @@ export async function mayDecideThreads({
             principal,
             involvedIn,
             stagedIn: async (t) => staged.get(t.id) ?? [],
+            decidedIn,
           }),
         ];
       } catch (error) {
@@ -134,6 +139,24 @@ function batchedInvolved(db: Queryable): (thread: Thread) => Promise<InvolvedPri
   };
 }
 
+/** The decisions threads have taken, asked by many threads at once: read together in one statement per tick. */
+function batchedResolved(db: Queryable): (thread: Thread) => Promise<Decision[]> {
+  type Read = Promise<Map<string, Decision[]>>;
+  let batch: { ids: string[]; read: Read } | null = null;
+  return async (thread) => {
+    if (!batch) {
+      const next: { ids: string[]; read: Read } = { ids: [], read: Promise.resolve(new Map()) };
+      next.read = new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => {
+        batch = null;
+        return listPendingDecisionsOf({ db, threadIds: next.ids, status: "resolved" });
+      });
+      batch = next;
+    }
+    batch.ids.push(thread.id);
+    return (await batch.read).get(thread.id) ?? [];
+  };
+}
+
 /** Whether any verdict is a refusal: the first one (for a one-line mark in a list), or null. */
 export function firstRefusal(
   verdicts: readonly DecideVerdict[],
@@ -147,6 +170,7 @@ async function verdictsFor({
   principal,
   involvedIn,
   stagedIn,
+  decidedIn,
   answers,
 }: {
   thread: Thread;
@@ -154,6 +178,8 @@ async function verdictsFor({
   principal: Principal;
   answers?: ReadonlyMap<string, unknown>;
   involvedIn: (thread: Thread) => Promise<InvolvedPrincipal[]>;
+  /** The decisions the thread has taken (read only when an answer acts): the policy's `decided`. */
+  decidedIn: (thread: Thread) => Promise<Decision[]>;
   /** Answers already taken in the same super-step (parallel reviews): the policy's `siblings`, as when deciding. */
   stagedIn: (thread: Thread) => Promise<Decision[]>;
 }): Promise<DecideVerdict[]> {
@@ -166,6 +192,7 @@ async function verdictsFor({
     agent = null; // an agent this process does not have: the role is all that can be said
   }
   let involved: InvolvedPrincipal[] | null = null;
+  let decided: DecisionAttempt<unknown>["decided"] | null = null;
   let siblings: DecisionAttempt<unknown>["siblings"] | null = null;
   const verdicts: DecideVerdict[] = [];
   for (const decision of pending) {
@@ -187,7 +214,10 @@ async function verdictsFor({
       verdicts.push({ ...base, may: true });
       continue;
     }
-    if (acts) involved ??= await involvedIn(thread);
+    if (acts) {
+      involved ??= await involvedIn(thread);
+      decided ??= (await decidedIn(thread)).map(decidedOf);
+    }
     siblings ??= (await stagedIn(thread)).map((d) => ({
       interruptId: d.interruptId,
       action: d.action,
@@ -203,6 +233,7 @@ async function verdictsFor({
         principal,
         involved: acts ? (involved ?? []) : [],
         siblings,
+        decided: acts ? (decided ?? []) : [],
       });
       verdicts.push({ ...base, may: true });
     } catch (error) {

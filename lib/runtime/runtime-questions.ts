@@ -23,6 +23,8 @@ export function withRuntimeQuestions<P>(agent: AgentDefinition<P>): AgentDefinit
     ...agent,
     asks: [...new Set([...agent.asks, ...RUNTIME_QUESTIONS])],
     interrupts: {
+      // Whatever else the contract says passes through as it is (a member added later is never dropped here).
+      ...own,
       parse(raw) {
         const question = runtimeQuestion(raw);
         return question
@@ -57,6 +59,10 @@ export function withRuntimeQuestions<P>(agent: AgentDefinition<P>): AgentDefinit
         if (!question) return own.actingAnswer?.(payload) ?? null;
         // Raising the limit lets the agent spend more: the answer the pre-click check asks about.
         return { decision: "raise", to: Math.max(question.budget, question.used) * 2 };
+      },
+      // A spending limit authorizes no refund, account change or voucher.
+      authorizes(payload, answer) {
+        return runtimeQuestion(payload) ? [] : (own.authorizes?.(payload, answer) ?? []);
       },
     },
     // Whoever may answer a question of this thread may answer these (an operator: the routes' floor); no four-eyes.

@@ -4,14 +4,18 @@ import { type AuditInput, recordAudit } from "@/lib/db/queries/audit";
 import {
   attachStagedDecisions,
   getDecisions,
+  listResolvedDecisions,
   listStagedDecisions,
   resolveDecision,
 } from "@/lib/db/queries/decisions";
 import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries/involved";
+import { insertReceipts } from "@/lib/db/queries/receipts";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Tx } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
-import { type AgentDefinition, getAgent } from "./agent";
+import type { Authorization } from "@/lib/wire";
+import { type AgentDefinition, type DecisionAttempt, getAgent } from "./agent";
+import { type DecisionChannel, decisionReceipts, type NewReceipt } from "./receipts";
 import type { RunInput } from "./run-input";
 import { refuseSystemActing } from "./system-policy";
 
@@ -80,12 +84,29 @@ export async function settle(
     audit?: AuditInput[];
     /** Who was involved in the thread, when the caller read it already (with its open decisions, under the lock). */
     involved?: InvolvedPrincipal[];
+    /** How the answers came (for their receipts); default: a person's decision, or the system principal's kind. */
+    channel?: DecisionChannel;
+    /** The decisions the thread has taken, when the caller read them already (with who was involved). */
+    decided?: DecisionAttempt<unknown>["decided"];
+    /** Collect the receipts here instead of writing them: the caller writes them with its run, in one statement. */
+    receipts?: NewReceipt[];
   } = {},
 ): Promise<RunInput> {
   const agent = getAgent(thread.agentId);
   const staged = options.staged ?? (await listStagedDecisions({ db: tx, threadId: thread.id }));
   const answers = validateAll(agent, known, entries);
-  await applyPolicy(tx, agent, thread, known, entries, answers, principal, staged, options.involved);
+  await applyPolicy(
+    tx,
+    agent,
+    thread,
+    known,
+    entries,
+    answers,
+    principal,
+    staged,
+    options.involved,
+    options.decided,
+  );
   for (const entry of entries) {
     const won = await resolveDecision({
       db: tx,
@@ -104,6 +125,29 @@ export async function settle(
         : new AppError("conflict:interrupt_resolved", "The decision was already taken.");
     }
   }
+  // Each decision's receipt: what was shown, what was answered, who, how, and what it authorizes.
+  const receipts = decisionReceipts({
+    principal,
+    channel: options.channel ?? channelOf(principal),
+    policy: `${thread.agentId}@${thread.agentVersion}`,
+    decisions: entries.map((entry) => {
+      const decision = known.get(entry.interruptId);
+      const answer = entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : null;
+      const parsed = agent.interrupts.parse(decision?.payload);
+      return {
+        interruptId: entry.interruptId,
+        threadId: thread.id,
+        action: decision?.action ?? "unknown",
+        payload: decision?.payload ?? null,
+        status: entry.status,
+        answer,
+        authorizes:
+          entry.status === "resolved" && parsed.ok ? authorizationsOf(agent, parsed.payload, answer) : [],
+      };
+    }),
+  });
+  if (options.receipts) options.receipts.push(...receipts);
+  else await insertReceipts({ db: tx, receipts });
   // Nothing staged (read under the thread's lock, which every answer takes): nothing to attach.
   if (runId && staged.length > 0)
     await attachStagedDecisions({ db: tx, threadId: thread.id, resumeRunId: runId });
@@ -138,6 +182,22 @@ export async function settle(
       })),
     ],
   };
+}
+
+/** What an answer authorizes: what its contract says (refund, account change, voucher), and the agent's own. */
+export function authorizationsOf(agent: AgentDefinition, payload: unknown, answer: unknown): Authorization[] {
+  return [
+    ...(agent.interrupts.authorizes?.(payload, answer) ?? []),
+    ...(agent.authorizes?.(payload, answer) ?? []),
+  ];
+}
+
+/** The channel of a decision nobody named one for: a person's, or the system principal's own. */
+function channelOf(principal: Principal): DecisionChannel {
+  if (principal.kind !== "system") return "decision";
+  if (principal.id === "system:timer") return "timer";
+  if (principal.id === "system:expiry") return "expiry";
+  return "system";
 }
 
 /** The answers as the agent's contract parsed them (unknown fields never reach the ledger), or 422 naming one. */
@@ -182,8 +242,10 @@ async function applyPolicy(
   principal: Principal,
   staged: Decision[],
   read?: InvolvedPrincipal[],
+  readDecided?: DecisionAttempt<unknown>["decided"],
 ): Promise<void> {
   let involved: InvolvedPrincipal[] | null = read ?? null;
+  let decided: DecisionAttempt<unknown>["decided"] | null = readDecided ?? null;
   const siblings = staged.map((d) => ({
     interruptId: d.interruptId,
     action: d.action,
@@ -196,7 +258,11 @@ async function applyPolicy(
     if (!parsed.ok) continue;
     const answer = answers.get(entry.interruptId);
     refuseSystemActing({ agent, principal, payload: parsed.payload, action: parsed.action, answer });
-    if (agent.actsOnIt(parsed.payload, answer)) involved ??= await listInvolvedPrincipals({ db: tx, thread });
+    const acts = agent.actsOnIt(parsed.payload, answer);
+    if (acts) {
+      involved ??= await listInvolvedPrincipals({ db: tx, thread });
+      decided ??= (await listResolvedDecisions({ db: tx, threadId: thread.id })).map(decidedOf);
+    }
     agent.policy({
       interruptId: entry.interruptId,
       payload: parsed.payload,
@@ -204,6 +270,7 @@ async function applyPolicy(
       principal,
       involved: involved ?? [],
       siblings,
+      decided: acts ? (decided ?? []) : [],
     });
     // Answers of the same request count as siblings of the next one (one person approving two reviews at once).
     siblings.push({
@@ -213,6 +280,11 @@ async function applyPolicy(
       resolvedById: principal.id,
     });
   }
+}
+
+/** A taken decision as a policy sees it. */
+export function decidedOf(d: Decision): DecisionAttempt<unknown>["decided"][number] {
+  return { interruptId: d.interruptId, action: d.action, answer: d.answer, resolvedById: d.resolvedById };
 }
 
 export function alreadyDecided(decision: Decision): AppError {

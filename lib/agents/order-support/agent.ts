@@ -4,7 +4,12 @@ import { z } from "zod";
 import { listRefundsForThread } from "@/lib/db/queries/refunds";
 import { sharedContract } from "@/lib/graphs/contract";
 import { orderTicket } from "@/lib/graphs/ticket-fields";
-import { type ToolRule, toolReviewActsOnIt, toolReviewPolicy } from "@/lib/graphs/tool-review-policy";
+import {
+  type ToolRule,
+  toolReviewActsOnIt,
+  toolReviewAuthorizes,
+  toolReviewPolicy,
+} from "@/lib/graphs/tool-review-policy";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
 import { formatMoney } from "@/lib/wire";
@@ -20,6 +25,11 @@ export const ORDER_SUPPORT_RULES = {
     fourEyes: true,
     role: (args: StoreCreditArgs) =>
       args.amountCents > STORE_CREDIT_SUPERVISOR_CENTS ? "supervisor" : "operator",
+    // The amount and the reason the customer reads; never the order (where the money goes).
+    editable: ["amountCents", "reason"],
+    authorizes: (args: StoreCreditArgs) => [
+      { effect: "refund", orderId: args.orderId, amountCents: args.amountCents },
+    ],
   } satisfies ToolRule<StoreCreditArgs>,
 };
 
@@ -88,6 +98,7 @@ export const orderSupportAgent: AgentDefinition<InterruptPayload> = {
   fork: { editable: z.strictObject({}).partial(), editableFields: [], asNodes: [], markEdited: () => ({}) },
   effects: (args) => creditWarnings(args),
   policy: toolReviewPolicy(ORDER_SUPPORT_RULES),
+  authorizes: toolReviewAuthorizes(ORDER_SUPPORT_RULES),
   /** The customer's own words (their first message): erased with the customer. */
   personalData: ["messages.0.content"],
   actsOnIt: toolReviewActsOnIt,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
+import { recordAnswers } from "@/e2e/support/receipts";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { listRefundsForOrder } from "@/lib/db/queries/refunds";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
@@ -81,6 +82,13 @@ describe.each<Backend>(["pglite", "postgres"])("the order-support agent on %s", 
     const answer = orderSupportAgent.interrupts.validate(payload, edit(1500));
     if (!answer.ok) throw new Error(answer.error);
 
+    // The review's receipt, as the ledger writes it: the credit is recorded only against what it authorized.
+    await recordAnswers({
+      db: backend.database.db,
+      agent: orderSupportAgent,
+      threadId: config.configurable.thread_id,
+      answers: { [raised!.id!]: [raised?.value, answer.answer] },
+    });
     const done = await runTo(new Command({ resume: { [raised!.id!]: answer.answer } }), config);
     expect(done.next).toEqual([]);
     const refunds = (await listRefundsForOrder({ db: backend.database.db, orderId: "ORD-1002" })).filter(

@@ -76,6 +76,8 @@ export function orderSupportTools(db: AppDb) {
       if (!order)
         return JSON.stringify({ recorded: false, reason: `no order ${args.orderId}` } satisfies CreditResult);
       // Keyed by the reviewed tool call: a resumed, replayed or recovered step finds the same credit, never a second.
+      // One store credit per order per thread, whatever call asks for it: a rollback or a fork that made the agent
+      // forget a credit cannot grant it again.
       const recorded = await recordRefund({
         db,
         decisionRef: `${threadId}/tool:${callId}`,
@@ -84,12 +86,21 @@ export function orderSupportTools(db: AppDb) {
         amountCents: args.amountCents,
         currency: order.currency,
         method: "store_credit",
-        approvedBy: "reviewed tool call",
+        purpose: `store_credit:${threadId}:${order.id}`,
       });
       if (!recorded.ok) {
         return JSON.stringify({
           recorded: false,
-          reason: `only ${recorded.refundableCents} cents of the order are left to refund`,
+          reason:
+            recorded.reason === "duplicate"
+              ? `store credit of ${recorded.duplicate.amountCents} cents for ${order.id} was already recorded on this thread (${recorded.duplicate.id}); no second credit was recorded`
+              : `only ${recorded.refundableCents} cents of the order are left to refund`,
+        } satisfies CreditResult);
+      }
+      if (!recorded.authorized) {
+        return JSON.stringify({
+          recorded: false,
+          reason: `no reviewed decision authorized ${args.amountCents} cents for ${order.id}: nothing is paid; a person looks at it`,
         } satisfies CreditResult);
       }
       return JSON.stringify({

@@ -5,6 +5,7 @@ import { type AccountChangeRow, accountChanges, customerAccounts, type Effect } 
 import type { Queryable } from "@/lib/db/tx";
 import { insertEffect } from "./effects";
 import { queueEmail } from "./outbox";
+import { spendAuthorization, termsMatch } from "./receipts";
 
 /** The account fields a change may set. */
 export type AccountField = "address" | "email" | "payout";
@@ -48,6 +49,16 @@ export async function recordAccountChange({
 }): Promise<{ change: AccountChangeRow; effect: Effect }> {
   const idempotencyKey = accountChangeKey(decisionRef);
   return db.transaction(async (tx) => {
+    // The change spends the thread's review receipt that approved exactly this value for this account's field; with
+    // none, it is recorded held (its effect failed, an operator task) and never applied.
+    const wanted = { effect: "account_change" as const, accountEmail, field, to };
+    const authority = await spendAuthorization({
+      db: tx,
+      threadId,
+      effect: "account_change",
+      key: idempotencyKey,
+      matches: (terms) => termsMatch("account_change", terms, wanted),
+    });
     const [inserted] = await tx
       .insert(accountChanges)
       .values({
@@ -59,6 +70,7 @@ export async function recordAccountChange({
         field,
         fromValue: from,
         toValue: to,
+        receiptId: authority?.receipt.id ?? null,
       })
       .onConflictDoNothing({ target: accountChanges.idempotencyKey })
       .returning();
@@ -73,7 +85,13 @@ export async function recordAccountChange({
         threadId,
         kind: "account_update",
         recordId: change.id,
+        receiptId: change.receiptId,
         payload: { changeId: change.id, field, from, to, account: accountEmail },
+        ...(change.receiptId
+          ? {}
+          : {
+              held: `forbidden:no_receipt: no review on this thread approved this ${field} for this account; held for an operator, not applied`,
+            }),
       },
     });
     return { change, effect };

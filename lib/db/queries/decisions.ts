@@ -21,8 +21,8 @@ export async function listPendingDecisionsOf({
 }: {
   db: Queryable;
   threadIds: readonly string[];
-  /** `answered`: the staged answers of each thread instead (see {@link listStagedDecisions}). */
-  status?: "pending" | "answered";
+  /** `answered`: the staged answers of each thread instead (see {@link listStagedDecisions}); `resolved`: those taken. */
+  status?: "pending" | "answered" | "resolved";
 }): Promise<Map<string, Decision[]>> {
   const ids = [...new Set(threadIds)];
   const out = new Map<string, Decision[]>();
@@ -38,6 +38,11 @@ export async function listPendingDecisionsOf({
     else out.set(row.threadId, [row]);
   }
   return out;
+}
+
+/** The decisions of a thread already taken (resolved), in the order they were answered. */
+export async function listResolvedDecisions({ db, threadId }: ThreadScope): Promise<Decision[]> {
+  return listDecisionsIn({ db, threadId, status: "resolved" });
 }
 
 /** A thread's decisions in one ledger status, in the order they were answered (then raised). */
@@ -139,7 +144,13 @@ export async function listOpenDecisions({
 }: ThreadScope & {
   /** Also who was involved in the thread (four-eyes: `listInvolvedPrincipals`), read in the same statement. */
   involvedOf?: InvolvedThread;
-}): Promise<{ pending: Decision[]; staged: Decision[]; involved?: InvolvedPrincipal[] }> {
+}): Promise<{
+  pending: Decision[];
+  staged: Decision[];
+  involved?: InvolvedPrincipal[];
+  /** With `involvedOf`: the decisions the thread has taken (a policy's `decided`), read in the same statement. */
+  decided?: TakenDecision[];
+}> {
   const open = and(eq(decisions.threadId, threadId), inArray(decisions.status, ["pending", "answered"]));
   const order = [decisions.resolvedAt, decisions.createdAt] as const;
   if (!thread) {
@@ -152,15 +163,31 @@ export async function listOpenDecisions({
   }
   // With no open decision there is no row to carry the involved principals: the caller reads them if it needs them.
   const rows = await db
-    .select({ decision: decisions, involved: involvedRowsJson(threadId) })
+    .select({ decision: decisions, involved: involvedRowsJson(threadId), decided: takenJson(threadId) })
     .from(decisions)
     .where(open)
     .orderBy(...order);
   const first = rows[0];
   return {
     ...split(rows.map((r) => r.decision)),
-    ...(first ? { involved: involvedOf(thread, first.involved) } : {}),
+    ...(first ? { involved: involvedOf(thread, first.involved), decided: first.decided } : {}),
   };
+}
+
+/** A decision a thread has taken, as a policy reads it (who took it, and how). */
+export interface TakenDecision {
+  interruptId: string;
+  action: string;
+  answer: unknown;
+  resolvedById: string | null;
+}
+
+/** The thread's resolved decisions as JSON, oldest answer first: a column of {@link listOpenDecisions}' statement. */
+function takenJson(threadId: string) {
+  return sql<TakenDecision[]>`(SELECT coalesce(json_agg(json_build_object('interruptId', d.interrupt_id,
+    'action', d.action, 'answer', d.answer, 'resolvedById', d.resolved_by_id)
+    ORDER BY d.resolved_at, d.created_at), '[]'::json)
+    FROM ${decisions} d WHERE d.thread_id = ${threadId} AND d.status = 'resolved')`;
 }
 
 function split(rows: Decision[]): { pending: Decision[]; staged: Decision[] } {

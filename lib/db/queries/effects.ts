@@ -15,6 +15,10 @@ export interface EffectIntent {
   kind: string;
   recordId: string;
   payload: Record<string, unknown>;
+  /** The decision receipt that authorizes it (kinds that move money or change an account). */
+  receiptId?: string | null;
+  /** Recorded held: not delivered but `failed` at once with this error, an operator task (no receipt authorized it). */
+  held?: string;
 }
 
 /**
@@ -23,9 +27,15 @@ export interface EffectIntent {
  * recording it (the active run span's ids), which its deliveries join.
  */
 export async function insertEffect({ db, intent }: { db: Queryable; intent: EffectIntent }): Promise<Effect> {
+  const { held, ...row } = intent;
   const [inserted] = await db
     .insert(effects)
-    .values({ id: randomUUID(), ...activeRunTrace(), ...intent })
+    .values({
+      id: randomUUID(),
+      ...activeRunTrace(),
+      ...row,
+      ...(held ? { status: "failed" as const, lastError: held } : {}),
+    })
     .onConflictDoNothing({ target: effects.idempotencyKey })
     .returning();
   if (inserted) return inserted;
@@ -48,6 +58,24 @@ export async function getEffectByKey({
 export async function getEffect({ db, effectId }: { db: Queryable; effectId: string }) {
   const [row] = await db.select().from(effects).where(eq(effects.id, effectId));
   return row;
+}
+
+/** How many effects a thread recorded at or after `since` (a run's start): a rollback never goes behind one. */
+export async function countEffectsSince({
+  db,
+  threadId,
+  since,
+}: {
+  db: Queryable;
+  threadId: string;
+  since: Date;
+}): Promise<number> {
+  const [row] = rowsOf<{ n: number }>(
+    await db.execute(
+      sql`SELECT count(*)::int AS n FROM ${effects} WHERE ${effects.threadId} = ${threadId} AND ${effects.createdAt} >= ${since.toISOString()}::timestamptz`,
+    ),
+  );
+  return row?.n ?? 0;
 }
 
 /** A thread's effects, oldest first. */

@@ -176,13 +176,14 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
       "resolved_by",
       "trace_id",
       "trace_span_id",
+      "receipt_id",
     ],
-    why: "ids, keys, statuses, the provider's reference and staff principals",
+    why: "ids, keys, statuses, the provider's reference, the authorizing receipt and staff principals",
   },
   "public.outbox": { columns: ["id", "idempotency_key", "thread_id"], why: "ids and keys" },
   "public.account_changes": {
-    columns: ["id", "idempotency_key", "thread_id", "field"],
-    why: "ids, keys and which field changed",
+    columns: ["id", "idempotency_key", "thread_id", "field", "receipt_id"],
+    why: "ids, keys, which field changed and the receipt that authorized it",
   },
   "public.orders": {
     columns: ["id", "currency", "payment_method", "items", "status", "payment_ref", "name_tsv"],
@@ -190,8 +191,26 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
   },
   "public.customer_accounts": { columns: ["id"], why: "a digest of the email (accountIdOf)" },
   "public.refunds": {
-    columns: ["id", "idempotency_key", "order_id", "thread_id", "currency", "method", "approved_by"],
-    why: "the money ledger: ids, keys, the method and who approved (staff)",
+    columns: [
+      "id",
+      "idempotency_key",
+      "order_id",
+      "thread_id",
+      "currency",
+      "method",
+      "approved_by",
+      "receipt_id",
+      "purpose",
+    ],
+    why: "the money ledger: ids, keys, the method, who approved (staff), the receipt and the purpose (ids)",
+  },
+  "public.decision_receipts": {
+    columns: ["id", "thread_id", "interrupt_id", "body", "key_id", "signature"],
+    why: "decision receipts: digests, ids, amounts and staff principals by design (they outlive erasure)",
+  },
+  "public.receipt_authorizations": {
+    columns: ["receipt_id", "thread_id", "effect", "terms", "spent_by"],
+    why: "what receipts authorize: order ids, amounts, an account id and keyed digests of values",
   },
   "public.vouchers": {
     columns: ["id", "idempotency_key", "code", "thread_id", "currency", "granted_by"],

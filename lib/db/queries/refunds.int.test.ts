@@ -1,11 +1,12 @@
 import { countPoolStatements } from "@/e2e/bench/measure";
 import { openBackend } from "@/e2e/support/backends";
 import { gate, untilWaitingOnLock } from "@/e2e/support/lock-wait";
+import { recordApprovedRefund } from "@/e2e/support/receipts";
 import { type Database, openPostgres } from "../open";
 import { seedDemoOrders } from "../seed/demo-orders";
 import { getOrder } from "./orders";
 import { listEmailsForThread, queueEmail } from "./outbox";
-import { countRefundsForOrder, recordRefund, sumRefundsForOrder } from "./refunds";
+import { countRefundsForOrder, sumRefundsForOrder } from "./refunds";
 
 // Real Postgres: the races below need concurrent sessions (PGlite serializes everything).
 describe("refund and outbox queries on postgres", () => {
@@ -36,7 +37,7 @@ describe("refund and outbox queries on postgres", () => {
   });
 
   const refund = (decisionRef: string, amountCents: number, orderId = "ORD-1008") =>
-    recordRefund({
+    recordApprovedRefund({
       db: database.db,
       decisionRef,
       orderId,
@@ -44,7 +45,6 @@ describe("refund and outbox queries on postgres", () => {
       amountCents,
       currency: "EUR",
       method: "original_payment",
-      approvedBy: "operator",
     });
 
   it("records one refund and one payment intent per decision, however many re-runs race for it", async () => {
@@ -74,12 +74,14 @@ describe("refund and outbox queries on postgres", () => {
     expect(attempts.filter((a) => a.ok)).toHaveLength(4);
     const refusals = attempts.filter((a) => !a.ok);
     expect(refusals).toHaveLength(4);
-    for (const r of refusals) expect(r).toEqual({ ok: false, refundedCents: 20000, refundableCents: 4900 });
+    for (const r of refusals)
+      expect(r).toEqual({ ok: false, reason: "exceeds_total", refundedCents: 20000, refundableCents: 4900 });
     expect(await sumRefundsForOrder({ db: database.db, orderId: "ORD-1002" })).toBe(20000);
     // The rest fits exactly; nothing more after it.
     expect((await refund("partial-rest", 4900, "ORD-1002")).ok).toBe(true);
     expect(await refund("partial-more", 1, "ORD-1002")).toEqual({
       ok: false,
+      reason: "exceeds_total",
       refundedCents: 24900,
       refundableCents: 0,
     });

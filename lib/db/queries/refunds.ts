@@ -2,9 +2,10 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { count, eq, or, sql, sum } from "drizzle-orm";
 import { activeRunTrace } from "@/lib/observability/tracing";
-import { type Effect, effects, orders, type Refund, refunds } from "../schema";
+import { type Effect, effects, orders, type Refund, refunds, threads } from "../schema";
 import type { Queryable } from "../tx";
 import { type EffectIntent, getEffectByKey, insertEffect } from "./effects";
+import { spendAuthorization, termsMatch } from "./receipts";
 
 /**
  * The key of a refund: the decision that authorized it (an approval's interrupt, or the policy step that approved
@@ -17,17 +18,47 @@ export function refundIdempotencyKey(decisionRef: string): string {
 
 /** What recording a refund came to. */
 export type RecordRefundResult =
-  /** Recorded now, or found under its key (this decision's own refund, recorded by an earlier attempt). */
-  | { ok: true; refund: Refund; effect: Effect }
+  /**
+   * Recorded now, or found under its key (this decision's own refund, recorded by an earlier attempt). `authorized`
+   * false: no decision receipt of the thread authorizes this amount to this order — the refund is held as an operator
+   * task (its effect `failed`, never paid) rather than paid.
+   */
+  | { ok: true; refund: Refund; effect: Effect; authorized: boolean }
   /** Refused: it would take the order's refunds above its total (another decision refunded it meanwhile). */
-  | { ok: false; refundedCents: number; refundableCents: number };
+  | { ok: false; reason: "exceeds_total"; refundedCents: number; refundableCents: number }
+  /** Refused: a refund with the same purpose is already recorded (under another decision). */
+  | { ok: false; reason: "duplicate"; duplicate: Refund };
+
+/** The error of a refund no receipt authorizes: the effect's operator task says it. */
+export const NO_RECEIPT = "forbidden:no_receipt";
+/** The error of a refund to another customer's order than the thread's. */
+export const ELSEWHERE = "forbidden:destination";
+
+/** The email of the customer a thread is about (its order as filed or as found), or null when it names none. */
+async function threadCustomerEmail({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<string | null> {
+  const [row] = await db
+    .select({ email: orders.customerEmail })
+    .from(threads)
+    .innerJoin(orders, eq(orders.id, threads.customerOrder))
+    .where(eq(threads.id, threadId));
+  return row?.email ?? null;
+}
 
 /**
  * Record an authorized refund and its payment intent, exactly once per decision. In one transaction with the order
  * row locked (`FOR UPDATE`, so concurrent refunds of one order serialize): the refund already recorded under the key
- * is returned as it is; otherwise the sum of the order's refunds plus this one must stay within the order total, and
- * the refund row and its `payment` effect are inserted together, in one statement. Nothing leaves the process here:
- * the dispatcher pays it afterwards.
+ * is returned as it is; a refund with the same `purpose` under another key is refused; otherwise the sum of the
+ * order's refunds plus this one must stay within the order total. The refund spends the thread's decision receipt
+ * that authorizes exactly this amount to this order, and names its decider (`approved_by`); with none, it is
+ * recorded held — its payment effect `failed` with {@link NO_RECEIPT}, an operator task — and never paid. The refund
+ * row and its `payment` effect are inserted together, in one statement. Nothing leaves the process here: the
+ * dispatcher pays it afterwards (after checking the receipt again).
  */
 export async function recordRefund({
   db,
@@ -37,7 +68,7 @@ export async function recordRefund({
   amountCents,
   currency,
   method,
-  approvedBy,
+  purpose,
 }: {
   db: Queryable;
   decisionRef: string;
@@ -46,32 +77,56 @@ export async function recordRefund({
   amountCents: number;
   currency: string;
   method: "original_payment" | "store_credit";
-  approvedBy: string;
+  /** What it is for, when the agent says: one refund per purpose, whatever decides it. */
+  purpose?: string;
 }): Promise<RecordRefundResult> {
   const idempotencyKey = refundIdempotencyKey(decisionRef);
   return db.transaction(async (tx) => {
     const [order] = await tx
-      .select({ amountCents: orders.amountCents })
+      .select({ amountCents: orders.amountCents, customerEmail: orders.customerEmail })
       .from(orders)
       .where(eq(orders.id, orderId))
       .for("update");
     if (!order) throw new Error(`recordRefund: no order ${orderId}`);
     // Under the order's lock, in one read (a statement of its own, so it sees every refund committed before the lock
-    // was granted): this decision's own refund, if an earlier attempt recorded it, and the order's refunds.
+    // was granted): this decision's own refund, if an earlier attempt recorded it, the order's refunds, and one of
+    // the same purpose.
     const rows = await tx
       .select()
       .from(refunds)
-      .where(or(eq(refunds.idempotencyKey, idempotencyKey), eq(refunds.orderId, orderId)));
+      .where(
+        or(
+          eq(refunds.idempotencyKey, idempotencyKey),
+          eq(refunds.orderId, orderId),
+          ...(purpose ? [eq(refunds.purpose, purpose)] : []),
+        ),
+      );
     const own = rows.find((r) => r.idempotencyKey === idempotencyKey);
-    if (own)
-      return {
-        ok: true as const,
-        refund: own,
-        effect: await insertEffect({ db: tx, intent: intentOf(own) }),
-      };
+    if (own) {
+      const effect = await insertEffect({ db: tx, intent: intentOf(own) });
+      return { ok: true as const, refund: own, effect, authorized: own.receiptId !== null };
+    }
+    const same = purpose ? rows.find((r) => r.purpose === purpose) : undefined;
+    if (same) return { ok: false as const, reason: "duplicate" as const, duplicate: same };
     const refundedCents = rows.filter((r) => r.orderId === orderId).reduce((n, r) => n + r.amountCents, 0);
     const refundableCents = Math.max(0, order.amountCents - refundedCents);
-    if (amountCents > refundableCents) return { ok: false as const, refundedCents, refundableCents };
+    if (amountCents > refundableCents)
+      return { ok: false as const, reason: "exceeds_total" as const, refundedCents, refundableCents };
+    // The money goes to the thread's own customer: an order of another customer than the one the thread is about
+    // (as filed, or as its agent found it) is held for an operator, whatever decision asks for it.
+    const customer = await threadCustomerEmail({ db: tx, threadId });
+    const elsewhere = customer !== null && customer.toLowerCase() !== order.customerEmail.toLowerCase();
+    const wanted = { effect: "refund" as const, orderId, amountCents };
+    const authority = elsewhere
+      ? null
+      : await spendAuthorization({
+          db: tx,
+          threadId,
+          effect: "refund",
+          key: idempotencyKey,
+          matches: (terms) => termsMatch("refund", terms, wanted),
+        });
+    const by = authority ? receiptDecider(authority.receipt) : null;
     // The refund and its payment intent in one statement.
     const refund = {
       id: randomUUID(),
@@ -81,29 +136,48 @@ export async function recordRefund({
       amountCents,
       currency,
       method,
-      approvedBy,
+      approvedBy: by ?? "nobody: no decision authorized it",
+      receiptId: authority?.receipt.id ?? null,
+      purpose: purpose ?? null,
     };
+    const held = authority
+      ? {}
+      : {
+          status: "failed" as const,
+          lastError: elsewhere
+            ? `${ELSEWHERE}: ${orderId} is another customer's order than this thread's; held for an operator, not paid`
+            : `${NO_RECEIPT}: no decision on this thread authorized ${amountCents} cents to ${orderId}; held for an operator, not paid`,
+        };
     const recorded = tx.$with("refund").as(tx.insert(refunds).values(refund).returning({ id: refunds.id }));
     const [effect] = await tx
       .with(recorded)
       .insert(effects)
-      .values({ id: randomUUID(), ...intentOf(refund), ...activeRunTrace() })
+      .values({ id: randomUUID(), ...intentOf(refund), ...held, ...activeRunTrace() })
       .onConflictDoNothing({ target: effects.idempotencyKey })
       .returning();
     // Every column of the refund just inserted is known (its created_at is the statement's now(), as the effect's).
-    if (effect) return { ok: true as const, refund: { ...refund, createdAt: effect.createdAt }, effect };
+    if (effect)
+      return {
+        ok: true as const,
+        refund: { ...refund, createdAt: effect.createdAt },
+        effect,
+        authorized: authority !== null,
+      };
     const [inserted] = await tx.select().from(refunds).where(eq(refunds.idempotencyKey, idempotencyKey));
     const existing = await getEffectByKey({ db: tx, idempotencyKey });
     if (!inserted || !existing) throw new Error(`recordRefund: nothing recorded under ${idempotencyKey}`);
-    return { ok: true as const, refund: inserted, effect: existing };
+    return { ok: true as const, refund: inserted, effect: existing, authorized: inserted.receiptId !== null };
   });
 
-  function intentOf(refund: Pick<Refund, "id" | "amountCents" | "currency" | "method">): EffectIntent {
+  function intentOf(
+    refund: Pick<Refund, "id" | "amountCents" | "currency" | "method" | "receiptId">,
+  ): EffectIntent {
     return {
       idempotencyKey,
       threadId,
       kind: "payment",
       recordId: refund.id,
+      receiptId: refund.receiptId,
       payload: {
         refundId: refund.id,
         orderId,
@@ -113,6 +187,16 @@ export async function recordRefund({
       },
     };
   }
+}
+
+/** Who a receipt names as its decider, for the money ledger: their label (or "policy" for an automatic approval). */
+export function receiptDecider(receipt: { body: unknown }): string {
+  const by = (receipt.body as { by?: { label?: unknown; id?: unknown } }).by;
+  return typeof by?.label === "string" && by.label
+    ? by.label
+    : typeof by?.id === "string"
+      ? by.id
+      : "unknown";
 }
 
 /** How many refunds exist for an order. */

@@ -3,7 +3,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { type Effect, type Voucher, vouchers } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
+import { AppError } from "@/lib/errors";
 import { queueEmail } from "./outbox";
+import { spendAuthorization, termsMatch } from "./receipts";
 
 /** The voucher key of a granting decision: one voucher per decision, whatever re-runs it. */
 export const voucherIdempotencyKey = (decisionRef: string) => `voucher:${decisionRef}`;
@@ -18,8 +20,9 @@ export function voucherCode(): string {
 /**
  * Issue the voucher a decision granted, and queue the email that carries its code to the customer, in one
  * transaction: the email never claims a voucher that is not recorded, and a re-run (resume, replay, recovery) finds
- * the same voucher and the same email. `email` is null when there is no address to write to: the voucher is issued
- * and the thread says so; nothing is sent.
+ * the same voucher and the same email. The voucher spends the thread's decision receipt that granted exactly this
+ * amount (lib/runtime/receipts.ts); with none it is refused (`forbidden:no_receipt`) and nothing is issued or sent.
+ * `email` is null when there is no address to write to: the voucher is issued and the thread says so; nothing is sent.
  */
 export async function issueVoucher({
   db,
@@ -40,6 +43,21 @@ export async function issueVoucher({
 }): Promise<{ voucher: Voucher; mail: Effect | null }> {
   const idempotencyKey = voucherIdempotencyKey(decisionRef);
   return db.transaction(async (tx) => {
+    const wanted = { effect: "voucher" as const, amountCents, currency };
+    const authority = await spendAuthorization({
+      db: tx,
+      threadId,
+      effect: "voucher",
+      key: idempotencyKey,
+      matches: (terms) => termsMatch("voucher", terms, wanted),
+    });
+    if (!authority) {
+      throw new AppError(
+        "forbidden:no_receipt",
+        `No decision on this thread granted a voucher of ${amountCents} ${currency}: nothing was issued.`,
+      );
+    }
+    const decider = (authority.receipt.body as { by?: { id?: string } }).by?.id ?? grantedBy;
     const [inserted] = await tx
       .insert(vouchers)
       .values({
@@ -49,7 +67,7 @@ export async function issueVoucher({
         threadId,
         amountCents,
         currency,
-        grantedBy,
+        grantedBy: decider,
       })
       .onConflictDoNothing({ target: vouchers.idempotencyKey })
       .returning();

@@ -301,11 +301,22 @@ export const refunds = pgTable(
     currency: text("currency").notNull(),
     /** original_payment | store_credit */
     method: text("method").notNull(),
-    /** Who approved it: an operator, or "policy" for automatic approvals. */
+    /** Who approved it: the person whose decision's receipt authorized it, or "policy" for automatic approvals. */
     approvedBy: text("approved_by").notNull(),
+    /** The receipt (`decision_receipts.id`) whose authorization this refund spent; null: none matched. */
+    receiptId: text("receipt_id"),
+    /**
+     * What the refund is for, when its agent says (`store_credit:<thread>:<order>`): a second refund with the same
+     * purpose is refused by the ledger whatever decision asks for it (a rollback or a fork cannot make the agent
+     * forget a credit and grant it again).
+     */
+    purpose: text("purpose"),
     createdAt: createdAt(),
   },
-  (t) => [index("refunds_order_idx").on(t.orderId)],
+  (t) => [
+    index("refunds_order_idx").on(t.orderId),
+    uniqueIndex("refunds_purpose_idx").on(t.purpose).where(sql`${t.purpose} IS NOT NULL`),
+  ],
 );
 
 /**
@@ -340,6 +351,8 @@ export const accountChanges = pgTable(
     field: text("field").notNull(),
     fromValue: text("from_value"),
     toValue: text("to_value").notNull(),
+    /** The receipt whose authorization this change spent; null: none matched (the effect waits for an operator). */
+    receiptId: text("receipt_id"),
     appliedAt: timestamp("applied_at", { withTimezone: true }),
     createdAt: createdAt(),
   },
@@ -411,6 +424,11 @@ export const effects = pgTable(
     lastError: text("last_error"),
     /** The provider's id for it (payment id, SMTP message id). */
     providerRef: text("provider_ref"),
+    /**
+     * For a kind that moves money or changes an account: the decision receipt that authorizes it. The dispatcher
+     * delivers it only when the receipt's signature verifies and its authorization matches the payload.
+     */
+    receiptId: text("receipt_id"),
     deliveredAt: timestamp("delivered_at", { withTimezone: true }),
     /** The operator task of a failed effect: what was done about it, by whom, when. */
     resolution: text("resolution", { enum: EFFECT_TASK_ACTIONS }),
@@ -433,6 +451,54 @@ export const effects = pgTable(
   ],
 );
 
+/**
+ * Decision receipts: for every decision (and every automatic approval), a canonical body saying what the decider was
+ * shown (a digest of the exact payload: question, tool and arguments, amounts, destination, policy findings), what
+ * they answered, who, when, through which channel and under which policy version, and which effects it authorizes —
+ * signed with a server key (HMAC-SHA256, `key_id` names it; lib/receipt-keys.ts). No personal data: digests, ids and
+ * amounts only, so receipts outlive retention and erasure. Never updated or deleted.
+ */
+export const decisionReceipts = pgTable(
+  "decision_receipts",
+  {
+    /** The decision's interrupt id, or `system:<ref>` for an automatic approval. */
+    id: text("id").primaryKey(),
+    threadId: text("thread_id").notNull(),
+    interruptId: text("interrupt_id"),
+    /** The signed body (canonical JSON of it is what the signature covers). */
+    body: jsonb("body").notNull(),
+    keyId: text("key_id").notNull(),
+    signature: text("signature").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("decision_receipts_thread_idx").on(t.threadId, t.createdAt)],
+);
+
+/**
+ * What each receipt authorizes, one row per effect (a refund of an amount to an order, a change of an account's field
+ * to a value's digest, a voucher), spent once by the effect that uses it (`spent_by`: the effect's idempotency key; a
+ * re-run of the same effect finds its own).
+ */
+export const receiptAuthorizations = pgTable(
+  "receipt_authorizations",
+  {
+    receiptId: text("receipt_id").notNull(),
+    idx: integer("idx").notNull(),
+    threadId: text("thread_id").notNull(),
+    /** `refund` | `account_change` | `voucher` */
+    effect: text("effect").notNull(),
+    terms: jsonb("terms").notNull(),
+    spentBy: text("spent_by"),
+    spentAt: timestamp("spent_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.receiptId, t.idx] }),
+    index("receipt_authorizations_thread_idx").on(t.threadId, t.effect),
+    uniqueIndex("receipt_authorizations_spent_idx").on(t.spentBy).where(sql`${t.spentBy} IS NOT NULL`),
+  ],
+);
+
 export type Order = typeof orders.$inferSelect;
 export type NewOrder = typeof orders.$inferInsert;
 export type Thread = typeof threads.$inferSelect;
@@ -445,3 +511,5 @@ export type OutboxEmail = typeof outbox.$inferSelect;
 export type Effect = typeof effects.$inferSelect;
 export type Voucher = typeof vouchers.$inferSelect;
 export type AccountChangeRow = typeof accountChanges.$inferSelect;
+export type DecisionReceipt = typeof decisionReceipts.$inferSelect;
+export type ReceiptAuthorization = typeof receiptAuthorizations.$inferSelect;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
+import { recordAnswers } from "@/e2e/support/receipts";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { listEmailsForThread } from "@/lib/db/queries/outbox";
 import { issueVoucher, listVouchersForThread } from "@/lib/db/queries/vouchers";
@@ -53,6 +54,7 @@ describe.each<Backend>(["pglite", "postgres"])("the goodwill example agent on %s
       payload: parsed.payload,
       answer: { decision: "grant" },
       siblings: [],
+      decided: [],
     };
     expect(() =>
       goodwillAgent.policy({
@@ -63,6 +65,13 @@ describe.each<Backend>(["pglite", "postgres"])("the goodwill example agent on %s
     ).toThrow(/someone else/);
     expect(() => goodwillAgent.policy({ ...attempt, principal: someone, involved: [] })).not.toThrow();
 
+    // The grant's receipt, as the ledger writes it when a person grants: the voucher is issued only against it.
+    await recordAnswers({
+      db: backend.database.db,
+      agent: goodwillAgent,
+      threadId: config.configurable.thread_id,
+      answers: { [raised!.id!]: [raised?.value, { decision: "grant" }] },
+    });
     for await (const _ of await graph.stream(
       new Command({ resume: { [raised!.id!]: { decision: "grant" } } }),
       config,

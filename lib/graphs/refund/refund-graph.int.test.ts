@@ -72,7 +72,7 @@ describe("refund graph on postgres: approvals", () => {
     expect(done.refund).toMatchObject({
       amountCents: 24900,
       method: "original_payment",
-      approvedBy: "operator",
+      approvedBy: "supervisor@test.local",
     });
     expect(await countRows(h.database, "refunds", { orderId: "ORD-1002" })).toBe(1);
     expect(await countRows(h.database, "outbox", { threadId: config.configurable.thread_id })).toBe(1);

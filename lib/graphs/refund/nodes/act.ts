@@ -26,10 +26,10 @@ export function executeRefundNode({ db, refundNodeDelayMs = 0 }: NodeContext): R
       amountCents,
       currency: order.currency,
       method: state.refundMethod ?? "original_payment",
-      approvedBy: decision.decidedBy === "policy" ? "policy" : (decision.operatorId ?? "operator"),
     });
     if (refundNodeDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, refundNodeDelayMs));
     if (!recorded.ok) {
+      if (recorded.reason === "duplicate") throw new Error("execute_refund: a refund has no purpose here");
       const { refundedCents, refundableCents } = recorded;
       return {
         refund: {

@@ -1,10 +1,11 @@
 import "server-only";
 import { sumRefundsForOrder } from "@/lib/db/queries/refunds";
 import { askHuman, askHumanDecision, decisionRef } from "@/lib/graphs/ask-human";
+import { recordSystemReceipt } from "@/lib/runtime/receipts";
 import { formatMoney } from "@/lib/wire";
-import { evaluatePolicy } from "../policy";
+import { AUTO_APPROVE_LIMIT_CENTS, evaluatePolicy } from "../policy";
 import type { OrderSnapshot, RefundDecision, RefundMethod, RefundStateValue } from "../state";
-import type { NodeContext, RefundNode } from "./context";
+import { type NodeContext, type RefundNode, threadIdOf } from "./context";
 
 function requireOrder(state: RefundStateValue, node: string): OrderSnapshot {
   if (!state.order) throw new Error(`${node}: no order in the state`);
@@ -24,10 +25,23 @@ export function checkPolicyNode({ db }: NodeContext): RefundNode {
       now: new Date(),
       editedBy: state.editedBy,
     });
-    // An automatic approval is this step's decision: the refund's key derives from this step.
+    // An automatic approval is this step's decision: the refund's key derives from this step, and its receipt (the
+    // policy as the decider) authorizes exactly this amount to this order.
     const decision: RefundDecision | null = policy.autoApprove
       ? { decision: "approve", amountCents: requestedCents, decidedBy: "policy", ref: decisionRef(config) }
       : null;
+    if (decision?.ref) {
+      await recordSystemReceipt({
+        db,
+        threadId: threadIdOf(config),
+        ref: decision.ref,
+        action: "refund_auto_approval",
+        shown: { order: order.id, requestedCents, refundedCents, findings: policy.findings },
+        authorizes: [{ effect: "refund", orderId: order.id, amountCents: requestedCents }],
+        by: { id: "system:policy", label: "policy" },
+        policy: `refund:auto-approve up to ${AUTO_APPROVE_LIMIT_CENTS} cents`,
+      });
+    }
     return { requested: requestedCents, policy: { ...policy, refundedCents }, decision };
   };
 }
