@@ -1,9 +1,12 @@
 import fc from "fast-check";
 import pg from "pg";
-import { authHeaders, signIn, TEST_PASSWORD } from "../support/auth";
+import { authedFetch, authHeaders, signIn, TEST_PASSWORD } from "../support/auth";
 import { useTestServer } from "./setup";
 
-/* The last-admin invariant under concurrent admins, where sign-in may send you, and the pages' CSP. */
+/*
+ * The last-admin invariant under concurrent admins, where sign-in may send you, the pages' CSP, and webhook targets
+ * that reach a refused address through an IPv6 spelling of it (issue 50).
+ */
 
 describe("admin invariants, redirects after sign-in and CSP", () => {
   const ctx = useTestServer("adminpages");
@@ -113,6 +116,59 @@ describe("admin invariants, redirects after sign-in and CSP", () => {
       nonces.push(nonce!);
     }
     expect(new Set(nonces).size).toBe(nonces.length);
+  });
+
+  it("refuses a webhook target written as IPv6 carrying a refused IPv4 address (422 unprocessable:webhook_target)", async () => {
+    const add = (target: string) =>
+      authedFetch(
+        url("/api/admin/notifications"),
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ op: "add", kind: "webhook", target, events: ["escalated"] }),
+        },
+        "admin",
+      );
+    const written = async () => ({
+      targets: await ctx.prepared.sql.count("notification_targets"),
+      audit: await ctx.prepared.sql.count("audit_log", "action = 'queue_settings'"),
+    });
+    const before = await written();
+    // The IPv4-compatible loopback (the URL parser writes it `[::7f00:1]`), and generated others: a refused IPv4
+    // address (loopback, private, link-local, unspecified) mapped, translated, compatible, NAT64 or 6to4.
+    const refused = fc
+      .tuple(
+        fc.constantFrom([127], [10], [169, 254], [192, 168], [0], [172, 16]),
+        fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }),
+        fc.constantFrom("::ffff:", "::ffff:0:", "::", "64:ff9b::", "2002"),
+        fc.integer({ min: 1, max: 65_535 }),
+      )
+      .map(([network, random, form, port]) => {
+        const [a, b, c, d] = [...network, ...random].slice(0, 4) as [number, number, number, number];
+        const hex = (x: number, y: number) => ((x << 8) | y).toString(16);
+        const host = form === "2002" ? `2002:${hex(a, b)}:${hex(c, d)}::1` : `${form}${a}.${b}.${c}.${d}`;
+        return `http://[${host}]:${port}/hook`;
+      });
+    for (const target of ["http://[::127.0.0.1]:8080/", ...fc.sample(refused, { seed: 50, numRuns: 20 })]) {
+      const res = await add(target);
+      const body = (await res.json()) as { code?: string };
+      expect([target, res.status, body.code]).toEqual([target, 422, "unprocessable:webhook_target"]);
+    }
+    expect(await written()).toEqual(before);
+    // A public address, mapped, is a target like any other (the refusals above are the address's, not the form's).
+    const publicOne = await add("http://[::ffff:8.8.8.8]:8080/hook");
+    expect(publicOne.status).toBe(200);
+    const { target } = (await publicOne.json()) as { target: { id: string } };
+    const removed = await authedFetch(
+      url("/api/admin/notifications"),
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ op: "remove", id: target.id }),
+      },
+      "admin",
+    );
+    expect(removed.status).toBe(200);
   });
 
   async function createAdmin(cookie: string, email: string) {
