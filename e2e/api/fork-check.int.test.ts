@@ -1,13 +1,15 @@
 import fc from "fast-check";
 import { authedFetch, type Who } from "../support/auth";
 import { agentFor, createTicket, runOnce } from "./client";
-import { type Backend, serverOn } from "./setup";
+import { type Backend, serverOn, until } from "./setup";
 
 /*
  * The fork form's checks are the server's (issue 34): `POST …/fork/check` answers what the fork itself would answer
  * for the same edits — 200, or the same 422 with each field's rule in the agent's own words — and writes nothing.
  * Edits are generated (hostile values for every editable field and some that are not); every refused one is sent to
- * the fork too, which must refuse it the same way. Both databases.
+ * the fork too, which must refuse it the same way. So is every other refusal the fork makes before it writes (issue
+ * 50): a checkpoint of another thread or none (generated ids), a thread that does not exist, a run in progress — the
+ * check answers the fork's status and code, never 200. Both databases.
  */
 
 interface Refusal {
@@ -61,20 +63,44 @@ const edits = fc.oneof(valid, hostile);
 /** Zod's own wording, which no operator should read: the agents' editable schemas say their rules themselves. */
 const ZOD_WORDS = /expected|invalid input|too (small|big)|received/i;
 
+/** The refusal's status and code, or the status alone for an answer that is none. */
+async function answer(res: Response): Promise<string> {
+  const body = (await res.json().catch(() => ({}))) as { code?: string };
+  return `${res.status} ${body.code ?? ""}`.trim();
+}
+
+interface ThreadView {
+  checkpointId: string;
+  activeRunId: string | null;
+}
+
 describe.each<Backend>(["postgres", "pglite"])("the fork's checks, asked alone, on %s", (backend) => {
   let base = "";
   let stop: () => Promise<void> = async () => {};
   let threadId = "";
   let checkpointId = "";
-  beforeAll(async () => {
-    ({ base, stop } = await serverOn(backend, "forkcheck", {}));
+  const view = async (id: string) =>
+    (await (await authedFetch(`${base}/api/threads/${id}`, {}, "supervisor")).json()) as ThreadView;
+  const ticket = async () => {
     const message = "Refund ORD-1002 please, it arrived broken.";
-    threadId = await createTicket(base, message);
-    await runOnce(agentFor(base, threadId), { message });
-    const view = (await (await authedFetch(`${base}/api/threads/${threadId}`, {}, "supervisor")).json()) as {
-      checkpointId: string;
-    };
-    checkpointId = view.checkpointId;
+    const id = await createTicket(base, message);
+    await runOnce(agentFor(base, id), { message });
+    return { id, checkpointId: (await view(id)).checkpointId };
+  };
+  /** What the threads' histories and the audit trail say: a check that wrote anything changes it. */
+  const written = async (ids: string[]) =>
+    JSON.stringify(
+      await Promise.all([
+        ...ids.map(async (id) =>
+          (await authedFetch(`${base}/api/threads/${id}/history`, {}, "supervisor")).json(),
+        ),
+        (await authedFetch(`${base}/api/audit?limit=200`, {}, "supervisor")).json(),
+      ]),
+    );
+  beforeAll(async () => {
+    // The offline model takes its time per token, so a run is still working while a test asks about it.
+    ({ base, stop } = await serverOn(backend, "forkcheck", { OFFLINE_TOKEN_DELAY_MS: "40" }));
+    ({ id: threadId, checkpointId } = await ticket());
   });
   afterAll(() => stop());
 
@@ -133,5 +159,54 @@ describe.each<Backend>(["postgres", "pglite"])("the fork's checks, asked alone, 
     expect(((await node.json()) as Refusal).code).toBe("unprocessable:fork_node");
     expect((await check({ checkpointId, values: { reason: "ok" } })).status).toBe(200);
     expect((await check({ checkpointId, values: { reason: "ok" } }, "operator")).status).toBe(403);
+  });
+
+  test("a checkpoint of another thread or of none, a thread that does not exist: the check answers as the fork", async () => {
+    const other = await ticket();
+    const before = await written([threadId, other.id]);
+    // Ids the fork finds in no thread of this one: generated (the body's schema allows 1 to 200 characters).
+    const unknown = fc.sample(
+      fc.oneof(
+        fc.string({ minLength: 1, maxLength: 200 }),
+        fc.uuid(),
+        fc.constantFrom(other.checkpointId.toUpperCase(), `${checkpointId} `, checkpointId.slice(0, -1)),
+      ),
+      { seed: 50, numRuns: 12 },
+    );
+    const cases: { path: string; body: Record<string, unknown> }[] = [
+      // Another thread's checkpoint, bare and with edits the fork would take.
+      { path: threadId, body: { checkpointId: other.checkpointId } },
+      { path: threadId, body: { checkpointId: other.checkpointId, values: { reason: "ok" } } },
+      { path: other.id, body: { checkpointId } },
+      ...unknown.map((id) => ({ path: threadId, body: { checkpointId: id } })),
+      // No such thread: the checkpoint is one of a real thread.
+      { path: crypto.randomUUID(), body: { checkpointId } },
+    ];
+    for (const { path, body } of cases) {
+      const check = await answer(await post(base, `/api/threads/${path}/fork/check`, body));
+      const fork = await answer(await post(base, `/api/threads/${path}/fork`, body));
+      expect([body, check]).toEqual([body, fork]);
+      expect([body, fork]).toEqual([body, expect.stringMatching(/^404 not_found:(checkpoint|thread)$/)]);
+    }
+    expect(await written([threadId, other.id])).toBe(before);
+  });
+
+  test("a run in progress: the check answers the fork's 409", async () => {
+    const message = "Refund ORD-1003 please, it never arrived.";
+    const id = await createTicket(base, message);
+    // Fork the thread from its own first checkpoint while its first run still works.
+    const running = runOnce(agentFor(base, id), { message });
+    const active = await until("the run to be active with a checkpoint", async () => {
+      const now = await view(id);
+      return now.activeRunId && now.checkpointId ? now : undefined;
+    });
+    const body = { checkpointId: active.checkpointId };
+    const check = await answer(await post(base, `/api/threads/${id}/fork/check`, body));
+    const fork = await answer(await post(base, `/api/threads/${id}/fork`, body));
+    const still = (await view(id)).activeRunId;
+    await running;
+    // Only a comparison made while the run was active says anything; the slow offline model keeps it so.
+    expect(still).toBe(active.activeRunId);
+    expect([check, fork]).toEqual(["409 conflict:run_active", "409 conflict:run_active"]);
   });
 });

@@ -4,7 +4,7 @@ import { EventType } from "@ag-ui/core";
 import { createAguiMapper } from "@/lib/agui";
 import type { Principal } from "@/lib/auth/roles";
 import { checkpointExists } from "@/lib/checkpoint/history";
-import { getDatabase } from "@/lib/db/client";
+import { type AppDb, getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getActiveRun, getRun, insertRun, setRunInput } from "@/lib/db/queries/runs";
 import {
@@ -15,7 +15,7 @@ import {
   setThreadVersion,
 } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import type { Tx } from "@/lib/db/tx";
+import type { Queryable, Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { parkRunSpan, runTraceOf, startRunSpan, takeRunSpan } from "@/lib/observability/tracing";
@@ -60,12 +60,7 @@ export interface ForkResult {
  */
 export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   const { db } = await getDatabase();
-  const thread = await getThread({ db, threadId: raw.threadId });
-  if (!thread) throw new AppError("not_found:thread", `Thread ${raw.threadId} does not exist.`);
-  // Onto the current version (a thread whose version is gone), or on the thread's own pinned version.
-  const agent = raw.onto === "current" ? getAgent(thread.agentId) : threadAgent(thread);
-  const graph = await getAgentGraph(agent);
-  const request = checkEdits(agent, raw);
+  const { agent, graph, request } = await prepareFork(db, raw);
   const edits = Boolean(request.values && Object.keys(request.values).length > 0);
   // Read before the branch's transaction opens: the graph reads through the process's database, not the transaction,
   // and on the embedded database (one connection) such a read inside the transaction waits on it for ever.
@@ -93,15 +88,57 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
 }
 
 /**
- * Check a fork's edits as the fork would, writing nothing: the fork form asks while its fields are typed, so what it
- * says is the server's rule in the agent's words (422 `unprocessable:fork_values` with `issues` per field).
+ * Check a fork as the fork would, writing nothing: the fork form asks while its fields are typed, so what it says is
+ * the server's rule in the agent's words (422 `unprocessable:fork_values` with `issues` per field). Every refusal the
+ * fork makes before it writes is made here by the same functions, in the same order — no such thread, edits it may
+ * not make, a checkpoint that is not this thread's, a run in progress — so the two answers cannot drift apart. (The
+ * fork makes the last two again under the thread's lock; between the check and the fork, either may change.)
  */
 export async function checkFork(raw: Omit<ForkRequest, "by">): Promise<void> {
   const { db } = await getDatabase();
+  const { thread, request } = await prepareFork(db, raw);
+  await assertBranchable({ db, thread, checkpointId: request.checkpointId });
+}
+
+/**
+ * The fork's checks before anything is read under a lock: the thread (404), the agent it forks onto (a version gone:
+ * 409), and the edits (422). Shared by the fork and its check.
+ */
+async function prepareFork<R extends Omit<ForkRequest, "by">>(
+  db: AppDb,
+  raw: R,
+): Promise<{ thread: Thread; agent: AgentDefinition; graph: AgentGraph; request: R & CheckedValues }> {
   const thread = await getThread({ db, threadId: raw.threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${raw.threadId} does not exist.`);
+  // Onto the current version (a thread whose version is gone), or on the thread's own pinned version.
   const agent = raw.onto === "current" ? getAgent(thread.agentId) : threadAgent(thread);
-  checkEdits(agent, raw);
+  const graph = await getAgentGraph(agent);
+  return { thread, agent, graph, request: checkEdits(agent, raw) };
+}
+
+/**
+ * What a branch needs of its thread, read through `db` (the branch's transaction, under the thread's lock; the
+ * check's plain handle): the checkpoint is one of this thread's (404 `not_found:checkpoint`, whichever thread it
+ * belongs to, if any), the `precondition` holds, and no run is active (409 `conflict:run_active`).
+ */
+async function assertBranchable<D extends Queryable>({
+  db,
+  thread,
+  checkpointId,
+  precondition,
+}: {
+  db: D;
+  thread: Thread;
+  checkpointId: string;
+  precondition?: (thread: Thread, db: D) => Promise<void>;
+}): Promise<void> {
+  const exists = await checkpointExists({ db, threadId: thread.id, checkpointId });
+  if (!exists)
+    throw new AppError("not_found:checkpoint", `Checkpoint ${checkpointId} is not in this thread.`);
+  await precondition?.(thread, db);
+  const active = await getActiveRun({ db, threadId: thread.id });
+  if (active)
+    throw new AppError("conflict:run_active", "A run is in progress on this thread.", { runId: active.id });
 }
 
 /** A branch to start: the fork of a person, or the move of a paused thread onto a newer version (a migration). */
@@ -143,18 +180,13 @@ export async function startBranch(request: BranchRequest): Promise<ForkResult> {
   const { startSeq } = await db.transaction(async (tx) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
-    const exists = await checkpointExists({
+    await assertBranchable({
       db: tx,
-      threadId: request.threadId,
+      thread,
       checkpointId: request.checkpointId,
+      ...(request.precondition ? { precondition: request.precondition } : {}),
     });
-    if (!exists)
-      throw new AppError("not_found:checkpoint", `Checkpoint ${request.checkpointId} is not in this thread.`);
-    await request.precondition?.(thread, tx);
     const { action, detail } = request.audit(thread.agentVersion);
-    const active = await getActiveRun({ db: tx, threadId: thread.id });
-    if (active)
-      throw new AppError("conflict:run_active", "A run is in progress on this thread.", { runId: active.id });
     const input: RunInput = {
       kind: request.kind,
       checkpointId: request.checkpointId,

@@ -5,8 +5,9 @@ import { checkFork } from "@/lib/runtime/fork";
 export const dynamic = "force-dynamic";
 
 /**
- * The fork's checks of its edits, without forking: 200 `{ ok: true }`, or the 422 the fork would answer, with each
- * field's rule in the agent's words (`details.issues`). The fork form asks while its fields are typed. Writes nothing.
+ * The fork's checks, without forking: 200 `{ ok: true }`, or the refusal the fork would answer for the same body —
+ * 404 for a thread or a checkpoint it does not have, 409 while a run is active, 422 with each field's rule in the
+ * agent's words (`details.issues`). The fork form asks while its fields are typed. Writes nothing.
  */
 export const POST = route<{ threadId: string }, ForkBody>(
   {
