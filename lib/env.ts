@@ -354,6 +354,16 @@ const schema = z.object({
   /** Attempts per notification (webhook, email) before it is marked failed. */
   NOTIFY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(6),
   /**
+   * Double texting's bound per thread: messages that may wait for their turn on one thread (enqueue, interrupt,
+   * rollback); past it, 429 `rate_limited:queue_full` and nothing is written.
+   */
+  QUEUED_INPUTS_MAX: z.coerce.number().int().min(1).max(1_000).default(5),
+  /**
+   * Double texting's bound per principal: messages one person (or key) may queue per minute, across all threads; past
+   * it, 429 `rate_limited:queue_rate` (with `retryAfterSeconds`) and nothing is written.
+   */
+  QUEUED_INPUTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(30),
+  /**
    * Double texting: override an agent's declared strategy for new input while a run is active, as comma-separated
    * `agent=strategy` pairs (`order_support=rollback`); strategies: reject, enqueue, interrupt, rollback.
    */

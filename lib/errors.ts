@@ -127,14 +127,21 @@ export function toAppError(error: unknown, onUnexpected?: (error: unknown) => vo
   return new AppError("internal:unexpected", "Something went wrong on the server. The error was logged.");
 }
 
-/** The JSON response for an AppError (the server's `errorResponse` maps anything thrown to one first). */
+/**
+ * The JSON response for an AppError (the server's `errorResponse` maps anything thrown to one first). A refusal that
+ * knows when to try again (`details.retryAfterSeconds`) says so in `Retry-After` too.
+ */
 export function appErrorResponse(appError: AppError): Response {
+  const retryAfter = appError.details?.retryAfterSeconds;
   return jsonResponse(appError.toBody(), {
     status: appError.status,
-    // A body refused mid-stream is left unread on the connection: the client must not send its next request on it.
-    headers:
-      appError.status === 413
-        ? { "cache-control": "no-store", connection: "close" }
-        : { "cache-control": "no-store" },
+    headers: {
+      "cache-control": "no-store",
+      // A body refused mid-stream is left unread on the connection: the client must not send its next request on it.
+      ...(appError.status === 413 ? { connection: "close" } : {}),
+      ...(typeof retryAfter === "number" && retryAfter > 0
+        ? { "retry-after": String(Math.ceil(retryAfter)) }
+        : {}),
+    },
   });
 }

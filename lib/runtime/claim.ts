@@ -22,6 +22,7 @@ import { startedWith, startRunInBackground } from "./executor";
 import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
 import { declaredMigration, migrateThread, migrationFailed } from "./migrate";
+import { assertQueueRoom } from "./queue-bounds";
 import type { DecisionChannel, NewReceipt } from "./receipts";
 import type { RunInput } from "./run-input";
 import { type AnswerEntry, knownDecisions, settle } from "./settle";
@@ -330,7 +331,8 @@ function idleByStatus(thread: Thread): boolean {
 /**
  * New input while a run is active (or while earlier input still waits its turn): what the thread's agent declares for
  * double texting. `reject` leaves it to the usual 409; the others queue it durably, and `interrupt` / `rollback` ask
- * the active run to stop (it ends `cancelled`, and the queue starts this input next). Null: nothing is busy.
+ * the active run to stop (it ends `cancelled`, and the queue starts this input next). Bounded per thread and per
+ * principal (`assertQueueRoom`: 429, nothing written). Null: nothing is busy.
  */
 async function queueIfBusy(
   tx: Tx,
@@ -350,6 +352,7 @@ async function queueIfBusy(
   if ((await getRun({ db: tx, runId: input.runId })) || (await getQueuedInput({ db: tx, id: input.runId }))) {
     throw new AppError("conflict:run_id", "A run with this runId already exists.");
   }
+  await assertQueueRoom({ tx, waiting: ahead, principal });
   const queued = await enqueueInput({
     db: tx,
     entry: {
