@@ -212,3 +212,23 @@ export type Authorization =
   | { effect: "refund"; orderId: string; amountCents: number }
   | { effect: "account_change"; accountEmail: string; field: string; to: string }
   | { effect: "voucher"; amountCents: number; currency: string };
+
+/**
+ * A decision receipt as the thread page shows it: which decision, who, how and when, what it authorized (and whether
+ * that was spent), and whether its signature verifies on this server.
+ */
+export interface ReceiptView {
+  id: string;
+  interruptId: string | null;
+  action: string;
+  by: string;
+  channel: string;
+  at: string;
+  /** What it authorized: `refund` (orderId, amountCents), `account_change` (a digest, never the value), `voucher`. */
+  authorizes: { effect: string; terms: Record<string, unknown>; spent: boolean }[];
+  /** Its signature checks out under the key it names (false: changed since it was written, or a key not here). */
+  verified: boolean;
+  /** Why it does not verify, when it does not. */
+  problem: string | null;
+  keyId: string;
+}

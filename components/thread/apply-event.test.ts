@@ -31,6 +31,7 @@ function view(overrides: Partial<ThreadView> = {}): ThreadView {
     pendingInterrupts: [{ ...approval, raisedAt: null }],
     decisions: [],
     effects: [],
+    receipts: [],
     queuedInputs: [],
     lastSeq: 16,
     checkpointId: null,

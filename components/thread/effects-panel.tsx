@@ -39,8 +39,17 @@ export function effectStatusText(effect: EffectView): string {
             ? "Simulated: no payment provider is set, nothing was paid"
             : "Simulated: no mail server is set, written to a file"
         : "Delivered";
-    case "failed":
+    case "failed": {
+      // Refused before anything was sent: the ledger or the dispatcher found no decision that authorized it.
+      const code = effect.lastError?.split(":", 2).join(":") ?? "";
+      if (code === "forbidden:no_receipt")
+        return "Held, never sent: no decision on this thread authorized it";
+      if (code === "forbidden:destination")
+        return "Held, never sent: it goes to another customer than this thread's";
+      if (code === "forbidden:receipt_mismatch" || code === "forbidden:receipt_invalid")
+        return "Refused before sending: it does not match the decision that authorized it";
       return `Failed after ${effect.attempts} attempt(s)`;
+    }
     case "unconfirmed":
       return "Unconfirmed: may not have arrived";
     case "handled":

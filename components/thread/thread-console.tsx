@@ -13,6 +13,7 @@ import { DecisionLedger } from "./decision-ledger";
 import { DecisionPanel } from "./decision-panel";
 import { EffectsPanel } from "./effects-panel";
 import { OutcomeCard } from "./outcome-card";
+import { ReceiptsPanel } from "./receipts-panel";
 import { ThreadHeader } from "./thread-header";
 import type { ThreadViewJson } from "./thread-state";
 import { TwoAnswers } from "./two-answers";
@@ -123,6 +124,7 @@ export function ThreadConsole({
             threadId={state.threadId}
             canBranch={hasRole(user?.role, "supervisor") && state.status !== "running"}
           />
+          <ReceiptsPanel receipts={view.receipts ?? []} />
         </div>
         <div className="lg:col-span-5">
           <Conversation

@@ -7,6 +7,7 @@ import {
   getSpentAuthority,
   insertReceipts,
   listReceipts,
+  listThreadReceipts,
   type NewReceipt,
   termsMatch,
   termsOf,
@@ -14,6 +15,7 @@ import {
 import type { DecisionReceipt } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { receiptHmac, receiptKeys } from "@/lib/receipt-keys";
+import type { ReceiptView } from "@/lib/wire";
 
 /*
  * Decision receipts (issue 50): a decision binds to what the decider saw. Every decision the ledger records gets a
@@ -223,6 +225,30 @@ export async function checkEffectAuthority({
 
 /** Effects recorded before receipts existed (marked by the migration that added them): delivered as before. */
 export const LEGACY_RECEIPT = "legacy:before-receipts";
+
+/** A thread's receipts for its page: each checked, each authorization with whether an effect spent it. */
+export async function listReceiptViews({ db, threadId }: { db: Queryable; threadId: string }): Promise<ReceiptView[]> {
+  return (await listThreadReceipts({ db, threadId })).map((r) => {
+    const body = r.body as Partial<ReceiptBody>;
+    const problem = receiptProblem(r);
+    return {
+      id: r.id,
+      interruptId: r.interruptId,
+      action: String(body.action ?? ""),
+      by: String(body.by?.label ?? body.by?.id ?? ""),
+      channel: String(body.channel ?? ""),
+      at: String(body.at ?? r.createdAt.toISOString()),
+      authorizes: r.authorizations.map((a) => ({
+        effect: a.effect,
+        terms: (({ kid: _kid, ...rest }) => rest)(a.terms as Record<string, unknown>),
+        spent: a.spentBy !== null,
+      })),
+      verified: problem === null,
+      problem,
+      keyId: r.keyId,
+    };
+  });
+}
 
 /** Every stored receipt checked offline: how many, and each one that does not verify (with why). */
 export async function verifyReceipts({ db }: { db: Queryable }): Promise<{

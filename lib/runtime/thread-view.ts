@@ -11,9 +11,10 @@ import { getActiveRun, getLastFailedRun, lastFork } from "@/lib/db/queries/runs"
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
-import type { EffectView } from "@/lib/wire";
+import type { EffectView, ReceiptView } from "@/lib/wire";
 import { findAgent, getAgent, hasAgent } from "./agent";
 import { listEffectViews } from "./effects";
+import { listReceiptViews } from "./receipts";
 import { getAgentGraph, readableAgent } from "./graph";
 import { ticketLines, ticketOf } from "./intake";
 
@@ -96,6 +97,8 @@ export interface ThreadView {
    * the provider has it), attempts, last error and, for a failed one, its operator task.
    */
   effects: EffectView[];
+  /** The decisions' receipts (what each authorized, who, how), each checked: lib/runtime/receipts.ts. */
+  receipts: ReceiptView[];
   /** A failed thread's reason: the error its last run ended with (code and server message); null otherwise. */
   failure?: { code: string; message: string } | null;
   /**
@@ -127,13 +130,14 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const agent = readableAgent(thread);
   const graph = await getAgentGraph(agent);
-  const [state, decisions, active, effects, failedRun, waiting] = await Promise.all([
+  const [state, decisions, active, effects, failedRun, waiting, receipts] = await Promise.all([
     graph.getState({ configurable: { thread_id: threadId } }),
     listThreadDecisions({ db, threadId }),
     getActiveRun({ db, threadId }),
     listEffectViews({ db, threadId }),
     thread.status === "failed" ? getLastFailedRun({ db, threadId }) : undefined,
     listWaitingInputs({ db, threadId }),
+    listReceiptViews({ db, threadId }),
   ]);
   const raised = new Map(decisions.map((d) => [d.interruptId, d]));
   const escalated = decisions.filter((d) => d.escalatedAt !== null).map((d) => d.interruptId);
@@ -205,6 +209,7 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
         .map(({ kind, target, status }) => ({ kind, target, status })),
     })),
     effects,
+    receipts,
     failure: failedRun
       ? { code: failedRun.errorCode ?? "internal:run_failed", message: failedRun.errorMessage ?? "" }
       : null,
