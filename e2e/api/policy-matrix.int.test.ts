@@ -41,7 +41,7 @@ const ANSWERS: Record<string, string[]> = {
   goodwill_voucher: ["grant", "decline"],
   select_option: ["option"],
   input_text: ["text"],
-  tool_review: ["tool_approve", "tool_edit", "tool_reject"],
+  tool_review: ["tool_approve", "tool_edit", "tool_edit_destination", "tool_reject"],
   wait_timer: ["fire", "cancel"],
 };
 /** The answers that act on the world. */
@@ -53,8 +53,11 @@ const ACTING = new Set([
   "grant",
   "tool_approve",
   "tool_edit",
+  "tool_edit_destination",
   "fire",
 ]);
+/** Another customer's order: where an edit of a reviewed call's destination would send the money (a demo order). */
+const ELSEWHERE_ORDER = "ORD-1001";
 /** The order-support agent's rule for store credit: above this, as proposed or as edited, a supervisor lets it run. */
 const CREDIT_SUPERVISOR_CENTS = 3000;
 /** What an edit of the store credit sets the amount to (above the supervisor line: the edited amount is what counts). */
@@ -81,6 +84,8 @@ interface Story {
   decidedSinceStart: boolean;
   /** The earlier answer the `answerer` gave: free text (input for the approval) or the sibling review. */
   earlier?: "free_text" | "sibling_review";
+  /** Who approved what the question waits on (the reviews of a change in its cooling-off). */
+  approvedBy?: Person[];
   amountCents?: number;
   requiredRole?: Role;
 }
@@ -123,6 +128,8 @@ function expected(story: Story, kind: Kind, answer: string): Outcome {
       return acting && inputFrom ? refuse(403, "forbidden:four_eyes_own_thread") : OK;
     case "tool_review": {
       if (!acting) return OK;
+      // The destination (the order the credit goes to) is the agent's: no edit may move it, whoever edits.
+      if (answer === "tool_edit_destination") return refuse(403, "forbidden:edit_not_allowed");
       if (inputFrom) return refuse(403, "forbidden:four_eyes_own_thread");
       // The agent proposes 10 % of the order (1.00 to 50.00); an edit sets its own amount.
       const proposed = Math.min(5000, Math.max(100, Math.round((story.amountCents ?? 0) / 10)));
@@ -132,8 +139,12 @@ function expected(story: Story, kind: Kind, answer: string): Outcome {
       return OK;
     }
     case "wait_timer":
-      // The cooling-off fires by itself; a person ending it early skips the protection: a supervisor's call.
-      return answer === "fire" && RANK[role] < RANK.supervisor ? refuse(403, "forbidden:cool_off_early") : OK;
+      // The cooling-off fires by itself; a person ending it early skips the protection: a supervisor's call, and
+      // never one who filed the change or approved it.
+      if (answer !== "fire") return OK;
+      if (RANK[role] < RANK.supervisor) return refuse(403, "forbidden:cool_off_early");
+      if (inputFrom || story.approvedBy?.includes(who)) return refuse(403, "forbidden:four_eyes_own_thread");
+      return OK;
     default:
       return OK;
   }
@@ -356,7 +367,12 @@ const SCENARIOS: Scenario[] = [
       await d.decide("answerer", threadId, data.interruptId, { decision: "approve" });
       return one(d, threadId, "wait_timer");
     },
-    facts: { also: ["answerer"], decidedSinceStart: true, earlier: "sibling_review" },
+    facts: {
+      also: ["answerer"],
+      decidedSinceStart: true,
+      earlier: "sibling_review",
+      approvedBy: ["supervisor", "answerer"],
+    },
   },
   {
     name: "goodwill: the voucher",
@@ -422,11 +438,15 @@ function answerOf(kind: string, payload: Record<string, unknown>, rng: Rng | nul
       return { outcome: "cancelled", note: "The customer called: not them." };
     case "tool_approve":
     case "tool_edit":
+    case "tool_edit_destination":
     case "tool_reject": {
       const [call] = payload.requests as { name: string; args: Record<string, unknown> }[];
       if (kind === "tool_approve") return { decisions: [{ type: "approve" }] };
       if (kind === "tool_reject") return { decisions: [{ type: "reject", message: "Not this time." }] };
-      const args = { ...call!.args, amountCents: EDITED_CREDIT_CENTS };
+      const args =
+        kind === "tool_edit_destination"
+          ? { ...call!.args, orderId: ELSEWHERE_ORDER }
+          : { ...call!.args, amountCents: EDITED_CREDIT_CENTS };
       return { decisions: [{ type: "edit", editedAction: { name: call!.name, args } }] };
     }
     default:
@@ -805,6 +825,8 @@ describe("one decision policy for every principal (generated over the registry)"
       "forbidden:four_eyes_both_reviews": ["bulk", "decision", "runs"],
       // Not a bulk action: a reviewed tool call is decided one by one.
       "forbidden:tool_role": ["decision", "runs"],
+      // The destination dimension: an edit that moves the money elsewhere, refused whoever gives it.
+      "forbidden:edit_not_allowed": ["decision", "runs"],
       "unprocessable:sla_acting_answer": ["sla"],
       "unprocessable:bulk_action": ["bulk"],
     });

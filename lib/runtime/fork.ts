@@ -10,6 +10,7 @@ import { getActiveRun, getRun, insertRun, setRunInput } from "@/lib/db/queries/r
 import {
   getThread,
   lockThread,
+  restoreThreadAfterBranch,
   setThreadEditor,
   setThreadStatus,
   setThreadVersion,
@@ -17,13 +18,14 @@ import {
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable, Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
+import { AppError, appErrorOf } from "@/lib/errors";
 import { parkRunSpan, runTraceOf, startRunSpan, takeRunSpan } from "@/lib/observability/tracing";
 import { FORK_WARNING_EVENT } from "@/lib/wire";
 import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
 import { agentKey, getAgent } from "./agent";
 import { EventSink } from "./event-sink";
 import { failRun, startRunInBackground } from "./executor";
+import { finalizeRun } from "./finalize";
 import { getAgentGraph, threadAgent } from "./graph";
 import { instanceId } from "./instance";
 import type { AnswerDifferently, RunInput } from "./run-input";
@@ -177,7 +179,7 @@ export async function startBranch(request: BranchRequest): Promise<ForkResult> {
   const runId = randomUUID();
   // The fork run's trace starts here; the executor continues it.
   const runSpan = startRunSpan("run", { "run.id": runId, "thread.id": request.threadId, "run.kind": "fork" });
-  const { startSeq } = await db.transaction(async (tx) => {
+  const { startSeq, before } = await db.transaction(async (tx) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
     await assertBranchable({
@@ -227,13 +229,18 @@ export async function startBranch(request: BranchRequest): Promise<ForkResult> {
         },
       ],
     });
-    return { startSeq: thread.lastSeq };
+    return {
+      startSeq: thread.lastSeq,
+      before: { status: thread.status, agentVersion: thread.agentVersion, lastEditedBy: thread.lastEditedBy },
+    };
   });
   parkRunSpan(runId, runSpan);
+  const progress = { written: false };
   try {
-    return await branch(request, runId, startSeq);
-  } catch (error) {
+    return await branch(request, runId, startSeq, progress);
+  } catch (raw) {
     takeRunSpan(runId)?.end();
+    const error = branchError(raw);
     // The run was claimed but the branch could not be made: end it visibly rather than leave it to the sweeper.
     const run = await getRun({ db, runId });
     if (run) {
@@ -241,13 +248,59 @@ export async function startBranch(request: BranchRequest): Promise<ForkResult> {
       const mapper = createAguiMapper({ threadId: run.threadId, runId });
       sink.emit(mapper.start());
       await sink.drain();
-      await failRun({ db, run, owner: run.owner ?? "", sink, fail: mapper.fail.bind(mapper), error });
+      if (progress.written) {
+        await failRun({ db, run, owner: run.owner ?? "", sink, fail: mapper.fail.bind(mapper), error });
+      } else {
+        // Nothing of the branch was written: the thread stays as it was — its status, its version, its editor and
+        // every decision it waits for (a cooling-off's timer keeps running). The attempt is a failed run, said.
+        const code = appErrorOf(error)?.code ?? "internal:run_failed";
+        const message = appErrorOf(error)?.message ?? "The branch could not be made.";
+        await finalizeRun({
+          db,
+          runId: run.id,
+          threadId: run.threadId,
+          owner: run.owner ?? "",
+          status: "failed",
+          threadStatus: before.status === "running" ? "failed" : before.status,
+          interrupts: [],
+          checkpointId: null,
+          error: { code, message },
+          events: sink.number(mapper.fail({ code, message })),
+        });
+        await restoreThreadAfterBranch({
+          db,
+          threadId: run.threadId,
+          agentVersion: before.agentVersion,
+          lastEditedBy: before.lastEditedBy,
+        });
+      }
     }
     throw error;
   }
 }
 
-async function branch(request: BranchRequest, runId: string, startSeq: number): Promise<ForkResult> {
+/**
+ * What a branch that could not be made answers: LangGraph's "ambiguous update" (the checkpoint was written by steps
+ * that ran in parallel, so an edit cannot say which one it continues as) is the caller's to fix — 409 with a code and
+ * what to do; anything else as it is.
+ */
+function branchError(error: unknown): unknown {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  if (name === "InvalidUpdateError" && typeof message === "string" && /ambiguous update/i.test(message)) {
+    return new AppError(
+      "conflict:fork_ambiguous",
+      "This checkpoint was written by steps that ran side by side (parallel reviews), so an edit made here cannot say which of them it continues as. Fork from a checkpoint before them, or after the thread moves on; nothing was changed.",
+    );
+  }
+  return error;
+}
+
+async function branch(
+  request: BranchRequest,
+  runId: string,
+  startSeq: number,
+  progress: { written: boolean },
+): Promise<ForkResult> {
   const { db } = await getDatabase();
   const { agent, graph } = request;
   // The branch's first checkpoint records the version the branch runs under (stamped into its metadata), and a
@@ -272,6 +325,7 @@ async function branch(request: BranchRequest, runId: string, startSeq: number): 
       ? { ...request.values, ...agent.fork.markEdited(request.editedBy) }
       : request.values;
   const forked = await graph.updateState(source, edits, request.asNode);
+  progress.written = true;
   const forkCheckpointId = forked.configurable?.checkpoint_id as string;
   const input: RunInput = {
     kind: request.kind,

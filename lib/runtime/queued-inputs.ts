@@ -1,7 +1,9 @@
 import "server-only";
 import type { Principal } from "@/lib/auth/roles";
 import { getDatabase } from "@/lib/db/client";
+import { recordAudit } from "@/lib/db/queries/audit";
 import { listOpenDecisions } from "@/lib/db/queries/decisions";
+import { countEffectsSince } from "@/lib/db/queries/effects";
 import {
   abandonRunCheckpoints,
   dropWaitingInput,
@@ -70,11 +72,30 @@ export async function startNextInput(
     if (!next || !(await markInputStarted({ db: tx, id: next.id }))) return null;
     let input = next.input as RunInput;
     // Rollback: the run stopped for this input is left behind — its checkpoints marked abandoned, and this input runs
-    // from where that run started. (Had it ended by itself before the stop, there is nothing to roll back.)
+    // from where that run started. (Had it ended by itself before the stop, there is nothing to roll back.) Never
+    // behind a recorded effect: a run that recorded one (a credit, an email) made a fact the agent must keep knowing,
+    // so this input runs from where it stopped instead, as under `interrupt` — and the audit says so.
     if (next.strategy === "rollback" && next.behindRunId && input.kind === "input") {
       const behind = await getRun({ db: tx, runId: next.behindRunId });
-      const base =
+      const recorded =
         behind?.status === "cancelled"
+          ? await countEffectsSince({ db: tx, threadId, since: behind.startedAt ?? behind.createdAt })
+          : 0;
+      if (recorded > 0 && behind) {
+        await recordAudit({
+          db: tx,
+          entries: [
+            {
+              action: "input_queued",
+              actor: senderOf(next),
+              threadId,
+              detail: { runId: next.id, rollback: "kept", behindRunId: behind.id, effectsRecorded: recorded },
+            },
+          ],
+        });
+      }
+      const base =
+        behind?.status === "cancelled" && recorded === 0
           ? await abandonRunCheckpoints({ db: tx, threadId, runId: behind.id, forRunId: next.id })
           : null;
       if (base) input = { ...input, fromCheckpointId: base };

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Thread } from "../schema";
 import type { Queryable } from "../tx";
 import { EVENTS_CHANNEL, eventJson, type LoggedEvent } from "./events";
+import { contextOrderUpdate } from "./threads";
 
 /** A pending decision a run leaves behind, as the inbox lists it. */
 export interface PendingDecisionRow {
@@ -69,7 +70,9 @@ export async function closeRun(
   const tokens = close.tokens
     ? sql`, tokens_in = tokens_in + ${close.tokens.in}, tokens_out = tokens_out + ${close.tokens.out}`
     : sql``;
-  const contextOrder = close.contextOrder ? sql`, context_order = ${close.contextOrder}` : sql``;
+  const contextOrder = close.contextOrder
+    ? sql`, context_order = ${contextOrderUpdate(close.contextOrder)}`
+    : sql``;
   const result = await db.execute(sql`WITH closed AS (
     UPDATE runs SET status = ${close.status}, error_code = ${close.error?.code ?? null},
       error_message = ${close.error?.message ?? null}, finished_at = now(), lease_expires_at = NULL${tokens}

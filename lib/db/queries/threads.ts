@@ -119,7 +119,24 @@ export function threadStatusUpdate({ db, threadId, status, contextOrder, started
 
 /** A status change's columns: the status, its time, and the thread's order when the change names one. */
 function statusChange(status: Thread["status"], contextOrder: string | null | undefined) {
-  return { status, updatedAt: sql`now()`, ...(contextOrder ? { contextOrder } : {}) };
+  return {
+    status,
+    updatedAt: sql`now()`,
+    ...(contextOrder ? { contextOrder: contextOrderUpdate(contextOrder) } : {}),
+  };
+}
+
+/**
+ * The thread's found order becomes `order` only while the thread is about no customer yet, or `order` is the same
+ * customer's: a thread belongs to the customer it was first found to be about. A branch whose state names another
+ * customer's order (an edit, a typo) cannot make money follow it (the ledger pays only the thread's own customer).
+ */
+export function contextOrderUpdate(order: string) {
+  return sql`CASE WHEN threads.context_order IS NULL OR threads.context_order = ${order}
+    OR NOT EXISTS (SELECT 1 FROM orders o WHERE o.id = threads.context_order)
+    OR EXISTS (SELECT 1 FROM orders o JOIN orders n ON lower(n.customer_email) = lower(o.customer_email)
+      WHERE o.id = threads.context_order AND n.id = ${order})
+    THEN ${order} ELSE threads.context_order END`;
 }
 
 /** Newest threads first (the console's simple list). */
@@ -174,6 +191,24 @@ export async function setThreadVersion({
   agentVersion: string;
 }): Promise<void> {
   await db.update(threads).set({ agentVersion, updatedAt: sql`now()` }).where(eq(threads.id, threadId));
+}
+
+/**
+ * Put back the version and the last editor a branch set on a thread when the branch could not be made (its first
+ * checkpoint was never written): the thread reads as it did before the attempt.
+ */
+export async function restoreThreadAfterBranch({
+  db,
+  threadId,
+  agentVersion,
+  lastEditedBy,
+}: {
+  db: Queryable;
+  threadId: string;
+  agentVersion: string;
+  lastEditedBy: string | null;
+}): Promise<void> {
+  await db.update(threads).set({ agentVersion, lastEditedBy }).where(eq(threads.id, threadId));
 }
 
 /** Threads per agent version and status (to retire a version once no open thread uses it). */

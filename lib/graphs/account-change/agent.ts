@@ -27,9 +27,10 @@ function reviewPolicy({
   principal,
   involved,
   siblings,
+  decided,
 }: DecisionAttempt<InterruptPayload>): void {
   if (payload.action === "wait_timer") {
-    coolOffPolicy({ answer, principal });
+    coolOffPolicy({ answer, principal, involved, decided });
     return;
   }
   if (payload.action !== "review_change") return;
@@ -60,18 +61,32 @@ function reviewPolicy({
 
 /**
  * The cooling-off timer: it fires by itself (`system:timer`); a person who fires it early skips the protection, so that
- * takes a supervisor. Cancelling (the change is not made) is anyone's who may review.
+ * takes a supervisor — and one with no hand in the change: not whoever filed it (or started or edited it), nor either
+ * reviewer who approved it (four-eyes on the shortcut). Cancelling (the change is not made) is anyone's who may review.
  */
 function coolOffPolicy({
   answer,
   principal,
-}: Pick<DecisionAttempt<InterruptPayload>, "answer" | "principal">) {
+  involved,
+  decided,
+}: Pick<DecisionAttempt<InterruptPayload>, "answer" | "principal" | "involved" | "decided">) {
   const fired = (answer as { outcome?: unknown } | null)?.outcome === "fired";
-  if (fired && principal.kind !== "system" && !hasRole(principal.role, "supervisor")) {
+  if (!fired || principal.kind === "system") return;
+  if (!hasRole(principal.role, "supervisor")) {
     throw new AppError(
       "forbidden:cool_off_early",
       "Ending the cooling-off period early needs a supervisor: it fires by itself when the time is up.",
       { rule: "role_required", role: "supervisor" },
+    );
+  }
+  refuseOwnInput({ principal, involved, what: "end its cooling-off early" });
+  if (
+    decided.some((d) => d.action === "review_change" && d.resolvedById === principal.id && approves(d.answer))
+  ) {
+    throw new AppError(
+      "forbidden:four_eyes_own_thread",
+      "You approved this change: someone else must end its cooling-off early.",
+      { rule: "not_own_approval", because: "approved this change" },
     );
   }
 }

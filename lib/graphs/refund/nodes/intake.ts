@@ -102,7 +102,8 @@ export function lookupOrderNode({ db }: NodeContext): RefundNode {
 
 /**
  * Identity: the agent may act on an order and write to its customer only when the ticket's sender is that customer.
- * The ticket came with the order (the ticket system tied its sender to it) or the customer's own message names it;
+ * The ticket came with the order (the ticket system tied its sender to it) or the customer's own message names it (a
+ * message a fork edited is not theirs: `editedBy`);
  * an order number typed by an operator when the agent asked is checked by a person first. Asked again on a re-run,
  * the same answer comes back (LangGraph replays the node's interrupts in order).
  */
@@ -113,11 +114,13 @@ async function senderIsCustomer({
   threadId,
 }: {
   db: NodeContext["db"];
-  state: { customerMessage: string };
+  state: { customerMessage: string; editedBy: string | null };
   order: OrderSnapshot;
   threadId: string;
 }): Promise<boolean> {
-  if (orderRefsIn(state.customerMessage).includes(order.id)) return true;
+  // The customer's own words name the order — unless a fork rewrote them: then they are an editor's, and a person
+  // checks who the sender is (an edit never vouches for identity).
+  if (!state.editedBy && orderRefsIn(state.customerMessage).includes(order.id)) return true;
   const ticket = await getThread({ db, threadId });
   if (normalizeOrderRef(ticket?.orderRef) === order.id) return true;
   const answer = askHuman<"select_option">({
