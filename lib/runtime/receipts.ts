@@ -2,15 +2,13 @@ import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Principal } from "@/lib/auth/roles";
 import { canonicalPayload } from "@/lib/canonical-json";
+import { type Authorization, termsMatch, termsOf } from "@/lib/db/queries/authority-terms";
 import {
-  type Authorization,
   getSpentAuthority,
   insertReceipts,
   listReceipts,
   listThreadReceipts,
   type NewReceipt,
-  termsMatch,
-  termsOf,
 } from "@/lib/db/queries/receipts";
 import type { DecisionReceipt } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
@@ -77,7 +75,7 @@ export function receiptProblem(
   row: Pick<DecisionReceipt, "id" | "threadId" | "body" | "keyId" | "signature">,
 ) {
   const body = row.body as Partial<ReceiptBody> | null;
-  if (!body || body.v !== 1) return "not a version 1 receipt";
+  if (body?.v !== 1) return "not a version 1 receipt";
   if (body.id !== row.id || body.threadId !== row.threadId) return "its body names another receipt or thread";
   const expected = receiptHmac(canonicalPayload(body), row.keyId);
   if (expected === null) return `signed with key ${row.keyId}, which this process does not have`;
@@ -227,7 +225,13 @@ export async function checkEffectAuthority({
 export const LEGACY_RECEIPT = "legacy:before-receipts";
 
 /** A thread's receipts for its page: each checked, each authorization with whether an effect spent it. */
-export async function listReceiptViews({ db, threadId }: { db: Queryable; threadId: string }): Promise<ReceiptView[]> {
+export async function listReceiptViews({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<ReceiptView[]> {
   return (await listThreadReceipts({ db, threadId })).map((r) => {
     const body = r.body as Partial<ReceiptBody>;
     const problem = receiptProblem(r);

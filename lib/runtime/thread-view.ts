@@ -14,9 +14,9 @@ import { AppError } from "@/lib/errors";
 import type { EffectView, ReceiptView } from "@/lib/wire";
 import { findAgent, getAgent, hasAgent } from "./agent";
 import { listEffectViews } from "./effects";
-import { listReceiptViews } from "./receipts";
 import { getAgentGraph, readableAgent } from "./graph";
 import { ticketLines, ticketOf } from "./intake";
+import { listReceiptViews } from "./receipts";
 
 /** A pending interrupt as the console and API clients see it. */
 export interface PendingInterruptView {

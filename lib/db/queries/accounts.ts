@@ -1,11 +1,14 @@
 import "server-only";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { type AccountChangeRow, accountChanges, customerAccounts, type Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
+import { accountIdOf, termsMatch } from "./authority-terms";
 import { insertEffect } from "./effects";
 import { queueEmail } from "./outbox";
-import { spendAuthorization, termsMatch } from "./receipts";
+import { spendAuthorization } from "./receipts";
+
+export { accountIdOf };
 
 /** The account fields a change may set. */
 export type AccountField = "address" | "email" | "payout";
@@ -14,11 +17,6 @@ const FIELD_NAMES: Record<AccountField, string> = {
   email: "email address",
   payout: "payout account",
 };
-
-/** The account key of a customer: derived from their email as the orders know it (lower case). */
-export function accountIdOf(email: string): string {
-  return `acct_${createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 24)}`;
-}
 
 /** The change key of an approving decision: one change per decision, whatever re-runs it. */
 export const accountChangeKey = (decisionRef: string) => `account:${decisionRef}`;

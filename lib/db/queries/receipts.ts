@@ -1,7 +1,5 @@
 import "server-only";
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
-import { receiptHmac, receiptKeys } from "@/lib/receipt-keys";
-import type { Authorization } from "@/lib/wire";
 import {
   type DecisionReceipt,
   decisionReceipts,
@@ -9,56 +7,12 @@ import {
   receiptAuthorizations,
 } from "../schema";
 import type { Alongside, Queryable } from "../tx";
-import { accountIdOf } from "./accounts";
 
 /*
  * Decision receipts and what they authorize (lib/runtime/receipts.ts makes and checks them). A receipt is written in
  * the transaction that records its decision; an effect that moves money or changes an account spends one of its
  * authorizations in the transaction that records the effect.
  */
-
-export type { Authorization };
-
-/** The stored terms of an authorization (digests instead of personal values). */
-export function termsOf(a: Authorization): { effect: string; terms: Record<string, unknown> } {
-  switch (a.effect) {
-    case "refund":
-      return { effect: a.effect, terms: { orderId: a.orderId, amountCents: a.amountCents } };
-    case "voucher":
-      return { effect: a.effect, terms: { amountCents: a.amountCents, currency: a.currency } };
-    case "account_change": {
-      const kid = receiptKeys().signing.id;
-      return {
-        effect: a.effect,
-        terms: { accountId: accountIdOf(a.accountEmail), field: a.field, to: valueDigest(a.to, kid), kid },
-      };
-    }
-  }
-}
-
-/** Whether stored terms authorize exactly this effect (a value's digest recomputed under the key it was made with). */
-export function termsMatch(effect: string, terms: Record<string, unknown>, wanted: Authorization): boolean {
-  if (effect !== wanted.effect) return false;
-  switch (wanted.effect) {
-    case "refund":
-      return terms.orderId === wanted.orderId && terms.amountCents === wanted.amountCents;
-    case "voucher":
-      return terms.amountCents === wanted.amountCents && terms.currency === wanted.currency;
-    case "account_change":
-      return (
-        terms.accountId === accountIdOf(wanted.accountEmail) &&
-        terms.field === wanted.field &&
-        typeof terms.kid === "string" &&
-        terms.to === valueDigest(wanted.to, terms.kid)
-      );
-  }
-}
-
-function valueDigest(value: string, kid: string): string {
-  const digest = receiptHmac(`value:${value.trim()}`, kid);
-  if (digest === null) return "unknown-key";
-  return digest;
-}
 
 /** A receipt to store, with what it authorizes (each an effect and its terms). */
 export interface NewReceipt {

@@ -4,8 +4,9 @@ import { count, eq, or, sql, sum } from "drizzle-orm";
 import { activeRunTrace } from "@/lib/observability/tracing";
 import { type Effect, effects, orders, type Refund, refunds, threads } from "../schema";
 import type { Queryable } from "../tx";
+import { termsMatch } from "./authority-terms";
 import { type EffectIntent, getEffectByKey, insertEffect } from "./effects";
-import { spendAuthorization, termsMatch } from "./receipts";
+import { spendAuthorization } from "./receipts";
 
 /**
  * The key of a refund: the decision that authorized it (an approval's interrupt, or the policy step that approved

@@ -4,8 +4,9 @@ import { eq } from "drizzle-orm";
 import { type Effect, type Voucher, vouchers } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
+import { termsMatch } from "./authority-terms";
 import { queueEmail } from "./outbox";
-import { spendAuthorization, termsMatch } from "./receipts";
+import { spendAuthorization } from "./receipts";
 
 /** The voucher key of a granting decision: one voucher per decision, whatever re-runs it. */
 export const voucherIdempotencyKey = (decisionRef: string) => `voucher:${decisionRef}`;
