@@ -37,7 +37,7 @@ export default defineConfig({
           name: "int",
           include: ["lib/**/*.int.test.ts", "e2e/**/*.int.test.ts"],
           // Runtime functions called directly find the app's agents registered, as in the server.
-          setupFiles: ["lib/agents.ts"],
+          setupFiles: ["lib/agents/index.ts"],
           hookTimeout: 120_000,
           testTimeout: 120_000,
         },

@@ -8,7 +8,7 @@ import { SearchBox } from "@/components/queue/search-box";
 import { KeyboardHelp } from "@/components/ui/keyboard-help";
 import { NavLink } from "@/components/ui/nav-link";
 // Registers the app's agents with the runtime before a page reads a thread.
-import "@/lib/agents";
+import "@/lib/agents/index";
 import { currentUser } from "@/lib/auth/page";
 import { hasRole, type Role } from "@/lib/auth/roles";
 import "./globals.css";

@@ -1,6 +1,6 @@
 import "server-only";
 // Registers the app's agents with the runtime before any handler reaches it.
-import "@/lib/agents";
+import "@/lib/agents/index";
 import type { z } from "zod";
 import { admit, authenticate } from "@/lib/auth/principal";
 import type { Principal, Role } from "@/lib/auth/roles";

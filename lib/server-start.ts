@@ -1,5 +1,5 @@
 import "server-only";
-import "@/lib/agents";
+import "@/lib/agents/index";
 import { ensureFirstAdmin, seedDemoUsers } from "@/lib/auth/bootstrap";
 import { getDatabase } from "@/lib/db/client";
 import { registerInstance } from "@/lib/db/queries/instances";

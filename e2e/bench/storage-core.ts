@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import "@/lib/agents";
+import "@/lib/agents/index";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import type { Database } from "@/lib/db/open";
 import { type AgentGraph, findAgent } from "@/lib/runtime/agent";

@@ -17,7 +17,7 @@ describe("the guide, followed: one folder and the registry's lines per agent", (
       const changed = tracked.filter(
         (f) => !readFileSync(join(copy.dir, f)).equals(readFileSync(join(ROOT, f))),
       );
-      expect(changed).toEqual(["lib/agents.ts"]);
+      expect(changed).toEqual(["lib/agents/index.ts"]);
       const folders = guideAgents().map((a) => `lib/agents/${a.folder}/`);
       const all = execFileSync("find", [join(copy.dir, "lib"), "-type", "f"], { encoding: "utf8" })
         .split("\n")
@@ -28,8 +28,8 @@ describe("the guide, followed: one folder and the registry's lines per agent", (
       expect(added.filter((f) => !folders.some((folder) => f.startsWith(folder)))).toEqual([]);
       expect(added.every((f) => existsSync(join(copy.dir, f)))).toBe(true);
 
-      const before = readFileSync(join(ROOT, "lib/agents.ts"), "utf8").split("\n");
-      const after = readFileSync(join(copy.dir, "lib/agents.ts"), "utf8").split("\n");
+      const before = readFileSync(join(ROOT, "lib/agents/index.ts"), "utf8").split("\n");
+      const after = readFileSync(join(copy.dir, "lib/agents/index.ts"), "utf8").split("\n");
       expect(after.filter((l) => !before.includes(l))).toHaveLength(2 * guideAgents().length);
       expect(before.filter((l) => !after.includes(l))).toEqual([]);
     } finally {

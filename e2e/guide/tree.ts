@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 
 /*
  * "Add your own agent", followed to the letter, for each fixture agent under e2e/guide/agents/: copy its folder to
- * lib/agents/<folder>/, then add its import and its `registerAgent(…)` line to lib/agents.ts — nothing else. The
+ * lib/agents/<folder>/, then add its import and its `registerAgent(…)` line to lib/agents/index.ts — nothing else. The
  * upgrade suite's v2 build follows it too (a team's own agents arrive with the next deploy): that build is
  * type-checked, and runs the agents over HTTP and in Chromium (flows.ts).
  */
@@ -37,7 +37,7 @@ export function followGuide(dir: string): void {
     lines.splice(lastImport + 1, 0, `import { ${exportName} } from "@/lib/agents/${folder}/agent";`);
     const lastRegister = lines.findLastIndex((l) => l.startsWith("registerAgent("));
     if (lastRegister < 0)
-      throw new Error("guide: lib/agents.ts registers nothing (the guide no longer applies)");
+      throw new Error("guide: lib/agents/index.ts registers nothing (the guide no longer applies)");
     lines.splice(lastRegister + 1, 0, `registerAgent(${exportName});`);
     text = lines.join("\n");
   }

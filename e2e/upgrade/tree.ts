@@ -143,7 +143,7 @@ function keepVersionOne(tree: string): void {
 /** Write each v2 definition's structure hash into it (what its structure test would ask for). */
 function declareHashes(tree: string): void {
   const script = [
-    'import "@/lib/agents";',
+    'import "@/lib/agents/index";',
     'import { getAgent } from "@/lib/runtime/agent";',
     'import { structureHash } from "@/lib/runtime/graph-structure";',
     'const out = { refund: await structureHash(getAgent("refund", "2")), goodwill: await structureHash(getAgent("goodwill", "2")) };',

@@ -1,4 +1,4 @@
-import "@/lib/agents";
+import "@/lib/agents/index";
 import { forkFields } from "@/components/history/fork-schema";
 import { summarizeAnswer } from "@/components/thread/answer-summary";
 import { actionLabel } from "@/components/ui/action-label";

@@ -8,7 +8,7 @@ import { withRuntimeQuestions } from "./runtime-questions";
 export type * from "./agent-definition";
 
 /*
- * The registry of agents: the app registers its agents at start (`lib/agents.ts`), and every thread names the agent it
+ * The registry of agents: the app registers its agents at start (`lib/agents/index.ts`), and every thread names the agent it
  * runs. What an agent brings is an `AgentDefinition` (./agent-definition.ts).
  */
 /** An agent's double-texting strategy: the deployment's override (`MULTITASK`), else its declaration, else `reject`. */

@@ -1,4 +1,4 @@
-import "@/lib/agents";
+import "@/lib/agents/index";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { type AgentDefinition, findAgent, registeredAgentKeys } from "./agent";
 import { graphDrawing } from "./graph-drawing";

@@ -4,7 +4,7 @@
  * definition deleted from its versions folder) once no open thread uses it — or after its threads were migrated,
  * forked onto the current version or closed. Prints one JSON line per agent version.
  */
-import "@/lib/agents";
+import "@/lib/agents/index";
 import { openPglite, openPostgres } from "@/lib/db/open";
 import { countThreadsByVersion } from "@/lib/db/queries/threads";
 import { env } from "@/lib/env";

@@ -1,6 +1,6 @@
 import { getAgent, registeredAgentKeys } from "@/lib/runtime/agent";
 import { graphStructure, structureHash } from "@/lib/runtime/graph-structure";
-import "@/lib/agents";
+import "@/lib/agents/index";
 
 /*
  * The guard that a declared version was bumped: every registered agent version's graph must hash to the structure it
