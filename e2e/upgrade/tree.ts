@@ -82,12 +82,12 @@ const EDITS: Edit[] = [
   },
   // Account change 3: a declared migration that fails (version 2 not kept).
   {
-    file: "lib/graphs/account-change/agent.ts",
+    file: "lib/agents/account-change/agent.ts",
     find: 'version: "2",',
     replace: 'version: "3",\n  migrations: accountChangeMigrations,',
   },
   {
-    file: "lib/graphs/account-change/agent.ts",
+    file: "lib/agents/account-change/agent.ts",
     find: 'import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";',
     replace:
       'import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";\nimport { accountChangeMigrations } from "./migrations";',
