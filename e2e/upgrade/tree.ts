@@ -93,9 +93,9 @@ const EDITS: Edit[] = [
       'import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";\nimport { accountChangeMigrations } from "./migrations";',
   },
   // Goodwill 2: its question node renamed, version 1 retired with no migration.
-  { file: "lib/graphs/goodwill/graph.ts", find: '"ask"', replace: '"ask_person"', all: true },
-  { file: "lib/graphs/goodwill/agent.ts", find: 'version: "1",', replace: 'version: "2",' },
-  { file: "lib/graphs/goodwill/agent.ts", find: '"ask"', replace: '"ask_person"' },
+  { file: "lib/agents/goodwill/graph.ts", find: '"ask"', replace: '"ask_person"', all: true },
+  { file: "lib/agents/goodwill/agent.ts", find: 'version: "1",', replace: 'version: "2",' },
+  { file: "lib/agents/goodwill/agent.ts", find: '"ask"', replace: '"ask_person"' },
 ];
 
 /**
