@@ -1,7 +1,7 @@
 /**
  * A payload's canonical text: JSON with object keys sorted at every level, so the same question reads the same
  * whether it comes from the graph or back from a jsonb column (which reorders keys). Used to check that a resumed
- * step asks the very question whose answer it is given (lib/graphs/ask-human.ts).
+ * step asks the very question whose answer it is given (lib/agents/kit/ask-human.ts).
  */
 export function canonicalPayload(value: unknown): string {
   return JSON.stringify(sortKeys(value));

@@ -57,7 +57,7 @@ export async function graphInputFor(
 
 /**
  * The questions this thread's ledger recorded, as canonical payloads: a resumed step must ask one of them again to be
- * given its answer (`expected_interrupts`, read by lib/graphs/ask-human.ts). A graph changed under a paused thread
+ * given its answer (`expected_interrupts`, read by lib/agents/kit/ask-human.ts). A graph changed under a paused thread
  * (a careless deploy) asks something else, and the run stops before acting on an answer to another question.
  */
 async function askedQuestions(

@@ -1,12 +1,12 @@
 import "server-only";
 import { z } from "zod";
+import { editableMessage, editableOrderRef } from "@/lib/agents/kit/channels";
+import { sharedContract } from "@/lib/agents/kit/contract";
+import { emailWarnings } from "@/lib/agents/kit/email-effects";
+import { refuseOwnInput } from "@/lib/agents/kit/four-eyes";
+import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import { hasRole } from "@/lib/auth/roles";
 import { AppError } from "@/lib/errors";
-import { editableMessage, editableOrderRef } from "@/lib/graphs/channels";
-import { sharedContract } from "@/lib/graphs/contract";
-import { emailWarnings } from "@/lib/graphs/email-effects";
-import { refuseOwnInput } from "@/lib/graphs/four-eyes";
-import { orderTicket } from "@/lib/graphs/ticket-fields";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, DecisionAttempt } from "@/lib/runtime/agent";
 import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";

@@ -2,7 +2,7 @@ import "server-only";
 import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, type Messages, messagesStateReducer } from "@langchain/langgraph";
 import type { ReviewChangeAnswer, ReviewChangePayload, WaitTimerAnswer } from "@/lib/interrupts";
-import { lastValue } from "../../graphs/channels";
+import { lastValue } from "../kit/channels";
 
 /** The change a customer asked for. */
 export type AccountChange = ReviewChangePayload["change"];

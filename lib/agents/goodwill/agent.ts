@@ -1,10 +1,10 @@
 import "server-only";
 import { z } from "zod";
+import { sharedContract } from "@/lib/agents/kit/contract";
+import { emailWarnings } from "@/lib/agents/kit/email-effects";
+import { refuseOwnInput } from "@/lib/agents/kit/four-eyes";
+import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import { listVouchersForThread } from "@/lib/db/queries/vouchers";
-import { sharedContract } from "@/lib/graphs/contract";
-import { emailWarnings } from "@/lib/graphs/email-effects";
-import { refuseOwnInput } from "@/lib/graphs/four-eyes";
-import { orderTicket } from "@/lib/graphs/ticket-fields";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
 import { formatMoney } from "@/lib/wire";

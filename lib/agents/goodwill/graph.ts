@@ -8,10 +8,10 @@ import {
   START,
   StateGraph,
 } from "@langchain/langgraph";
+import { askHuman, decisionRef } from "@/lib/agents/kit/ask-human";
 import type { AppDb } from "@/lib/db/open";
 import { getOrder } from "@/lib/db/queries/orders";
 import { issueVoucher } from "@/lib/db/queries/vouchers";
-import { askHuman, decisionRef } from "@/lib/graphs/ask-human";
 import type { GoodwillVoucherAnswer } from "@/lib/interrupts";
 import { formatMoney } from "@/lib/wire";
 

@@ -1,15 +1,15 @@
 import "server-only";
 import { HumanMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { listRefundsForThread } from "@/lib/db/queries/refunds";
-import { sharedContract } from "@/lib/graphs/contract";
-import { orderTicket } from "@/lib/graphs/ticket-fields";
+import { sharedContract } from "@/lib/agents/kit/contract";
+import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import {
   type ToolRule,
   toolReviewActsOnIt,
   toolReviewAuthorizes,
   toolReviewPolicy,
-} from "@/lib/graphs/tool-review-policy";
+} from "@/lib/agents/kit/tool-review-policy";
+import { listRefundsForThread } from "@/lib/db/queries/refunds";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
 import { formatMoney } from "@/lib/wire";

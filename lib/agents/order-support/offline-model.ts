@@ -1,4 +1,4 @@
-import { estimatedUsage } from "@/lib/graphs/offline-usage";
+import { estimatedUsage } from "@/lib/agents/kit/offline-usage";
 import "server-only";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";

@@ -1,7 +1,7 @@
 import "server-only";
+import { sharedContract } from "@/lib/agents/kit/contract";
+import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import { env } from "@/lib/env";
-import { sharedContract } from "@/lib/graphs/contract";
-import { orderTicket } from "@/lib/graphs/ticket-fields";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition } from "@/lib/runtime/agent";
 import { getChatModel } from "./chat-model";

@@ -1,7 +1,7 @@
 import "server-only";
+import { emailWarnings } from "@/lib/agents/kit/email-effects";
 import { listRefundsForOrder } from "@/lib/db/queries/refunds";
 import type { Queryable } from "@/lib/db/tx";
-import { emailWarnings } from "@/lib/graphs/email-effects";
 import type { SideEffectWarning } from "@/lib/runtime/agent";
 import { formatMoney as euros } from "@/lib/wire";
 import type { RefundStateValue } from "./state";

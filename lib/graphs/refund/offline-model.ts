@@ -1,4 +1,4 @@
-import { estimatedUsage } from "@/lib/graphs/offline-usage";
+import { estimatedUsage } from "@/lib/agents/kit/offline-usage";
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";

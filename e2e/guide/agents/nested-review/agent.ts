@@ -1,8 +1,8 @@
 import "server-only";
 import { z } from "zod";
-import { sharedContract } from "@/lib/graphs/contract";
-import { messageTicket } from "@/lib/graphs/ticket-fields";
-import { toolReviewActsOnIt, toolReviewPolicy } from "@/lib/graphs/tool-review-policy";
+import { sharedContract } from "@/lib/agents/kit/contract";
+import { messageTicket } from "@/lib/agents/kit/ticket-fields";
+import { toolReviewActsOnIt, toolReviewPolicy } from "@/lib/agents/kit/tool-review-policy";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition } from "@/lib/runtime/agent";
 import { buildNestedReviewGraph, nestedReviewInput } from "./graph";

@@ -1,6 +1,6 @@
 import "server-only";
+import { askHuman, askHumanDecision, decisionRef } from "@/lib/agents/kit/ask-human";
 import { sumRefundsForOrder } from "@/lib/db/queries/refunds";
-import { askHuman, askHumanDecision, decisionRef } from "@/lib/graphs/ask-human";
 import { recordSystemReceipt } from "@/lib/runtime/receipts";
 import { formatMoney } from "@/lib/wire";
 import { AUTO_APPROVE_LIMIT_CENTS, evaluatePolicy } from "../policy";

@@ -1,7 +1,7 @@
 import "server-only";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { askHuman } from "@/lib/agents/kit/ask-human";
 import { getThread } from "@/lib/db/queries/threads";
-import { askHuman } from "@/lib/graphs/ask-human";
 import { normalizeOrderRef, ORDER_REF_PATTERN, orderRefsIn } from "../classify-rules";
 import { classifyPrompt, parseClassification } from "../prompts";
 import type { OrderSnapshot } from "../state";
