@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { z } from "zod";
-import { refundEditableState } from "@/lib/graphs/refund/fork-rules";
+import { refundEditableState } from "@/lib/agents/refund/fork-rules";
 import { forkFields, readField } from "./fork-schema";
 
 const fields = forkFields(z.toJSONSchema(refundEditableState, { io: "input", unrepresentable: "any" }));

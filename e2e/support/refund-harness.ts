@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { Command } from "@langchain/langgraph";
+import { refundAgent } from "@/lib/agents/refund/agent";
+import { buildRefundGraph, type RefundGraph, refundGraphInput } from "@/lib/agents/refund/graph";
+import { OfflineChatModel } from "@/lib/agents/refund/offline-model";
+import type { RefundStateValue } from "@/lib/agents/refund/state";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import type { Database } from "@/lib/db/open";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
-import { refundAgent } from "@/lib/graphs/refund/agent";
-import { buildRefundGraph, type RefundGraph, refundGraphInput } from "@/lib/graphs/refund/graph";
-import { OfflineChatModel } from "@/lib/graphs/refund/offline-model";
-import type { RefundStateValue } from "@/lib/graphs/refund/state";
 import { type InterruptAction, type PayloadOf, parseInterruptPayload } from "@/lib/interrupts";
 import { type Backend, openBackend } from "./backends";
 import { recordAnswers } from "./receipts";

@@ -26,57 +26,57 @@ interface Edit {
 
 const EDITS: Edit[] = [
   // The refund graph: renamed node, a node added after the approval.
-  { file: "lib/graphs/refund/graph.ts", find: '"human_review"', replace: '"review_refund"', all: true },
+  { file: "lib/agents/refund/graph.ts", find: '"human_review"', replace: '"review_refund"', all: true },
   {
-    file: "lib/graphs/refund/graph.ts",
+    file: "lib/agents/refund/graph.ts",
     find: '"review_refund", // interrupt: refund_approval\n',
     replace: '"review_refund", // interrupt: refund_approval\n  "note_approval",\n',
   },
   {
-    file: "lib/graphs/refund/graph.ts",
+    file: "lib/agents/refund/graph.ts",
     find: '.addNode("choose_method", chooseMethodNode())',
     replace:
       '.addNode("note_approval", noteApprovalNode())\n    .addNode("choose_method", chooseMethodNode())',
   },
   {
-    file: "lib/graphs/refund/graph.ts",
+    file: "lib/agents/refund/graph.ts",
     find: '(s) => (s.decision?.decision === "reject" ? "write_reply" : "choose_method"),\n      ["write_reply", "choose_method"],',
     replace:
       '(s) => (s.decision?.decision === "reject" ? "write_reply" : "note_approval"),\n      ["write_reply", "note_approval"],',
   },
   {
-    file: "lib/graphs/refund/graph.ts",
+    file: "lib/agents/refund/graph.ts",
     find: '.addEdge("choose_method", "execute_refund")',
     replace: '.addEdge("note_approval", "choose_method")\n    .addEdge("choose_method", "execute_refund")',
   },
   {
-    file: "lib/graphs/refund/graph.ts",
+    file: "lib/agents/refund/graph.ts",
     find: 'import { writeReplyNode } from "./nodes/reply";',
     replace:
       'import { noteApprovalNode } from "./nodes/note-approval";\nimport { writeReplyNode } from "./nodes/reply";',
   },
   // A new state field with a default.
   {
-    file: "lib/graphs/refund/state.ts",
+    file: "lib/agents/refund/state.ts",
     find: "  editedBy: lastValue<string | null>(() => null),\n});",
     replace:
       '  editedBy: lastValue<string | null>(() => null),\n  /** New in version 2: how urgently the payment team handles it. */\n  priority: lastValue<"normal" | "high">(() => "normal"),\n});',
   },
   // A changed prompt.
   {
-    file: "lib/graphs/refund/prompts.ts",
+    file: "lib/agents/refund/prompts.ts",
     find: "You triage messages sent to an online shop's customer service.",
     replace: "You triage messages sent to an online shop's customer service team, carefully and politely.",
   },
   // The definition: version 2, its interrupt points, its migration.
   {
-    file: "lib/graphs/refund/agent.ts",
+    file: "lib/agents/refund/agent.ts",
     find: 'version: "1",',
     replace: 'version: "2",\n  migrations: refundMigrations,',
   },
-  { file: "lib/graphs/refund/agent.ts", find: '"human_review"', replace: '"review_refund"' },
+  { file: "lib/agents/refund/agent.ts", find: '"human_review"', replace: '"review_refund"' },
   {
-    file: "lib/graphs/refund/agent.ts",
+    file: "lib/agents/refund/agent.ts",
     find: 'import { getChatModel } from "./chat-model";',
     replace: 'import { getChatModel } from "./chat-model";\nimport { refundMigrations } from "./migrations";',
   },
@@ -197,7 +197,7 @@ export function buildUpgradeTree(log: (line: string) => void = console.log): { d
  */
 const CARELESS_EDITS: Edit[] = [
   {
-    file: "lib/graphs/refund/state.ts",
+    file: "lib/agents/refund/state.ts",
     find: "  requested: lastValue<",
     replace: "  requestedAmount: lastValue<",
   },
@@ -223,7 +223,7 @@ const CARELESS_EDITS: Edit[] = [
     replace: "money(state.requestedAmount)",
   },
   {
-    file: "lib/graphs/refund/fork-rules.ts",
+    file: "lib/agents/refund/fork-rules.ts",
     find: "    requested: editableCents,",
     replace: "    requestedAmount: editableCents,",
   },

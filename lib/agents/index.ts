@@ -2,7 +2,7 @@ import "server-only";
 import { accountChangeAgent, accountChangeAgentV1 } from "@/lib/agents/account-change/agent";
 import { goodwillAgent } from "@/lib/agents/goodwill/agent";
 import { orderSupportAgent } from "@/lib/agents/order-support/agent";
-import { refundAgent } from "@/lib/graphs/refund/agent";
+import { refundAgent } from "@/lib/agents/refund/agent";
 import { registerAgent } from "@/lib/runtime/agent";
 
 /*

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { openRefundHarness, type RefundHarness } from "@/e2e/support/refund-harness";
+import { refundAgent } from "@/lib/agents/refund/agent";
+import { refundGraphInput } from "@/lib/agents/refund/graph";
 import { createThread } from "@/lib/db/queries/threads";
-import { refundAgent } from "@/lib/graphs/refund/agent";
-import { refundGraphInput } from "@/lib/graphs/refund/graph";
 import { type CheckpointViewDeps, getCheckpointView } from "./checkpoint-view";
 import { getThreadHistory } from "./history-view";
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { openRefundHarness, type RefundHarness } from "@/e2e/support/refund-harness";
+import { refundGraphInput } from "@/lib/agents/refund/graph";
 import { createThread } from "@/lib/db/queries/threads";
-import { refundGraphInput } from "@/lib/graphs/refund/graph";
 import { getThreadHistory, type HistoryCheckpoint, type HistoryDeps } from "./history-view";
 
 /*

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { openRefundHarness, type RefundHarness, type ThreadConfig } from "@/e2e/support/refund-harness";
+import { refundGraphInput } from "@/lib/agents/refund";
 import { readCutoff, truncateThreadRows } from "@/lib/checkpoint/retention";
 import { createThread, setThreadStatus } from "@/lib/db/queries/threads";
-import { refundGraphInput } from "@/lib/graphs/refund";
 import { applyRetention } from "./retention-policy";
 
 /*

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { openRefundHarness, type RefundHarness, type ThreadConfig } from "@/e2e/support/refund-harness";
+import { refundGraphInput } from "@/lib/agents/refund";
 import { listCheckpointHistory } from "@/lib/checkpoint/history";
 import {
   listPendingDecisions,
@@ -9,7 +10,6 @@ import {
   supersedeOtherPending,
 } from "@/lib/db/queries/decisions";
 import { createThread, setThreadStatus } from "@/lib/db/queries/threads";
-import { refundGraphInput } from "@/lib/graphs/refund";
 import { summarizePayload } from "@/lib/interrupts";
 import { type PruneReport, pruneCheckpoints } from "./retention";
 

@@ -6,9 +6,9 @@
  * Loaded by the peer server only (through its tsx loader with `--conditions=react-server`), never by the app.
  */
 import { MemorySaver } from "@langchain/langgraph";
+import { buildRefundGraph } from "@/lib/agents/refund/graph";
+import { OfflineChatModel } from "@/lib/agents/refund/offline-model";
 import { openPostgres } from "@/lib/db/open";
-import { buildRefundGraph } from "@/lib/graphs/refund/graph";
-import { OfflineChatModel } from "@/lib/graphs/refund/offline-model";
 
 const url = process.env.PEER_DATABASE_URL;
 if (!url) throw new Error("PEER_DATABASE_URL is not set");

@@ -3,12 +3,12 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/langgraph";
 import { askHuman, decisionRef } from "@/lib/agents/kit/ask-human";
+import { normalizeOrderRef } from "@/lib/agents/refund/classify-rules";
 import type { AppDb } from "@/lib/db/open";
 import { recordAccountChange } from "@/lib/db/queries/accounts";
 import { getOrder } from "@/lib/db/queries/orders";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { env } from "@/lib/env";
-import { normalizeOrderRef } from "@/lib/graphs/refund/classify-rules";
 import { parseAccountChange } from "./parse";
 import {
   AccountChangeState,

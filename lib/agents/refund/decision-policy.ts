@@ -4,7 +4,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { DecisionAttempt } from "@/lib/runtime/agent";
-import { refuseOwnInput } from "../../agents/kit/four-eyes";
+import { refuseOwnInput } from "../kit/four-eyes";
 
 /** Whether an answer makes something happen to the customer: approves money (in full or in part) or sends mail. */
 export function refundActsOnIt(payload: InterruptPayload, answer: unknown): boolean {

@@ -3,7 +3,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, type Messages, messagesStateReducer } from "@langchain/langgraph";
 import type { z } from "zod";
 import type { policyFinding } from "@/lib/interrupts";
-import { lastValue } from "../../agents/kit/channels";
+import { lastValue } from "../kit/channels";
 
 /** A policy finding, as shown to the operator (the interrupt contract's shape). */
 export type PolicyFinding = z.infer<typeof policyFinding>;

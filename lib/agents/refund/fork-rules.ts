@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { editableCents, editableMessage, editableOrderRef } from "../../agents/kit/channels";
+import { editableCents, editableMessage, editableOrderRef } from "../kit/channels";
 
 /**
  * What a fork (time travel) may change in the refund agent's state. Only the customer's request — the input a
