@@ -34,7 +34,7 @@ describe("the OpenAI-compatible model path", () => {
 
   it("streams the model's tokens as TEXT_MESSAGE_CONTENT events", async () => {
     // The customer names the order: an order number only the model came up with would wait for a person to check
-    // that the sender is its customer (lib/graphs/refund/nodes/intake.ts).
+    // that the sender is its customer (lib/agents/refund/nodes/intake.ts).
     const message = "My headphones from ORD-1002 stopped working. Refund please.";
     const threadId = await createTicket(server!.url, message);
     const agent = agentFor(server!.url, threadId);

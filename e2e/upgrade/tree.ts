@@ -202,23 +202,23 @@ const CARELESS_EDITS: Edit[] = [
     replace: "  requestedAmount: lastValue<",
   },
   {
-    file: "lib/graphs/refund/nodes/decide.ts",
+    file: "lib/agents/refund/nodes/decide.ts",
     find: "state.requested ??",
     replace: "state.requestedAmount ??",
     all: true,
   },
   {
-    file: "lib/graphs/refund/nodes/decide.ts",
+    file: "lib/agents/refund/nodes/decide.ts",
     find: "return { requested: requestedCents,",
     replace: "return { requestedAmount: requestedCents,",
   },
   {
-    file: "lib/graphs/refund/nodes/intake.ts",
+    file: "lib/agents/refund/nodes/intake.ts",
     find: "requested: classification.requestedCents",
     replace: "requestedAmount: classification.requestedCents",
   },
   {
-    file: "lib/graphs/refund/nodes/reply.ts",
+    file: "lib/agents/refund/nodes/reply.ts",
     find: "money(state.requested)",
     replace: "money(state.requestedAmount)",
   },

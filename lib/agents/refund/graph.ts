@@ -3,11 +3,11 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { HumanMessage } from "@langchain/core/messages";
 import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/langgraph";
 import type { AppDb } from "@/lib/db/open";
-import { confirmEmailNode, executeRefundNode, sendEmailNode } from "../../graphs/refund/nodes/act";
-import { checkPolicyNode, chooseMethodNode, humanReviewNode } from "../../graphs/refund/nodes/decide";
-import { askOrderNode, classifyNode, lookupOrderNode } from "../../graphs/refund/nodes/intake";
-import { writeReplyNode } from "../../graphs/refund/nodes/reply";
 import { normalizeOrderRef } from "./classify-rules";
+import { confirmEmailNode, executeRefundNode, sendEmailNode } from "./nodes/act";
+import { checkPolicyNode, chooseMethodNode, humanReviewNode } from "./nodes/decide";
+import { askOrderNode, classifyNode, lookupOrderNode } from "./nodes/intake";
+import { writeReplyNode } from "./nodes/reply";
 import { RefundState, type RefundStateUpdate, type RefundStateValue } from "./state";
 
 /** The graph's nodes in flow order: they are the AG-UI step names. Interrupting nodes are marked. */

@@ -3,8 +3,8 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { AppDb } from "@/lib/db/open";
 import { getOrder } from "@/lib/db/queries/orders";
-import { toOrderSnapshot } from "../../graphs/refund/nodes/context";
 import { ORDER_REF_PATTERN } from "./classify-rules";
+import { toOrderSnapshot } from "./nodes/context";
 import type { OrderSnapshot } from "./state";
 
 /** The name of the order lookup tool, as it appears in the tool call messages. */

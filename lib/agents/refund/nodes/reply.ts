@@ -1,9 +1,9 @@
 import "server-only";
 import { AIMessage } from "@langchain/core/messages";
 import { formatMoney } from "@/lib/wire";
-import { type ReplyFacts, replyPrompt } from "../../../agents/refund/prompts";
-import { renderReplyBody, replySubject } from "../../../agents/refund/reply-templates";
-import type { RefundStateValue } from "../../../agents/refund/state";
+import { type ReplyFacts, replyPrompt } from "../prompts";
+import { renderReplyBody, replySubject } from "../reply-templates";
+import type { RefundStateValue } from "../state";
 import { type NodeContext, type RefundNode, streamToMessage } from "./context";
 
 /** What happened, as the reply writer needs it. */

@@ -3,13 +3,8 @@ import { askHuman, askHumanDecision, decisionRef } from "@/lib/agents/kit/ask-hu
 import { sumRefundsForOrder } from "@/lib/db/queries/refunds";
 import { recordSystemReceipt } from "@/lib/runtime/receipts";
 import { formatMoney } from "@/lib/wire";
-import { AUTO_APPROVE_LIMIT_CENTS, evaluatePolicy } from "../../../agents/refund/policy";
-import type {
-  OrderSnapshot,
-  RefundDecision,
-  RefundMethod,
-  RefundStateValue,
-} from "../../../agents/refund/state";
+import { AUTO_APPROVE_LIMIT_CENTS, evaluatePolicy } from "../policy";
+import type { OrderSnapshot, RefundDecision, RefundMethod, RefundStateValue } from "../state";
 import { type NodeContext, type RefundNode, threadIdOf } from "./context";
 
 function requireOrder(state: RefundStateValue, node: string): OrderSnapshot {

@@ -2,10 +2,10 @@ import "server-only";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { askHuman } from "@/lib/agents/kit/ask-human";
 import { getThread } from "@/lib/db/queries/threads";
-import { normalizeOrderRef, ORDER_REF_PATTERN, orderRefsIn } from "../../../agents/refund/classify-rules";
-import { classifyPrompt, parseClassification } from "../../../agents/refund/prompts";
-import type { OrderSnapshot } from "../../../agents/refund/state";
-import { LOOKUP_ORDER_TOOL, type LookupResult, lookupOrderTool } from "../../../agents/refund/tools";
+import { normalizeOrderRef, ORDER_REF_PATTERN, orderRefsIn } from "../classify-rules";
+import { classifyPrompt, parseClassification } from "../prompts";
+import type { OrderSnapshot } from "../state";
+import { LOOKUP_ORDER_TOOL, type LookupResult, lookupOrderTool } from "../tools";
 import { type NodeContext, type RefundNode, stableId, streamToMessage, threadIdOf } from "./context";
 
 /**

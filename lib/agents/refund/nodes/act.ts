@@ -2,7 +2,7 @@ import "server-only";
 import { askHuman, askHumanDecision, decisionRef } from "@/lib/agents/kit/ask-human";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { recordRefund } from "@/lib/db/queries/refunds";
-import type { RefundMethod } from "../../../agents/refund/state";
+import type { RefundMethod } from "../state";
 import { type NodeContext, type RefundNode, threadIdOf } from "./context";
 
 /**
