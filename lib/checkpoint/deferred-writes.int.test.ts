@@ -3,8 +3,8 @@ import { Annotation, Command, END, interrupt, START, StateGraph } from "@langcha
 import { buildApprovalGraph } from "@/e2e/support/approval-graph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { CountingSqlClient } from "@/e2e/support/counting-sql-client";
+import { TracedCheckpointSaver } from "@/lib/checkpoint/traced-sql";
 import type { SqlClient } from "@/lib/db/sql-client";
-import { TracedCheckpointSaver } from "@/lib/observability/traced-sql";
 import { DrizzleCheckpointSaver } from "./saver";
 import { batcherFor, WRITE_BATCH_NAME } from "./write-batch";
 

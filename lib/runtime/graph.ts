@@ -1,10 +1,10 @@
 import "server-only";
+import { TracedCheckpointSaver } from "@/lib/checkpoint/traced-sql";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { AppError } from "@/lib/errors";
-import { TracedCheckpointSaver } from "@/lib/observability/traced-sql";
 import {
   type AgentDefinition,
   type AgentGraph,
