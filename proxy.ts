@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { AppError, appErrorResponse } from "@/lib/contract/errors";
 import { newNonce, pageContentSecurityPolicy } from "@/lib/csp";
-import { AppError, appErrorResponse } from "@/lib/errors";
 import { MAX_BODY_BYTES } from "@/lib/http";
 
 /**

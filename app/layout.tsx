@@ -10,7 +10,7 @@ import { NavLink } from "@/components/ui/nav-link";
 // Registers the app's agents with the runtime before a page reads a thread.
 import "@/lib/agents/index";
 import { currentUser } from "@/lib/auth/page";
-import { hasRole, type Role } from "@/lib/auth/roles";
+import { hasRole, type Role } from "@/lib/contract/roles";
 import "./globals.css";
 
 export const metadata: Metadata = {

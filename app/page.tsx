@@ -9,10 +9,10 @@ import {
 import { InboxView } from "@/components/inbox/inbox-view";
 import { requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
+import { issuesMessage } from "@/lib/contract/wire";
 import { getDatabase } from "@/lib/db/client";
 import { listInbox } from "@/lib/db/queries/inbox";
 import { markDecidable } from "@/lib/queue/inbox-marks";
-import { issuesMessage } from "@/lib/wire";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Inbox" };

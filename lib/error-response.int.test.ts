@@ -2,8 +2,8 @@ import { Writable } from "node:stream";
 import fc from "fast-check";
 import pg from "pg";
 import { createTestDatabase } from "@/e2e/support/pg";
+import { AppError } from "./contract/errors";
 import { errorResponse } from "./error-response";
-import { AppError } from "./errors";
 import { createLogger } from "./observability/logger";
 
 const LOGGER = Symbol.for("hitl-console.logger");

@@ -1,5 +1,5 @@
 import "server-only";
-import { AppError, appErrorResponse, toAppError } from "@/lib/errors";
+import { AppError, appErrorResponse, toAppError } from "@/lib/contract/errors";
 import { errorFields, logger, logUnexpected } from "@/lib/observability/logger";
 
 /**

@@ -3,13 +3,13 @@ import "server-only";
 import "@/lib/agents/index";
 import type { z } from "zod";
 import { admit, authenticate } from "@/lib/auth/principal";
-import type { Principal, Role } from "@/lib/auth/roles";
 import { assertInterruptInScope, assertThreadInScope, type TeamScope, teamScope } from "@/lib/auth/teams";
+import { AppError, type ErrorCode } from "@/lib/contract/errors";
+import { jsonResponse } from "@/lib/contract/json-response";
+import type { Principal, Role } from "@/lib/contract/roles";
 import { type Database, getDatabase } from "@/lib/db/client";
 import { errorResponse } from "@/lib/error-response";
-import { AppError, type ErrorCode } from "@/lib/errors";
 import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
-import { jsonResponse } from "@/lib/json-response";
 import { isDraining } from "@/lib/runtime/status";
 
 /**

@@ -5,7 +5,7 @@ import { controlClass, FieldLabel } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
-import { showControls } from "@/lib/bidi";
+import { showControls } from "@/lib/contract/bidi";
 import { getDatabase } from "@/lib/db/client";
 import { AUDIT_ACTIONS, type AuditAction, listAudit } from "@/lib/db/queries/audit";
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { currentUser } from "@/lib/auth/page";
-import { isRole } from "@/lib/auth/roles";
+import { isRole } from "@/lib/contract/roles";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Not allowed" };

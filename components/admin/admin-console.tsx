@@ -7,7 +7,7 @@ import { fetchJson, postJson } from "@/components/ui/fetch-json";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { ROLES, type Role } from "@/lib/auth/roles";
+import { ROLES, type Role } from "@/lib/contract/roles";
 import { useAdminAction } from "./use-admin-action";
 
 export interface AdminUser {

@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, type ReactNode, useContext } from "react";
-import type { SessionUser } from "@/lib/auth/roles";
+import type { SessionUser } from "@/lib/contract/roles";
 
 const UserContext = createContext<SessionUser | null>(null);
 

@@ -1,5 +1,5 @@
 import { ledgerOutcome } from "@/components/thread/ledger-outcome";
-import { type EffectView, formatMoney } from "@/lib/wire";
+import { type EffectView, formatMoney } from "@/lib/contract/wire";
 
 type Values = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
-import { operatorSentence } from "@/lib/operator-messages";
+import { operatorSentence } from "@/lib/contract/operator-messages";
 import type { BulkVerb } from "@/lib/queue/bulk-answers";
 
 export interface BulkResult {

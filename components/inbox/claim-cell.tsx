@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useUser } from "@/components/auth/user-context";
 import { errorMessage, fetchJson, postJson } from "@/components/ui/fetch-json";
-import { hasRole } from "@/lib/auth/roles";
+import { hasRole } from "@/lib/contract/roles";
 import type { InboxClaim } from "@/lib/db/queries/inbox";
 
 function timeOf(iso: string): string {

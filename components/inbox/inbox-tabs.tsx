@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { type InboxThreadStatus, THREAD_STATUSES } from "@/lib/wire";
+import { type InboxThreadStatus, THREAD_STATUSES } from "@/lib/contract/wire";
 import { type InboxParams, inboxSearch, isPendingView } from "./inbox-query";
 
 /** The status filters of the "All threads" view, "all" first. */

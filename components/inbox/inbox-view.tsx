@@ -5,7 +5,7 @@ import { useMemo, useState } from "react";
 import { useUser } from "@/components/auth/user-context";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { useNow } from "@/components/ui/use-now";
-import { hasRole } from "@/lib/auth/roles";
+import { hasRole } from "@/lib/contract/roles";
 import type { InboxDecisionItem, InboxThreadItem } from "@/lib/db/queries/inbox";
 import { type BulkVerb, isBulkAction } from "@/lib/queue/bulk-answers";
 import { BulkBar } from "./bulk-bar";

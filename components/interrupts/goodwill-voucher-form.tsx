@@ -1,6 +1,6 @@
 "use client";
 
-import { formatMoney } from "@/lib/wire";
+import { formatMoney } from "@/lib/contract/wire";
 import { ApproveRejectForm, useDecisionNote } from "./decision-note";
 import type { DecisionFormProps } from "./types";
 

@@ -1,4 +1,4 @@
-import { humanize } from "@/lib/humanize";
+import { humanize } from "@/lib/contract/humanize";
 import { fieldWords } from "@/lib/interrupts/tool-review";
 
 /*

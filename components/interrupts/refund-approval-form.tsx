@@ -3,8 +3,8 @@
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
+import { formatMoney } from "@/lib/contract/wire";
 import { refundableCents } from "@/lib/interrupts";
-import { formatMoney } from "@/lib/wire";
 import { parseAmountToCents } from "./amount";
 import { ApproveRejectForm, submitTo, useDecisionNote } from "./decision-note";
 import { RefundDetails } from "./refund-details";

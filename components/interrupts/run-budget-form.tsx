@@ -2,7 +2,7 @@
 
 import { useId, useState } from "react";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
-import { BUDGET_LIMIT_LABELS, BUDGET_MAX, formatBudget } from "@/lib/budget-contract";
+import { BUDGET_LIMIT_LABELS, BUDGET_MAX, formatBudget } from "@/lib/contract/budget-contract";
 import { ApproveRejectForm, useDecisionNote } from "./decision-note";
 import type { DecisionFormProps } from "./types";
 

@@ -3,7 +3,7 @@
 import { type FormEvent, useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel } from "@/components/ui/field";
-import { humanize } from "@/lib/humanize";
+import { humanize } from "@/lib/contract/humanize";
 import {
   encodeDecisions,
   fieldWords,

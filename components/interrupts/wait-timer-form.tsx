@@ -1,6 +1,6 @@
 "use client";
 
-import { formatDuration } from "@/lib/format";
+import { formatDuration } from "@/lib/contract/format";
 import { ApproveRejectForm, useDecisionNote } from "./decision-note";
 import type { DecisionFormProps } from "./types";
 

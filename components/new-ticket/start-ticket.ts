@@ -1,6 +1,6 @@
 import type { RunAgentInput } from "@ag-ui/core";
 import { postJson } from "@/components/ui/fetch-json";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
 
 /** A random UUID, also where `crypto.randomUUID` is missing (pages served over plain http on a LAN address). */
 function newId(): string {

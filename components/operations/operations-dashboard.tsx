@@ -5,8 +5,8 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo } from "react";
 import { LocalTime } from "@/components/ui/local-time";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { operatorMessage } from "@/lib/contract/operator-messages";
 import type { OperationsView } from "@/lib/observability/operations-view";
-import { operatorMessage } from "@/lib/operator-messages";
 import { type ChartSeries, TimeChart } from "./time-chart";
 
 const COLORS = ["#4f46e5", "#0891b2", "#16a34a", "#d97706", "#dc2626", "#7c3aed", "#475569"];

@@ -2,7 +2,7 @@
 
 import { useEffect } from "react";
 import { useUser } from "@/components/auth/user-context";
-import { hasRole } from "@/lib/auth/roles";
+import { hasRole } from "@/lib/contract/roles";
 
 /** How often an open tab renews its user's claims (the server's TTL is a minute by default: three chances). */
 const RENEW_MS = 20_000;

@@ -1,4 +1,4 @@
-import { showControls } from "@/lib/bidi";
+import { showControls } from "@/lib/contract/bidi";
 import { questionKind } from "@/lib/interrupts/kinds";
 
 const quote = (v: unknown) => `“${showControls(String(v ?? ""))}”`;

@@ -1,5 +1,5 @@
 import type { Message } from "@ag-ui/core";
-import { FORK_WARNING_EVENT, RUN_RECOVERED_EVENT } from "@/lib/wire";
+import { FORK_WARNING_EVENT, RUN_RECOVERED_EVENT } from "@/lib/contract/wire";
 import { appendText, appendToolArgs, upsertTextMessage, upsertToolCall, upsertToolResult } from "./messages";
 import { type PendingItem, type ThreadState, withPending } from "./thread-state";
 

@@ -5,7 +5,7 @@ import { useUser } from "@/components/auth/user-context";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { controlClass, FieldLabel } from "@/components/ui/field";
-import { hasRole } from "@/lib/auth/roles";
+import { hasRole } from "@/lib/contract/roles";
 import type { ThreadViewJson } from "./thread-state";
 
 /**

@@ -1,5 +1,5 @@
 import { postJson } from "@/components/ui/fetch-json";
-import { AppError, appErrorOf } from "@/lib/errors";
+import { AppError, appErrorOf } from "@/lib/contract/errors";
 import { settleRefusal } from "./send-run";
 import type { ThreadConnection } from "./thread-connection";
 

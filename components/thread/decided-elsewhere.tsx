@@ -1,5 +1,5 @@
 import { LocalTime } from "@/components/ui/local-time";
-import { principalLabel } from "@/lib/humanize";
+import { principalLabel } from "@/lib/contract/humanize";
 import type { DecisionView } from "@/lib/runtime/thread-view";
 import { summarizeAnswer } from "./answer-summary";
 import type { ClosedItem } from "./thread-state";

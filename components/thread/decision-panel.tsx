@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
 import { humanizeStep } from "@/components/ui/status-badge";
-import { hasRole } from "@/lib/auth/roles";
+import { hasRole } from "@/lib/contract/roles";
 import type { ClaimView } from "@/lib/db/queries/claims";
 import { type OtherWay, questionKind } from "@/lib/interrupts/kinds";
 import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/runtime/cancel-reason";

@@ -4,8 +4,8 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
-import { humanize, principalLabel } from "@/lib/humanize";
-import { type EffectTaskAction, type EffectView, STRIPE_TEST_REF } from "@/lib/wire";
+import { humanize, principalLabel } from "@/lib/contract/humanize";
+import { type EffectTaskAction, type EffectView, STRIPE_TEST_REF } from "@/lib/contract/wire";
 
 const STATUS_STYLE: Record<string, string> = {
   queued: "bg-slate-100 text-slate-800 ring-slate-300",

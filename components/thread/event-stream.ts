@@ -1,4 +1,4 @@
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
 import type { StreamEvent } from "./apply-event";
 import type { ThreadViewJson } from "./thread-state";
 

@@ -1,4 +1,4 @@
-import type { EffectTaskAction, EffectView } from "@/lib/wire";
+import type { EffectTaskAction, EffectView } from "@/lib/contract/wire";
 import { isStanding, ledgerOutcome } from "./ledger-outcome";
 
 const email = (status: EffectView["status"]): EffectView => ({

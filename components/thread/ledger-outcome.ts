@@ -1,4 +1,4 @@
-import { type EffectView, formatMoney } from "@/lib/wire";
+import { type EffectView, formatMoney } from "@/lib/contract/wire";
 
 /*
  * The outcome of a thread as the effect ledger has it — every payment and email of the thread, on every branch —

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LocalTime } from "@/components/ui/local-time";
-import { humanize } from "@/lib/humanize";
-import { type EffectView, formatMoney } from "@/lib/wire";
+import { humanize } from "@/lib/contract/humanize";
+import { type EffectView, formatMoney } from "@/lib/contract/wire";
 import { effectStatusText } from "./effects-panel";
 import { ledgerOutcome } from "./ledger-outcome";
 

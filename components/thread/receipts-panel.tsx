@@ -1,6 +1,6 @@
 import { LocalTime } from "@/components/ui/local-time";
-import { humanize } from "@/lib/humanize";
-import { formatMoney, type ReceiptView } from "@/lib/wire";
+import { humanize } from "@/lib/contract/humanize";
+import { formatMoney, type ReceiptView } from "@/lib/contract/wire";
 
 const CHANNEL: Record<string, string> = {
   agui: "the thread page",

@@ -1,4 +1,4 @@
-import type { EffectView } from "@/lib/wire";
+import type { EffectView } from "@/lib/contract/wire";
 import { replyState } from "./conversation";
 
 /* The reply's label says what the email effect is now, not what the step that queued it saw. */

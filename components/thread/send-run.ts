@@ -1,5 +1,5 @@
 import { HttpAgent, type ResumeEntry } from "@ag-ui/client";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
 import type { StreamEvent } from "./apply-event";
 import type { ThreadConnection } from "./thread-connection";
 

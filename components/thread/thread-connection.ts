@@ -1,4 +1,4 @@
-import { AppError, appErrorOf } from "@/lib/errors";
+import { AppError, appErrorOf } from "@/lib/contract/errors";
 import { fetchThreadView, isStreamBroken, readEventStream } from "./event-stream";
 import type { ThreadStore } from "./thread-store";
 

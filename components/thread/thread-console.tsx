@@ -2,7 +2,7 @@
 
 import { useUser } from "@/components/auth/user-context";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { hasRole } from "@/lib/auth/roles";
+import { hasRole } from "@/lib/contract/roles";
 import type { ClaimView } from "@/lib/db/queries/claims";
 import type { QueueNeighbour } from "@/lib/db/queries/inbox";
 import type { StreamEvent } from "./apply-event";

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { fetchJson } from "@/components/ui/fetch-json";
 import { usePoll } from "@/components/ui/use-poll";
-import type { EffectView } from "@/lib/wire";
+import type { EffectView } from "@/lib/contract/wire";
 
 const FINAL = new Set(["delivered", "failed", "unconfirmed", "handled"]);
 

@@ -1,5 +1,5 @@
-import { AppError, appErrorOf } from "@/lib/errors";
-import { operatorSentence } from "@/lib/operator-messages";
+import { AppError, appErrorOf } from "@/lib/contract/errors";
+import { operatorSentence } from "@/lib/contract/operator-messages";
 
 /**
  * Fetch JSON from our API. A non-2xx answer throws the server's AppError (rebuilt from its code), a network failure
@@ -28,7 +28,7 @@ export function postJson<T>(url: string, body: unknown, init?: RequestInit): Pro
   });
 }
 
-/** A message for an error caught from {@link fetchJson}, in the operator's words (`lib/operator-messages.ts`). */
+/** A message for an error caught from {@link fetchJson}, in the operator's words (`lib/contract/operator-messages.ts`). */
 export function errorMessage(error: unknown): string {
   const known = appErrorOf(error);
   return known ? operatorSentence(known) : "Something went wrong. Try again.";

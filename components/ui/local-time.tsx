@@ -1,7 +1,7 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
-import { formatTime } from "@/lib/format";
+import { formatTime } from "@/lib/contract/format";
 
 const subscribe = () => () => {};
 

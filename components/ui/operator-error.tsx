@@ -1,8 +1,8 @@
-import { operatorMessage } from "@/lib/operator-messages";
+import { operatorMessage } from "@/lib/contract/operator-messages";
 
 /**
  * An error as the operator reads it: what happened, what to do, and — small, for support — the code as a details line
- * (`lib/operator-messages.ts`). Inline content: it sits in whatever banner or alert holds it.
+ * (`lib/contract/operator-messages.ts`). Inline content: it sits in whatever banner or alert holds it.
  */
 export function OperatorError({
   error,

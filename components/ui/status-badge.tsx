@@ -1,5 +1,5 @@
-import { humanize } from "@/lib/humanize";
-import type { ThreadStatus } from "@/lib/wire";
+import { humanize } from "@/lib/contract/humanize";
+import type { ThreadStatus } from "@/lib/contract/wire";
 
 const STATUS: Record<ThreadStatus, { label: string; className: string }> = {
   idle: { label: "Not started", className: "bg-slate-100 text-slate-800 ring-slate-300" },

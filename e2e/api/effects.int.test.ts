@@ -1,4 +1,4 @@
-import type { EffectView } from "@/lib/wire";
+import type { EffectView } from "@/lib/contract/wire";
 import { waitForEffectsToSettle } from "../chaos/effects";
 import { authedFetch } from "../support/auth";
 import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";

@@ -1,4 +1,4 @@
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
 import { authedFetch, emailOf } from "../support/auth";
 import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, payloadOf, runOnce } from "./client";

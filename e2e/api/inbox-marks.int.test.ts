@@ -1,4 +1,4 @@
-import type { Principal } from "@/lib/auth/roles";
+import type { Principal } from "@/lib/contract/roles";
 import { type Database, openPostgres } from "@/lib/db/open";
 import { type InboxDecisionItem, type InboxPage, listInbox } from "@/lib/db/queries/inbox";
 import { markDecidable } from "@/lib/queue/inbox-marks";

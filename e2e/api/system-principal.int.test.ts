@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { runBudgetAnswer } from "@/lib/budget-contract";
+import { runBudgetAnswer } from "@/lib/contract/budget-contract";
 import {
   confirmEmailAnswer,
   goodwillVoucherAnswer,

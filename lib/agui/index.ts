@@ -4,7 +4,7 @@
  */
 
 // The console reacts to this event too: its name is part of the wire contract.
-export { RUN_RECOVERED_EVENT } from "@/lib/wire";
+export { RUN_RECOVERED_EVENT } from "@/lib/contract/wire";
 export { type AguiEvent, requireId } from "./events";
 export {
   CANCELLED_RESUME,

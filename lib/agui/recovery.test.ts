@@ -1,7 +1,7 @@
 import { EventType } from "@ag-ui/core";
 import { checkEvents, typesOf } from "@/e2e/support/agui-fixtures/check-events";
 import { chunk, harness, ns, tcc } from "@/e2e/support/agui-fixtures/harness";
-import { RUN_RECOVERED_EVENT } from "@/lib/wire";
+import { RUN_RECOVERED_EVENT } from "@/lib/contract/wire";
 import type { AguiEvent } from "./events";
 import { closeOpenEvents, runWasStarted } from "./recovery";
 

@@ -1,11 +1,11 @@
 import "server-only";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
+import { AppError } from "@/lib/contract/errors";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { type ApiKey, apiKeys } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { AppError } from "@/lib/errors";
-import type { Principal } from "./roles";
+import type { Principal } from "../contract/roles";
 import { cachedCredential, invalidateSessions } from "./session-cache";
 
 /** Keys look like `hitl_<43 base64url characters>`: 256 random bits. */

@@ -7,9 +7,9 @@ import { recordAudit } from "@/lib/db/queries/audit";
 import { authAccounts, authRateLimits, authSessions, authUsers, authVerifications } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/observability/logger";
+import { isRole } from "../contract/roles";
 import { betterAuthLog } from "./auth-log";
 import { CLIENT_IP_HEADER } from "./client-ip";
-import { isRole } from "./roles";
 import { authSecret } from "./secret";
 
 function createAuth(db: AppDb) {

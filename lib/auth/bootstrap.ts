@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { env } from "@/lib/env";
 import { tightenTree, writePrivateFile } from "@/lib/private-files";
-import type { Principal, Role } from "./roles";
+import type { Principal, Role } from "../contract/roles";
 import { countAdmins, createUser, findUserByEmail } from "./users";
 
 const SYSTEM: Principal = { kind: "system", id: "system:bootstrap", label: "server start-up", role: "admin" };

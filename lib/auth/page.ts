@@ -1,8 +1,8 @@
 import "server-only";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { hasRole, type Role, type SessionUser } from "../contract/roles";
 import { sessionUser } from "./principal";
-import { hasRole, type Role, type SessionUser } from "./roles";
 
 /**
  * A page's signed-in user: without a session, off to the sign-in page (coming back to `path` afterwards); below

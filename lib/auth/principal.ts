@@ -1,9 +1,9 @@
 import "server-only";
+import { AppError } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
-import { AppError } from "@/lib/errors";
+import { hasRole, isRole, type Principal, type Role, type SessionUser } from "../contract/roles";
 import { principalForKey } from "./api-keys";
 import { getAuth } from "./auth";
-import { hasRole, isRole, type Principal, type Role, type SessionUser } from "./roles";
 import { cachedSessionUser } from "./session-cache";
 
 /**

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { SessionUser } from "./roles";
+import type { SessionUser } from "../contract/roles";
 import { cachedSessionUser } from "./session-cache";
 
 const user: SessionUser = { id: "u1", email: "v@example.com", name: "V", role: "viewer" };

@@ -1,5 +1,5 @@
 import "server-only";
-import type { SessionUser } from "./roles";
+import type { SessionUser } from "../contract/roles";
 
 /**
  * Verified sessions, briefly, in this process: a signed-in request whose cookies were verified a moment ago skips

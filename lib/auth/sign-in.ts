@@ -1,10 +1,10 @@
 import "server-only";
+import { AppError } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
 import { recentSignInFailures, recordAudit } from "@/lib/db/queries/audit";
 import { forgiveRateLimitedRequest } from "@/lib/db/queries/rate-limits";
 import { env } from "@/lib/env";
 import { errorResponse } from "@/lib/error-response";
-import { AppError } from "@/lib/errors";
 import { assertJsonContentType, parseJsonText, readBodyText } from "@/lib/http";
 import { parseIp } from "@/lib/net/client-address";
 import { getAuth } from "./auth";

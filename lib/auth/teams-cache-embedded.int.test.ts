@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBackend } from "@/e2e/support/backends";
 import type { Queryable } from "@/lib/db/tx";
 import { listenEmbedded } from "@/lib/runtime/listener";
-import type { Principal } from "./roles";
+import type { Principal } from "../contract/roles";
 import { teamScope } from "./teams";
 
 /*

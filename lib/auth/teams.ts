@@ -1,10 +1,10 @@
 import "server-only";
 import { type SQL, sql } from "drizzle-orm";
+import { AppError, errorCodeOf } from "@/lib/contract/errors";
 import { rowsOf } from "@/lib/db/rows";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
-import { AppError, errorCodeOf } from "@/lib/errors";
-import { hasRole, type Principal, ROLES, type Role, type SessionUser } from "./roles";
+import { hasRole, type Principal, ROLES, type Role, type SessionUser } from "../contract/roles";
 import { cachedCredential } from "./session-cache";
 
 /*

@@ -1,12 +1,12 @@
 import "server-only";
 import { asc, eq, sql } from "drizzle-orm";
+import { AppError } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { authSessions, authUsers } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
-import { AppError } from "@/lib/errors";
+import { isRole, type Principal, type Role } from "../contract/roles";
 import { getAuth } from "./auth";
-import { isRole, type Principal, type Role } from "./roles";
 import { invalidateSessions } from "./session-cache";
 
 export interface UserView {

@@ -1,5 +1,5 @@
 import "server-only";
-import { errorCodeOf } from "@/lib/errors";
+import { errorCodeOf } from "@/lib/contract/errors";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { getDatabase } from "./client";
 import type { Database } from "./open";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCodeOf } from "@/lib/errors";
+import { errorCodeOf } from "@/lib/contract/errors";
 import { migrateDatabase } from "./migrate";
 import { type Database, openPglite } from "./open";
 

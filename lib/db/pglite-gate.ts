@@ -1,6 +1,6 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
 
 /*
  * The embedded database is one connection: a transaction holds it until it commits, and every other statement waits.

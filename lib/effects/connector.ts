@@ -1,5 +1,5 @@
 import "server-only";
-import type { Authorization, EffectTaskAction } from "@/lib/wire";
+import type { Authorization, EffectTaskAction } from "@/lib/contract/wire";
 
 /**
  * What the console says and offers about one kind of effect, declared by the module that delivers it (next to its

@@ -4,6 +4,7 @@ import { type FakePaymentProvider, startFakePaymentProvider } from "@/e2e/suppor
 import { recordApprovedRefund } from "@/e2e/support/receipts";
 import { seeded } from "@/e2e/support/seeded";
 import { startTestSmtpServer, type TestSmtpServer } from "@/e2e/support/smtp";
+import { EFFECT_TASK_ACTIONS, type EffectTaskAction } from "@/lib/contract/wire";
 import type { Database } from "@/lib/db/open";
 import { getEffect } from "@/lib/db/queries/effects";
 import { registerInstance } from "@/lib/db/queries/instances";
@@ -11,7 +12,6 @@ import { queueEmail } from "@/lib/db/queries/outbox";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { actOnEffectTask, toEffectView } from "@/lib/runtime/effects";
 import { instanceLabels } from "@/lib/runtime/instance";
-import { EFFECT_TASK_ACTIONS, type EffectTaskAction } from "@/lib/wire";
 import type { EffectConnector } from "./connector";
 import { backoffMs, dispatchDueEffects, type RetryPolicy } from "./dispatcher";
 import { emailConnector } from "./email";

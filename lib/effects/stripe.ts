@@ -1,6 +1,6 @@
 import "server-only";
 import Stripe from "stripe";
-import { STRIPE_TEST_REF } from "@/lib/wire";
+import { STRIPE_TEST_REF } from "@/lib/contract/wire";
 import type { GatewayAnswer, PaymentGateway, RefundOrder } from "./payment";
 
 /**

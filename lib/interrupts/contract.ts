@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { type RunBudgetAnswer, type RunBudgetPayload, runBudgetPayload } from "@/lib/budget-contract";
+import {
+  type RunBudgetAnswer,
+  type RunBudgetPayload,
+  runBudgetPayload,
+} from "@/lib/contract/budget-contract";
 import { type ToolReviewAnswer, type ToolReviewPayload, toolReviewPayload } from "./tool-review";
 
 /*
@@ -214,7 +218,7 @@ export const waitTimerAnswer = z.discriminatedUnion("outcome", [
   }),
 ]);
 
-// ── run_budget: raised by the runtime, not by an agent (lib/budget-contract.ts, lib/runtime/budget.ts) ─────────────
+// ── run_budget: raised by the runtime, not by an agent (lib/contract/budget-contract.ts, lib/runtime/budget.ts) ─────────────
 
 // ── tool_review: the ecosystem's standard interrupts (LangChain's middleware, agent-inbox), see ./tool-review ──
 

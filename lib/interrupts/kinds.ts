@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { runBudgetAnswer } from "@/lib/budget-contract";
-import { humanize } from "@/lib/humanize";
-import { type Authorization, formatMoney } from "@/lib/wire";
+import { runBudgetAnswer } from "@/lib/contract/budget-contract";
+import { humanize } from "@/lib/contract/humanize";
+import { type Authorization, formatMoney } from "@/lib/contract/wire";
 import {
   type AnswerOf,
   confirmEmailAnswer,

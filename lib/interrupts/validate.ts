@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { runBudgetAnswerFor } from "@/lib/budget-contract";
-import type { DecisionSummary } from "@/lib/wire";
+import { runBudgetAnswerFor } from "@/lib/contract/budget-contract";
+import type { DecisionSummary } from "@/lib/contract/wire";
 import {
   type AnswerOf,
   confirmEmailAnswer,

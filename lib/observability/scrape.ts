@@ -1,11 +1,11 @@
 import "server-only";
 import { timingSafeEqual } from "node:crypto";
 import { requireRole } from "@/lib/auth/principal";
+import { AppError } from "@/lib/contract/errors";
 import type { AppDb } from "@/lib/db/open";
 import { type QueueState, readQueueState } from "@/lib/db/queries/operations";
 import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { RETENTION_JOB } from "@/lib/runtime/retention-schedule";
 import { boundedLabel, metrics } from "./metrics";
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { type AppError, toAppError } from "@/lib/errors";
+import { type AppError, toAppError } from "@/lib/contract/errors";
 import { logUnexpected } from "@/lib/observability/logger";
 
 /**

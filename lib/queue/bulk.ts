@@ -1,12 +1,12 @@
 import "server-only";
-import type { Principal } from "@/lib/auth/roles";
 import { type TeamScope, threadsInScope } from "@/lib/auth/teams";
+import { AppError } from "@/lib/contract/errors";
+import { operatorSentence } from "@/lib/contract/operator-messages";
+import type { Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
 import { claimDecision, getLiveClaims, releaseClaim } from "@/lib/db/queries/claims";
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
-import { operatorSentence } from "@/lib/operator-messages";
 import { decideAndResume } from "@/lib/runtime/claim";
 import { mayDecide } from "@/lib/runtime/may-decide";
 import { asAppError } from "./app-error";

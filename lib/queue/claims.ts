@@ -1,11 +1,11 @@
 import "server-only";
-import { hasRole, type Principal } from "@/lib/auth/roles";
 import { findUserByEmail } from "@/lib/auth/users";
+import { AppError } from "@/lib/contract/errors";
+import { hasRole, type Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { type ClaimView, claimDecision, releaseClaim, renewClaims } from "@/lib/db/queries/claims";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 
 /*
  * Claims on pending decisions: who is handling what. Advisory — they say who is on it, and the inbox and its answer

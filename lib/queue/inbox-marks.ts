@@ -1,5 +1,5 @@
 import "server-only";
-import { hasRole, type Principal } from "@/lib/auth/roles";
+import { hasRole, type Principal } from "@/lib/contract/roles";
 import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/db/queries/inbox";
 import type { Queryable } from "@/lib/db/tx";
 import { type DecideVerdict, firstRefusal, mayDecideThreads } from "@/lib/runtime/may-decide";

@@ -1,11 +1,11 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver, StateSnapshot } from "@langchain/langgraph";
 import type { z } from "zod";
-import type { Principal } from "@/lib/auth/roles";
+import type { Principal } from "@/lib/contract/roles";
+import type { Authorization, DecisionSummary, MultitaskStrategy } from "@/lib/contract/wire";
 import type { AppDb } from "@/lib/db/open";
 import type { InvolvedPrincipal } from "@/lib/db/queries/involved";
 import type { Queryable } from "@/lib/db/tx";
-import type { Authorization, DecisionSummary, MultitaskStrategy } from "@/lib/wire";
 
 /*
  * What the runtime needs to know about an agent, and nothing more: an agent brings its graph and its rules through one
@@ -158,7 +158,7 @@ export interface AgentDefinition<P = unknown> {
   /** Extra `configurable` keys for a run (e.g. chaos delays). */
   configurable?: Record<string, unknown>;
   /**
-   * What new input does while a run of the thread is active (double texting, `MULTITASK_STRATEGIES` in lib/wire.ts):
+   * What new input does while a run of the thread is active (double texting, `MULTITASK_STRATEGIES` in lib/contract/wire.ts):
    * `reject` (the default: 409 `conflict:run_active`), `enqueue`, `interrupt` or `rollback` (lib/runtime/queued-inputs.ts).
    */
   multitask?: MultitaskStrategy;

@@ -1,9 +1,9 @@
 import "server-only";
-import type { Principal } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import { getDatabase } from "@/lib/db/client";
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";
-import { AppError } from "@/lib/errors";
 import { type ForkResult, forkThread } from "./fork";
 import { getAgentGraph, threadAgent } from "./graph";
 

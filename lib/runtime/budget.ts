@@ -11,13 +11,13 @@ import {
   formatBudget,
   type RunBudgetAnswer,
   type RunBudgetPayload,
-} from "@/lib/budget-contract";
-import { canonicalPayload } from "@/lib/canonical-json";
+} from "@/lib/contract/budget-contract";
+import { canonicalPayload } from "@/lib/contract/canonical-json";
+import { AppError } from "@/lib/contract/errors";
 import { rowsOf } from "@/lib/db/rows";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { tokenUsage } from "@/lib/observability/graph-callbacks";
 import { RUN_CANCELLED, stoppedMessage } from "./cancel-reason";
 

@@ -1,9 +1,9 @@
 import "server-only";
-import type { Principal } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getRun, requestRunCancel } from "@/lib/db/queries/runs";
 import type { Queryable } from "@/lib/db/tx";
-import { AppError } from "@/lib/errors";
 import { newerMessageBy } from "./claim";
 import { abortCancelledRun } from "./executor";
 import { sweepSoon } from "./recovery";

@@ -7,10 +7,10 @@ import { WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
 import { create, type Delta } from "jsondiffpatch";
 import { jsonSafe, requireId, stateSnapshot, toAguiMessages } from "@/lib/agui";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
+import { AppError } from "@/lib/contract/errors";
 import type { AppDb } from "@/lib/db/open";
 import { getThread } from "@/lib/db/queries/threads";
 import type { SqlClient } from "@/lib/db/sql-client";
-import { AppError } from "@/lib/errors";
 import type { AgentDefinition } from "./agent";
 
 /** A write stored against the checkpoint by a task that ran from it (or by the caller: resume values, input). */

@@ -1,7 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { RunAgentInput } from "@ag-ui/core";
-import type { Principal } from "@/lib/auth/roles";
+import { AppError, appErrorOf, errorCodeOf } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
 import { type AuditInput, auditInsert, recordAudit } from "@/lib/db/queries/audit";
 import { getDecisions, listOpenDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
@@ -13,7 +14,6 @@ import type { Decision, QueuedInput, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
-import { AppError, appErrorOf, errorCodeOf } from "@/lib/errors";
 import { ClaimObserver } from "@/lib/observability/runs";
 import { activeRunTrace } from "@/lib/observability/tracing";
 import { compareVersions, findAgent, getAgent, hasAgent, multitaskOf } from "./agent";

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { RunAgentInput } from "@ag-ui/core";
 import { count } from "drizzle-orm";
-import type { Principal } from "@/lib/auth/roles";
+import type { Principal } from "@/lib/contract/roles";
 import { getDatabase } from "@/lib/db/client";
 import { createThread } from "@/lib/db/queries/threads";
 import { threads } from "@/lib/db/schema";

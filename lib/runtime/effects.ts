@@ -1,5 +1,7 @@
 import "server-only";
-import type { Principal } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
+import { type EffectTaskAction, type EffectView, STRIPE_TEST_REF } from "@/lib/contract/wire";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getEffect, isOpenTaskStatus, listThreadEffects, resolveEffectTask } from "@/lib/db/queries/effects";
@@ -7,8 +9,6 @@ import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { defaultTaskActions } from "@/lib/effects/connector";
 import { effectKind } from "@/lib/effects/kinds";
-import { AppError } from "@/lib/errors";
-import { type EffectTaskAction, type EffectView, STRIPE_TEST_REF } from "@/lib/wire";
 
 /**
  * What an operator may do about a failed or unconfirmed effect of this kind. Only an unconfirmed email can be

@@ -2,7 +2,9 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Principal } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
+import { RUN_KINDS, THREAD_STATUSES } from "@/lib/contract/wire";
 import type { AppDb } from "@/lib/db/open";
 import { accountIdOf } from "@/lib/db/queries/accounts";
 import { eraseAuditRows, findErasure, listAuditOfThreads } from "@/lib/db/queries/audit";
@@ -21,8 +23,6 @@ import {
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
-import { RUN_KINDS, THREAD_STATUSES } from "@/lib/wire";
 import { agentOfThread } from "./graph";
 import { makeRedactor, type Redactor } from "./redact";
 

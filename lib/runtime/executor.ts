@@ -10,12 +10,12 @@ import {
   runWasStarted,
 } from "@/lib/agui";
 import { batcherFor } from "@/lib/checkpoint/write-batch";
+import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/env";
-import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/errors";
 import { RunTraceHandler } from "@/lib/observability/graph-callbacks";
 import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";

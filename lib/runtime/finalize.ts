@@ -1,9 +1,9 @@
 import "server-only";
+import { AppError } from "@/lib/contract/errors";
 import type { AppDb } from "@/lib/db/open";
 import type { LoggedEvent } from "@/lib/db/queries/events";
 import { closeRun } from "@/lib/db/queries/run-end";
 import type { Thread } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
 import type { DecisionSummary } from "./agent";
 import { publishEvents } from "./event-bus";
 import { LostOwnershipError } from "./ownership";

@@ -1,10 +1,10 @@
 import "server-only";
 import { TracedCheckpointSaver } from "@/lib/checkpoint/traced-sql";
+import { AppError } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { AppError } from "@/lib/errors";
 import {
   type AgentDefinition,
   type AgentGraph,

@@ -1,5 +1,5 @@
 import { nodeFromTaskPath } from "@/lib/checkpoint/history";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
 import { labelBranches, parseHistoryQuery } from "./history-view";
 
 const link = (checkpointId: string, parentCheckpointId: string | null) => ({

@@ -1,12 +1,12 @@
 import "server-only";
 import { z } from "zod";
 import { type CheckpointLink, listCheckpointHistory, listCheckpointLinks } from "@/lib/checkpoint/history";
+import { AppError } from "@/lib/contract/errors";
+import { limitParam } from "@/lib/contract/params";
 import type { AppDb } from "@/lib/db/open";
 import { getThread } from "@/lib/db/queries/threads";
 import type { SqlClient } from "@/lib/db/sql-client";
-import { AppError } from "@/lib/errors";
 import { parseWith } from "@/lib/http";
-import { limitParam } from "@/lib/params";
 
 /*
  * The history viewer's page of a thread's checkpoint tree, built from metadata only (no channel value is read).

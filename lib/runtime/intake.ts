@@ -1,8 +1,8 @@
 import "server-only";
 import { z } from "zod";
+import { humanize } from "@/lib/contract/humanize";
 import type { Thread } from "@/lib/db/schema";
 import { parseWith } from "@/lib/http";
-import { humanize } from "@/lib/humanize";
 import type { AgentDefinition } from "./agent";
 
 /*

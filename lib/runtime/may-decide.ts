@@ -1,5 +1,6 @@
 import "server-only";
-import { hasRole, type Principal } from "@/lib/auth/roles";
+import { appErrorOf, type ErrorCode } from "@/lib/contract/errors";
+import { hasRole, type Principal } from "@/lib/contract/roles";
 import {
   listPendingDecisions,
   listPendingDecisionsOf,
@@ -15,7 +16,6 @@ import {
 import { getThread, getThreads } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { appErrorOf, type ErrorCode } from "@/lib/errors";
 import type { AgentDefinition, DecisionAttempt } from "./agent";
 import { readableAgent } from "./graph";
 import { decidedOf } from "./settle";

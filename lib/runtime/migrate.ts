@@ -1,13 +1,13 @@
 import "server-only";
 import type { Checkpoint } from "@langchain/langgraph-checkpoint";
-import type { Principal } from "@/lib/auth/roles";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
+import { AppError, appErrorOf, errorCodeOf } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import { AppError, appErrorOf, errorCodeOf } from "@/lib/errors";
 import { logger } from "@/lib/observability/logger";
 import type { AgentDefinition, AgentMigration } from "./agent";
 import { getAgent, hasAgent, listAgents } from "./agent";

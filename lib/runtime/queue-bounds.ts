@@ -1,9 +1,9 @@
 import "server-only";
-import type { Principal } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import { takeRateLimitedRequest } from "@/lib/db/queries/rate-limits";
 import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 
 /*
  * Double texting is bounded (issue 50): without a bound, one thread took 200 messages in a row (200 queued inputs,

@@ -1,7 +1,8 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Principal } from "@/lib/auth/roles";
-import { canonicalPayload } from "@/lib/canonical-json";
+import { canonicalPayload } from "@/lib/contract/canonical-json";
+import type { Principal } from "@/lib/contract/roles";
+import type { ReceiptView } from "@/lib/contract/wire";
 import { type Authorization, termsMatch, termsOf } from "@/lib/db/queries/authority-terms";
 import {
   getSpentAuthority,
@@ -13,7 +14,6 @@ import {
 import type { DecisionReceipt } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { receiptHmac, receiptKeys } from "@/lib/receipt-keys";
-import type { ReceiptView } from "@/lib/wire";
 
 /*
  * Decision receipts (issue 50): a decision binds to what the decider saw. Every decision the ledger records gets a

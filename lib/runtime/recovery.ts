@@ -1,13 +1,13 @@
 import "server-only";
 import { EventType } from "@ag-ui/core";
 import { type AguiEvent, closeOpenEvents } from "@/lib/agui";
+import { AppError } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { listLocalRunOwners, touchInstance } from "@/lib/db/queries/instances";
 import { claimExpiredRun, expireLeasesOf, extendLeases, uncountClaim } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { logger, runFields } from "@/lib/observability/logger";
 import { metrics } from "@/lib/observability/metrics";
 import { registeredAgentKeys } from "./agent";

@@ -1,8 +1,8 @@
 import "server-only";
 import { open } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Principal } from "@/lib/auth/roles";
 import { readCutoff, truncateThreadRows } from "@/lib/checkpoint/retention";
+import type { Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { compactThreadEvents } from "@/lib/db/queries/events";

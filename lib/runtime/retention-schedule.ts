@@ -1,8 +1,8 @@
 import "server-only";
+import { errorCodeOf } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
 import { finishJob, renewJobLease, takeJobLease } from "@/lib/db/queries/scheduled-jobs";
 import { env } from "@/lib/env";
-import { errorCodeOf } from "@/lib/errors";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { metrics } from "@/lib/observability/metrics";
 import { instanceId } from "./instance";

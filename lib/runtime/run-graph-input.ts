@@ -1,7 +1,7 @@
 import "server-only";
 import type { BaseMessage } from "@langchain/core/messages";
 import { resumeToCommand } from "@/lib/agui";
-import { canonicalPayload } from "@/lib/canonical-json";
+import { canonicalPayload } from "@/lib/contract/canonical-json";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { type RunBudgetPayload, runBudgetAnswerFor, runBudgetPayload } from "@/lib/budget-contract";
+import { type RunBudgetPayload, runBudgetAnswerFor, runBudgetPayload } from "@/lib/contract/budget-contract";
 import type { AgentDefinition } from "./agent-definition";
 
 /*

@@ -1,5 +1,7 @@
 import "server-only";
-import type { Principal } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
+import type { Authorization } from "@/lib/contract/wire";
 import { type AuditInput, recordAudit } from "@/lib/db/queries/audit";
 import {
   attachStagedDecisions,
@@ -12,8 +14,6 @@ import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries
 import { insertReceipts } from "@/lib/db/queries/receipts";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Tx } from "@/lib/db/tx";
-import { AppError } from "@/lib/errors";
-import type { Authorization } from "@/lib/wire";
 import { type AgentDefinition, type DecisionAttempt, getAgent } from "./agent";
 import { type DecisionChannel, decisionReceipts, type NewReceipt } from "./receipts";
 import type { RunInput } from "./run-input";

@@ -1,7 +1,7 @@
 import "server-only";
 import type { CheckpointRef } from "@/lib/checkpoint/history";
+import { AppError } from "@/lib/contract/errors";
 import type { Queryable } from "@/lib/db/tx";
-import { AppError } from "@/lib/errors";
 import type { SideEffectWarning } from "./agent";
 import { agentOfThread } from "./graph";
 

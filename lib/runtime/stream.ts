@@ -1,6 +1,7 @@
 import "server-only";
 import type { BaseEvent } from "@ag-ui/core";
 import { encodeSse } from "@/lib/agui";
+import { ACTIVE_RUN_STATUSES } from "@/lib/contract/wire";
 import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
 import { followThread, unfollowThread } from "@/lib/db/queries/followers";
@@ -8,7 +9,6 @@ import { getRun } from "@/lib/db/queries/runs";
 import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { metrics } from "@/lib/observability/metrics";
-import { ACTIVE_RUN_STATUSES } from "@/lib/wire";
 import { subscribeEvents } from "./event-bus";
 import { instanceId } from "./instance";
 

@@ -1,6 +1,6 @@
 import "server-only";
-import type { Principal } from "@/lib/auth/roles";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import { type AgentDefinition, listAgents } from "./agent";
 
 /*

@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { Principal } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
 import { auditInsert, recordAudit } from "@/lib/db/queries/audit";
 import { supersedeOtherPending } from "@/lib/db/queries/decisions";
@@ -8,7 +9,6 @@ import { dropWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { createThread, lockThread, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
 import { boundedLabel, metrics } from "@/lib/observability/metrics";
 import { getAgent, hasAgent, listAgents } from "./agent";
 import { readTicket } from "./intake";

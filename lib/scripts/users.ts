@@ -13,11 +13,11 @@
 import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
 import { issueApiKey, listApiKeys, revokeApiKey } from "@/lib/auth/api-keys";
-import { isRole, type Principal } from "@/lib/auth/roles";
 import { createUser, listUsers } from "@/lib/auth/users";
+import { appErrorOf } from "@/lib/contract/errors";
+import { isRole, type Principal } from "@/lib/contract/roles";
 import { getDatabase } from "@/lib/db/client";
 import { verifyAuditTrail } from "@/lib/db/queries/audit";
-import { appErrorOf } from "@/lib/errors";
 import { eraseCustomer } from "@/lib/runtime/erasure";
 import { readOption, usageExit } from "./cli";
 

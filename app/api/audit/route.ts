@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { idCursorParam, isoDateParam, limitParam } from "@/lib/contract/params";
 import { AUDIT_ACTIONS, listAudit } from "@/lib/db/queries/audit";
-import { idCursorParam, isoDateParam, limitParam } from "@/lib/params";
 import { json, route } from "@/lib/route";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { jsonResponse } from "@/lib/json-response";
+import { jsonResponse } from "@/lib/contract/json-response";
 import { checkHealth } from "@/lib/runtime/health";
 
 export const dynamic = "force-dynamic";

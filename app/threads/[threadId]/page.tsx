@@ -12,11 +12,11 @@ import type { StreamEvent } from "@/components/thread/apply-event";
 import { ThreadConsole } from "@/components/thread/thread-console";
 import { requirePageUser } from "@/lib/auth/page";
 import { pageSeesThread, principalOfUser, teamScope } from "@/lib/auth/teams";
+import { errorCodeOf } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadClaims } from "@/lib/db/queries/claims";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { type InboxFilter, queueNeighbours } from "@/lib/db/queries/inbox";
-import { errorCodeOf } from "@/lib/errors";
 import { mayDecide } from "@/lib/runtime/may-decide";
 import { getThreadView, type ThreadView } from "@/lib/runtime/thread-view";
 

@@ -4,10 +4,10 @@ import { sharedContract } from "@/lib/agents/kit/contract";
 import { emailWarnings } from "@/lib/agents/kit/email-effects";
 import { refuseOwnInput } from "@/lib/agents/kit/four-eyes";
 import { orderTicket } from "@/lib/agents/kit/ticket-fields";
+import { formatMoney } from "@/lib/contract/wire";
 import { listVouchersForThread } from "@/lib/db/queries/vouchers";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
-import { formatMoney } from "@/lib/wire";
 import { buildGoodwillGraph, goodwillInput } from "./graph";
 
 /**

@@ -1,8 +1,8 @@
 import "server-only";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { getConfig, interrupt } from "@langchain/langgraph";
-import { canonicalPayload } from "@/lib/canonical-json";
-import { AppError } from "@/lib/errors";
+import { canonicalPayload } from "@/lib/contract/canonical-json";
+import { AppError } from "@/lib/contract/errors";
 import {
   type AnswerOf,
   type InterruptAction,

@@ -1,4 +1,5 @@
 import "server-only";
+import type { Authorization } from "@/lib/contract/wire";
 import {
   answerJsonSchema,
   type InterruptPayload,
@@ -8,7 +9,6 @@ import {
 } from "@/lib/interrupts";
 import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
 import type { AgentDefinition } from "@/lib/runtime/agent";
-import type { Authorization } from "@/lib/wire";
 
 /** The shared interrupt contract (`lib/interrupts`) as an agent's `interrupts`: for agents whose actions are in it. */
 export const sharedContract: AgentDefinition<InterruptPayload>["interrupts"] = {

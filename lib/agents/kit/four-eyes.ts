@@ -1,7 +1,7 @@
 import "server-only";
-import type { Principal } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import type { InvolvedPrincipal } from "@/lib/db/queries/involved";
-import { AppError } from "@/lib/errors";
 
 /**
  * Four-eyes, shared by the agents' decision policies: refuse `principal` when they supplied input that led to the

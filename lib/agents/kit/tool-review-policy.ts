@@ -1,10 +1,10 @@
 import "server-only";
-import { hasRole, type Role } from "@/lib/auth/roles";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
+import { hasRole, type Role } from "@/lib/contract/roles";
+import type { Authorization } from "@/lib/contract/wire";
 import type { InterruptPayload } from "@/lib/interrupts";
 import { reviewDecisions, toolReviewActs } from "@/lib/interrupts/tool-review";
 import type { DecisionAttempt } from "@/lib/runtime/agent";
-import type { Authorization } from "@/lib/wire";
 import { refuseOwnInput } from "./four-eyes";
 
 /** Who may let a reviewed tool call run, declared per tool in the agent's definition. */

@@ -9,10 +9,10 @@ import {
   toolReviewAuthorizes,
   toolReviewPolicy,
 } from "@/lib/agents/kit/tool-review-policy";
+import { formatMoney } from "@/lib/contract/wire";
 import { listRefundsForThread } from "@/lib/db/queries/refunds";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
-import { formatMoney } from "@/lib/wire";
 import { buildOrderSupportGraph } from "./graph";
 import type { OrderFacts, StoreCreditArgs } from "./tools";
 

@@ -3,7 +3,7 @@ import "server-only";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { formatMoney } from "@/lib/wire";
+import { formatMoney } from "@/lib/contract/wire";
 import type { CreditResult, OrderFacts } from "./tools";
 
 /*

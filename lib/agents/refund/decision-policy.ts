@@ -1,7 +1,7 @@
 import "server-only";
-import { hasRole } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import { hasRole } from "@/lib/contract/roles";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import type { InterruptPayload } from "@/lib/interrupts";
 import type { DecisionAttempt } from "@/lib/runtime/agent";
 import { refuseOwnInput } from "../kit/four-eyes";

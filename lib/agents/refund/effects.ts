@@ -1,9 +1,9 @@
 import "server-only";
 import { emailWarnings } from "@/lib/agents/kit/email-effects";
+import { formatMoney as euros } from "@/lib/contract/wire";
 import { listRefundsForOrder } from "@/lib/db/queries/refunds";
 import type { Queryable } from "@/lib/db/tx";
 import type { SideEffectWarning } from "@/lib/runtime/agent";
-import { formatMoney as euros } from "@/lib/wire";
 import type { RefundStateValue } from "./state";
 
 /**

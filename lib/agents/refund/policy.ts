@@ -1,5 +1,5 @@
 import "server-only";
-import { formatMoney } from "@/lib/wire";
+import { formatMoney } from "@/lib/contract/wire";
 import type { OrderSnapshot, PolicyFinding, PolicyResult } from "./state";
 
 /** Refunds up to this amount (minor units) may be approved without a human. */

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, desc, eq, gte, ilike, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import type { Principal } from "@/lib/auth/roles";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import { rowsOf } from "../rows";
 import { type AuditEntry, auditLog } from "../schema";
 import type { Queryable } from "../tx";

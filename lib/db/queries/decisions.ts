@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
-import type { ResumeStatus } from "@/lib/wire";
+import type { ResumeStatus } from "@/lib/contract/wire";
 import { type Decision, decisions } from "../schema";
 import type { Queryable } from "../tx";
 import { type InvolvedPrincipal, type InvolvedThread, involvedOf, involvedRowsJson } from "./involved";

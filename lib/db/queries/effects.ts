@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { EffectStatus, EffectTaskAction } from "@/lib/contract/wire";
 import { activeRunTrace } from "@/lib/observability/tracing";
-import type { EffectStatus, EffectTaskAction } from "@/lib/wire";
 import { rowsOf } from "../rows";
 import { type Effect, effects } from "../schema";
 import type { Queryable } from "../tx";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { garbageCursor, hostileJson, tamperedInboxCursor } from "@/e2e/support/hostile";
-import { AppError } from "@/lib/errors";
-import { INBOX_THREAD_STATUSES, type InboxStatus } from "@/lib/wire";
+import { AppError } from "@/lib/contract/errors";
+import { INBOX_THREAD_STATUSES, type InboxStatus } from "@/lib/contract/wire";
 import { decodeInboxCursor, encodeInboxCursor } from "./inbox";
 
 /*

@@ -3,7 +3,7 @@ import { openBackend } from "@/e2e/support/backends";
 import { createTestDatabase } from "@/e2e/support/pg";
 import { openRefundHarness, type RefundHarness } from "@/e2e/support/refund-harness";
 import { refundGraphInput } from "@/lib/agents/refund";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
 import { summarizePayload } from "@/lib/interrupts";
 import { migrateDatabase } from "../migrate";
 import { type Database, openPostgres } from "../open";

@@ -12,8 +12,8 @@ import {
   type SQL,
   sql,
 } from "drizzle-orm";
-import { AppError } from "@/lib/errors";
-import type { InboxStatus, InboxThreadStatus } from "@/lib/wire";
+import { AppError } from "@/lib/contract/errors";
+import type { InboxStatus, InboxThreadStatus } from "@/lib/contract/wire";
 import { decisionClaims, decisions, threads } from "../schema";
 import type { Queryable } from "../tx";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { type AnyColumn, and, eq, inArray, lt, ne, notExists, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import { ACTIVE_RUN_STATUSES } from "@/lib/wire";
+import { ACTIVE_RUN_STATUSES } from "@/lib/contract/wire";
 import { instances, runs, threadFollowers } from "../schema";
 import type { Queryable } from "../tx";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { withMigratedDatabase } from "@/e2e/support/migrated-database";
-import { RUN_KINDS } from "@/lib/wire";
+import { RUN_KINDS } from "@/lib/contract/wire";
 import { type InvolvedPrincipal, listInvolvedPrincipals, listInvolvedPrincipalsOf } from "./involved";
 
 /*

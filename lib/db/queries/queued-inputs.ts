@@ -1,6 +1,6 @@
 import "server-only";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import type { MultitaskStrategy } from "@/lib/wire";
+import type { MultitaskStrategy } from "@/lib/contract/wire";
 import { rowsOf } from "../rows";
 import { checkpoints, type QueuedInput, queuedInputs, threads } from "../schema";
 import type { Queryable } from "../tx";

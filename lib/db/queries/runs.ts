@@ -1,6 +1,6 @@
 import "server-only";
 import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
-import { ACTIVE_RUN_STATUSES, type RunStatus } from "@/lib/wire";
+import { ACTIVE_RUN_STATUSES, type RunStatus } from "@/lib/contract/wire";
 import { type Run, runs, threads } from "../schema";
 import { type Alongside, type Queryable, withAlongside } from "../tx";
 

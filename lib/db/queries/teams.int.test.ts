@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Backend } from "@/e2e/support/backends";
 import { openBackend } from "@/e2e/support/backends";
-import type { Principal } from "@/lib/auth/roles";
+import type { Principal } from "@/lib/contract/roles";
 import type { Database } from "@/lib/db/open";
 import { authUsers, threads } from "../schema";
 import { emailsOfRole } from "./notifications";

@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { asc, eq, inArray } from "drizzle-orm";
-import type { Principal } from "@/lib/auth/roles";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
+import type { Principal } from "@/lib/contract/roles";
 import type { AppDb } from "../open";
 import { authUsers, teamAgents, teamMembers, teams } from "../schema";
 import { recordAudit } from "./audit";

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
-import { isPlausibleId } from "@/lib/params";
+import { isPlausibleId } from "@/lib/contract/params";
 import { decisions, type Thread, threads } from "../schema";
 import { type Alongside, type Queryable, withAlongside } from "../tx";
 

@@ -1,9 +1,9 @@
 import "server-only";
 import { randomBytes, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
+import { AppError } from "@/lib/contract/errors";
 import { type Effect, type Voucher, vouchers } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { AppError } from "@/lib/errors";
 import { termsMatch } from "./authority-terms";
 import { queueEmail } from "./outbox";
 import { spendAuthorization } from "./receipts";

@@ -21,7 +21,7 @@ import {
   RUN_KINDS,
   RUN_STATUSES,
   THREAD_STATUSES,
-} from "../../wire";
+} from "../../contract/wire";
 import { byteText } from "./columns";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { ROLES } from "@/lib/auth/roles";
+import { AppError } from "@/lib/contract/errors";
+import { ROLES } from "@/lib/contract/roles";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteTarget, insertTarget, listTargets, NOTIFY_EVENTS } from "@/lib/db/queries/notifications";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { checkWebhookTarget } from "@/lib/net/webhook-target";
 import { json, route } from "@/lib/route";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { AppError } from "@/lib/contract/errors";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteSlaPolicy, listSlaPolicies, upsertSlaPolicy } from "@/lib/db/queries/deadlines";
-import { AppError } from "@/lib/errors";
 import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
 import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
 import { json, route } from "@/lib/route";

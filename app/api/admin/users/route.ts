@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ROLES } from "@/lib/auth/roles";
 import { createUser, listUsers } from "@/lib/auth/users";
+import { ROLES } from "@/lib/contract/roles";
 import { json, route } from "@/lib/route";
 
 export const dynamic = "force-dynamic";

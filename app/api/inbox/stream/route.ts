@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
 import { inboxStreamResponse } from "@/lib/queue/inbox-stream";
 import { route } from "@/lib/route";
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { AIMessage } from "@langchain/core/messages";
-import { formatMoney } from "@/lib/wire";
+import { formatMoney } from "@/lib/contract/wire";
 import { type ReplyFacts, replyPrompt } from "../prompts";
 import { renderReplyBody, replySubject } from "../reply-templates";
 import type { RefundStateValue } from "../state";

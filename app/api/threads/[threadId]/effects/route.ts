@@ -1,5 +1,5 @@
+import { AppError } from "@/lib/contract/errors";
 import { getThread } from "@/lib/db/queries/threads";
-import { AppError } from "@/lib/errors";
 import { json, route } from "@/lib/route";
 import { listEffectViews } from "@/lib/runtime/effects";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { AppError } from "@/lib/contract/errors";
 import { readCompactionSnapshot } from "@/lib/db/queries/events";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
-import { AppError } from "@/lib/errors";
 import { route } from "@/lib/route";
 import { instanceId } from "@/lib/runtime/instance";
 import { eventStreamResponse } from "@/lib/runtime/stream";

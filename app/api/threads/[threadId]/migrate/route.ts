@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "@/lib/errors";
+import { AppError } from "@/lib/contract/errors";
 import { json, route } from "@/lib/route";
 import { migrateThread } from "@/lib/runtime/migrate";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import { AppError } from "@/lib/contract/errors";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { json, route } from "@/lib/route";
 import { stopForNewerInput } from "@/lib/runtime/cancel";
 import { claimRun } from "@/lib/runtime/claim";

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { EFFECT_TASK_ACTIONS } from "@/lib/contract/wire";
 import { json, route } from "@/lib/route";
 import { actOnEffectTask } from "@/lib/runtime/effects";
-import { EFFECT_TASK_ACTIONS } from "@/lib/wire";
 
 export const dynamic = "force-dynamic";
 
