@@ -5,7 +5,7 @@ import { type FormEvent, useState, useTransition } from "react";
 import { ACTION_LABELS } from "@/components/ui/action-label";
 import { Button } from "@/components/ui/button";
 import { controlClass } from "@/components/ui/field";
-import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
+import { INTERRUPT_ACTIONS } from "@/lib/contract/questions/contract";
 import {
   AGE_CHOICES,
   centsToEuros,

@@ -1,8 +1,8 @@
 "use client";
 
 import { type ReactNode, useId, useMemo, useState } from "react";
-import { type ParsedInterrupt, parseInterruptPayload, validateAnswer } from "@/lib/interrupts";
-import type { OtherWay } from "@/lib/interrupts/kinds";
+import { type ParsedInterrupt, parseInterruptPayload, validateAnswer } from "@/lib/contract/questions";
+import type { OtherWay } from "@/lib/contract/questions/kinds";
 import { FallbackView } from "./fallback-view";
 import { PayloadView } from "./payload-view";
 import { readableError } from "./readable-error";

@@ -3,7 +3,7 @@
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
-import { validateAnswer } from "@/lib/interrupts";
+import { validateAnswer } from "@/lib/contract/questions";
 import { readableError } from "./readable-error";
 import type { DecisionFormProps } from "./types";
 

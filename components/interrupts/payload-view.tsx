@@ -1,5 +1,5 @@
 import { humanize } from "@/lib/contract/humanize";
-import { fieldWords } from "@/lib/interrupts/tool-review";
+import { fieldWords } from "@/lib/contract/questions/tool-review";
 
 /*
  * Any question, readable without a form (a viewer's page): its fields as labelled lines — text as written, with its

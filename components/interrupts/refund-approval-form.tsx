@@ -3,8 +3,8 @@
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
+import { refundableCents } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
-import { refundableCents } from "@/lib/interrupts";
 import { parseAmountToCents } from "./amount";
 import { ApproveRejectForm, submitTo, useDecisionNote } from "./decision-note";
 import { RefundDetails } from "./refund-details";

@@ -1,7 +1,7 @@
 import { LocalTime } from "@/components/ui/local-time";
 import { humanize } from "@/lib/contract/humanize";
+import type { RefundApprovalPayload } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
-import type { RefundApprovalPayload } from "@/lib/interrupts";
 
 const SEVERITY: Record<string, string> = {
   block: "bg-red-100 text-red-900 ring-red-300",

@@ -1,5 +1,5 @@
 import type { ComponentType } from "react";
-import type { InterruptAction, InterruptPayload } from "@/lib/interrupts";
+import type { InterruptAction, InterruptPayload } from "@/lib/contract/questions";
 import { ConfirmEmailForm } from "./confirm-email-form";
 import { GoodwillVoucherForm } from "./goodwill-voucher-form";
 import { InputTextForm } from "./input-text-form";

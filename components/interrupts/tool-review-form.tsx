@@ -11,7 +11,7 @@ import {
   type ReviewDecisionType,
   type ReviewedToolCall,
   reviewDecisions,
-} from "@/lib/interrupts/tool-review";
+} from "@/lib/contract/questions/tool-review";
 import type { DecisionFormProps } from "./types";
 
 /*

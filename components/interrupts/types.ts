@@ -1,5 +1,5 @@
-import type { AnswerOf, InterruptAction, PayloadOf } from "@/lib/interrupts";
-import type { OtherWay } from "@/lib/interrupts/kinds";
+import type { AnswerOf, InterruptAction, PayloadOf } from "@/lib/contract/questions";
+import type { OtherWay } from "@/lib/contract/questions/kinds";
 
 /** What every decision form gets: its interrupt's typed payload, and where to hand the operator's answer. */
 export interface DecisionFormProps<A extends InterruptAction> {

@@ -1,5 +1,5 @@
 import { showControls } from "@/lib/contract/bidi";
-import { questionKind } from "@/lib/interrupts/kinds";
+import { questionKind } from "@/lib/contract/questions/kinds";
 
 const quote = (v: unknown) => `“${showControls(String(v ?? ""))}”`;
 

@@ -1,5 +1,5 @@
-import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
-import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
+import { INTERRUPT_ACTIONS } from "@/lib/contract/questions/contract";
+import { QUESTION_KINDS } from "@/lib/contract/questions/kinds";
 
 /** What the operator calls each interrupt action (from the question kinds); "unknown" is a payload outside the contract. */
 export const ACTION_LABELS: Record<string, string> = {

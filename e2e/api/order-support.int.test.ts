@@ -1,4 +1,4 @@
-import { parseInterruptPayload } from "@/lib/interrupts";
+import { parseInterruptPayload } from "@/lib/contract/questions";
 import { waitForEffectsToSettle } from "../chaos/effects";
 import { authedFetch } from "../support/auth";
 import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";

@@ -9,7 +9,7 @@ import {
   reviewChangeAnswer,
   selectOptionAnswer,
   waitTimerAnswer,
-} from "@/lib/interrupts/contract";
+} from "@/lib/contract/questions/contract";
 import { authedFetch } from "../support/auth";
 import { pausedTicket } from "./client";
 import { useTestServer } from "./setup";

@@ -6,9 +6,9 @@ import { buildRefundGraph, type RefundGraph, refundGraphInput } from "@/lib/agen
 import { OfflineChatModel } from "@/lib/agents/refund/offline-model";
 import type { RefundStateValue } from "@/lib/agents/refund/state";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
+import { type InterruptAction, type PayloadOf, parseInterruptPayload } from "@/lib/contract/questions";
 import type { Database } from "@/lib/db/open";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
-import { type InterruptAction, type PayloadOf, parseInterruptPayload } from "@/lib/interrupts";
 import { type Backend, openBackend } from "./backends";
 import { recordAnswers } from "./receipts";
 

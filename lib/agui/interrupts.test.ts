@@ -2,7 +2,7 @@ import { InterruptSchema } from "@ag-ui/core/schemas";
 import { isCommand } from "@langchain/langgraph";
 import { describeContract } from "@/e2e/support/agui-fixtures/check-events";
 import { loadFixture } from "@/e2e/support/agui-fixtures/load-fixture";
-import { answerJsonSchema, parseInterruptPayload } from "@/lib/interrupts";
+import { answerJsonSchema, parseInterruptPayload } from "@/lib/contract/questions";
 import { finishInputFromState, resumeToCommand, stateSnapshot, toAguiInterrupt } from "./index";
 
 describe("toAguiInterrupt", () => {

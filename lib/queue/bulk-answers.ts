@@ -1,9 +1,9 @@
-import { type BulkVerb, questionKind } from "@/lib/interrupts/kinds";
+import { type BulkVerb, questionKind } from "@/lib/contract/questions/kinds";
 
 /*
  * What "approve" and "reject" mean for each interrupt action that can be decided in bulk (isomorphic: the inbox
  * offers bulk decisions only for these, the server builds the answers). Read from the question kinds
- * (`lib/interrupts/kinds.ts`): actions that need a choice or a text of their own are decided one by one.
+ * (`lib/contract/questions/kinds.ts`): actions that need a choice or a text of their own are decided one by one.
  */
 
 export type { BulkVerb };

@@ -79,7 +79,7 @@ export interface AgentDefinition<P = unknown> {
   /** Nodes that raise interrupts (part of the structure: moving a question is a new version). */
   interruptNodes: readonly string[];
   /**
-   * The kinds of question it asks (`lib/interrupts/kinds.ts`: `tool_review` for the standard interrupts of LangChain's
+   * The kinds of question it asks (`lib/contract/questions/kinds.ts`: `tool_review` for the standard interrupts of LangChain's
    * review middleware and agent-inbox). The registry test checks the console can label, summarize, bulk-decide and
    * pre-check every one of them for this agent, so no place is left silently incomplete.
    */

@@ -3,10 +3,10 @@ import fc from "fast-check";
 import { countPoolStatements } from "@/e2e/bench/measure";
 import { withMigratedDatabase } from "@/e2e/support/migrated-database";
 import { errorCodeOf } from "@/lib/contract/errors";
+import { QUESTION_KINDS } from "@/lib/contract/questions/kinds";
 import type { Principal } from "@/lib/contract/roles";
 import { openPostgres } from "@/lib/db/open";
 import { createThread } from "@/lib/db/queries/threads";
-import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
 import { getAgent } from "./agent";
 import { claimRun } from "./claim";
 

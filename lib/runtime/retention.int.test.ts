@@ -3,6 +3,7 @@ import { Command } from "@langchain/langgraph";
 import { openRefundHarness, type RefundHarness, type ThreadConfig } from "@/e2e/support/refund-harness";
 import { refundGraphInput } from "@/lib/agents/refund";
 import { listCheckpointHistory } from "@/lib/checkpoint/history";
+import { summarizePayload } from "@/lib/contract/questions";
 import {
   listPendingDecisions,
   recordPendingDecisions,
@@ -10,7 +11,6 @@ import {
   supersedeOtherPending,
 } from "@/lib/db/queries/decisions";
 import { createThread, setThreadStatus } from "@/lib/db/queries/threads";
-import { summarizePayload } from "@/lib/interrupts";
 import { type PruneReport, pruneCheckpoints } from "./retention";
 
 /*

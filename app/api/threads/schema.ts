@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { centsParam, durationParam, limitParam } from "@/lib/contract/params";
+import { INTERRUPT_ACTIONS } from "@/lib/contract/questions/contract";
 import { INBOX_STATUSES } from "@/lib/contract/wire";
-import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
 
 /**
  * Body of `POST /api/threads`: a customer ticket. `agent` and `title` are the console's; every other field is the

@@ -6,8 +6,8 @@ import { emailWarnings } from "@/lib/agents/kit/email-effects";
 import { refuseOwnInput } from "@/lib/agents/kit/four-eyes";
 import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import { AppError } from "@/lib/contract/errors";
+import type { InterruptPayload } from "@/lib/contract/questions";
 import { hasRole } from "@/lib/contract/roles";
-import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, DecisionAttempt } from "@/lib/runtime/agent";
 import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";
 

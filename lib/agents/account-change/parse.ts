@@ -1,4 +1,4 @@
-import { ACCOUNT_FIELDS } from "@/lib/interrupts/contract";
+import { ACCOUNT_FIELDS } from "@/lib/contract/questions/contract";
 import type { AccountChange } from "./state";
 
 const FIELD_WORDS: [AccountChange["field"], RegExp][] = [

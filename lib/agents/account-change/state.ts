@@ -1,7 +1,7 @@
 import "server-only";
 import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, type Messages, messagesStateReducer } from "@langchain/langgraph";
-import type { ReviewChangeAnswer, ReviewChangePayload, WaitTimerAnswer } from "@/lib/interrupts";
+import type { ReviewChangeAnswer, ReviewChangePayload, WaitTimerAnswer } from "@/lib/contract/questions";
 import { lastValue } from "../kit/channels";
 
 /** The change a customer asked for. */

@@ -4,9 +4,9 @@ import { sharedContract } from "@/lib/agents/kit/contract";
 import { emailWarnings } from "@/lib/agents/kit/email-effects";
 import { refuseOwnInput } from "@/lib/agents/kit/four-eyes";
 import { orderTicket } from "@/lib/agents/kit/ticket-fields";
+import type { InterruptPayload } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
 import { listVouchersForThread } from "@/lib/db/queries/vouchers";
-import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
 import { buildGoodwillGraph, goodwillInput } from "./graph";
 

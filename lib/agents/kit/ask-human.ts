@@ -9,7 +9,7 @@ import {
   interruptPayload,
   type PayloadOf,
   validateAnswer,
-} from "@/lib/interrupts";
+} from "@/lib/contract/questions";
 
 /**
  * A stable reference to the decision taken in the running step: its thread, its task namespace (`node:<task id>`,

@@ -1,13 +1,13 @@
 import "server-only";
-import type { Authorization } from "@/lib/contract/wire";
 import {
   answerJsonSchema,
   type InterruptPayload,
   parseInterruptPayload,
   summarizePayload,
   validateAnswer,
-} from "@/lib/interrupts";
-import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
+} from "@/lib/contract/questions";
+import { QUESTION_KINDS } from "@/lib/contract/questions/kinds";
+import type { Authorization } from "@/lib/contract/wire";
 import type { AgentDefinition } from "@/lib/runtime/agent";
 
 /** The shared interrupt contract (`lib/interrupts`) as an agent's `interrupts`: for agents whose actions are in it. */

@@ -1,9 +1,9 @@
 import "server-only";
 import { AppError } from "@/lib/contract/errors";
+import type { InterruptPayload } from "@/lib/contract/questions";
+import { reviewDecisions, toolReviewActs } from "@/lib/contract/questions/tool-review";
 import { hasRole, type Role } from "@/lib/contract/roles";
 import type { Authorization } from "@/lib/contract/wire";
-import type { InterruptPayload } from "@/lib/interrupts";
-import { reviewDecisions, toolReviewActs } from "@/lib/interrupts/tool-review";
 import type { DecisionAttempt } from "@/lib/runtime/agent";
 import { refuseOwnInput } from "./four-eyes";
 

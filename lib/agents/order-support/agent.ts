@@ -9,9 +9,9 @@ import {
   toolReviewAuthorizes,
   toolReviewPolicy,
 } from "@/lib/agents/kit/tool-review-policy";
+import type { InterruptPayload } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
 import { listRefundsForThread } from "@/lib/db/queries/refunds";
-import type { InterruptPayload } from "@/lib/interrupts";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
 import { buildOrderSupportGraph } from "./graph";
 import type { OrderFacts, StoreCreditArgs } from "./tools";

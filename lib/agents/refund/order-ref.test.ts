@@ -1,4 +1,4 @@
-import { validateAnswer } from "@/lib/interrupts";
+import { validateAnswer } from "@/lib/contract/questions";
 import { normalizeOrderRef, ORDER_REF_PATTERN } from "./classify-rules";
 
 describe("the order number an operator types", () => {

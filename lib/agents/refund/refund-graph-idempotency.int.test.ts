@@ -147,7 +147,7 @@ describe("refund graph on postgres: one effect per authorizing decision", () => 
     await reopen(h, config, "And refund €50 more for ORD-1004 please.");
     const third = await expectWaitingFor(h.graph, config, "refund_approval");
     expect(third.refundable).toEqual({ amountCents: 1900, currency: "EUR" });
-    const { validateAnswer } = await import("@/lib/interrupts");
+    const { validateAnswer } = await import("@/lib/contract/questions");
     expect(validateAnswer(third, { decision: "approve" }).ok).toBe(false);
     expect(validateAnswer(third, { decision: "approve_partial", amountCents: 1900 }).ok).toBe(true);
   });

@@ -2,7 +2,7 @@ import "server-only";
 import type { BaseMessage } from "@langchain/core/messages";
 import { Annotation, type Messages, messagesStateReducer } from "@langchain/langgraph";
 import type { z } from "zod";
-import type { policyFinding } from "@/lib/interrupts";
+import type { policyFinding } from "@/lib/contract/questions";
 import { lastValue } from "../kit/channels";
 
 /** A policy finding, as shown to the operator (the interrupt contract's shape). */

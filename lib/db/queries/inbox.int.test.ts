@@ -4,7 +4,7 @@ import { createTestDatabase } from "@/e2e/support/pg";
 import { openRefundHarness, type RefundHarness } from "@/e2e/support/refund-harness";
 import { refundGraphInput } from "@/lib/agents/refund";
 import { AppError } from "@/lib/contract/errors";
-import { summarizePayload } from "@/lib/interrupts";
+import { summarizePayload } from "@/lib/contract/questions";
 import { migrateDatabase } from "../migrate";
 import { type Database, openPostgres } from "../open";
 import { recordPendingDecisions } from "./decisions";

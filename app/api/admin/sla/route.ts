@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { AppError } from "@/lib/contract/errors";
+import { INTERRUPT_ACTIONS } from "@/lib/contract/questions/contract";
+import { QUESTION_KINDS } from "@/lib/contract/questions/kinds";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteSlaPolicy, listSlaPolicies, upsertSlaPolicy } from "@/lib/db/queries/deadlines";
-import { INTERRUPT_ACTIONS } from "@/lib/interrupts/contract";
-import { QUESTION_KINDS } from "@/lib/interrupts/kinds";
 import { json, route } from "@/lib/route";
 import { agentsWhereSystemWouldAct } from "@/lib/runtime/system-policy";
 
