@@ -4,7 +4,7 @@ import { ensureFirstAdmin, seedDemoUsers } from "@/lib/auth/bootstrap";
 import { getDatabase } from "@/lib/db/client";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
-import { startDispatcher } from "@/lib/effects/dispatcher";
+import { startDispatcher } from "@/lib/delivery/dispatcher";
 import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { startQueueSampler } from "@/lib/observability/sampler";

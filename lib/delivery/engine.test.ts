@@ -1,4 +1,4 @@
-import type { EffectConnector, EffectDelivery } from "@/lib/effects/connector";
+import type { EffectConnector, EffectDelivery } from "@/lib/delivery/connector";
 import { connectorsByKind, type DeliveryQueue, deliverDue, type Settlement, settlementOf } from "./engine";
 
 /*

@@ -5,7 +5,7 @@ import {
   type EffectDelivery,
   refused,
   retryable,
-} from "@/lib/effects/connector";
+} from "@/lib/delivery/connector";
 
 /*
  * The one delivery engine (issue 29): side effects (payments, emails, account changes) and notifications (webhooks,

@@ -1,7 +1,13 @@
 import "server-only";
 import { applyAccountChange } from "@/lib/db/queries/accounts";
 import type { Queryable } from "@/lib/db/tx";
-import { defaultTaskActions, type EffectConnector, type EffectKind, refused, retryable } from "./connector";
+import {
+  defaultTaskActions,
+  type EffectConnector,
+  type EffectKind,
+  refused,
+  retryable,
+} from "../delivery/connector";
 
 /** A change to a customer's account: the field and its old → new value. */
 export const accountKind: EffectKind = {

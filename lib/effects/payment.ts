@@ -1,7 +1,13 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import { formatMoney } from "@/lib/contract/wire";
-import { type EffectConnector, type EffectDelivery, type EffectKind, refused, retryable } from "./connector";
+import {
+  type EffectConnector,
+  type EffectDelivery,
+  type EffectKind,
+  refused,
+  retryable,
+} from "../delivery/connector";
 
 /** A refund: said with its amount and order; a failed one may be refunded by hand and recorded so. */
 export const paymentKind: EffectKind = {

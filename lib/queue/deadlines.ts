@@ -16,8 +16,8 @@ import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { decideAndResume } from "@/lib/runtime/claim";
 import { isDraining } from "@/lib/runtime/status";
+import { deliverNotifications } from "../delivery/notify";
 import { asAppError } from "./app-error";
-import { deliverNotifications } from "./notify";
 
 /** Who applies expiry answers: recorded in the ledger and the audit trail like any decider. No more than an operator. */
 export const EXPIRY_PRINCIPAL: Principal = {

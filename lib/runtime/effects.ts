@@ -7,8 +7,8 @@ import { recordAudit } from "@/lib/db/queries/audit";
 import { getEffect, isOpenTaskStatus, listThreadEffects, resolveEffectTask } from "@/lib/db/queries/effects";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { defaultTaskActions } from "@/lib/effects/connector";
-import { effectKind } from "@/lib/effects/kinds";
+import { defaultTaskActions } from "@/lib/delivery/connector";
+import { effectKind } from "@/lib/delivery/kinds";
 
 /**
  * What an operator may do about a failed or unconfirmed effect of this kind. Only an unconfirmed email can be

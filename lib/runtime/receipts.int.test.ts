@@ -5,8 +5,8 @@ import { recordApproval } from "@/e2e/support/receipts";
 import { recordAccountChange } from "@/lib/db/queries/accounts";
 import { recordRefund } from "@/lib/db/queries/refunds";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
-import type { EffectConnector } from "@/lib/effects/connector";
-import { dispatchDueEffects, type RetryPolicy } from "@/lib/effects/dispatcher";
+import type { EffectConnector } from "@/lib/delivery/connector";
+import { dispatchDueEffects, type RetryPolicy } from "@/lib/delivery/dispatcher";
 import { httpPaymentGateway, paymentConnector } from "@/lib/effects/payment";
 import { verifyReceipts } from "./receipts";
 

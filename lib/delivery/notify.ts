@@ -11,8 +11,8 @@ import {
   emailsOfRole,
   settleNotification,
 } from "@/lib/db/queries/notifications";
+import type { DeliveryResult, EffectConnector, EffectDelivery } from "@/lib/delivery/connector";
 import { connectorsByKind, deliverDue, type RetryPolicy } from "@/lib/delivery/engine";
-import type { DeliveryResult, EffectConnector, EffectDelivery } from "@/lib/effects/connector";
 import { emailConnector } from "@/lib/effects/email";
 import { env } from "@/lib/env";
 import { checkedLookup, isBlockedAddress } from "@/lib/net/webhook-target";

@@ -11,9 +11,9 @@ import {
 } from "@/lib/db/queries/effects";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
+import { observeDelivery, traceDelivery } from "@/lib/delivery/effects";
 import { connectorsByKind, deliverDue, type RetryPolicy, type Settlement } from "@/lib/delivery/engine";
 import { env } from "@/lib/env";
-import { observeDelivery, traceDelivery } from "@/lib/observability/effects";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { instanceId, instanceLabels, isGoneHere } from "@/lib/runtime/instance";
 import { checkEffectAuthority } from "@/lib/runtime/receipts";

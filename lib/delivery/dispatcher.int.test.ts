@@ -12,10 +12,10 @@ import { queueEmail } from "@/lib/db/queries/outbox";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { actOnEffectTask, toEffectView } from "@/lib/runtime/effects";
 import { instanceLabels } from "@/lib/runtime/instance";
+import { emailConnector } from "../effects/email";
+import { httpPaymentGateway, paymentConnector } from "../effects/payment";
 import type { EffectConnector } from "./connector";
 import { backoffMs, dispatchDueEffects, type RetryPolicy } from "./dispatcher";
-import { emailConnector } from "./email";
-import { httpPaymentGateway, paymentConnector } from "./payment";
 
 const FAST: RetryPolicy = { maxAttempts: 20, baseMs: 10, maxMs: 80 };
 

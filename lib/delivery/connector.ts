@@ -3,7 +3,7 @@ import type { Authorization, EffectTaskAction } from "@/lib/contract/wire";
 
 /**
  * What the console says and offers about one kind of effect, declared by the module that delivers it (next to its
- * connector) and listed once, in `lib/effects/kinds.ts`: nothing else names the kinds.
+ * connector) and listed once, in `lib/delivery/kinds.ts`: nothing else names the kinds.
  */
 export interface EffectKind {
   kind: string;
