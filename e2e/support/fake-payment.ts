@@ -4,7 +4,7 @@ import type { Socket } from "node:net";
 
 /**
  * A local fake payment provider over real HTTP, enforcing the Idempotency-Key contract the payment connector speaks
- * (lib/effects/payment.ts): `POST /refunds` creates one refund per key (201 `{ id }`, then 409 `{ id }` for the same
+ * (lib/delivery/connectors/payment.ts): `POST /refunds` creates one refund per key (201 `{ id }`, then 409 `{ id }` for the same
  * key), `GET /refunds/by-key/<key>` looks one up (200 `{ id }` / 404). It counts what it did provider-side — the
  * figures the race, kill and fault tests check — and can inject faults per request.
  */

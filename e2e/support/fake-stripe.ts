@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 
 /**
- * A local server that speaks the part of Stripe's REST API the Stripe connector uses (lib/effects/stripe.ts), over
+ * A local server that speaks the part of Stripe's REST API the Stripe connector uses (lib/delivery/connectors/stripe.ts), over
  * real HTTP, so the official SDK talks to it unchanged:
  * - `POST /v1/refunds` with a form-encoded body (`payment_intent` or `charge`, `amount`, `reason`, `metadata[k]`)
  *   and the `Idempotency-Key` header: the same key with the same body answers what it answered the first time

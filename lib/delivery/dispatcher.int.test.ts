@@ -12,9 +12,9 @@ import { queueEmail } from "@/lib/db/queries/outbox";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { actOnEffectTask, toEffectView } from "@/lib/runtime/effects";
 import { instanceLabels } from "@/lib/runtime/instance";
-import { emailConnector } from "../effects/email";
-import { httpPaymentGateway, paymentConnector } from "../effects/payment";
 import type { EffectConnector } from "./connector";
+import { emailConnector } from "./connectors/email";
+import { httpPaymentGateway, paymentConnector } from "./connectors/payment";
 import { backoffMs, dispatchDueEffects, type RetryPolicy } from "./dispatcher";
 
 const FAST: RetryPolicy = { maxAttempts: 20, baseMs: 10, maxMs: 80 };

@@ -2,16 +2,16 @@ import "server-only";
 import { orderPaymentRef } from "@/lib/db/queries/orders";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/env";
-import { accountConnector, accountKind } from "../effects/account";
-import { emailConnector, emailKind } from "../effects/email";
+import type { EffectConnector, EffectKind } from "./connector";
+import { accountConnector, accountKind } from "./connectors/account";
+import { emailConnector, emailKind } from "./connectors/email";
 import {
   httpPaymentGateway,
   paymentConnector,
   paymentKind,
   simulatedPaymentGateway,
-} from "../effects/payment";
-import { stripePaymentGateway } from "../effects/stripe";
-import type { EffectConnector, EffectKind } from "./connector";
+} from "./connectors/payment";
+import { stripePaymentGateway } from "./connectors/stripe";
 
 /*
  * The kinds of side effect: the one list, and the one place to add a kind. Each is declared by the module that

@@ -12,8 +12,8 @@ import {
   settleNotification,
 } from "@/lib/db/queries/notifications";
 import type { DeliveryResult, EffectConnector, EffectDelivery } from "@/lib/delivery/connector";
+import { emailConnector } from "@/lib/delivery/connectors/email";
 import { connectorsByKind, deliverDue, type RetryPolicy } from "@/lib/delivery/engine";
-import { emailConnector } from "@/lib/effects/email";
 import { env } from "@/lib/env";
 import { checkedLookup, isBlockedAddress } from "@/lib/net/webhook-target";
 

@@ -6,8 +6,8 @@ import { recordAccountChange } from "@/lib/db/queries/accounts";
 import { recordRefund } from "@/lib/db/queries/refunds";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import type { EffectConnector } from "@/lib/delivery/connector";
+import { httpPaymentGateway, paymentConnector } from "@/lib/delivery/connectors/payment";
 import { dispatchDueEffects, type RetryPolicy } from "@/lib/delivery/dispatcher";
-import { httpPaymentGateway, paymentConnector } from "@/lib/effects/payment";
 import { verifyReceipts } from "./receipts";
 
 /*

@@ -46,7 +46,7 @@ export const orders = pgTable("orders", {
   /**
    * The payment provider's reference of what the customer paid: with Stripe, the PaymentIntent (`pi_…`) or Charge
    * (`ch_…`) a refund is made against and whose refunds are listed to reconcile one. Null: the shop did not say; a
-   * Stripe refund of the order is refused for an operator (lib/effects/stripe.ts).
+   * Stripe refund of the order is refused for an operator (lib/delivery/connectors/stripe.ts).
    */
   paymentRef: text("payment_ref"),
   createdAt: createdAt(),

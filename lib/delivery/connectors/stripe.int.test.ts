@@ -10,8 +10,8 @@ import { registerInstance } from "@/lib/db/queries/instances";
 import { orderPaymentRef } from "@/lib/db/queries/orders";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { instanceLabels } from "@/lib/runtime/instance";
-import type { EffectConnector } from "../delivery/connector";
-import { dispatchDueEffects, type RetryPolicy } from "../delivery/dispatcher";
+import type { EffectConnector } from "../connector";
+import { dispatchDueEffects, type RetryPolicy } from "../dispatcher";
 import { paymentConnector } from "./payment";
 import { classifyStripeError, STRIPE_EFFECT_KEY, stripeClient, stripePaymentGateway } from "./stripe";
 

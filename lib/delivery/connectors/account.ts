@@ -1,13 +1,7 @@
 import "server-only";
 import { applyAccountChange } from "@/lib/db/queries/accounts";
 import type { Queryable } from "@/lib/db/tx";
-import {
-  defaultTaskActions,
-  type EffectConnector,
-  type EffectKind,
-  refused,
-  retryable,
-} from "../delivery/connector";
+import { defaultTaskActions, type EffectConnector, type EffectKind, refused, retryable } from "../connector";
 
 /** A change to a customer's account: the field and its old → new value. */
 export const accountKind: EffectKind = {

@@ -11,7 +11,7 @@ import {
   type EffectKind,
   refused,
   retryable,
-} from "../delivery/connector";
+} from "../connector";
 
 /** An email: its subject and recipient; one whose outcome is unknown may be confirmed as arrived. */
 export const emailKind: EffectKind = {

@@ -1,13 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import { formatMoney } from "@/lib/contract/wire";
-import {
-  type EffectConnector,
-  type EffectDelivery,
-  type EffectKind,
-  refused,
-  retryable,
-} from "../delivery/connector";
+import { type EffectConnector, type EffectDelivery, type EffectKind, refused, retryable } from "../connector";
 
 /** A refund: said with its amount and order; a failed one may be refunded by hand and recorded so. */
 export const paymentKind: EffectKind = {
