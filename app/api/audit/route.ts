@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { idCursorParam, isoDateParam, limitParam } from "@/lib/contract/params";
 import { AUDIT_ACTIONS, listAudit } from "@/lib/db/queries/audit";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 

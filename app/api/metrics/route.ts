@@ -1,5 +1,5 @@
+import { route } from "@/lib/http/route";
 import { authorizeMetrics, scrape } from "@/lib/observability/scrape";
-import { route } from "@/lib/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { listInbox } from "@/lib/db/queries/inbox";
+import { json, route } from "@/lib/http/route";
 import { markDecidable } from "@/lib/queue/inbox-marks";
-import { json, route } from "@/lib/route";
 import { createTicket } from "@/lib/runtime/tickets";
 import { createThreadBody, inboxListArgs, inboxQuery } from "./schema";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { issueApiKey, listApiKeys } from "@/lib/auth/api-keys";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 

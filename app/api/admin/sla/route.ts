@@ -4,7 +4,7 @@ import { INTERRUPT_ACTIONS } from "@/lib/contract/questions/contract";
 import { QUESTION_KINDS } from "@/lib/contract/questions/kinds";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteSlaPolicy, listSlaPolicies, upsertSlaPolicy } from "@/lib/db/queries/deadlines";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { agentsWhereSystemWouldAct } from "@/lib/runtime/system-policy";
 
 export const dynamic = "force-dynamic";

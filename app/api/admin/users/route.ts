@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createUser, listUsers } from "@/lib/auth/users";
 import { ROLES } from "@/lib/contract/roles";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { authGet, authPost } from "@/lib/auth/auth-endpoint";
-import { route } from "@/lib/route";
+import { route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 

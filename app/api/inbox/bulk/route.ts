@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { json, route } from "@/lib/http/route";
 import { decideInBulk } from "@/lib/queue/bulk";
-import { json, route } from "@/lib/route";
 
 export const dynamic = "force-dynamic";
 

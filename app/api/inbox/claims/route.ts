@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { listThreadClaims } from "@/lib/db/queries/claims";
+import { json, route } from "@/lib/http/route";
 import { claimForPrincipal } from "@/lib/queue/claims";
-import { json, route } from "@/lib/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/contract/errors";
+import { route } from "@/lib/http/route";
 import { inboxStreamResponse } from "@/lib/queue/inbox-stream";
-import { route } from "@/lib/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { applyRetention, RETENTION_STEPS } from "@/lib/runtime/retention-policy";
 
 export const dynamic = "force-dynamic";

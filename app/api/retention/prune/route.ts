@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { pruneCheckpoints } from "@/lib/runtime/retention";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { mayDecide } from "@/lib/runtime/may-decide";
 import { getThreadView } from "@/lib/runtime/thread-view";
 

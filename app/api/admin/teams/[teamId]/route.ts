@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deleteTeam, updateTeam } from "@/lib/db/queries/teams";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { listAgents } from "@/lib/runtime/agent";
 
 export const dynamic = "force-dynamic";

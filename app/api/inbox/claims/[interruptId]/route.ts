@@ -1,5 +1,5 @@
+import { json, route } from "@/lib/http/route";
 import { releaseForPrincipal } from "@/lib/queue/claims";
-import { json, route } from "@/lib/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { closeThread } from "@/lib/runtime/tickets";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { AppError } from "@/lib/contract/errors";
 import { getThread } from "@/lib/db/queries/threads";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { listEffectViews } from "@/lib/runtime/effects";
 
 export const dynamic = "force-dynamic";

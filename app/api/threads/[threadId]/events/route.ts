@@ -3,7 +3,7 @@ import { AppError } from "@/lib/contract/errors";
 import { readCompactionSnapshot } from "@/lib/db/queries/events";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
-import { route } from "@/lib/route";
+import { route } from "@/lib/http/route";
 import { instanceId } from "@/lib/runtime/instance";
 import { eventStreamResponse } from "@/lib/runtime/stream";
 

@@ -1,5 +1,5 @@
 import { type ForkBody, forkBody } from "@/app/api/threads/schema";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { forkThread } from "@/lib/runtime/fork";
 
 export const dynamic = "force-dynamic";

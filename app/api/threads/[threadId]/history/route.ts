@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { getThreadHistory, historyQuery } from "@/lib/runtime/history-view";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError } from "@/lib/contract/errors";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { migrateThread } from "@/lib/runtime/migrate";
 
 export const dynamic = "force-dynamic";

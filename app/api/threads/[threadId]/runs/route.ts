@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/contract/errors";
 import { env } from "@/lib/env";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { stopForNewerInput } from "@/lib/runtime/cancel";
 import { claimRun } from "@/lib/runtime/claim";
 import { startedWith, startRunInBackground } from "@/lib/runtime/executor";

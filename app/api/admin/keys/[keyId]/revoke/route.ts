@@ -1,5 +1,5 @@
 import { revokeApiKey } from "@/lib/auth/api-keys";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { getCheckpointView } from "@/lib/runtime/checkpoint-view";
 import { agentOfThread } from "@/lib/runtime/graph";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { decideAndResume } from "@/lib/runtime/claim";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EFFECT_TASK_ACTIONS } from "@/lib/contract/wire";
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { actOnEffectTask } from "@/lib/runtime/effects";
 
 export const dynamic = "force-dynamic";

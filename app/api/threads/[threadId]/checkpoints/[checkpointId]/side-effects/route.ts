@@ -1,4 +1,4 @@
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { checkpointSideEffects } from "@/lib/runtime/side-effects";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { answerDifferently } from "@/lib/runtime/answer-differently";
 
 export const dynamic = "force-dynamic";

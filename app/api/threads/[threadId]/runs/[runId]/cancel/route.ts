@@ -1,4 +1,4 @@
-import { json, route } from "@/lib/route";
+import { json, route } from "@/lib/http/route";
 import { cancelRun } from "@/lib/runtime/cancel";
 
 export const dynamic = "force-dynamic";
