@@ -5,25 +5,25 @@ import { getDatabase } from "@/lib/db/client";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { startDispatcher } from "@/lib/delivery/dispatcher";
-import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { startQueueSampler } from "@/lib/observability/sampler";
-import { startDeadlines } from "@/lib/queue/deadlines";
-import { hasAgent } from "@/lib/runtime/agent";
-import { startAuditChainer } from "@/lib/runtime/audit-chainer";
-import { seedDemoThreads } from "@/lib/runtime/demo";
-import { instanceId, instanceLabels } from "@/lib/runtime/instance";
-import { listenEmbedded, startEventListener } from "@/lib/runtime/listener";
-import { startRecovery } from "@/lib/runtime/recovery";
-import { startRetentionSchedule } from "@/lib/runtime/retention-schedule";
-import { installShutdownHandlers } from "@/lib/runtime/shutdown";
+import { env } from "@/lib/platform/env";
+import { instanceId, instanceLabels } from "@/lib/platform/instance";
 import {
   backoff,
   reportReachable,
   reportUnreachable,
   runtimePhase,
   setRuntimePhase,
-} from "@/lib/runtime/status";
+} from "@/lib/platform/status";
+import { startDeadlines } from "@/lib/queue/deadlines";
+import { hasAgent } from "@/lib/runtime/agent";
+import { startAuditChainer } from "@/lib/runtime/audit-chainer";
+import { seedDemoThreads } from "@/lib/runtime/demo";
+import { listenEmbedded, startEventListener } from "@/lib/runtime/listener";
+import { startRecovery } from "@/lib/runtime/recovery";
+import { startRetentionSchedule } from "@/lib/runtime/retention-schedule";
+import { installShutdownHandlers } from "@/lib/runtime/shutdown";
 import { verifyAgentVersions } from "@/lib/runtime/verify-agents";
 
 /**

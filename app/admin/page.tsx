@@ -11,7 +11,7 @@ import { getDatabase } from "@/lib/db/client";
 import { listSlaPolicies } from "@/lib/db/queries/deadlines";
 import { listTargets } from "@/lib/db/queries/notifications";
 import { listTeams } from "@/lib/db/queries/teams";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { listAgents } from "@/lib/runtime/agent";
 import { defaultRetentionPolicy } from "@/lib/runtime/retention-policy";
 

@@ -710,7 +710,7 @@ try {
     databaseUrl: oursDb.url,
     env: {
       DATABASE_POOL_MAX: "20",
-      // The production default (lib/env.ts), not the test servers' 10 s.
+      // The production default (lib/platform/env.ts), not the test servers' 10 s.
       DATABASE_POOL_IDLE_MS: "300000",
     },
     ...(cpuProfDir ? { wrap: [process.execPath, "--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] } : {}),

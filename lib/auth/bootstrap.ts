@@ -2,8 +2,8 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { env } from "@/lib/env";
-import { tightenTree, writePrivateFile } from "@/lib/private-files";
+import { env } from "@/lib/platform/env";
+import { tightenTree, writePrivateFile } from "@/lib/platform/private-files";
 import type { Principal, Role } from "../contract/roles";
 import { countAdmins, createUser, findUserByEmail } from "./users";
 

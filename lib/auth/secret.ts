@@ -2,8 +2,8 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { env } from "@/lib/env";
-import { tightenTree, writePrivateFile } from "@/lib/private-files";
+import { env } from "@/lib/platform/env";
+import { tightenTree, writePrivateFile } from "@/lib/platform/private-files";
 
 /**
  * The key that signs session cookies. From BETTER_AUTH_SECRET when set. Otherwise, on the embedded database, a

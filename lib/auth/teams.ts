@@ -3,7 +3,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { AppError, errorCodeOf } from "@/lib/contract/errors";
 import { rowsOf } from "@/lib/db/rows";
 import type { Queryable } from "@/lib/db/tx";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { hasRole, type Principal, ROLES, type Role, type SessionUser } from "../contract/roles";
 import { cachedCredential } from "./session-cache";
 

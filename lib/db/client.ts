@@ -1,5 +1,5 @@
 import "server-only";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { migrateDatabase } from "./migrate";
 import { type Database, openPglite, openPostgres } from "./open";
 

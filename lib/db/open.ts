@@ -5,7 +5,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import pg from "pg";
-import { ensurePrivateDir, tightenTree, withPrivateUmask } from "@/lib/private-files";
+import { ensurePrivateDir, tightenTree, withPrivateUmask } from "@/lib/platform/private-files";
 import { parseByteaArray } from "./bytea-array";
 import { createGate, type Gate, type GateOptions } from "./pglite-gate";
 import { initializeInChild } from "./pglite-init";

@@ -1,7 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensurePrivateDir, writePrivateFile } from "@/lib/private-files";
+import { ensurePrivateDir, writePrivateFile } from "@/lib/platform/private-files";
 import { migrateDatabase } from "./migrate";
 import { openPglite } from "./open";
 

@@ -1,5 +1,5 @@
 import { createTestDatabase } from "@/e2e/support/pg";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { openPostgres } from "./open";
 
 /*

@@ -14,8 +14,8 @@ import {
 import type { DeliveryResult, EffectConnector, EffectDelivery } from "@/lib/delivery/connector";
 import { emailConnector } from "@/lib/delivery/connectors/email";
 import { connectorsByKind, deliverDue, type RetryPolicy } from "@/lib/delivery/engine";
-import { env } from "@/lib/env";
 import { checkedLookup, isBlockedAddress } from "@/lib/net/webhook-target";
+import { env } from "@/lib/platform/env";
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
 

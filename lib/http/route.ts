@@ -10,7 +10,7 @@ import type { Principal, Role } from "@/lib/contract/roles";
 import { type Database, getDatabase } from "@/lib/db/client";
 import { errorResponse } from "@/lib/error-response";
 import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
-import { isDraining } from "@/lib/runtime/status";
+import { isDraining } from "@/lib/platform/status";
 
 /**
  * The one wrapper every API route handler goes through, so a handler is only parse → authorize → delegate →

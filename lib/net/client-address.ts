@@ -2,7 +2,7 @@ import { isIPv4, isIPv6 } from "node:net";
 
 /*
  * The client address of a request, from the socket's peer address and, only through proxies we were told to trust,
- * the X-Forwarded-For chain. Pure: no I/O, no environment (lib/env.ts parses TRUSTED_PROXIES with this module).
+ * the X-Forwarded-For chain. Pure: no I/O, no environment (lib/platform/env.ts parses TRUSTED_PROXIES with this module).
  */
 
 /** An IP network: the address bytes (4 for IPv4, 16 for IPv6) and how many leading bits must match. */

@@ -1,7 +1,7 @@
 import "server-only";
 import { isSpanContextValid, trace } from "@opentelemetry/api";
 import pino, { type Logger } from "pino";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 
 /**
  * The server's one logger (pino): a JSON line per entry with `level`, `time`, `msg`, the `threadId` / `runId` a

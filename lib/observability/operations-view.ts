@@ -7,7 +7,7 @@ import {
   listQueueSamples,
 } from "@/lib/db/queries/operations";
 import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { RETENTION_JOB } from "@/lib/runtime/retention-schedule";
 import { refreshQueueGauges } from "./scrape";
 

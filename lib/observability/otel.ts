@@ -2,7 +2,7 @@ import "server-only";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor } from "@opentelemetry/sdk-trace";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 
 const KEY = Symbol.for("hitl-console.otel-sdk");
 type G = typeof globalThis & { [KEY]?: NodeSDK };

@@ -1,7 +1,7 @@
 import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { recordQueueSample } from "@/lib/db/queries/operations";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "./logger";
 import { refreshQueueGauges } from "./scrape";
 

@@ -5,7 +5,7 @@ import { AppError } from "@/lib/contract/errors";
 import type { AppDb } from "@/lib/db/open";
 import { type QueueState, readQueueState } from "@/lib/db/queries/operations";
 import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { RETENTION_JOB } from "@/lib/runtime/retention-schedule";
 import { boundedLabel, metrics } from "./metrics";
 

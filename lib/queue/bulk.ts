@@ -6,7 +6,7 @@ import type { Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
 import { claimDecision, getLiveClaims, releaseClaim } from "@/lib/db/queries/claims";
 import { getDecisions } from "@/lib/db/queries/decisions";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { decideAndResume } from "@/lib/runtime/claim";
 import { mayDecide } from "@/lib/runtime/may-decide";
 import { asAppError } from "./app-error";

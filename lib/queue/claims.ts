@@ -5,7 +5,7 @@ import { hasRole, type Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { type ClaimView, claimDecision, releaseClaim, renewClaims } from "@/lib/db/queries/claims";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 
 /*
  * Claims on pending decisions: who is handling what. Advisory — they say who is on it, and the inbox and its answer

@@ -12,10 +12,10 @@ import {
   listRecentlyFailedEffects,
   listRecentlyRaised,
 } from "@/lib/db/queries/notifications";
-import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
+import { env } from "@/lib/platform/env";
+import { isDraining } from "@/lib/platform/status";
 import { decideAndResume } from "@/lib/runtime/claim";
-import { isDraining } from "@/lib/runtime/status";
 import { deliverNotifications } from "../delivery/notify";
 import { asAppError } from "./app-error";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import type { DescribeInterrupt } from "@/lib/agui";
 import type { MultitaskStrategy } from "@/lib/contract/wire";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import type { AgentDefinition } from "./agent-definition";
 import { withRuntimeQuestions } from "./runtime-questions";
 

@@ -13,14 +13,14 @@ import { getThread, lockThread, markNeedsAttention, threadStatusUpdate } from "@
 import type { Decision, QueuedInput, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
-import { env } from "@/lib/env";
 import { ClaimObserver } from "@/lib/observability/runs";
 import { activeRunTrace } from "@/lib/observability/tracing";
+import { env } from "@/lib/platform/env";
+import { instanceId } from "../platform/instance";
 import { compareVersions, findAgent, getAgent, hasAgent, multitaskOf } from "./agent";
 import { parseRunStartRead, runStartRead, type StartRead } from "./budget";
 import { startedWith, startRunInBackground } from "./executor";
 import { getAgentGraph, threadAgent } from "./graph";
-import { instanceId } from "./instance";
 import { declaredMigration, migrateThread, migrationFailed } from "./migrate";
 import { assertQueueRoom } from "./queue-bounds";
 import type { DecisionChannel, NewReceipt } from "./receipts";

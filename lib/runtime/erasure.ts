@@ -22,7 +22,7 @@ import {
 } from "@/lib/db/queries/erasure";
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { agentOfThread } from "./graph";
 import { makeRedactor, type Redactor } from "./redact";
 

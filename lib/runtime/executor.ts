@@ -15,11 +15,11 @@ import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
-import { env } from "@/lib/env";
 import { RunTraceHandler } from "@/lib/observability/graph-callbacks";
 import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/observability/tracing";
+import { env } from "@/lib/platform/env";
 import { interruptDescriber, multitaskOf } from "./agent";
 import { BudgetGate, loadThreadSpending, type StartRead } from "./budget";
 import {

@@ -19,15 +19,15 @@ import {
 } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable, Tx } from "@/lib/db/tx";
-import { env } from "@/lib/env";
 import { parkRunSpan, runTraceOf, startRunSpan, takeRunSpan } from "@/lib/observability/tracing";
+import { env } from "@/lib/platform/env";
+import { instanceId } from "../platform/instance";
 import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
 import { agentKey, getAgent } from "./agent";
 import { EventSink } from "./event-sink";
 import { failRun, startRunInBackground } from "./executor";
 import { finalizeRun } from "./finalize";
 import { getAgentGraph, threadAgent } from "./graph";
-import { instanceId } from "./instance";
 import type { AnswerDifferently, RunInput } from "./run-input";
 
 export interface ForkRequest {

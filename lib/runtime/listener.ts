@@ -5,12 +5,12 @@ import { getDatabase } from "@/lib/db/client";
 import type { Database } from "@/lib/db/open";
 import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
 import { getRun, RUNS_CHANNEL } from "@/lib/db/queries/runs";
-import { listenUrl } from "@/lib/env";
+import { listenUrl } from "@/lib/platform/env";
+import { instanceId } from "../platform/instance";
+import { backoff, reportReachable, reportUnreachable } from "../platform/status";
 import { wakeThread } from "./event-bus";
 import { abortCancelledRun, activeRuns } from "./executor";
-import { instanceId } from "./instance";
 import { sweepSoon } from "./recovery";
-import { backoff, reportReachable, reportUnreachable } from "./status";
 
 interface Listener {
   client: pg.Client | null;

@@ -3,7 +3,7 @@ import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
 import { takeRateLimitedRequest } from "@/lib/db/queries/rate-limits";
 import type { Tx } from "@/lib/db/tx";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 
 /*
  * Double texting is bounded (issue 50): without a bound, one thread took 200 messages in a row (200 queued inputs,

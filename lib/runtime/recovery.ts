@@ -7,16 +7,16 @@ import { readRunEvents } from "@/lib/db/queries/events";
 import { listLocalRunOwners, touchInstance } from "@/lib/db/queries/instances";
 import { claimExpiredRun, expireLeasesOf, extendLeases, uncountClaim } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
-import { env } from "@/lib/env";
 import { logger, runFields } from "@/lib/observability/logger";
 import { metrics } from "@/lib/observability/metrics";
+import { env } from "@/lib/platform/env";
+import { instanceId, instanceLabels, isGoneHere } from "../platform/instance";
+import { isDraining, reportReachable, reportUnreachable } from "../platform/status";
 import { registeredAgentKeys } from "./agent";
 import { EventSink } from "./event-sink";
 import { abortCancelledRun, activeRuns, failRun, onRunEnded, startRunInBackground } from "./executor";
-import { instanceId, instanceLabels, isGoneHere } from "./instance";
 import { migratePausedThreads } from "./migrate";
 import { startIdleQueues, startNextInputSoon } from "./queued-inputs";
-import { isDraining, reportReachable, reportUnreachable } from "./status";
 
 interface Recovery {
   heartbeat: NodeJS.Timeout;

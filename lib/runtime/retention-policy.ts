@@ -14,8 +14,8 @@ import {
 } from "@/lib/db/queries/retention";
 import { lockThread } from "@/lib/db/queries/threads";
 import type { Tx } from "@/lib/db/tx";
-import { env } from "@/lib/env";
-import { ensurePrivateDir } from "@/lib/private-files";
+import { env } from "@/lib/platform/env";
+import { ensurePrivateDir } from "@/lib/platform/private-files";
 
 /*
  * The retention policy: the one place that says how storage stays bounded. `npm run prune` and the Admin page
@@ -47,7 +47,7 @@ export interface RetentionPolicy {
 
 const HOUR = 3_600_000;
 
-/** The policy configured by the environment (RETENTION_* in lib/env.ts; defaults there). */
+/** The policy configured by the environment (RETENTION_* in lib/platform/env.ts; defaults there). */
 export function defaultRetentionPolicy(): RetentionPolicy {
   return {
     keepCheckpoints: env.RETENTION_KEEP_CHECKPOINTS,

@@ -2,12 +2,12 @@ import "server-only";
 import { errorCodeOf } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
 import { finishJob, renewJobLease, takeJobLease } from "@/lib/db/queries/scheduled-jobs";
-import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { metrics } from "@/lib/observability/metrics";
-import { instanceId } from "./instance";
+import { env } from "@/lib/platform/env";
+import { instanceId } from "../platform/instance";
+import { isDraining } from "../platform/status";
 import { applyRetention, type RetentionReport } from "./retention-policy";
-import { isDraining } from "./status";
 
 /*
  * Retention runs by itself: every instance's timer asks, every RETENTION_SCHEDULE, whether the policy is due; the one

@@ -2,14 +2,14 @@ import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { markInstanceStopped } from "@/lib/db/queries/instances";
 import { releaseRuns } from "@/lib/db/queries/runs";
-import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { flushTelemetry } from "@/lib/observability/otel";
+import { env } from "@/lib/platform/env";
+import { instanceId } from "../platform/instance";
+import { setRuntimePhase } from "../platform/status";
 import { activeRuns } from "./executor";
-import { instanceId } from "./instance";
 import { stopEventListener } from "./listener";
 import { stopHeartbeat, stopSweeping } from "./recovery";
-import { setRuntimePhase } from "./status";
 import { endOpenStreams } from "./stream";
 
 const KEY = Symbol.for("hitl-console.shutdown-installed");

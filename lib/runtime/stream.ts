@@ -6,11 +6,11 @@ import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
 import { followThread, unfollowThread } from "@/lib/db/queries/followers";
 import { getRun } from "@/lib/db/queries/runs";
-import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
 import { metrics } from "@/lib/observability/metrics";
+import { env } from "@/lib/platform/env";
+import { instanceId } from "../platform/instance";
 import { subscribeEvents } from "./event-bus";
-import { instanceId } from "./instance";
 
 const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);
 /** Events per read of the log. */

@@ -1,6 +1,6 @@
 import "server-only";
-import { env } from "@/lib/env";
 import { errorFields, logger } from "@/lib/observability/logger";
+import { env } from "@/lib/platform/env";
 import { getAgent, type RefusedVersion, refuseAgentVersion, registeredAgentKeys } from "./agent";
 import { structureHash } from "./graph-structure";
 

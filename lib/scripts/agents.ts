@@ -7,7 +7,7 @@
 import "@/lib/agents/index";
 import { openPglite, openPostgres } from "@/lib/db/open";
 import { countThreadsByVersion } from "@/lib/db/queries/threads";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { getAgent, listAgents, registeredAgentKeys } from "@/lib/runtime/agent";
 import { usageExit } from "./cli";
 

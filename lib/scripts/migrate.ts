@@ -4,7 +4,7 @@
  */
 import { migrateDatabase } from "@/lib/db/migrate";
 import { openPglite, openPostgres } from "@/lib/db/open";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 
 const database = env.DATABASE_URL
   ? openPostgres(env.DATABASE_URL, { max: 2, pooled: env.DATABASE_POOLER === "transaction" })

@@ -11,7 +11,7 @@
  */
 import { openPglite, openPostgres } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { type PruneReport, pruneCheckpoints } from "@/lib/runtime/retention";
 import {
   applyRetention,

@@ -4,7 +4,7 @@
  * how many receipts it checked and each one that does not verify; exits 1 when any does not, 2 on a usage error.
  */
 import { openPglite, openPostgres } from "@/lib/db/open";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { verifyReceipts } from "@/lib/runtime/receipts";
 import { usageExit } from "./cli";
 

@@ -8,7 +8,7 @@ import type { AppDb } from "@/lib/db/open";
 import { recordAccountChange } from "@/lib/db/queries/accounts";
 import { getOrder } from "@/lib/db/queries/orders";
 import { queueEmail } from "@/lib/db/queries/outbox";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { parseAccountChange } from "./parse";
 import {
   AccountChangeState,

@@ -3,7 +3,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { createAgent, humanInTheLoopMiddleware } from "langchain";
 import { z } from "zod";
 import type { AppDb } from "@/lib/db/open";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { OrderSupportOfflineModel } from "./offline-model";
 import { orderSupportTools, storeCreditArgs } from "./tools";
 

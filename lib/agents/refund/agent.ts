@@ -2,7 +2,7 @@ import "server-only";
 import { sharedContract } from "@/lib/agents/kit/contract";
 import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import type { InterruptPayload } from "@/lib/contract/questions";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import type { AgentDefinition } from "@/lib/runtime/agent";
 import { getChatModel } from "./chat-model";
 import { refundActsOnIt, refundDecisionPolicy } from "./decision-policy";

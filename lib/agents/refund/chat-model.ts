@@ -1,7 +1,7 @@
 import "server-only";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatOpenAI } from "@langchain/openai";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import { OfflineChatModel } from "./offline-model";
 
 /** Where and which OpenAI-compatible model to call. */

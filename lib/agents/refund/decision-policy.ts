@@ -2,7 +2,7 @@ import "server-only";
 import { AppError } from "@/lib/contract/errors";
 import type { InterruptPayload } from "@/lib/contract/questions";
 import { hasRole } from "@/lib/contract/roles";
-import { env } from "@/lib/env";
+import { env } from "@/lib/platform/env";
 import type { DecisionAttempt } from "@/lib/runtime/agent";
 import { refuseOwnInput } from "../kit/four-eyes";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import type { Authorization } from "@/lib/contract/wire";
-import { receiptHmac, receiptKeys } from "@/lib/receipt-keys";
+import { receiptHmac, receiptKeys } from "@/lib/platform/receipt-keys";
 
 /*
  * What a decision authorizes, as the ledger stores and compares it (lib/runtime/receipts.ts signs it): an order and an

@@ -455,7 +455,7 @@ export const effects = pgTable(
  * Decision receipts: for every decision (and every automatic approval), a canonical body saying what the decider was
  * shown (a digest of the exact payload: question, tool and arguments, amounts, destination, policy findings), what
  * they answered, who, when, through which channel and under which policy version, and which effects it authorizes —
- * signed with a server key (HMAC-SHA256, `key_id` names it; lib/receipt-keys.ts). No personal data: digests, ids and
+ * signed with a server key (HMAC-SHA256, `key_id` names it; lib/platform/receipt-keys.ts). No personal data: digests, ids and
  * amounts only, so receipts outlive retention and erasure. Never updated or deleted.
  */
 export const decisionReceipts = pgTable(

@@ -9,7 +9,7 @@ import type { Database } from "@/lib/db/open";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { orderPaymentRef } from "@/lib/db/queries/orders";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
-import { instanceLabels } from "@/lib/runtime/instance";
+import { instanceLabels } from "@/lib/platform/instance";
 import type { EffectConnector } from "../connector";
 import { dispatchDueEffects, type RetryPolicy } from "../dispatcher";
 import { paymentConnector } from "./payment";

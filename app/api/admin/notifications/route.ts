@@ -4,9 +4,9 @@ import { AppError } from "@/lib/contract/errors";
 import { ROLES } from "@/lib/contract/roles";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteTarget, insertTarget, listTargets, NOTIFY_EVENTS } from "@/lib/db/queries/notifications";
-import { env } from "@/lib/env";
 import { json, route } from "@/lib/http/route";
 import { checkWebhookTarget } from "@/lib/net/webhook-target";
+import { env } from "@/lib/platform/env";
 
 export const dynamic = "force-dynamic";
 

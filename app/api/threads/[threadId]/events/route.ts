@@ -4,7 +4,7 @@ import { readCompactionSnapshot } from "@/lib/db/queries/events";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import { route } from "@/lib/http/route";
-import { instanceId } from "@/lib/runtime/instance";
+import { instanceId } from "@/lib/platform/instance";
 import { eventStreamResponse } from "@/lib/runtime/stream";
 
 export const dynamic = "force-dynamic";

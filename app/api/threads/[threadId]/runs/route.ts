@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/contract/errors";
-import { env } from "@/lib/env";
 import { json, route } from "@/lib/http/route";
+import { env } from "@/lib/platform/env";
 import { stopForNewerInput } from "@/lib/runtime/cancel";
 import { claimRun } from "@/lib/runtime/claim";
 import { startedWith, startRunInBackground } from "@/lib/runtime/executor";

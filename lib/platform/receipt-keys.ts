@@ -2,8 +2,8 @@ import "server-only";
 import { createHash, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { env } from "@/lib/env";
-import { tightenTree, writePrivateFile } from "@/lib/private-files";
+import { env } from "@/lib/platform/env";
+import { tightenTree, writePrivateFile } from "@/lib/platform/private-files";
 
 /*
  * The keys that sign decision receipts (lib/runtime/receipts.ts) and key the digests of values receipts must not hold

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { type Cidr, parseTrustedProxies } from "@/lib/net/client-address";
-import { issuesMessage, MULTITASK_STRATEGIES, type MultitaskStrategy } from "./contract/wire";
+import { issuesMessage, MULTITASK_STRATEGIES, type MultitaskStrategy } from "../contract/wire";
 
 /** A boolean switch: true/false/1/0, with its default. */
 const flag = (fallback: "true" | "false") =>
