@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { API_CONTENT_SECURITY_POLICY } from "./lib/csp";
+import { API_CONTENT_SECURITY_POLICY } from "./lib/platform/http/csp";
 
 const nextConfig: NextConfig = {
   // Parallel builds (e.g. two e2e runs) each get their own output directory.

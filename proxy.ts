@@ -1,7 +1,7 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { AppError, appErrorResponse } from "@/lib/contract/errors";
-import { newNonce, pageContentSecurityPolicy } from "@/lib/csp";
-import { MAX_BODY_BYTES } from "@/lib/http";
+import { newNonce, pageContentSecurityPolicy } from "@/lib/platform/http/csp";
+import { MAX_BODY_BYTES } from "@/lib/platform/http/http";
 
 /**
  * Two jobs, kept apart by the matcher:

@@ -7,7 +7,7 @@ import fc from "fast-check";
  * right-to-left overrides, prototype keys, deep and huge JSON, wrong content types, tampered cursors.
  */
 
-/** Largest body the server reads (lib/http.ts MAX_BODY_BYTES); duplicated so the tests do not import product code. */
+/** Largest body the server reads (lib/platform/http/http.ts MAX_BODY_BYTES); duplicated so the tests do not import product code. */
 export const BODY_LIMIT = 256 * 1024;
 
 const CONTROL = [..."\u0000\u0001\u0007\u0008\t\n\u000b\u000c\r\u001b\u001f\u007f"];

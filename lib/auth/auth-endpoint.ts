@@ -1,7 +1,7 @@
 import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { readBodyText } from "@/lib/http";
+import { readBodyText } from "@/lib/platform/http/http";
 import { getAuth } from "./auth";
 import { forBetterAuth } from "./client-ip";
 import { sessionUser } from "./principal";

@@ -117,7 +117,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 
 /**
  * Anything thrown → an AppError safe to show. An error that is not an AppError is reported generically; the server
- * passes `onUnexpected` to log it (`lib/error-response.ts`), since this module is shared with the browser and has no
+ * passes `onUnexpected` to log it (`lib/platform/http/error-response.ts`), since this module is shared with the browser and has no
  * logger of its own.
  */
 export function toAppError(error: unknown, onUnexpected?: (error: unknown) => void): AppError {

@@ -8,8 +8,8 @@ import { AppError, type ErrorCode } from "@/lib/contract/errors";
 import { jsonResponse } from "@/lib/contract/json-response";
 import type { Principal, Role } from "@/lib/contract/roles";
 import { type Database, getDatabase } from "@/lib/db/client";
-import { errorResponse } from "@/lib/error-response";
-import { assertSameOrigin, parseWith, readJson } from "@/lib/http";
+import { errorResponse } from "@/lib/platform/http/error-response";
+import { assertSameOrigin, parseWith, readJson } from "@/lib/platform/http/http";
 import { isDraining } from "@/lib/platform/status";
 
 /**

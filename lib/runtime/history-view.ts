@@ -6,7 +6,7 @@ import { limitParam } from "@/lib/contract/params";
 import type { AppDb } from "@/lib/db/open";
 import { getThread } from "@/lib/db/queries/threads";
 import type { SqlClient } from "@/lib/db/sql-client";
-import { parseWith } from "@/lib/http";
+import { parseWith } from "@/lib/platform/http/http";
 
 /*
  * The history viewer's page of a thread's checkpoint tree, built from metadata only (no channel value is read).

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { humanize } from "@/lib/contract/humanize";
 import type { Thread } from "@/lib/db/schema";
-import { parseWith } from "@/lib/http";
+import { parseWith } from "@/lib/platform/http/http";
 import type { AgentDefinition } from "./agent";
 
 /*

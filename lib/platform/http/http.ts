@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { AppError, type ErrorCode } from "./contract/errors";
-import { issuePaths, issuesMessage } from "./contract/wire";
+import { AppError, type ErrorCode } from "../../contract/errors";
+import { issuePaths, issuesMessage } from "../../contract/wire";
 
 /** Largest request body any route reads (a RunAgentInput with a long conversation fits well below it). */
 export const MAX_BODY_BYTES = 256 * 1024;

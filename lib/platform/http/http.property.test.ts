@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { hostileJson, hostileString } from "@/e2e/support/hostile";
-import { AppError } from "./contract/errors";
+import { AppError } from "../../contract/errors";
 import { containsLoneSurrogate, containsNul, jsonTextDepth, MAX_JSON_DEPTH, readJson } from "./http";
 
 /*

@@ -2,9 +2,9 @@ import { Writable } from "node:stream";
 import fc from "fast-check";
 import pg from "pg";
 import { createTestDatabase } from "@/e2e/support/pg";
-import { AppError } from "./contract/errors";
+import { AppError } from "../../contract/errors";
+import { createLogger } from "../../observability/logger";
 import { errorResponse } from "./error-response";
-import { createLogger } from "./observability/logger";
 
 const LOGGER = Symbol.for("hitl-console.logger");
 type G = typeof globalThis & { [LOGGER]?: unknown };
