@@ -10,7 +10,7 @@ export async function register() {
     const { startTelemetry } = await import("@/lib/observability/otel");
     startTelemetry();
     // First thing: requests are stamped with their socket's address from here on (sign-in limits).
-    const { installPeerStamp } = await import("@/lib/net/peer-stamp");
+    const { installPeerStamp } = await import("@/lib/platform/net/peer-stamp");
     installPeerStamp();
     ({ startServer: start } = await import("@/lib/server-start"));
   } catch (error) {

@@ -1,7 +1,7 @@
 import "server-only";
-import { clientAddress } from "@/lib/net/client-address";
-import { PEER_HEADER, peerAddress } from "@/lib/net/peer-stamp";
 import { env } from "@/lib/platform/env";
+import { clientAddress } from "@/lib/platform/net/client-address";
+import { PEER_HEADER, peerAddress } from "@/lib/platform/net/peer-stamp";
 
 /** The header better-auth reads the client address from (`advanced.ipAddress.ipAddressHeaders`); only we set it. */
 export const CLIENT_IP_HEADER = "x-hitl-client-ip";

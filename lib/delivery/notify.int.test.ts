@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBackend } from "@/e2e/support/backends";
 import type { Database } from "@/lib/db/open";
 import { enqueueNotifications, insertTarget, listEscalationRecipients } from "@/lib/db/queries/notifications";
-import { parseTrustedProxies } from "@/lib/net/client-address";
 import { env } from "@/lib/platform/env";
+import { parseTrustedProxies } from "@/lib/platform/net/client-address";
 import { deliverNotifications } from "./notify";
 
 /* Webhook notifications: queued once per event and target, signed with HMAC-SHA256, retried after a 5xx. */

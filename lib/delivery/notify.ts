@@ -14,8 +14,8 @@ import {
 import type { DeliveryResult, EffectConnector, EffectDelivery } from "@/lib/delivery/connector";
 import { emailConnector } from "@/lib/delivery/connectors/email";
 import { connectorsByKind, deliverDue, type RetryPolicy } from "@/lib/delivery/engine";
-import { checkedLookup, isBlockedAddress } from "@/lib/net/webhook-target";
 import { env } from "@/lib/platform/env";
+import { checkedLookup, isBlockedAddress } from "@/lib/platform/net/webhook-target";
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
 
@@ -72,7 +72,7 @@ async function sendWebhook(idempotencyKey: string, n: NotificationPayload): Prom
 }
 
 /**
- * POST to a webhook target, connecting only to an address that passed the check (lib/net/webhook-target.ts): a
+ * POST to a webhook target, connecting only to an address that passed the check (lib/platform/net/webhook-target.ts): a
  * literal IP is checked as is, a name through a lookup that refuses blocked addresses. Resolves with the status.
  */
 function postChecked(url: string, headers: Record<string, string>, body: string): Promise<number> {

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { type Cidr, parseTrustedProxies } from "@/lib/net/client-address";
+import { type Cidr, parseTrustedProxies } from "@/lib/platform/net/client-address";
 import { issuesMessage, MULTITASK_STRATEGIES, type MultitaskStrategy } from "../contract/wire";
 
 /** A boolean switch: true/false/1/0, with its default. */

@@ -5,8 +5,8 @@ import { ROLES } from "@/lib/contract/roles";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteTarget, insertTarget, listTargets, NOTIFY_EVENTS } from "@/lib/db/queries/notifications";
 import { json, route } from "@/lib/http/route";
-import { checkWebhookTarget } from "@/lib/net/webhook-target";
 import { env } from "@/lib/platform/env";
+import { checkWebhookTarget } from "@/lib/platform/net/webhook-target";
 
 export const dynamic = "force-dynamic";
 
