@@ -7,7 +7,7 @@ export async function register() {
   let start: () => Promise<void>;
   try {
     // Before anything that makes spans or logs: the tracer provider and its async context (exports only with OTLP set).
-    const { startTelemetry } = await import("@/lib/observability/otel");
+    const { startTelemetry } = await import("@/lib/platform/observability/otel");
     startTelemetry();
     // First thing: requests are stamped with their socket's address from here on (sign-in limits).
     const { installPeerStamp } = await import("@/lib/platform/net/peer-stamp");

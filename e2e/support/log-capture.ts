@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { createLogger } from "@/lib/observability/logger";
+import { createLogger } from "@/lib/platform/observability/logger";
 
 /** A logger with the server's settings whose lines are kept, parsed, in `lines` (one object per line). */
 export function captureLog(level = "info") {

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { errorFields } from "@/lib/observability/logger";
+import { errorFields } from "@/lib/platform/observability/logger";
 
 type Level = "debug" | "info" | "warn" | "error";
 

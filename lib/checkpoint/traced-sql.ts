@@ -9,7 +9,7 @@ import type {
 } from "@langchain/langgraph-checkpoint";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import type { SqlClient } from "@/lib/db/sql-client";
-import { inSpan } from "../observability/tracing";
+import { inSpan } from "../platform/observability/tracing";
 
 /** The saver call each of its named read statements serves (one statement per call: `lib/checkpoint/saver.ts`). */
 const SAVER_CALLS: Record<string, string> = {

@@ -1,6 +1,6 @@
 import "server-only";
 import { errorCodeOf } from "@/lib/contract/errors";
-import { errorFields, logger } from "@/lib/observability/logger";
+import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { getDatabase } from "./client";
 import type { Database } from "./open";
 

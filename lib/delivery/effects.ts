@@ -1,9 +1,9 @@
 import "server-only";
 import { ROOT_CONTEXT } from "@opentelemetry/api";
 import type { Effect } from "@/lib/db/schema";
-import { logger } from "../observability/logger";
-import { boundedLabel, metrics } from "../observability/metrics";
-import { failSpan, remoteParent, tracer } from "../observability/tracing";
+import { logger } from "../platform/observability/logger";
+import { boundedLabel, metrics } from "../platform/observability/metrics";
+import { failSpan, remoteParent, tracer } from "../platform/observability/tracing";
 
 /**
  * One delivery attempt of a side effect, as a span in the trace of the run that recorded the effect (the trace ids

@@ -2,7 +2,7 @@ import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { recordQueueSample } from "@/lib/db/queries/operations";
 import { env } from "@/lib/platform/env";
-import { errorFields, logger } from "./logger";
+import { errorFields, logger } from "../platform/observability/logger";
 import { refreshQueueGauges } from "./scrape";
 
 const KEY = Symbol.for("hitl-console.queue-sampler");

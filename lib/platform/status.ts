@@ -1,5 +1,5 @@
 import "server-only";
-import { logger } from "@/lib/observability/logger";
+import { logger } from "@/lib/platform/observability/logger";
 
 /**
  * The runtime's state in this process, for /api/health and the route wrapper: whether its background work

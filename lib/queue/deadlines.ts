@@ -12,8 +12,8 @@ import {
   listRecentlyFailedEffects,
   listRecentlyRaised,
 } from "@/lib/db/queries/notifications";
-import { errorFields, logger } from "@/lib/observability/logger";
 import { env } from "@/lib/platform/env";
+import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { isDraining } from "@/lib/platform/status";
 import { decideAndResume } from "@/lib/runtime/claim";
 import { deliverNotifications } from "../delivery/notify";

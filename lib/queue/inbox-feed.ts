@@ -7,8 +7,8 @@ import {
   latestInboxChangeId,
   listInboxChanges,
 } from "@/lib/db/queries/inbox-changes";
-import { errorFields, logger } from "@/lib/observability/logger";
 import { env, listenUrl } from "@/lib/platform/env";
+import { errorFields, logger } from "@/lib/platform/observability/logger";
 
 /*
  * One change-feed pump per process, shared by every live inbox stream it serves. On Postgres a dedicated connection

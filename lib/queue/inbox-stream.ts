@@ -7,7 +7,7 @@ import {
   listInboxChanges,
   oldestInboxChangeId,
 } from "@/lib/db/queries/inbox-changes";
-import { errorFields, logger } from "@/lib/observability/logger";
+import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { subscribeInbox } from "./inbox-feed";
 
 const encoder = new TextEncoder();

@@ -1,8 +1,8 @@
 import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { chainAuditTrail } from "@/lib/db/queries/audit";
-import { errorFields, logger } from "@/lib/observability/logger";
 import { env } from "@/lib/platform/env";
+import { errorFields, logger } from "@/lib/platform/observability/logger";
 
 /*
  * The audit trail's chainer (migration audit_chain_after_commit). An audited transaction only digests its rows; every

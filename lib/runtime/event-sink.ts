@@ -5,7 +5,7 @@ import { batcherFor } from "@/lib/checkpoint/write-batch";
 import type { AppDb } from "@/lib/db/open";
 import { appendEvents, eventJson, type LoggedEvent } from "@/lib/db/queries/events";
 import type { SqlClient } from "@/lib/db/sql-client";
-import { metrics } from "@/lib/observability/metrics";
+import { metrics } from "@/lib/platform/observability/metrics";
 import { publishEvents } from "./event-bus";
 import { LostOwnershipError } from "./ownership";
 

@@ -16,10 +16,10 @@ import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
 import { RunTraceHandler } from "@/lib/observability/graph-callbacks";
-import { errorFields, logger, runFields } from "@/lib/observability/logger";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
-import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/observability/tracing";
 import { env } from "@/lib/platform/env";
+import { errorFields, logger, runFields } from "@/lib/platform/observability/logger";
+import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/platform/observability/tracing";
 import { interruptDescriber, multitaskOf } from "./agent";
 import { BudgetGate, loadThreadSpending, type StartRead } from "./budget";
 import {

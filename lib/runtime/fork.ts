@@ -19,8 +19,8 @@ import {
 } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable, Tx } from "@/lib/db/tx";
-import { parkRunSpan, runTraceOf, startRunSpan, takeRunSpan } from "@/lib/observability/tracing";
 import { env } from "@/lib/platform/env";
+import { parkRunSpan, runTraceOf, startRunSpan, takeRunSpan } from "@/lib/platform/observability/tracing";
 import { instanceId } from "../platform/instance";
 import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
 import { agentKey, getAgent } from "./agent";

@@ -8,7 +8,7 @@ import { recordAudit } from "@/lib/db/queries/audit";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import { logger } from "@/lib/observability/logger";
+import { logger } from "@/lib/platform/observability/logger";
 import type { AgentDefinition, AgentMigration } from "./agent";
 import { getAgent, hasAgent, listAgents } from "./agent";
 import { activeRuns } from "./executor";

@@ -15,8 +15,8 @@ import {
 import { getActiveRun, getRun } from "@/lib/db/queries/runs";
 import { lockThread } from "@/lib/db/queries/threads";
 import type { QueuedInput } from "@/lib/db/schema";
-import { errorFields, logger } from "@/lib/observability/logger";
 import { env } from "@/lib/platform/env";
+import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { findAgent } from "./agent";
 import { type ClaimedRun, startRun } from "./claim";
 import { startedWith, startRunInBackground } from "./executor";

@@ -6,9 +6,9 @@ import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
 import { followThread, unfollowThread } from "@/lib/db/queries/followers";
 import { getRun } from "@/lib/db/queries/runs";
-import { errorFields, logger } from "@/lib/observability/logger";
-import { metrics } from "@/lib/observability/metrics";
 import { env } from "@/lib/platform/env";
+import { errorFields, logger } from "@/lib/platform/observability/logger";
+import { metrics } from "@/lib/platform/observability/metrics";
 import { instanceId } from "../platform/instance";
 import { subscribeEvents } from "./event-bus";
 

@@ -9,7 +9,7 @@ import { dropWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { createThread, lockThread, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import { boundedLabel, metrics } from "@/lib/observability/metrics";
+import { boundedLabel, metrics } from "@/lib/platform/observability/metrics";
 import { getAgent, hasAgent, listAgents } from "./agent";
 import { readTicket } from "./intake";
 

@@ -1,6 +1,6 @@
 import "server-only";
-import { errorFields, logger } from "@/lib/observability/logger";
 import { env } from "@/lib/platform/env";
+import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { getAgent, type RefusedVersion, refuseAgentVersion, registeredAgentKeys } from "./agent";
 import { structureHash } from "./graph-structure";
 

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { EffectStatus, EffectTaskAction } from "@/lib/contract/wire";
-import { activeRunTrace } from "@/lib/observability/tracing";
+import { activeRunTrace } from "@/lib/platform/observability/tracing";
 import { rowsOf } from "../rows";
 import { type Effect, effects } from "../schema";
 import type { Queryable } from "../tx";

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { activeRunTrace } from "@/lib/observability/tracing";
+import { activeRunTrace } from "@/lib/platform/observability/tracing";
 import { rowsOf, tableRow } from "../rows";
 import { type Effect, effects, type OutboxEmail, outbox } from "../schema";
 import type { Queryable } from "../tx";

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { count, eq, or, sql, sum } from "drizzle-orm";
-import { activeRunTrace } from "@/lib/observability/tracing";
+import { activeRunTrace } from "@/lib/platform/observability/tracing";
 import { type Effect, effects, orders, type Refund, refunds, threads } from "../schema";
 import type { Queryable } from "../tx";
 import { termsMatch } from "./authority-terms";

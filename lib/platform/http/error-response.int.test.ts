@@ -3,7 +3,7 @@ import fc from "fast-check";
 import pg from "pg";
 import { createTestDatabase } from "@/e2e/support/pg";
 import { AppError } from "../../contract/errors";
-import { createLogger } from "../../observability/logger";
+import { createLogger } from "../observability/logger";
 import { errorResponse } from "./error-response";
 
 const LOGGER = Symbol.for("hitl-console.logger");

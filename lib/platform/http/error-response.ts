@@ -1,6 +1,6 @@
 import "server-only";
 import { AppError, appErrorResponse, toAppError } from "@/lib/contract/errors";
-import { errorFields, logger, logUnexpected } from "@/lib/observability/logger";
+import { errorFields, logger, logUnexpected } from "@/lib/platform/observability/logger";
 
 /**
  * The JSON response for an error thrown in a route handler. An AppError answers with its own status and code; a
