@@ -45,7 +45,7 @@ describe("agent boundary", () => {
   });
 
   it("would catch one (the check itself is not blind)", () => {
-    const probe = join(root, "lib/runtime/agent.ts");
+    const probe = join(root, "lib/runtime/agents/registry.ts");
     expect(importsOf(probe).some((t) => t.startsWith("lib/agui"))).toBe(true);
   });
 });

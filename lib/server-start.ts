@@ -17,14 +17,14 @@ import {
   setRuntimePhase,
 } from "@/lib/platform/status";
 import { startDeadlines } from "@/lib/queue/deadlines";
-import { hasAgent } from "@/lib/runtime/agent";
+import { hasAgent } from "@/lib/runtime/agents/registry";
+import { verifyAgentVersions } from "@/lib/runtime/agents/verify-agents";
 import { startAuditChainer } from "@/lib/runtime/audit-chainer";
 import { seedDemoThreads } from "@/lib/runtime/demo";
 import { listenEmbedded, startEventListener } from "@/lib/runtime/listener";
 import { startRecovery } from "@/lib/runtime/recovery";
 import { startRetentionSchedule } from "@/lib/runtime/retention-schedule";
 import { installShutdownHandlers } from "@/lib/runtime/shutdown";
-import { verifyAgentVersions } from "@/lib/runtime/verify-agents";
 
 /**
  * Server start-up: take over SIGTERM/SIGINT (drain before exit), then open and migrate the database, seed the demo

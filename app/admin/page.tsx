@@ -12,7 +12,7 @@ import { listSlaPolicies } from "@/lib/db/queries/deadlines";
 import { listTargets } from "@/lib/db/queries/notifications";
 import { listTeams } from "@/lib/db/queries/teams";
 import { env } from "@/lib/platform/env";
-import { listAgents } from "@/lib/runtime/agent";
+import { listAgents } from "@/lib/runtime/agents/registry";
 import { defaultRetentionPolicy } from "@/lib/runtime/retention-policy";
 
 export const dynamic = "force-dynamic";

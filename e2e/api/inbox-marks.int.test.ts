@@ -2,7 +2,7 @@ import type { Principal } from "@/lib/contract/roles";
 import { type Database, openPostgres } from "@/lib/db/open";
 import { type InboxDecisionItem, type InboxPage, listInbox } from "@/lib/db/queries/inbox";
 import { markDecidable } from "@/lib/queue/inbox-marks";
-import { firstRefusal, mayDecide } from "@/lib/runtime/may-decide";
+import { firstRefusal, mayDecide } from "@/lib/runtime/agents/may-decide";
 import { emailOf, type Who } from "../support/auth";
 import { pausedAtApproval } from "./client";
 import { useTestServer } from "./setup";

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { listAgents } from "@/lib/runtime/agent";
+import { listAgents } from "@/lib/runtime/agents/registry";
 import { intakeJsonSchema } from "@/lib/runtime/intake";
 import { authedFetch } from "../support/auth";
 import { type Backend, serverOn } from "./setup";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isBulkAction } from "@/lib/queue/bulk-answers";
-import { listAgents } from "@/lib/runtime/agent";
+import { listAgents } from "@/lib/runtime/agents/registry";
 import { authedFetch, signIn, TEST_PASSWORD } from "../support/auth";
 import { threadPrint } from "../support/db-print";
 import { runBody } from "./client";

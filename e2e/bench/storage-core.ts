@@ -4,9 +4,9 @@ import { join } from "node:path";
 import "@/lib/agents/index";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import type { Database } from "@/lib/db/open";
-import { type AgentGraph, findAgent } from "@/lib/runtime/agent";
+import { CHECKPOINT_STAMP } from "@/lib/runtime/agents/graph";
+import { type AgentGraph, findAgent } from "@/lib/runtime/agents/registry";
 import { getCheckpointView } from "@/lib/runtime/checkpoint-view";
-import { CHECKPOINT_STAMP } from "@/lib/runtime/graph";
 import { getThreadHistory } from "@/lib/runtime/history-view";
 import {
   applyRetention,

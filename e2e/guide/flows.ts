@@ -1,7 +1,7 @@
 import { chromium } from "@playwright/test";
 import { expect } from "vitest";
 import { forkFields } from "@/components/history/fork-schema";
-import type { AgentDefinition } from "@/lib/runtime/agent";
+import type { AgentDefinition } from "@/lib/runtime/agents/registry";
 import { intakeJsonSchema } from "@/lib/runtime/intake";
 import { agentFor, createTicket, postRun, runBody, runOnce } from "../api/client";
 import { authedFetch, authHeaders } from "../support/auth";

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
-import type { AgentDefinition, AgentGraph } from "@/lib/runtime/agent";
-import { structureHash } from "@/lib/runtime/graph-structure";
+import { structureHash } from "@/lib/runtime/agents/graph-structure";
+import type { AgentDefinition, AgentGraph } from "@/lib/runtime/agents/registry";
 import { inboxReplyAgent } from "./agents/inbox-reply/agent";
 import { nestedReviewAgent } from "./agents/nested-review/agent";
 

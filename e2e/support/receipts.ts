@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Authorization } from "@/lib/contract/wire";
 import { type RecordRefundResult, recordRefund } from "@/lib/db/queries/refunds";
 import type { Queryable } from "@/lib/db/tx";
-import type { AgentDefinition } from "@/lib/runtime/agent";
+import type { AgentDefinition } from "@/lib/runtime/agents/registry";
 import { recordDecisionReceipts } from "@/lib/runtime/receipts";
 import { authorizationsOf } from "@/lib/runtime/settle";
 

@@ -144,8 +144,8 @@ function keepVersionOne(tree: string): void {
 function declareHashes(tree: string): void {
   const script = [
     'import "@/lib/agents/index";',
-    'import { getAgent } from "@/lib/runtime/agent";',
-    'import { structureHash } from "@/lib/runtime/graph-structure";',
+    'import { getAgent } from "@/lib/runtime/agents/registry";',
+    'import { structureHash } from "@/lib/runtime/agents/graph-structure";',
     'const out = { refund: await structureHash(getAgent("refund", "2")), goodwill: await structureHash(getAgent("goodwill", "2")) };',
     "console.log(JSON.stringify(out));",
   ].join("\n");

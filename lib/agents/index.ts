@@ -3,7 +3,7 @@ import { accountChangeAgent, accountChangeAgentV1 } from "@/lib/agents/account-c
 import { goodwillAgent } from "@/lib/agents/goodwill/agent";
 import { orderSupportAgent } from "@/lib/agents/order-support/agent";
 import { refundAgent } from "@/lib/agents/refund/agent";
-import { registerAgent } from "@/lib/runtime/agent";
+import { registerAgent } from "@/lib/runtime/agents/registry";
 
 /*
  * The app's agents. Importing this module registers them with the runtime (idempotent); the server start, the route

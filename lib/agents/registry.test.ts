@@ -8,7 +8,7 @@ import { INTERRUPT_ACTIONS } from "@/lib/contract/questions/contract";
 import { QUESTION_KINDS, questionKind } from "@/lib/contract/questions/kinds";
 import type { Principal } from "@/lib/contract/roles";
 import { bulkAnswer, isBulkAction } from "@/lib/queue/bulk-answers";
-import { listAgents } from "@/lib/runtime/agent";
+import { listAgents } from "@/lib/runtime/agents/registry";
 import { intakeJsonSchema, readTicket } from "@/lib/runtime/intake";
 
 /*

@@ -1,5 +1,5 @@
-import { getAgent, registeredAgentKeys } from "@/lib/runtime/agent";
-import { graphStructure, structureHash } from "@/lib/runtime/graph-structure";
+import { graphStructure, structureHash } from "@/lib/runtime/agents/graph-structure";
+import { getAgent, registeredAgentKeys } from "@/lib/runtime/agents/registry";
 import "@/lib/agents/index";
 
 /*

@@ -7,8 +7,8 @@ import type { AppDb } from "@/lib/db/open";
 import { claimDecision, getLiveClaims, releaseClaim } from "@/lib/db/queries/claims";
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { env } from "@/lib/platform/env";
+import { mayDecide } from "@/lib/runtime/agents/may-decide";
 import { decideAndResume } from "@/lib/runtime/claim";
-import { mayDecide } from "@/lib/runtime/may-decide";
 import { asAppError } from "./app-error";
 import { type BulkVerb, bulkAnswer, isBulkAction } from "./bulk-answers";
 

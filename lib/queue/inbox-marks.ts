@@ -2,7 +2,7 @@ import "server-only";
 import { hasRole, type Principal } from "@/lib/contract/roles";
 import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/db/queries/inbox";
 import type { Queryable } from "@/lib/db/tx";
-import { type DecideVerdict, firstRefusal, mayDecideThreads } from "@/lib/runtime/may-decide";
+import { type DecideVerdict, firstRefusal, mayDecideThreads } from "@/lib/runtime/agents/may-decide";
 import { asAppError } from "./app-error";
 
 /**

@@ -4,8 +4,8 @@ import type { Principal } from "@/lib/contract/roles";
 import { getDatabase } from "@/lib/db/client";
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";
+import { getAgentGraph, threadAgent } from "./agents/graph";
 import { type ForkResult, forkThread } from "./fork";
-import { getAgentGraph, threadAgent } from "./graph";
 
 /**
  * "Answer differently": branch the thread from the checkpoint where a decision already taken was asked, so the

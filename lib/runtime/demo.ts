@@ -17,7 +17,7 @@ type Answer = Record<string, unknown>;
 
 /**
  * The demo seed files tickets like an intake system and decides like a supervisor (two principals: four eyes). The
- * decider stands for a person (kind `user`): a system may not approve or send (lib/runtime/system-policy.ts), and the
+ * decider stands for a person (kind `user`): a system may not approve or send (lib/runtime/agents/system-policy.ts), and the
  * demo's approvals are a person's in the story it tells — through the same policy as anyone's.
  */
 const DEMO_INTAKE: Principal = { kind: "system", id: "system:demo-intake", label: "demo intake", role: null };

@@ -23,7 +23,7 @@ import {
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
 import { env } from "@/lib/platform/env";
-import { agentOfThread } from "./graph";
+import { agentOfThread } from "./agents/graph";
 import { makeRedactor, type Redactor } from "./redact";
 
 /*

@@ -20,7 +20,8 @@ import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observa
 import { env } from "@/lib/platform/env";
 import { errorFields, logger, runFields } from "@/lib/platform/observability/logger";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/platform/observability/tracing";
-import { interruptDescriber, multitaskOf } from "./agent";
+import { findAgentForKey, getAgentGraph } from "./agents/graph";
+import { interruptDescriber, multitaskOf } from "./agents/registry";
 import { BudgetGate, loadThreadSpending, type StartRead } from "./budget";
 import {
   cancelReason,
@@ -34,7 +35,6 @@ import {
 } from "./cancel-reason";
 import { EventSink } from "./event-sink";
 import { finalizeRun } from "./finalize";
-import { findAgentForKey, getAgentGraph } from "./graph";
 import { isLostOwnership, LostOwnershipError } from "./ownership";
 import { graphInputFor } from "./run-graph-input";
 import type { RunInput } from "./run-input";

@@ -22,12 +22,12 @@ import type { Queryable, Tx } from "@/lib/db/tx";
 import { env } from "@/lib/platform/env";
 import { parkRunSpan, runTraceOf, startRunSpan, takeRunSpan } from "@/lib/platform/observability/tracing";
 import { instanceId } from "../platform/instance";
-import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agent";
-import { agentKey, getAgent } from "./agent";
+import { getAgentGraph, threadAgent } from "./agents/graph";
+import type { AgentDefinition, AgentGraph, SideEffectWarning } from "./agents/registry";
+import { agentKey, getAgent } from "./agents/registry";
 import { EventSink } from "./event-sink";
 import { failRun, startRunInBackground } from "./executor";
 import { finalizeRun } from "./finalize";
-import { getAgentGraph, threadAgent } from "./graph";
 import type { AnswerDifferently, RunInput } from "./run-input";
 
 export interface ForkRequest {

@@ -1,8 +1,8 @@
 import "@/lib/agents/index";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
-import { type AgentDefinition, findAgent, registeredAgentKeys } from "./agent";
+import { graphStructure } from "./agents/graph-structure";
+import { type AgentDefinition, findAgent, registeredAgentKeys } from "./agents/registry";
 import { graphDrawing } from "./graph-drawing";
-import { graphStructure } from "./graph-structure";
 
 /*
  * The history page's drawing of each registered agent's graph (generated over the registry: a new agent is drawn and

@@ -9,11 +9,11 @@ import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { logger } from "@/lib/platform/observability/logger";
-import type { AgentDefinition, AgentMigration } from "./agent";
-import { getAgent, hasAgent, listAgents } from "./agent";
+import { getAgentGraph } from "./agents/graph";
+import type { AgentDefinition, AgentMigration } from "./agents/registry";
+import { getAgent, hasAgent, listAgents } from "./agents/registry";
 import { activeRuns } from "./executor";
 import { startBranch } from "./fork";
-import { getAgentGraph } from "./graph";
 
 /*
  * Migrations: a newer version of an agent may declare how a thread paused under an older version moves onto it. The

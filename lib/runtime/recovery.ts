@@ -12,7 +12,7 @@ import { logger, runFields } from "@/lib/platform/observability/logger";
 import { metrics } from "@/lib/platform/observability/metrics";
 import { instanceId, instanceLabels, isGoneHere } from "../platform/instance";
 import { isDraining, reportReachable, reportUnreachable } from "../platform/status";
-import { registeredAgentKeys } from "./agent";
+import { registeredAgentKeys } from "./agents/registry";
 import { EventSink } from "./event-sink";
 import { abortCancelledRun, activeRuns, failRun, onRunEnded, startRunInBackground } from "./executor";
 import { migratePausedThreads } from "./migrate";

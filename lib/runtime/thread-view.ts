@@ -12,9 +12,9 @@ import { listWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun, getLastFailedRun, lastFork } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import { findAgent, getAgent, hasAgent } from "./agent";
+import { getAgentGraph, readableAgent } from "./agents/graph";
+import { findAgent, getAgent, hasAgent } from "./agents/registry";
 import { listEffectViews } from "./effects";
-import { getAgentGraph, readableAgent } from "./graph";
 import { ticketLines, ticketOf } from "./intake";
 import { listReceiptViews } from "./receipts";
 

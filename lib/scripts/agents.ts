@@ -8,7 +8,7 @@ import "@/lib/agents/index";
 import { openPglite, openPostgres } from "@/lib/db/open";
 import { countThreadsByVersion } from "@/lib/db/queries/threads";
 import { env } from "@/lib/platform/env";
-import { getAgent, listAgents, registeredAgentKeys } from "@/lib/runtime/agent";
+import { getAgent, listAgents, registeredAgentKeys } from "@/lib/runtime/agents/registry";
 import { usageExit } from "./cli";
 
 const USAGE = "usage: npm run agents -- versions";

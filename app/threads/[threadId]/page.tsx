@@ -17,7 +17,7 @@ import { getDatabase } from "@/lib/db/client";
 import { listThreadClaims } from "@/lib/db/queries/claims";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { type InboxFilter, queueNeighbours } from "@/lib/db/queries/inbox";
-import { mayDecide } from "@/lib/runtime/may-decide";
+import { mayDecide } from "@/lib/runtime/agents/may-decide";
 import { getThreadView, type ThreadView } from "@/lib/runtime/thread-view";
 
 export const dynamic = "force-dynamic";

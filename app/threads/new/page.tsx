@@ -3,7 +3,7 @@ import { NewTicketForm } from "@/components/new-ticket/new-ticket-form";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listOrders } from "@/lib/db/queries/orders-list";
-import { listAgents } from "@/lib/runtime/agent";
+import { listAgents } from "@/lib/runtime/agents/registry";
 import { intakeJsonSchema } from "@/lib/runtime/intake";
 
 export const dynamic = "force-dynamic";

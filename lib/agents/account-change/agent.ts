@@ -8,7 +8,7 @@ import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import { AppError } from "@/lib/contract/errors";
 import type { InterruptPayload } from "@/lib/contract/questions";
 import { hasRole } from "@/lib/contract/roles";
-import type { AgentDefinition, DecisionAttempt } from "@/lib/runtime/agent";
+import type { AgentDefinition, DecisionAttempt } from "@/lib/runtime/agents/registry";
 import { accountChangeInput, buildAccountChangeGraph, buildAccountChangeGraphV1 } from "./graph";
 
 /** What a fork may change: the customer's own words (and the order naming them); never a review or the outcome. */

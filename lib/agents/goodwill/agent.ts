@@ -7,7 +7,7 @@ import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import type { InterruptPayload } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
 import { listVouchersForThread } from "@/lib/db/queries/vouchers";
-import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
+import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agents/registry";
 import { buildGoodwillGraph, goodwillInput } from "./graph";
 
 /**

@@ -6,7 +6,7 @@ import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { listEmailsForThread } from "@/lib/db/queries/outbox";
 import { issueVoucher, listVouchersForThread } from "@/lib/db/queries/vouchers";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
-import type { AgentGraph } from "@/lib/runtime/agent";
+import type { AgentGraph } from "@/lib/runtime/agents/registry";
 import { goodwillAgent } from "./agent";
 
 /* The README's example agent, on our checkpointer in a real database: it pauses for a person and obeys its rules. */

@@ -8,7 +8,7 @@ import {
 } from "@/lib/contract/questions";
 import { QUESTION_KINDS } from "@/lib/contract/questions/kinds";
 import type { Authorization } from "@/lib/contract/wire";
-import type { AgentDefinition } from "@/lib/runtime/agent";
+import type { AgentDefinition } from "@/lib/runtime/agents/registry";
 
 /** The shared interrupt contract (`lib/interrupts`) as an agent's `interrupts`: for agents whose actions are in it. */
 export const sharedContract: AgentDefinition<InterruptPayload>["interrupts"] = {

@@ -1,7 +1,7 @@
 import "server-only";
 import { listEmailsForThread } from "@/lib/db/queries/outbox";
 import type { Queryable } from "@/lib/db/tx";
-import type { SideEffectWarning } from "@/lib/runtime/agent";
+import type { SideEffectWarning } from "@/lib/runtime/agents/registry";
 
 /**
  * The thread's replies already in the outbox, as fork warnings: a branch may reach the sending step again. An email

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import type { AgentIntake } from "@/lib/runtime/agent";
+import type { AgentIntake } from "@/lib/runtime/agents/registry";
 
 /*
  * Ticket fields the shipped agents share (`AgentDefinition.intake`). An agent's intake is its own: these are building

@@ -4,7 +4,7 @@ import type { InterruptPayload } from "@/lib/contract/questions";
 import { reviewDecisions, toolReviewActs } from "@/lib/contract/questions/tool-review";
 import { hasRole, type Role } from "@/lib/contract/roles";
 import type { Authorization } from "@/lib/contract/wire";
-import type { DecisionAttempt } from "@/lib/runtime/agent";
+import type { DecisionAttempt } from "@/lib/runtime/agents/registry";
 import { refuseOwnInput } from "./four-eyes";
 
 /** Who may let a reviewed tool call run, declared per tool in the agent's definition. */

@@ -12,7 +12,7 @@ import {
 import type { InterruptPayload } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
 import { listRefundsForThread } from "@/lib/db/queries/refunds";
-import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agent";
+import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agents/registry";
 import { buildOrderSupportGraph } from "./graph";
 import type { OrderFacts, StoreCreditArgs } from "./tools";
 

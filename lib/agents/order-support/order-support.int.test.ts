@@ -5,7 +5,7 @@ import { recordAnswers } from "@/e2e/support/receipts";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { listRefundsForOrder } from "@/lib/db/queries/refunds";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
-import type { AgentGraph } from "@/lib/runtime/agent";
+import type { AgentGraph } from "@/lib/runtime/agents/registry";
 import { orderSupportAgent } from "./agent";
 
 /*

@@ -3,7 +3,7 @@ import { sharedContract } from "@/lib/agents/kit/contract";
 import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import type { InterruptPayload } from "@/lib/contract/questions";
 import { env } from "@/lib/platform/env";
-import type { AgentDefinition } from "@/lib/runtime/agent";
+import type { AgentDefinition } from "@/lib/runtime/agents/registry";
 import { getChatModel } from "./chat-model";
 import { refundActsOnIt, refundDecisionPolicy } from "./decision-policy";
 import { sideEffectWarnings } from "./effects";

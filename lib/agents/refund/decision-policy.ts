@@ -3,7 +3,7 @@ import { AppError } from "@/lib/contract/errors";
 import type { InterruptPayload } from "@/lib/contract/questions";
 import { hasRole } from "@/lib/contract/roles";
 import { env } from "@/lib/platform/env";
-import type { DecisionAttempt } from "@/lib/runtime/agent";
+import type { DecisionAttempt } from "@/lib/runtime/agents/registry";
 import { refuseOwnInput } from "../kit/four-eyes";
 
 /** Whether an answer makes something happen to the customer: approves money (in full or in part) or sends mail. */

@@ -3,7 +3,7 @@ import { emailWarnings } from "@/lib/agents/kit/email-effects";
 import { formatMoney as euros } from "@/lib/contract/wire";
 import { listRefundsForOrder } from "@/lib/db/queries/refunds";
 import type { Queryable } from "@/lib/db/tx";
-import type { SideEffectWarning } from "@/lib/runtime/agent";
+import type { SideEffectWarning } from "@/lib/runtime/agents/registry";
 import type { RefundStateValue } from "./state";
 
 /**

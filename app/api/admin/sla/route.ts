@@ -5,7 +5,7 @@ import { QUESTION_KINDS } from "@/lib/contract/questions/kinds";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteSlaPolicy, listSlaPolicies, upsertSlaPolicy } from "@/lib/db/queries/deadlines";
 import { json, route } from "@/lib/http/route";
-import { agentsWhereSystemWouldAct } from "@/lib/runtime/system-policy";
+import { agentsWhereSystemWouldAct } from "@/lib/runtime/agents/system-policy";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { createTeam, listTeams } from "@/lib/db/queries/teams";
 import { json, route } from "@/lib/http/route";
-import { listAgents } from "@/lib/runtime/agent";
+import { listAgents } from "@/lib/runtime/agents/registry";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { json, route } from "@/lib/http/route";
-import { mayDecide } from "@/lib/runtime/may-decide";
+import { mayDecide } from "@/lib/runtime/agents/may-decide";
 import { getThreadView } from "@/lib/runtime/thread-view";
 
 export const dynamic = "force-dynamic";

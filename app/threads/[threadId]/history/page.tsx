@@ -8,7 +8,7 @@ import { requirePageUser } from "@/lib/auth/page";
 import { pageSeesThread } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
-import { findAgent, getAgent } from "@/lib/runtime/agent";
+import { findAgent, getAgent } from "@/lib/runtime/agents/registry";
 import { listEffectViews } from "@/lib/runtime/effects";
 import { graphDrawing } from "@/lib/runtime/graph-drawing";
 import { getThreadHistory } from "@/lib/runtime/history-view";

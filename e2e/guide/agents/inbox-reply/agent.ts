@@ -4,7 +4,7 @@ import { sharedContract } from "@/lib/agents/kit/contract";
 import { ticketMessage } from "@/lib/agents/kit/ticket-fields";
 import { toolReviewActsOnIt, toolReviewPolicy } from "@/lib/agents/kit/tool-review-policy";
 import type { InterruptPayload } from "@/lib/contract/questions";
-import type { AgentDefinition, AgentIntake } from "@/lib/runtime/agent";
+import type { AgentDefinition, AgentIntake } from "@/lib/runtime/agents/registry";
 import { buildInboxReplyGraph, inboxReplyInput } from "./graph";
 
 /**

@@ -4,7 +4,7 @@ import { sharedContract } from "@/lib/agents/kit/contract";
 import { messageTicket } from "@/lib/agents/kit/ticket-fields";
 import { toolReviewActsOnIt, toolReviewPolicy } from "@/lib/agents/kit/tool-review-policy";
 import type { InterruptPayload } from "@/lib/contract/questions";
-import type { AgentDefinition } from "@/lib/runtime/agent";
+import type { AgentDefinition } from "@/lib/runtime/agents/registry";
 import { buildNestedReviewGraph, nestedReviewInput } from "./graph";
 
 /** The guide's second fixture: a question raised inside a subgraph, added as one folder and one registry line. */

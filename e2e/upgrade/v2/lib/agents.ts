@@ -4,7 +4,7 @@ import { goodwillAgent } from "@/lib/agents/goodwill/agent";
 import { orderSupportAgent } from "@/lib/agents/order-support/agent";
 import { refundAgent } from "@/lib/agents/refund/agent";
 import { refundAgent as refundAgentV1 } from "@/lib/graphs/refund/versions/v1/agent";
-import { registerAgent } from "@/lib/runtime/agent";
+import { registerAgent } from "@/lib/runtime/agents/registry";
 
 /*
  * Version 2 of the app's agents (the upgrade suite's second tree): refund 2 (with a migration from 1) and refund 1

@@ -1,6 +1,6 @@
 import { json, route } from "@/lib/http/route";
+import { agentOfThread } from "@/lib/runtime/agents/graph";
 import { getCheckpointView } from "@/lib/runtime/checkpoint-view";
-import { agentOfThread } from "@/lib/runtime/graph";
 
 export const dynamic = "force-dynamic";
 

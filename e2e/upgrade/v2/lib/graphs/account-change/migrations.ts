@@ -1,5 +1,5 @@
 import "server-only";
-import type { AgentMigration } from "@/lib/runtime/agent";
+import type { AgentMigration } from "@/lib/runtime/agents/registry";
 
 /**
  * Version 3 of account changes declares a migration that cannot do its job (the upgrade suite's failing migration):

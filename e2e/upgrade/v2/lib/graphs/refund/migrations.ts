@@ -1,5 +1,5 @@
 import "server-only";
-import type { AgentMigration } from "@/lib/runtime/agent";
+import type { AgentMigration } from "@/lib/runtime/agents/registry";
 
 /**
  * How threads paused under version 1 move onto version 2. Only a thread waiting at the approval moves: that node is

@@ -1,7 +1,7 @@
 import "server-only";
 import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
-import { type AgentDefinition, listAgents } from "./agent";
+import { type AgentDefinition, listAgents } from "./registry";
 
 /*
  * One decision policy for every principal. A system principal (deadline expiry, migrations, admin tools) has no

@@ -16,9 +16,9 @@ import {
 import { getThread, getThreads } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import type { AgentDefinition, DecisionAttempt } from "./agent";
+import { decidedOf } from "../settle";
 import { readableAgent } from "./graph";
-import { decidedOf } from "./settle";
+import type { AgentDefinition, DecisionAttempt } from "./registry";
 import { refuseSystemActing } from "./system-policy";
 
 /*

@@ -10,7 +10,7 @@ import type { Queryable } from "@/lib/db/tx";
 /*
  * What the runtime needs to know about an agent, and nothing more: an agent brings its graph and its rules through one
  * `AgentDefinition`; `lib/runtime`, `lib/agui`, `lib/db` and `lib/checkpoint` never import an agent. Types only: the
- * registry is lib/runtime/agent.ts (which re-exports these).
+ * registry is lib/runtime/agents/registry.ts (which re-exports these).
  */
 
 /** The parts of a compiled LangGraph graph the runtime calls. */
@@ -72,7 +72,7 @@ export interface AgentDefinition<P = unknown> {
    */
   version: string;
   /**
-   * Content hash of the graph's structure (`structureHash` in lib/runtime/graph-structure.ts): a test compares it
+   * Content hash of the graph's structure (`structureHash` in lib/runtime/agents/graph-structure.ts): a test compares it
    * with the built graph, so a structural change without a version bump fails before it is deployed.
    */
   structureHash: string;
@@ -111,7 +111,7 @@ export interface AgentDefinition<P = unknown> {
     summarize(raw: unknown): DecisionSummary;
     /**
      * The answer to this payload that acts on the world (approve, send, grant), or null when none does. Lets the
-     * console ask the policy before the click whether someone may give it (`lib/runtime/may-decide.ts`).
+     * console ask the policy before the click whether someone may give it (`lib/runtime/agents/may-decide.ts`).
      */
     actingAnswer?(payload: P): unknown;
     /**
@@ -150,7 +150,7 @@ export interface AgentDefinition<P = unknown> {
   /**
    * Interrupt actions for which a system principal (a deadline's expiry, a migration, a tool) may give an acting
    * answer. Default: none — a system may reject, cancel, hold or escalate, never approve, send or grant
-   * (lib/runtime/system-policy.ts). Checked when an expiry answer is configured and again when it is applied.
+   * (lib/runtime/agents/system-policy.ts). Checked when an expiry answer is configured and again when it is applied.
    */
   systemMayAct?: readonly string[];
   /** What a thread is about, read from its state (for the inbox when a payload does not say). */

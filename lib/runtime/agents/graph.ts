@@ -13,7 +13,7 @@ import {
   findAgent,
   getAgent,
   hasAgent,
-} from "./agent";
+} from "./registry";
 
 const KEY = Symbol.for("hitl-console.agent-graphs");
 type G = typeof globalThis & { [KEY]?: Map<string, Promise<AgentGraph>> };

@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { MemorySaver } from "@langchain/langgraph";
 import type { AppDb } from "@/lib/db/open";
-import type { AgentDefinition } from "./agent";
+import type { AgentDefinition } from "./registry";
 
 /** What a graph is made of, as far as a paused thread cares: nodes, edges, interrupt points, state channels. */
 export interface GraphStructure {

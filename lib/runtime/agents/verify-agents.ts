@@ -1,8 +1,8 @@
 import "server-only";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
-import { getAgent, type RefusedVersion, refuseAgentVersion, registeredAgentKeys } from "./agent";
 import { structureHash } from "./graph-structure";
+import { getAgent, type RefusedVersion, refuseAgentVersion, registeredAgentKeys } from "./registry";
 
 /*
  * Declarations are verified, not trusted. A version declares the hash of its graph's structure (nodes, edges,
