@@ -5,7 +5,6 @@ import { getDatabase } from "@/lib/db/client";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { startDispatcher } from "@/lib/delivery/dispatcher";
-import { startQueueSampler } from "@/lib/observability/sampler";
 import { env } from "@/lib/platform/env";
 import { instanceId, instanceLabels } from "@/lib/platform/instance";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
@@ -19,12 +18,13 @@ import {
 import { startDeadlines } from "@/lib/queue/deadlines";
 import { hasAgent } from "@/lib/runtime/agents/registry";
 import { verifyAgentVersions } from "@/lib/runtime/agents/verify-agents";
-import { startAuditChainer } from "@/lib/runtime/audit-chainer";
-import { seedDemoThreads } from "@/lib/runtime/demo";
-import { listenEmbedded, startEventListener } from "@/lib/runtime/listener";
+import { startAuditChainer } from "@/lib/runtime/process/audit-chainer";
+import { seedDemoThreads } from "@/lib/runtime/process/demo";
+import { listenEmbedded, startEventListener } from "@/lib/runtime/process/listener";
+import { startQueueSampler } from "@/lib/runtime/process/sampler";
+import { installShutdownHandlers } from "@/lib/runtime/process/shutdown";
 import { startRecovery } from "@/lib/runtime/recovery";
 import { startRetentionSchedule } from "@/lib/runtime/retention-schedule";
-import { installShutdownHandlers } from "@/lib/runtime/shutdown";
 
 /**
  * Server start-up: take over SIGTERM/SIGINT (drain before exit), then open and migrate the database, seed the demo

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Backend, openBackend } from "@/e2e/support/backends";
-import { listenEmbedded } from "@/lib/runtime/listener";
+import { listenEmbedded } from "@/lib/runtime/process/listener";
 import { cachedCredential } from "./session-cache";
 
 /*

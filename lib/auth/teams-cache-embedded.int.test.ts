@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBackend } from "@/e2e/support/backends";
 import type { Queryable } from "@/lib/db/tx";
-import { listenEmbedded } from "@/lib/runtime/listener";
+import { listenEmbedded } from "@/lib/runtime/process/listener";
 import type { Principal } from "../contract/roles";
 import { teamScope } from "./teams";
 

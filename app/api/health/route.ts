@@ -1,5 +1,5 @@
 import { jsonResponse } from "@/lib/contract/json-response";
-import { checkHealth } from "@/lib/runtime/health";
+import { checkHealth } from "@/lib/runtime/process/health";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { checkDatabase, type DatabaseHealth } from "@/lib/db/health";
-import { failingTasks, runtimePhase } from "../platform/status";
-import { listRefusedVersions, type RefusedVersion } from "./agents/registry";
+import { failingTasks, runtimePhase } from "../../platform/status";
+import { listRefusedVersions, type RefusedVersion } from "../agents/registry";
 
 export interface HealthReport extends Omit<DatabaseHealth, "code"> {
   /** Agent versions this instance refused at start (their graph is not what they declare): never run here. */

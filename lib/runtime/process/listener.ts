@@ -6,11 +6,11 @@ import type { Database } from "@/lib/db/open";
 import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
 import { getRun, RUNS_CHANNEL } from "@/lib/db/queries/runs";
 import { listenUrl } from "@/lib/platform/env";
-import { instanceId } from "../platform/instance";
-import { backoff, reportReachable, reportUnreachable } from "../platform/status";
-import { wakeThread } from "./event-bus";
-import { abortCancelledRun, activeRuns } from "./executor";
-import { sweepSoon } from "./recovery";
+import { instanceId } from "../../platform/instance";
+import { backoff, reportReachable, reportUnreachable } from "../../platform/status";
+import { wakeThread } from "../event-bus";
+import { abortCancelledRun, activeRuns } from "../executor";
+import { sweepSoon } from "../recovery";
 
 interface Listener {
   client: pg.Client | null;

@@ -5,12 +5,12 @@ import { releaseRuns } from "@/lib/db/queries/runs";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { flushTelemetry } from "@/lib/platform/observability/otel";
-import { instanceId } from "../platform/instance";
-import { setRuntimePhase } from "../platform/status";
-import { activeRuns } from "./executor";
+import { instanceId } from "../../platform/instance";
+import { setRuntimePhase } from "../../platform/status";
+import { activeRuns } from "../executor";
+import { stopHeartbeat, stopSweeping } from "../recovery";
+import { endOpenStreams } from "../stream";
 import { stopEventListener } from "./listener";
-import { stopHeartbeat, stopSweeping } from "./recovery";
-import { endOpenStreams } from "./stream";
 
 const KEY = Symbol.for("hitl-console.shutdown-installed");
 type G = typeof globalThis & { [KEY]?: boolean };
