@@ -24,7 +24,7 @@ import { listenEmbedded, startEventListener } from "@/lib/runtime/process/listen
 import { startQueueSampler } from "@/lib/runtime/process/sampler";
 import { installShutdownHandlers } from "@/lib/runtime/process/shutdown";
 import { startRecovery } from "@/lib/runtime/recovery";
-import { startRetentionSchedule } from "@/lib/runtime/retention-schedule";
+import { startRetentionSchedule } from "@/lib/runtime/retention/retention-schedule";
 
 /**
  * Server start-up: take over SIGTERM/SIGINT (drain before exit), then open and migrate the database, seed the demo

@@ -13,7 +13,7 @@ import { listTargets } from "@/lib/db/queries/notifications";
 import { listTeams } from "@/lib/db/queries/teams";
 import { env } from "@/lib/platform/env";
 import { listAgents } from "@/lib/runtime/agents/registry";
-import { defaultRetentionPolicy } from "@/lib/runtime/retention-policy";
+import { defaultRetentionPolicy } from "@/lib/runtime/retention/retention-policy";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };

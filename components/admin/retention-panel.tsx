@@ -6,7 +6,7 @@ import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
-/** The retention policy as the server runs it (lib/runtime/retention-policy.ts), in readable units. */
+/** The retention policy as the server runs it (lib/runtime/retention/retention-policy.ts), in readable units. */
 export interface RetentionPolicySummary {
   keepCheckpoints: number;
   truncateAfterHours: number;

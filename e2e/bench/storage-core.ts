@@ -13,7 +13,7 @@ import {
   RETENTION_STEPS,
   type RetentionPolicy,
   type RetentionStep,
-} from "@/lib/runtime/retention-policy";
+} from "@/lib/runtime/retention/retention-policy";
 import { agentFor, answer, createTicket, runOnce } from "../api/client";
 
 /*

@@ -15,7 +15,7 @@ import { existsSync } from "node:fs";
 import { prepareDatabase } from "@/e2e/api/setup";
 import { startTestServer, type TestServer } from "@/e2e/support/server";
 import { openPostgres } from "@/lib/db/open";
-import { defaultRetentionPolicy } from "@/lib/runtime/retention-policy";
+import { defaultRetentionPolicy } from "@/lib/runtime/retention/retention-policy";
 import {
   makeTemplates,
   runScheduledStorageBench,

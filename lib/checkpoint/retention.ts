@@ -4,7 +4,7 @@ import { checkpointBlobs, checkpoints, checkpointWrites } from "@/lib/db/schema"
 import type { Queryable } from "@/lib/db/tx";
 
 /*
- * The checkpoint SQL of retention (the rules are in lib/runtime/retention.ts, which decides which threads may be
+ * The checkpoint SQL of retention (the rules are in lib/runtime/retention/retention.ts, which decides which threads may be
  * pruned and locks them): find threads with prunable checkpoints, and prune one thread's root namespace.
  */
 

@@ -1,7 +1,7 @@
 import { runAuditProbe } from "@/e2e/bench/audit-core";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { createTestDatabase } from "@/e2e/support/pg";
-import { makeRedactor } from "@/lib/runtime/redact";
+import { makeRedactor } from "@/lib/runtime/retention/redact";
 import { migrateDatabase } from "./migrate";
 import type { Database } from "./open";
 import { openPostgres } from "./open";
@@ -25,7 +25,7 @@ const redactor = makeRedactor([
   { text: "Jane Roe", replacement: "[erased customer]" },
   { text: "jane.roe@example.com", replacement: "erased@erased.invalid" },
 ]);
-/** Erase Jane from the rows of her thread, as lib/runtime/erasure.ts does. */
+/** Erase Jane from the rows of her thread, as lib/runtime/retention/erasure.ts does. */
 async function erase(db: Database["db"]) {
   const rows = (await listAuditOfThreads({ db, threadIds: [JANE] })).flatMap((row) => {
     const changed: Record<string, unknown> = {};

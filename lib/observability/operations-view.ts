@@ -8,7 +8,7 @@ import {
 } from "@/lib/db/queries/operations";
 import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
 import { env } from "@/lib/platform/env";
-import { RETENTION_JOB } from "@/lib/runtime/retention-schedule";
+import { RETENTION_JOB } from "@/lib/runtime/retention/retention-schedule";
 import { refreshQueueGauges } from "./scrape";
 
 /** Hours the operations page looks back. */

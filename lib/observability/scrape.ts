@@ -6,7 +6,7 @@ import type { AppDb } from "@/lib/db/open";
 import { type QueueState, readQueueState } from "@/lib/db/queries/operations";
 import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
 import { env } from "@/lib/platform/env";
-import { RETENTION_JOB } from "@/lib/runtime/retention-schedule";
+import { RETENTION_JOB } from "@/lib/runtime/retention/retention-schedule";
 import { boundedLabel, metrics } from "../platform/observability/metrics";
 
 /**

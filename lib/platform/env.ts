@@ -304,7 +304,7 @@ const schema = z.object({
     .min(1)
     .max(24 * 90)
     .default(24 * 7),
-  /** Retention policy (lib/runtime/retention-policy.ts): checkpoints a finished thread keeps of its head chain… */
+  /** Retention policy (lib/runtime/retention/retention-policy.ts): checkpoints a finished thread keeps of its head chain… */
   RETENTION_KEEP_CHECKPOINTS: z.coerce.number().int().min(1).max(10_000).default(3),
   /** …once it has been finished this many hours. */
   RETENTION_TRUNCATE_AFTER_HOURS: z.coerce.number().min(0).max(87_600).default(24),

@@ -5,21 +5,21 @@
  * when it is unset. Prints one line per step; the last line is the report as one JSON object.
  *
  * `npm run prune -- --keep-latest N --older-than D [--dry-run] [--include-unregistered] [--batch N]`: only delete
- * abandoned branches of inactive threads (rules in lib/runtime/retention.ts). D is a duration: 90s, 15m, 2h, 30d.
+ * abandoned branches of inactive threads (rules in lib/runtime/retention/retention.ts). D is a duration: 90s, 15m, 2h, 30d.
  *
  * Both are audited and safe to interrupt and run again.
  */
 import { openPglite, openPostgres } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { env } from "@/lib/platform/env";
-import { type PruneReport, pruneCheckpoints } from "@/lib/runtime/retention";
+import { type PruneReport, pruneCheckpoints } from "@/lib/runtime/retention/retention";
 import {
   applyRetention,
   defaultRetentionPolicy,
   RETENTION_STEPS,
   type RetentionStep,
   type RetentionStepReport,
-} from "@/lib/runtime/retention-policy";
+} from "@/lib/runtime/retention/retention-policy";
 import { readOption, usageExit } from "./cli";
 
 const USAGE =

@@ -18,7 +18,7 @@ import { appErrorOf } from "@/lib/contract/errors";
 import { isRole, type Principal } from "@/lib/contract/roles";
 import { getDatabase } from "@/lib/db/client";
 import { verifyAuditTrail } from "@/lib/db/queries/audit";
-import { eraseCustomer } from "@/lib/runtime/erasure";
+import { eraseCustomer } from "@/lib/runtime/retention/erasure";
 import { readOption, usageExit } from "./cli";
 
 const USAGE = `usage: npm run users -- create-admin --email E [--name N]

@@ -4,7 +4,7 @@ import { rowsOf } from "../rows";
 import type { Queryable } from "../tx";
 
 /*
- * The SQL of erasure by subject (lib/runtime/erasure.ts). Erasure reads the subject's own rows — the rows of their
+ * The SQL of erasure by subject (lib/runtime/retention/erasure.ts). Erasure reads the subject's own rows — the rows of their
  * threads, their orders, their account — and writes back only the values it changed, row by row. It never searches
  * text across a table: which rows are the subject's is decided by keys (order, email, thread), and what is personal
  * in them by the declared map below.

@@ -5,7 +5,7 @@ import type { Queryable } from "../tx";
 import { statusLiterals, UNDELIVERED_STATUSES } from "./effects";
 
 /*
- * The thread-level SQL of the retention policy (lib/runtime/retention-policy.ts): which threads each step may touch,
+ * The thread-level SQL of the retention policy (lib/runtime/retention/retention-policy.ts): which threads each step may touch,
  * and what an archived thread is made of. A thread is finished when its status is completed, failed or closed;
  * retention re-checks under the thread's row lock that it has no active run and no pending decision.
  */

@@ -134,7 +134,7 @@ export interface AgentDefinition<P = unknown> {
   policy(attempt: DecisionAttempt<P>): void;
   /**
    * Personal data in this agent's state, as dot paths (`customerMessage`, `change.to`): erasure replaces their values
-   * wherever the customer's threads hold them (lib/runtime/erasure.ts). The customer's name and email are erased
+   * wherever the customer's threads hold them (lib/runtime/retention/erasure.ts). The customer's name and email are erased
    * everywhere anyway.
    */
   personalData?: readonly string[];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { json, route } from "@/lib/http/route";
-import { eraseCustomer } from "@/lib/runtime/erasure";
+import { eraseCustomer } from "@/lib/runtime/retention/erasure";
 
 export const dynamic = "force-dynamic";
 

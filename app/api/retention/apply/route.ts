@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { json, route } from "@/lib/http/route";
-import { applyRetention, RETENTION_STEPS } from "@/lib/runtime/retention-policy";
+import { applyRetention, RETENTION_STEPS } from "@/lib/runtime/retention/retention-policy";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { json, route } from "@/lib/http/route";
-import { pruneCheckpoints } from "@/lib/runtime/retention";
+import { pruneCheckpoints } from "@/lib/runtime/retention/retention";
 
 export const dynamic = "force-dynamic";
 

@@ -5,8 +5,8 @@ import { finishJob, renewJobLease, takeJobLease } from "@/lib/db/queries/schedul
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { metrics } from "@/lib/platform/observability/metrics";
-import { instanceId } from "../platform/instance";
-import { isDraining } from "../platform/status";
+import { instanceId } from "../../platform/instance";
+import { isDraining } from "../../platform/status";
 import { applyRetention, type RetentionReport } from "./retention-policy";
 
 /*

@@ -23,7 +23,7 @@ import {
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
 import { env } from "@/lib/platform/env";
-import { agentOfThread } from "./agents/graph";
+import { agentOfThread } from "../agents/graph";
 import { makeRedactor, type Redactor } from "./redact";
 
 /*
@@ -32,7 +32,7 @@ import { makeRedactor, type Redactor } from "./redact";
  * orders (and archived ones the ledger ties to them, and ticket-only threads naming their address), their orders and
  * their account. In those rows only, and only in the columns declared personal (lib/db/queries/erasure.ts), their
  * email, their names and the values their agents declare personal become placeholders — as whole words, inside JSON
- * string values only (lib/runtime/redact.ts) — and the audit trail's rows of their threads through its one audited
+ * string values only (lib/runtime/retention/redact.ts) — and the audit trail's rows of their threads through its one audited
  * exception, `audit_log_erase_rows` (never who did what). No other customer's row, no staff member's, no JSON key and
  * no checkpoint's structure is ever rewritten; a value it cannot read (a saver blob that is not JSON) and that holds
  * the subject is refused with a code, as is a thread whose run is still going.

@@ -1,5 +1,5 @@
 /*
- * Whole-word redaction of a data subject's values inside their own rows (erasure, lib/runtime/erasure.ts). Pure: no
+ * Whole-word redaction of a data subject's values inside their own rows (erasure, lib/runtime/retention/erasure.ts). Pure: no
  * I/O, so it is property-tested on its own.
  *
  * A value is matched only as a whole: never inside a longer word ("Ann" is not in "channel" or "Joanna", an address
