@@ -42,6 +42,6 @@ CREATE TRIGGER decision_receipts_no_truncate BEFORE TRUNCATE ON decision_receipt
   FOR EACH STATEMENT EXECUTE FUNCTION decision_receipts_refuse_change();
 --> statement-breakpoint
 -- Payments and account changes recorded before receipts existed, still to be delivered (or waiting for an operator):
--- delivered as they were authorized then (lib/runtime/receipts.ts LEGACY_RECEIPT).
+-- delivered as they were authorized then (lib/runtime/runs/receipts.ts LEGACY_RECEIPT).
 UPDATE effects SET receipt_id = 'legacy:before-receipts'
 WHERE kind IN ('payment', 'account_update') AND status <> 'delivered' AND receipt_id IS NULL;

@@ -23,8 +23,8 @@ import { seedDemoThreads } from "@/lib/runtime/process/demo";
 import { listenEmbedded, startEventListener } from "@/lib/runtime/process/listener";
 import { startQueueSampler } from "@/lib/runtime/process/sampler";
 import { installShutdownHandlers } from "@/lib/runtime/process/shutdown";
-import { startRecovery } from "@/lib/runtime/recovery";
 import { startRetentionSchedule } from "@/lib/runtime/retention/retention-schedule";
+import { startRecovery } from "@/lib/runtime/runs/recovery";
 
 /**
  * Server start-up: take over SIGTERM/SIGINT (drain before exit), then open and migrate the database, seed the demo

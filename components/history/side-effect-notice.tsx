@@ -1,4 +1,4 @@
-import type { SideEffectWarning } from "@/lib/runtime/side-effects";
+import type { SideEffectWarning } from "@/lib/runtime/runs/side-effects";
 
 const WHAT: Record<SideEffectWarning["code"], string> = {
   "side_effect:refund": "Refund",

@@ -11,7 +11,7 @@ import { humanizeStep } from "@/components/ui/status-badge";
 import { type OtherWay, questionKind } from "@/lib/contract/questions/kinds";
 import { hasRole } from "@/lib/contract/roles";
 import type { ClaimView } from "@/lib/db/queries/claims";
-import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/runtime/cancel-reason";
+import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/runtime/runs/cancel-reason";
 import { ClaimButton, ClaimNotice } from "./claim-notice";
 import { DecidedElsewhere } from "./decided-elsewhere";
 import type { ThreadState } from "./thread-state";

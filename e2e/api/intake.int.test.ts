@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { listAgents } from "@/lib/runtime/agents/registry";
-import { intakeJsonSchema } from "@/lib/runtime/intake";
+import { intakeJsonSchema } from "@/lib/runtime/runs/intake";
 import { authedFetch } from "../support/auth";
 import { type Backend, serverOn } from "./setup";
 

@@ -2,7 +2,7 @@ import { chromium } from "@playwright/test";
 import { expect } from "vitest";
 import { forkFields } from "@/components/history/fork-schema";
 import type { AgentDefinition } from "@/lib/runtime/agents/registry";
-import { intakeJsonSchema } from "@/lib/runtime/intake";
+import { intakeJsonSchema } from "@/lib/runtime/runs/intake";
 import { agentFor, createTicket, postRun, runBody, runOnce } from "../api/client";
 import { authedFetch, authHeaders } from "../support/auth";
 import { inboxReplyAgent } from "./agents/inbox-reply/agent";

@@ -3,8 +3,8 @@ import type { Authorization } from "@/lib/contract/wire";
 import { type RecordRefundResult, recordRefund } from "@/lib/db/queries/refunds";
 import type { Queryable } from "@/lib/db/tx";
 import type { AgentDefinition } from "@/lib/runtime/agents/registry";
-import { recordDecisionReceipts } from "@/lib/runtime/receipts";
-import { authorizationsOf } from "@/lib/runtime/settle";
+import { recordDecisionReceipts } from "@/lib/runtime/runs/receipts";
+import { authorizationsOf } from "@/lib/runtime/runs/settle";
 
 /*
  * Tests that act below the ledger (a query, the dispatcher) record the decision that authorizes what they do, as the

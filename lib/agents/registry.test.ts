@@ -9,7 +9,7 @@ import { QUESTION_KINDS, questionKind } from "@/lib/contract/questions/kinds";
 import type { Principal } from "@/lib/contract/roles";
 import { bulkAnswer, isBulkAction } from "@/lib/queue/bulk-answers";
 import { listAgents } from "@/lib/runtime/agents/registry";
-import { intakeJsonSchema, readTicket } from "@/lib/runtime/intake";
+import { intakeJsonSchema, readTicket } from "@/lib/runtime/runs/intake";
 
 /*
  * The registry's completeness, generated over every registered agent and every kind of question it says it asks:

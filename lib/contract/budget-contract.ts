@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /*
- * The question the runtime asks on any agent's behalf when a run reaches a spending limit (lib/runtime/budget.ts): its
+ * The question the runtime asks on any agent's behalf when a run reaches a spending limit (lib/runtime/runs/budget.ts): its
  * payload, its answer and how its amounts read. Isomorphic, and apart from the agents' contract (lib/interrupts, which
  * includes it in its union) because the runtime may not read that contract.
  */

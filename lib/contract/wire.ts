@@ -206,7 +206,7 @@ export interface DecisionSummary {
 /**
  * An effect a decision authorizes: a refund of an amount to an order, a change of an account's field to a value, a
  * voucher of an amount. The question kinds declare them, decision receipts carry them, and the ledger records such an
- * effect only by spending a matching authorization of its thread (lib/runtime/receipts.ts).
+ * effect only by spending a matching authorization of its thread (lib/runtime/runs/receipts.ts).
  */
 export type Authorization =
   | { effect: "refund"; orderId: string; amountCents: number }

@@ -14,7 +14,7 @@ export interface EffectKind {
   /**
    * For a kind that moves money or changes an account: what delivering this payload does, as a decision must have
    * authorized it. The dispatcher delivers it only when the effect's receipt verifies and authorized exactly this
-   * (lib/runtime/receipts.ts `checkEffectAuthority`); otherwise it is refused for good, an operator task.
+   * (lib/runtime/runs/receipts.ts `checkEffectAuthority`); otherwise it is refused for good, an operator task.
    */
   authority?(payload: Record<string, unknown>): Authorization;
 }

@@ -16,7 +16,7 @@ import { connectorsByKind, deliverDue, type RetryPolicy, type Settlement } from 
 import { env } from "@/lib/platform/env";
 import { instanceId, instanceLabels, isGoneHere } from "@/lib/platform/instance";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
-import { checkEffectAuthority } from "@/lib/runtime/receipts";
+import { checkEffectAuthority } from "@/lib/runtime/runs/receipts";
 import { type DeliveryResult, type EffectConnector, refused } from "./connector";
 import { EFFECT_KINDS, effectKind } from "./kinds";
 

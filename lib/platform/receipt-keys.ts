@@ -6,7 +6,7 @@ import { env } from "@/lib/platform/env";
 import { tightenTree, writePrivateFile } from "@/lib/platform/private-files";
 
 /*
- * The keys that sign decision receipts (lib/runtime/receipts.ts) and key the digests of values receipts must not hold
+ * The keys that sign decision receipts (lib/runtime/runs/receipts.ts) and key the digests of values receipts must not hold
  * in clear (a new payout account). `RECEIPT_KEYS` lists them as `id:secret` pairs separated by commas: the first
  * signs, every one verifies — rotation is putting a new key first and keeping the old ones until no receipt needs
  * them checked. Unset, one key is derived from the session secret (BETTER_AUTH_SECRET; on the embedded database, the

@@ -15,7 +15,7 @@ import {
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { isDraining } from "@/lib/platform/status";
-import { decideAndResume } from "@/lib/runtime/claim";
+import { decideAndResume } from "@/lib/runtime/runs/claim";
 import { deliverNotifications } from "../delivery/notify";
 import { asAppError } from "./app-error";
 

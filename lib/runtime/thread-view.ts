@@ -15,8 +15,8 @@ import type { Thread } from "@/lib/db/schema";
 import { getAgentGraph, readableAgent } from "./agents/graph";
 import { findAgent, getAgent, hasAgent } from "./agents/registry";
 import { listEffectViews } from "./effects";
-import { ticketLines, ticketOf } from "./intake";
-import { listReceiptViews } from "./receipts";
+import { ticketLines, ticketOf } from "./runs/intake";
+import { listReceiptViews } from "./runs/receipts";
 
 /** A pending interrupt as the console and API clients see it. */
 export interface PendingInterruptView {
@@ -97,7 +97,7 @@ export interface ThreadView {
    * the provider has it), attempts, last error and, for a failed one, its operator task.
    */
   effects: EffectView[];
-  /** The decisions' receipts (what each authorized, who, how), each checked: lib/runtime/receipts.ts. */
+  /** The decisions' receipts (what each authorized, who, how), each checked: lib/runtime/runs/receipts.ts. */
   receipts: ReceiptView[];
   /** A failed thread's reason: the error its last run ended with (code and server message); null otherwise. */
   failure?: { code: string; message: string } | null;

@@ -5,7 +5,7 @@
  */
 import { openPglite, openPostgres } from "@/lib/db/open";
 import { env } from "@/lib/platform/env";
-import { verifyReceipts } from "@/lib/runtime/receipts";
+import { verifyReceipts } from "@/lib/runtime/runs/receipts";
 import { usageExit } from "./cli";
 
 const USAGE = "usage: npm run receipts -- verify";

@@ -1,7 +1,7 @@
 import { listInbox } from "@/lib/db/queries/inbox";
 import { json, route } from "@/lib/http/route";
 import { markDecidable } from "@/lib/queue/inbox-marks";
-import { createTicket } from "@/lib/runtime/tickets";
+import { createTicket } from "@/lib/runtime/runs/tickets";
 import { createThreadBody, inboxListArgs, inboxQuery } from "./schema";
 
 export const dynamic = "force-dynamic";

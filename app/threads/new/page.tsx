@@ -4,7 +4,7 @@ import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listOrders } from "@/lib/db/queries/orders-list";
 import { listAgents } from "@/lib/runtime/agents/registry";
-import { intakeJsonSchema } from "@/lib/runtime/intake";
+import { intakeJsonSchema } from "@/lib/runtime/runs/intake";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New ticket" };

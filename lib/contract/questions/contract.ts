@@ -218,7 +218,7 @@ export const waitTimerAnswer = z.discriminatedUnion("outcome", [
   }),
 ]);
 
-// ── run_budget: raised by the runtime, not by an agent (lib/contract/budget-contract.ts, lib/runtime/budget.ts) ─────────────
+// ── run_budget: raised by the runtime, not by an agent (lib/contract/budget-contract.ts, lib/runtime/runs/budget.ts) ─────────────
 
 // ── tool_review: the ecosystem's standard interrupts (LangChain's middleware, agent-inbox), see ./tool-review ──
 

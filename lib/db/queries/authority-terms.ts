@@ -4,7 +4,7 @@ import type { Authorization } from "@/lib/contract/wire";
 import { receiptHmac, receiptKeys } from "@/lib/platform/receipt-keys";
 
 /*
- * What a decision authorizes, as the ledger stores and compares it (lib/runtime/receipts.ts signs it): an order and an
+ * What a decision authorizes, as the ledger stores and compares it (lib/runtime/runs/receipts.ts signs it): an order and an
  * amount, an account by its id and a new value by a keyed digest (no personal data), a voucher's amount.
  */
 

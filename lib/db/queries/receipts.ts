@@ -9,7 +9,7 @@ import {
 import type { Alongside, Queryable } from "../tx";
 
 /*
- * Decision receipts and what they authorize (lib/runtime/receipts.ts makes and checks them). A receipt is written in
+ * Decision receipts and what they authorize (lib/runtime/runs/receipts.ts makes and checks them). A receipt is written in
  * the transaction that records its decision; an effect that moves money or changes an account spends one of its
  * authorizations in the transaction that records the effect.
  */

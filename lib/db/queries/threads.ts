@@ -30,7 +30,7 @@ export async function createThread({
   title: string;
   customerMessage: string;
   orderRef: string | null;
-  /** The ticket's fields as its agent's intake read them (lib/runtime/intake.ts). */
+  /** The ticket's fields as its agent's intake read them (lib/runtime/runs/intake.ts). */
   ticket?: Record<string, unknown> | null;
   /** The principal who filed it (a user id, `key:<id>`, `system:<name>`). */
   createdBy?: string | null;

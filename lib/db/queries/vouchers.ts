@@ -22,7 +22,7 @@ export function voucherCode(): string {
  * Issue the voucher a decision granted, and queue the email that carries its code to the customer, in one
  * transaction: the email never claims a voucher that is not recorded, and a re-run (resume, replay, recovery) finds
  * the same voucher and the same email. The voucher spends the thread's decision receipt that granted exactly this
- * amount (lib/runtime/receipts.ts); with none it is refused (`forbidden:no_receipt`) and nothing is issued or sent.
+ * amount (lib/runtime/runs/receipts.ts); with none it is refused (`forbidden:no_receipt`) and nothing is issued or sent.
  * `email` is null when there is no address to write to: the voucher is issued and the thread says so; nothing is sent.
  */
 export async function issueVoucher({

@@ -72,7 +72,7 @@ export const threads = pgTable(
     customerMessage: text("customer_message").notNull(),
     orderRef: text("order_ref"),
     /**
-     * The ticket's fields as its agent's intake schema read them (`AgentDefinition.intake`, lib/runtime/intake.ts);
+     * The ticket's fields as its agent's intake schema read them (`AgentDefinition.intake`, lib/runtime/runs/intake.ts);
      * null for threads filed before tickets were the agent's own (a message and an optional order number).
      */
     ticket: jsonb("ticket"),
@@ -171,7 +171,7 @@ export const runs = pgTable(
 
 /**
  * New input that arrived while a run of its thread was active, under an agent whose strategy is `enqueue`, `interrupt`
- * or `rollback` (lib/runtime/queued-inputs.ts). Durable: a restart or a deploy loses none. Started in `position` order,
+ * or `rollback` (lib/runtime/runs/queued-inputs.ts). Durable: a restart or a deploy loses none. Started in `position` order,
  * one at a time, as a run whose id is this row's id (the id the sender chose), when the thread holds no active run
  * and waits for no decision.
  */

@@ -93,7 +93,7 @@ export interface AgentDefinition<P = unknown> {
   build(deps: { checkpointer: BaseCheckpointSaver; db: AppDb }): AgentGraph;
   /**
    * What a ticket for this agent holds: the new-ticket page's fields, `POST /api/threads` and its 400s are derived from
-   * it (lib/runtime/intake.ts). Nothing about a ticket is fixed by the console but its `message`.
+   * it (lib/runtime/runs/intake.ts). Nothing about a ticket is fixed by the console but its `message`.
    */
   intake: AgentIntake;
   /**
@@ -116,7 +116,7 @@ export interface AgentDefinition<P = unknown> {
     actingAnswer?(payload: P): unknown;
     /**
      * The effects an answer authorizes as the question shows them (a refund of this amount to this order, this
-     * account's field to this value, a voucher): written into the decision's receipt (lib/runtime/receipts.ts).
+     * account's field to this value, a voucher): written into the decision's receipt (lib/runtime/runs/receipts.ts).
      */
     authorizes?(payload: P, answer: unknown): Authorization[];
   };
@@ -142,7 +142,7 @@ export interface AgentDefinition<P = unknown> {
   actsOnIt(payload: P, answer: unknown): boolean;
   /**
    * The effects an answer authorizes beyond what its contract says (`interrupts.authorizes`), e.g. what a reviewed tool
-   * call does — written into the decision's receipt (lib/runtime/receipts.ts). The ledger records a refund, an account
+   * call does — written into the decision's receipt (lib/runtime/runs/receipts.ts). The ledger records a refund, an account
    * change or a voucher only by spending a matching authorization of the thread; the dispatcher delivers it only if
    * the receipt still matches. Default: none.
    */
@@ -159,7 +159,7 @@ export interface AgentDefinition<P = unknown> {
   configurable?: Record<string, unknown>;
   /**
    * What new input does while a run of the thread is active (double texting, `MULTITASK_STRATEGIES` in lib/contract/wire.ts):
-   * `reject` (the default: 409 `conflict:run_active`), `enqueue`, `interrupt` or `rollback` (lib/runtime/queued-inputs.ts).
+   * `reject` (the default: 409 `conflict:run_active`), `enqueue`, `interrupt` or `rollback` (lib/runtime/runs/queued-inputs.ts).
    */
   multitask?: MultitaskStrategy;
 }

@@ -16,7 +16,7 @@ import {
 import { getThread, getThreads } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { decidedOf } from "../settle";
+import { decidedOf } from "../runs/settle";
 import { readableAgent } from "./graph";
 import type { AgentDefinition, DecisionAttempt } from "./registry";
 import { refuseSystemActing } from "./system-policy";

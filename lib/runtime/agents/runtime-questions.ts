@@ -4,7 +4,7 @@ import { type RunBudgetPayload, runBudgetAnswerFor, runBudgetPayload } from "@/l
 import type { AgentDefinition } from "./agent-definition";
 
 /*
- * Questions the runtime asks on any agent's behalf (a run at its spending limit: lib/runtime/budget.ts). Every agent
+ * Questions the runtime asks on any agent's behalf (a run at its spending limit: lib/runtime/runs/budget.ts). Every agent
  * asks them, so the registry adds them to every definition: the agent's contract, policy and `asks` do not name them,
  * and the registry tests (labels, bulk, summaries, the pre-click check) cover them for every agent.
  */

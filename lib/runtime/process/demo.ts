@@ -8,9 +8,9 @@ import { createThread } from "@/lib/db/queries/threads";
 import { threads } from "@/lib/db/schema";
 import { env } from "@/lib/platform/env";
 import { logger } from "@/lib/platform/observability/logger";
-import { claimRun } from "../claim";
-import { activeRuns, startedWith, startRunInBackground } from "../executor";
-import { forkThread } from "../fork";
+import { claimRun } from "../runs/claim";
+import { activeRuns, startedWith, startRunInBackground } from "../runs/executor";
+import { forkThread } from "../runs/fork";
 import { getThreadView } from "../thread-view";
 
 type Answer = Record<string, unknown>;

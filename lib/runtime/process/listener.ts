@@ -8,9 +8,9 @@ import { getRun, RUNS_CHANNEL } from "@/lib/db/queries/runs";
 import { listenUrl } from "@/lib/platform/env";
 import { instanceId } from "../../platform/instance";
 import { backoff, reportReachable, reportUnreachable } from "../../platform/status";
-import { wakeThread } from "../event-bus";
-import { abortCancelledRun, activeRuns } from "../executor";
-import { sweepSoon } from "../recovery";
+import { wakeThread } from "../runs/event-bus";
+import { abortCancelledRun, activeRuns } from "../runs/executor";
+import { sweepSoon } from "../runs/recovery";
 
 interface Listener {
   client: pg.Client | null;

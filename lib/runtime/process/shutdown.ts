@@ -7,9 +7,9 @@ import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { flushTelemetry } from "@/lib/platform/observability/otel";
 import { instanceId } from "../../platform/instance";
 import { setRuntimePhase } from "../../platform/status";
-import { activeRuns } from "../executor";
-import { stopHeartbeat, stopSweeping } from "../recovery";
-import { endOpenStreams } from "../stream";
+import { activeRuns } from "../runs/executor";
+import { stopHeartbeat, stopSweeping } from "../runs/recovery";
+import { endOpenStreams } from "../runs/stream";
 import { stopEventListener } from "./listener";
 
 const KEY = Symbol.for("hitl-console.shutdown-installed");

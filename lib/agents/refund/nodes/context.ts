@@ -1,4 +1,4 @@
-import { checkSpending } from "@/lib/runtime/budget";
+import { checkSpending } from "@/lib/runtime/runs/budget";
 import "server-only";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { json, route } from "@/lib/http/route";
-import { closeThread } from "@/lib/runtime/tickets";
+import { closeThread } from "@/lib/runtime/runs/tickets";
 
 export const dynamic = "force-dynamic";
 

@@ -5,7 +5,7 @@ import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import { route } from "@/lib/http/route";
 import { instanceId } from "@/lib/platform/instance";
-import { eventStreamResponse } from "@/lib/runtime/stream";
+import { eventStreamResponse } from "@/lib/runtime/runs/stream";
 
 export const dynamic = "force-dynamic";
 

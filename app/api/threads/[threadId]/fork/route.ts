@@ -1,6 +1,6 @@
 import { type ForkBody, forkBody } from "@/app/api/threads/schema";
 import { json, route } from "@/lib/http/route";
-import { forkThread } from "@/lib/runtime/fork";
+import { forkThread } from "@/lib/runtime/runs/fork";
 
 export const dynamic = "force-dynamic";
 

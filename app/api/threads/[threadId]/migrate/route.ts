@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/contract/errors";
 import { json, route } from "@/lib/http/route";
-import { migrateThread } from "@/lib/runtime/migrate";
+import { migrateThread } from "@/lib/runtime/runs/migrate";
 
 export const dynamic = "force-dynamic";
 

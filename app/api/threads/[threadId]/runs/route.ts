@@ -2,10 +2,10 @@ import type { z } from "zod";
 import { AppError } from "@/lib/contract/errors";
 import { json, route } from "@/lib/http/route";
 import { env } from "@/lib/platform/env";
-import { stopForNewerInput } from "@/lib/runtime/cancel";
-import { claimRun } from "@/lib/runtime/claim";
-import { startedWith, startRunInBackground } from "@/lib/runtime/executor";
-import { eventStreamResponse } from "@/lib/runtime/stream";
+import { stopForNewerInput } from "@/lib/runtime/runs/cancel";
+import { claimRun } from "@/lib/runtime/runs/claim";
+import { startedWith, startRunInBackground } from "@/lib/runtime/runs/executor";
+import { eventStreamResponse } from "@/lib/runtime/runs/stream";
 import { runBody } from "./schema";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { json, route } from "@/lib/http/route";
-import { checkpointSideEffects } from "@/lib/runtime/side-effects";
+import { checkpointSideEffects } from "@/lib/runtime/runs/side-effects";
 
 export const dynamic = "force-dynamic";
 

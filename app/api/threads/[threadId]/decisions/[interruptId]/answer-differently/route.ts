@@ -1,5 +1,5 @@
 import { json, route } from "@/lib/http/route";
-import { answerDifferently } from "@/lib/runtime/answer-differently";
+import { answerDifferently } from "@/lib/runtime/runs/answer-differently";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { json, route } from "@/lib/http/route";
-import { cancelRun } from "@/lib/runtime/cancel";
+import { cancelRun } from "@/lib/runtime/runs/cancel";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { withMigratedDatabase } from "@/e2e/support/migrated-database";
 import { env } from "@/lib/platform/env";
-import { instanceId } from "../platform/instance";
+import { instanceId } from "../../platform/instance";
 import { takeOverExpiredRuns } from "./recovery";
 
 /*

@@ -9,7 +9,7 @@ import { getRun } from "@/lib/db/queries/runs";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { metrics } from "@/lib/platform/observability/metrics";
-import { instanceId } from "../platform/instance";
+import { instanceId } from "../../platform/instance";
 import { subscribeEvents } from "./event-bus";
 
 const TERMINAL = new Set(["RUN_FINISHED", "RUN_ERROR"]);

@@ -13,12 +13,12 @@ import { getThread, lockThread, markNeedsAttention, threadStatusUpdate } from "@
 import type { Decision, QueuedInput, Run, Thread } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
 import type { Tx } from "@/lib/db/tx";
-import { ClaimObserver } from "@/lib/observability/runs";
 import { env } from "@/lib/platform/env";
 import { activeRunTrace } from "@/lib/platform/observability/tracing";
-import { instanceId } from "../platform/instance";
-import { getAgentGraph, threadAgent } from "./agents/graph";
-import { compareVersions, findAgent, getAgent, hasAgent, multitaskOf } from "./agents/registry";
+import { ClaimObserver } from "@/lib/runtime/runs/runs";
+import { instanceId } from "../../platform/instance";
+import { getAgentGraph, threadAgent } from "../agents/graph";
+import { compareVersions, findAgent, getAgent, hasAgent, multitaskOf } from "../agents/registry";
 import { parseRunStartRead, runStartRead, type StartRead } from "./budget";
 import { startedWith, startRunInBackground } from "./executor";
 import { declaredMigration, migrateThread, migrationFailed } from "./migrate";

@@ -3,8 +3,8 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { LLMResult } from "@langchain/core/outputs";
 import { ROOT_CONTEXT, type Span, trace } from "@opentelemetry/api";
-import { boundedLabel, metrics } from "../platform/observability/metrics";
-import { failSpan, tracer } from "../platform/observability/tracing";
+import { boundedLabel, metrics } from "../../platform/observability/metrics";
+import { failSpan, tracer } from "../../platform/observability/tracing";
 
 interface Open {
   /** The span this callback run opened, if it opened one. */

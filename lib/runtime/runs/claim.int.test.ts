@@ -7,7 +7,7 @@ import { QUESTION_KINDS } from "@/lib/contract/questions/kinds";
 import type { Principal } from "@/lib/contract/roles";
 import { openPostgres } from "@/lib/db/open";
 import { createThread } from "@/lib/db/queries/threads";
-import { getAgent } from "./agents/registry";
+import { getAgent } from "../agents/registry";
 import { claimRun } from "./claim";
 
 /*

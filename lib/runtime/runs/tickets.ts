@@ -10,7 +10,7 @@ import { getActiveRun } from "@/lib/db/queries/runs";
 import { createThread, lockThread, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { boundedLabel, metrics } from "@/lib/platform/observability/metrics";
-import { getAgent, hasAgent, listAgents } from "./agents/registry";
+import { getAgent, hasAgent, listAgents } from "../agents/registry";
 import { readTicket } from "./intake";
 
 /**

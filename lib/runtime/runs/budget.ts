@@ -17,8 +17,8 @@ import { AppError } from "@/lib/contract/errors";
 import { rowsOf } from "@/lib/db/rows";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { tokenUsage } from "@/lib/observability/graph-callbacks";
 import { env } from "@/lib/platform/env";
+import { tokenUsage } from "@/lib/runtime/runs/graph-callbacks";
 import { RUN_CANCELLED, stoppedMessage } from "./cancel-reason";
 
 /*

@@ -15,13 +15,13 @@ import { getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
-import { RunTraceHandler } from "@/lib/observability/graph-callbacks";
-import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/observability/runs";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger, runFields } from "@/lib/platform/observability/logger";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/platform/observability/tracing";
-import { findAgentForKey, getAgentGraph } from "./agents/graph";
-import { interruptDescriber, multitaskOf } from "./agents/registry";
+import { RunTraceHandler } from "@/lib/runtime/runs/graph-callbacks";
+import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/runtime/runs/runs";
+import { findAgentForKey, getAgentGraph } from "../agents/graph";
+import { interruptDescriber, multitaskOf } from "../agents/registry";
 import { BudgetGate, loadThreadSpending, type StartRead } from "./budget";
 import {
   cancelReason,
@@ -199,7 +199,7 @@ async function executeRun(
       );
     }
     const graph = await getAgentGraph(agent);
-    // Its spending limits: a model call past one pauses the run with a `run_budget` question (lib/runtime/budget.ts).
+    // Its spending limits: a model call past one pauses the run with a `run_budget` question (lib/runtime/runs/budget.ts).
     // The same statement reads what the graph's input needs of the thread: the questions asked (a resume), the
     // ticket (a new message).
     const kind = (run.input as RunInput).kind;

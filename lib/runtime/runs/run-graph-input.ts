@@ -6,7 +6,7 @@ import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Run } from "@/lib/db/schema";
-import type { AgentDefinition, AgentGraph } from "./agents/registry";
+import type { AgentDefinition, AgentGraph } from "../agents/registry";
 import type { RunContextRead } from "./budget";
 import { ticketOf } from "./intake";
 import type { RunInput } from "./run-input";

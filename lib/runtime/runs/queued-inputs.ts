@@ -17,7 +17,7 @@ import { lockThread } from "@/lib/db/queries/threads";
 import type { QueuedInput } from "@/lib/db/schema";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
-import { findAgent } from "./agents/registry";
+import { findAgent } from "../agents/registry";
 import { type ClaimedRun, startRun } from "./claim";
 import { startedWith, startRunInBackground } from "./executor";
 import type { RunInput } from "./run-input";

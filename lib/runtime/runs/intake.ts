@@ -3,7 +3,7 @@ import { z } from "zod";
 import { humanize } from "@/lib/contract/humanize";
 import type { Thread } from "@/lib/db/schema";
 import { parseWith } from "@/lib/platform/http/http";
-import type { AgentDefinition } from "./agents/registry";
+import type { AgentDefinition } from "../agents/registry";
 
 /*
  * A ticket is what its agent says it is (`AgentDefinition.intake`): `POST /api/threads` reads its fields with the

@@ -4,7 +4,7 @@ import type { AppDb } from "@/lib/db/open";
 import type { LoggedEvent } from "@/lib/db/queries/events";
 import { closeRun } from "@/lib/db/queries/run-end";
 import type { Thread } from "@/lib/db/schema";
-import type { DecisionSummary } from "./agents/registry";
+import type { DecisionSummary } from "../agents/registry";
 import { publishEvents } from "./event-bus";
 import { LostOwnershipError } from "./ownership";
 

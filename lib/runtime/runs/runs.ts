@@ -1,9 +1,15 @@
 import "server-only";
 import type { Span } from "@opentelemetry/api";
 import type { Decision, Run } from "@/lib/db/schema";
-import { errorFields, logger, runFields } from "../platform/observability/logger";
-import { boundedLabel, metrics } from "../platform/observability/metrics";
-import { failSpan, inSpan, parkRunSpan, startRunSpan, withRunSpan } from "../platform/observability/tracing";
+import { errorFields, logger, runFields } from "../../platform/observability/logger";
+import { boundedLabel, metrics } from "../../platform/observability/metrics";
+import {
+  failSpan,
+  inSpan,
+  parkRunSpan,
+  startRunSpan,
+  withRunSpan,
+} from "../../platform/observability/tracing";
 
 /**
  * What the runtime reports about claims and runs, in one place so the runtime's hot paths each get one call: the run
