@@ -3,7 +3,7 @@ import { OperationsDashboard } from "@/components/operations/operations-dashboar
 import { requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
-import { loadOperationsView } from "@/lib/observability/operations-view";
+import { loadOperationsView } from "@/lib/runtime/views/operations-view";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Operations" };

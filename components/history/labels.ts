@@ -1,4 +1,4 @@
-import type { WrittenBy } from "@/lib/runtime/history-view";
+import type { WrittenBy } from "@/lib/runtime/views/history-view";
 
 /** Who made a checkpoint, in words. */
 export function writtenByText(w: WrittenBy): string {

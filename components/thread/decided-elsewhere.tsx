@@ -1,6 +1,6 @@
 import { LocalTime } from "@/components/ui/local-time";
 import { principalLabel } from "@/lib/contract/humanize";
-import type { DecisionView } from "@/lib/runtime/thread-view";
+import type { DecisionView } from "@/lib/runtime/views/thread-view";
 import { summarizeAnswer } from "./answer-summary";
 import type { ClosedItem } from "./thread-state";
 

@@ -6,14 +6,14 @@ import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import type { Database } from "@/lib/db/open";
 import { CHECKPOINT_STAMP } from "@/lib/runtime/agents/graph";
 import { type AgentGraph, findAgent } from "@/lib/runtime/agents/registry";
-import { getCheckpointView } from "@/lib/runtime/checkpoint-view";
-import { getThreadHistory } from "@/lib/runtime/history-view";
 import {
   applyRetention,
   RETENTION_STEPS,
   type RetentionPolicy,
   type RetentionStep,
 } from "@/lib/runtime/retention/retention-policy";
+import { getCheckpointView } from "@/lib/runtime/views/checkpoint-view";
+import { getThreadHistory } from "@/lib/runtime/views/history-view";
 import { agentFor, answer, createTicket, runOnce } from "../api/client";
 
 /*

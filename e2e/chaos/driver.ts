@@ -1,4 +1,4 @@
-import type { PendingInterruptView } from "@/lib/runtime/thread-view";
+import type { PendingInterruptView } from "@/lib/runtime/views/thread-view";
 import { authedFetch, type Who } from "../support/auth";
 
 /** What the harness hears from streams, to time its kills (e.g. right after a step starts). */

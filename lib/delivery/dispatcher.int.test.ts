@@ -11,7 +11,7 @@ import { registerInstance } from "@/lib/db/queries/instances";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { instanceLabels } from "@/lib/platform/instance";
-import { actOnEffectTask, toEffectView } from "@/lib/runtime/effects";
+import { actOnEffectTask, toEffectView } from "@/lib/runtime/views/effects";
 import type { EffectConnector } from "./connector";
 import { emailConnector } from "./connectors/email";
 import { httpPaymentGateway, paymentConnector } from "./connectors/payment";

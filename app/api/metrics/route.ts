@@ -1,5 +1,5 @@
 import { route } from "@/lib/http/route";
-import { authorizeMetrics, scrape } from "@/lib/observability/scrape";
+import { authorizeMetrics, scrape } from "@/lib/runtime/views/scrape";
 
 export const dynamic = "force-dynamic";
 

@@ -18,7 +18,7 @@ import { listThreadClaims } from "@/lib/db/queries/claims";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { type InboxFilter, queueNeighbours } from "@/lib/db/queries/inbox";
 import { mayDecide } from "@/lib/runtime/agents/may-decide";
-import { getThreadView, type ThreadView } from "@/lib/runtime/thread-view";
+import { getThreadView, type ThreadView } from "@/lib/runtime/views/thread-view";
 
 export const dynamic = "force-dynamic";
 

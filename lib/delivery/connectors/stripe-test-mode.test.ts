@@ -1,5 +1,5 @@
 import { STRIPE_TEST_REF } from "@/lib/contract/wire";
-import { isSimulatedDelivery } from "@/lib/runtime/effects";
+import { isSimulatedDelivery } from "@/lib/runtime/views/effects";
 import { isTestModeKey } from "./stripe";
 
 /* A refund made with a Stripe test-mode key moved no real money: it is recorded and shown as such, never as paid. */

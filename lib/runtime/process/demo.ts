@@ -11,7 +11,7 @@ import { logger } from "@/lib/platform/observability/logger";
 import { claimRun } from "../runs/claim";
 import { activeRuns, startedWith, startRunInBackground } from "../runs/executor";
 import { forkThread } from "../runs/fork";
-import { getThreadView } from "../thread-view";
+import { getThreadView } from "../views/thread-view";
 
 type Answer = Record<string, unknown>;
 

@@ -2,8 +2,8 @@ import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { recordQueueSample } from "@/lib/db/queries/operations";
 import { env } from "@/lib/platform/env";
-import { refreshQueueGauges } from "../../observability/scrape";
 import { errorFields, logger } from "../../platform/observability/logger";
+import { refreshQueueGauges } from "../views/scrape";
 
 const KEY = Symbol.for("hitl-console.queue-sampler");
 type G = typeof globalThis & { [KEY]?: NodeJS.Timeout };

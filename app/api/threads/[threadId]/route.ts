@@ -1,6 +1,6 @@
 import { json, route } from "@/lib/http/route";
 import { mayDecide } from "@/lib/runtime/agents/may-decide";
-import { getThreadView } from "@/lib/runtime/thread-view";
+import { getThreadView } from "@/lib/runtime/views/thread-view";
 
 export const dynamic = "force-dynamic";
 

@@ -9,9 +9,9 @@ import { pageSeesThread } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import { findAgent, getAgent } from "@/lib/runtime/agents/registry";
-import { listEffectViews } from "@/lib/runtime/effects";
-import { graphDrawing } from "@/lib/runtime/graph-drawing";
-import { getThreadHistory } from "@/lib/runtime/history-view";
+import { listEffectViews } from "@/lib/runtime/views/effects";
+import { graphDrawing } from "@/lib/runtime/views/graph-drawing";
+import { getThreadHistory } from "@/lib/runtime/views/history-view";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "History" };

@@ -1,7 +1,7 @@
 import { AppError } from "@/lib/contract/errors";
 import { getThread } from "@/lib/db/queries/threads";
 import { json, route } from "@/lib/http/route";
-import { listEffectViews } from "@/lib/runtime/effects";
+import { listEffectViews } from "@/lib/runtime/views/effects";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { json, route } from "@/lib/http/route";
-import { getThreadHistory, historyQuery } from "@/lib/runtime/history-view";
+import { getThreadHistory, historyQuery } from "@/lib/runtime/views/history-view";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { json, route } from "@/lib/http/route";
 import { agentOfThread } from "@/lib/runtime/agents/graph";
-import { getCheckpointView } from "@/lib/runtime/checkpoint-view";
+import { getCheckpointView } from "@/lib/runtime/views/checkpoint-view";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EFFECT_TASK_ACTIONS } from "@/lib/contract/wire";
 import { json, route } from "@/lib/http/route";
-import { actOnEffectTask } from "@/lib/runtime/effects";
+import { actOnEffectTask } from "@/lib/runtime/views/effects";
 
 export const dynamic = "force-dynamic";
 

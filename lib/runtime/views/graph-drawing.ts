@@ -1,7 +1,7 @@
 import "server-only";
 import dagre from "@dagrejs/dagre";
-import { describeGraph } from "./agents/graph-structure";
-import type { AgentDefinition } from "./agents/registry";
+import { describeGraph } from "../agents/graph-structure";
+import type { AgentDefinition } from "../agents/registry";
 
 /*
  * The agent's graph as the history page draws it (issue 34): read from the compiled graph of one agent version

@@ -11,7 +11,7 @@ import { AppError } from "@/lib/contract/errors";
 import type { AppDb } from "@/lib/db/open";
 import { getThread } from "@/lib/db/queries/threads";
 import type { SqlClient } from "@/lib/db/sql-client";
-import type { AgentDefinition } from "./agents/registry";
+import type { AgentDefinition } from "../agents/registry";
 
 /** A write stored against the checkpoint by a task that ran from it (or by the caller: resume values, input). */
 export interface CheckpointWriteView {

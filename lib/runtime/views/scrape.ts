@@ -7,7 +7,7 @@ import { type QueueState, readQueueState } from "@/lib/db/queries/operations";
 import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
 import { env } from "@/lib/platform/env";
 import { RETENTION_JOB } from "@/lib/runtime/retention/retention-schedule";
-import { boundedLabel, metrics } from "../platform/observability/metrics";
+import { boundedLabel, metrics } from "../../platform/observability/metrics";
 
 /**
  * Who may read `/api/metrics`: a scraper with `Authorization: Bearer <METRICS_TOKEN>`, or a signed-in admin. A

@@ -12,11 +12,11 @@ import { listWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun, getLastFailedRun, lastFork } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
-import { getAgentGraph, readableAgent } from "./agents/graph";
-import { findAgent, getAgent, hasAgent } from "./agents/registry";
+import { getAgentGraph, readableAgent } from "../agents/graph";
+import { findAgent, getAgent, hasAgent } from "../agents/registry";
+import { ticketLines, ticketOf } from "../runs/intake";
+import { listReceiptViews } from "../runs/receipts";
 import { listEffectViews } from "./effects";
-import { ticketLines, ticketOf } from "./runs/intake";
-import { listReceiptViews } from "./runs/receipts";
 
 /** A pending interrupt as the console and API clients see it. */
 export interface PendingInterruptView {

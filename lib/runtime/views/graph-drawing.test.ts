@@ -1,7 +1,7 @@
 import "@/lib/agents/index";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
-import { graphStructure } from "./agents/graph-structure";
-import { type AgentDefinition, findAgent, registeredAgentKeys } from "./agents/registry";
+import { graphStructure } from "../agents/graph-structure";
+import { type AgentDefinition, findAgent, registeredAgentKeys } from "../agents/registry";
 import { graphDrawing } from "./graph-drawing";
 
 /*
