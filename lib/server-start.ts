@@ -3,7 +3,6 @@ import "@/lib/agents/index";
 import { ensureFirstAdmin, seedDemoUsers } from "@/lib/auth/bootstrap";
 import { getDatabase } from "@/lib/db/client";
 import { registerInstance } from "@/lib/db/queries/instances";
-import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import { startDispatcher } from "@/lib/delivery/dispatcher";
 import { env } from "@/lib/platform/env";
 import { instanceId, instanceLabels } from "@/lib/platform/instance";
@@ -25,6 +24,7 @@ import { startQueueSampler } from "@/lib/runtime/process/sampler";
 import { installShutdownHandlers } from "@/lib/runtime/process/shutdown";
 import { startRetentionSchedule } from "@/lib/runtime/retention/retention-schedule";
 import { startRecovery } from "@/lib/runtime/runs/recovery";
+import { seedDemoOrders } from "@/lib/shop/demo-orders";
 
 /**
  * Server start-up: take over SIGTERM/SIGINT (drain before exit), then open and migrate the database, seed the demo

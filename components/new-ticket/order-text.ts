@@ -1,5 +1,5 @@
 import { formatMoney } from "@/lib/contract/wire";
-import type { OrderChoice } from "@/lib/db/queries/orders-list";
+import type { OrderChoice } from "@/lib/shop/orders-list";
 
 const PAYMENT: Record<string, string> = {
   card: "card",

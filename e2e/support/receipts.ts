@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Authorization } from "@/lib/contract/wire";
-import { type RecordRefundResult, recordRefund } from "@/lib/db/queries/refunds";
 import type { Queryable } from "@/lib/db/tx";
 import type { AgentDefinition } from "@/lib/runtime/agents/registry";
 import { recordDecisionReceipts } from "@/lib/runtime/runs/receipts";
 import { authorizationsOf } from "@/lib/runtime/runs/settle";
+import { type RecordRefundResult, recordRefund } from "@/lib/shop/refunds";
 
 /*
  * Tests that act below the ledger (a query, the dispatcher) record the decision that authorizes what they do, as the

@@ -8,7 +8,7 @@ import type { RefundStateValue } from "@/lib/agents/refund/state";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { type InterruptAction, type PayloadOf, parseInterruptPayload } from "@/lib/contract/questions";
 import type { Database } from "@/lib/db/open";
-import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
+import { seedDemoOrders } from "@/lib/shop/demo-orders";
 import { type Backend, openBackend } from "./backends";
 import { recordAnswers } from "./receipts";
 

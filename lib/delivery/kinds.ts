@@ -1,7 +1,7 @@
 import "server-only";
-import { orderPaymentRef } from "@/lib/db/queries/orders";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/platform/env";
+import { orderPaymentRef } from "@/lib/shop/orders";
 import type { EffectConnector, EffectKind } from "./connector";
 import { accountConnector, accountKind } from "./connectors/account";
 import { emailConnector, emailKind } from "./connectors/email";

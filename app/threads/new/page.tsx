@@ -2,9 +2,9 @@ import type { Metadata } from "next";
 import { NewTicketForm } from "@/components/new-ticket/new-ticket-form";
 import { requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
-import { listOrders } from "@/lib/db/queries/orders-list";
 import { listAgents } from "@/lib/runtime/agents/registry";
 import { intakeJsonSchema } from "@/lib/runtime/runs/intake";
+import { listOrders } from "@/lib/shop/orders-list";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New ticket" };

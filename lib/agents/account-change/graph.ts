@@ -5,10 +5,10 @@ import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/lan
 import { askHuman, decisionRef } from "@/lib/agents/kit/ask-human";
 import { normalizeOrderRef } from "@/lib/agents/refund/classify-rules";
 import type { AppDb } from "@/lib/db/open";
-import { recordAccountChange } from "@/lib/db/queries/accounts";
-import { getOrder } from "@/lib/db/queries/orders";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { env } from "@/lib/platform/env";
+import { recordAccountChange } from "@/lib/shop/accounts";
+import { getOrder } from "@/lib/shop/orders";
 import { parseAccountChange } from "./parse";
 import {
   AccountChangeState,

@@ -6,8 +6,8 @@ import { refuseOwnInput } from "@/lib/agents/kit/four-eyes";
 import { orderTicket } from "@/lib/agents/kit/ticket-fields";
 import type { InterruptPayload } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
-import { listVouchersForThread } from "@/lib/db/queries/vouchers";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agents/registry";
+import { listVouchersForThread } from "@/lib/shop/vouchers";
 import { buildGoodwillGraph, goodwillInput } from "./graph";
 
 /**

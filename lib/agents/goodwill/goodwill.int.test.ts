@@ -4,9 +4,9 @@ import { type Backend, openBackend } from "@/e2e/support/backends";
 import { recordAnswers } from "@/e2e/support/receipts";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { listEmailsForThread } from "@/lib/db/queries/outbox";
-import { issueVoucher, listVouchersForThread } from "@/lib/db/queries/vouchers";
-import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import type { AgentGraph } from "@/lib/runtime/agents/registry";
+import { seedDemoOrders } from "@/lib/shop/demo-orders";
+import { issueVoucher, listVouchersForThread } from "@/lib/shop/vouchers";
 import { goodwillAgent } from "./agent";
 
 /* The README's example agent, on our checkpointer in a real database: it pauses for a person and obeys its rules. */

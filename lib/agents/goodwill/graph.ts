@@ -12,8 +12,8 @@ import { askHuman, decisionRef } from "@/lib/agents/kit/ask-human";
 import type { GoodwillVoucherAnswer } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
 import type { AppDb } from "@/lib/db/open";
-import { getOrder } from "@/lib/db/queries/orders";
-import { issueVoucher } from "@/lib/db/queries/vouchers";
+import { getOrder } from "@/lib/shop/orders";
+import { issueVoucher } from "@/lib/shop/vouchers";
 
 /** The example agent's state: the complaint, the customer, the voucher proposed and what a person decided. */
 export const GoodwillState = Annotation.Root({

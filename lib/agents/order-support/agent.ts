@@ -11,8 +11,8 @@ import {
 } from "@/lib/agents/kit/tool-review-policy";
 import type { InterruptPayload } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
-import { listRefundsForThread } from "@/lib/db/queries/refunds";
 import type { AgentDefinition, EffectsArgs, SideEffectWarning } from "@/lib/runtime/agents/registry";
+import { listRefundsForThread } from "@/lib/shop/refunds";
 import { buildOrderSupportGraph } from "./graph";
 import type { OrderFacts, StoreCreditArgs } from "./tools";
 

@@ -3,9 +3,9 @@ import { Command } from "@langchain/langgraph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { recordAnswers } from "@/e2e/support/receipts";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
-import { listRefundsForOrder } from "@/lib/db/queries/refunds";
-import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import type { AgentGraph } from "@/lib/runtime/agents/registry";
+import { seedDemoOrders } from "@/lib/shop/demo-orders";
+import { listRefundsForOrder } from "@/lib/shop/refunds";
 import { orderSupportAgent } from "./agent";
 
 /*

@@ -2,8 +2,8 @@ import "server-only";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { AppDb } from "@/lib/db/open";
-import { getOrder } from "@/lib/db/queries/orders";
-import { recordRefund, sumRefundsForOrder } from "@/lib/db/queries/refunds";
+import { getOrder } from "@/lib/shop/orders";
+import { recordRefund, sumRefundsForOrder } from "@/lib/shop/refunds";
 
 /*
  * The order-support agent's tools. `lookup_order` only reads; `issue_store_credit` acts on the world and is reviewed

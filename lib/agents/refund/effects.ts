@@ -1,9 +1,9 @@
 import "server-only";
 import { emailWarnings } from "@/lib/agents/kit/email-effects";
 import { formatMoney as euros } from "@/lib/contract/wire";
-import { listRefundsForOrder } from "@/lib/db/queries/refunds";
 import type { Queryable } from "@/lib/db/tx";
 import type { SideEffectWarning } from "@/lib/runtime/agents/registry";
+import { listRefundsForOrder } from "@/lib/shop/refunds";
 import type { RefundStateValue } from "./state";
 
 /**

@@ -2,7 +2,7 @@ import "server-only";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { AppDb } from "@/lib/db/open";
-import { getOrder } from "@/lib/db/queries/orders";
+import { getOrder } from "@/lib/shop/orders";
 import { ORDER_REF_PATTERN } from "./classify-rules";
 import { toOrderSnapshot } from "./nodes/context";
 import type { OrderSnapshot } from "./state";

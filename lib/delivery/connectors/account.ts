@@ -1,6 +1,6 @@
 import "server-only";
-import { applyAccountChange } from "@/lib/db/queries/accounts";
 import type { Queryable } from "@/lib/db/tx";
+import { applyAccountChange } from "@/lib/shop/accounts";
 import { defaultTaskActions, type EffectConnector, type EffectKind, refused, retryable } from "../connector";
 
 /** A change to a customer's account: the field and its old → new value. */

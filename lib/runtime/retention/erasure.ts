@@ -6,7 +6,6 @@ import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
 import { RUN_KINDS, THREAD_STATUSES } from "@/lib/contract/wire";
 import type { AppDb } from "@/lib/db/open";
-import { accountIdOf } from "@/lib/db/queries/accounts";
 import { eraseAuditRows, findErasure, listAuditOfThreads } from "@/lib/db/queries/audit";
 import {
   findCustomerOrders,
@@ -23,6 +22,7 @@ import {
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
 import { env } from "@/lib/platform/env";
+import { accountIdOf } from "@/lib/shop/accounts";
 import { agentOfThread } from "../agents/graph";
 import { makeRedactor, type Redactor } from "./redact";
 

@@ -2,12 +2,12 @@ import { spawnSync } from "node:child_process";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { type FakePaymentProvider, startFakePaymentProvider } from "@/e2e/support/fake-payment";
 import { recordApproval } from "@/e2e/support/receipts";
-import { recordAccountChange } from "@/lib/db/queries/accounts";
-import { recordRefund } from "@/lib/db/queries/refunds";
-import { seedDemoOrders } from "@/lib/db/seed/demo-orders";
 import type { EffectConnector } from "@/lib/delivery/connector";
 import { httpPaymentGateway, paymentConnector } from "@/lib/delivery/connectors/payment";
 import { dispatchDueEffects, type RetryPolicy } from "@/lib/delivery/dispatcher";
+import { recordAccountChange } from "@/lib/shop/accounts";
+import { seedDemoOrders } from "@/lib/shop/demo-orders";
+import { recordRefund } from "@/lib/shop/refunds";
 import { verifyReceipts } from "./receipts";
 
 /*

@@ -20,7 +20,7 @@ import { receiptHmac, receiptKeys } from "@/lib/platform/receipt-keys";
  * receipt — a digest of the exact payload shown (question, tool and arguments, amounts, the money's destination,
  * policy findings), a digest of the answer, who, when, through which channel, under which agent version, and the
  * effects it authorizes — signed with a server key (lib/platform/receipt-keys.ts). An effect that moves money or changes an
- * account spends a matching authorization when it is recorded (the ledger: lib/db/queries/refunds.ts, accounts.ts,
+ * account spends a matching authorization when it is recorded (the ledger: lib/shop/refunds.ts, accounts.ts,
  * vouchers.ts) and is delivered only if the receipt still verifies and still matches what is delivered
  * (`checkEffectAuthority`, the dispatcher). A receipt holds no personal data (digests, ids, amounts), so it outlives
  * retention and erasure; `npm run receipts:verify` checks every one offline.

@@ -1,7 +1,7 @@
 import "server-only";
 import { askHuman, askHumanDecision, decisionRef } from "@/lib/agents/kit/ask-human";
 import { queueEmail } from "@/lib/db/queries/outbox";
-import { recordRefund } from "@/lib/db/queries/refunds";
+import { recordRefund } from "@/lib/shop/refunds";
 import type { RefundMethod } from "../state";
 import { type NodeContext, type RefundNode, threadIdOf } from "./context";
 

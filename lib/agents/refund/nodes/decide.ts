@@ -1,8 +1,8 @@
 import "server-only";
 import { askHuman, askHumanDecision, decisionRef } from "@/lib/agents/kit/ask-human";
 import { formatMoney } from "@/lib/contract/wire";
-import { sumRefundsForOrder } from "@/lib/db/queries/refunds";
 import { recordSystemReceipt } from "@/lib/runtime/runs/receipts";
+import { sumRefundsForOrder } from "@/lib/shop/refunds";
 import { AUTO_APPROVE_LIMIT_CENTS, evaluatePolicy } from "../policy";
 import type { OrderSnapshot, RefundDecision, RefundMethod, RefundStateValue } from "../state";
 import { type NodeContext, type RefundNode, threadIdOf } from "./context";

@@ -1,7 +1,7 @@
 import "server-only";
 import { asc } from "drizzle-orm";
-import { orders } from "../schema";
-import type { Queryable } from "../tx";
+import { orders } from "../db/schema";
+import type { Queryable } from "../db/tx";
 
 /** An order as the new-ticket form offers it. */
 export interface OrderChoice {

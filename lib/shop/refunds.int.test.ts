@@ -2,10 +2,10 @@ import { countPoolStatements } from "@/e2e/bench/measure";
 import { openBackend } from "@/e2e/support/backends";
 import { gate, untilWaitingOnLock } from "@/e2e/support/lock-wait";
 import { recordApprovedRefund } from "@/e2e/support/receipts";
-import { type Database, openPostgres } from "../open";
-import { seedDemoOrders } from "../seed/demo-orders";
+import { type Database, openPostgres } from "../db/open";
+import { listEmailsForThread, queueEmail } from "../db/queries/outbox";
+import { seedDemoOrders } from "./demo-orders";
 import { getOrder } from "./orders";
-import { listEmailsForThread, queueEmail } from "./outbox";
 import { countRefundsForOrder, sumRefundsForOrder } from "./refunds";
 
 // Real Postgres: the races below need concurrent sessions (PGlite serializes everything).

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { type Backend, openBackend } from "@/e2e/support/backends";
+import { listThreadEffects } from "../db/queries/effects";
+import { listEmailsForThread } from "../db/queries/outbox";
 import {
   applyAccountChange,
   getCustomerAccount,
   listAccountChangesForThread,
   recordAccountChange,
 } from "./accounts";
-import { listThreadEffects } from "./effects";
-import { listEmailsForThread } from "./outbox";
 
 /* An approved account change: recorded once per decision, applied once however often it is delivered, and the
  * customer emailed that it was made only when it was. */
