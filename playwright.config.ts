@@ -22,7 +22,7 @@ const authEnv = {
 
 /**
  * End-to-end tests in Debian's Chromium (Playwright never downloads a browser here) against the production server
- * on a fresh Postgres database, or with E2E_DATABASE=pglite on a fresh embedded one (lib/scripts/e2e-server.mjs). `npm run build` must have run (npm test does it).
+ * on a fresh Postgres database, or with E2E_DATABASE=pglite on a fresh embedded one (scripts/e2e-server.mjs). `npm run build` must have run (npm test does it).
  * The `setup` project signs in one user per role (e2e/auth/setup.ts); the tests run as the supervisor unless they
  * pick another storage state.
  */
@@ -32,7 +32,7 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   // On CI a test that fails is run once more; one that then passes is reported as flaky by name at the end of
-  // `npm test` (lib/scripts/test.mjs), never hidden. Locally every failure stands.
+  // `npm test` (scripts/test.mjs), never hidden. Locally every failure stands.
   retries: process.env.CI ? 1 : 0,
   // E2E_GREP_INVERT leaves out tests by title (the embedded run: tests that must reset the shop's refunds directly).
   ...(process.env.E2E_GREP_INVERT ? { grepInvert: new RegExp(process.env.E2E_GREP_INVERT) } : {}),
@@ -69,7 +69,7 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: "node lib/scripts/e2e-server.mjs",
+    command: "node scripts/e2e-server.mjs",
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,
@@ -77,7 +77,7 @@ export default defineConfig({
     stderr: "pipe",
     env: {
       E2E_PORT: String(port),
-      // `pglite`: the server runs on a fresh embedded database, as `npm start` does (lib/scripts/e2e-server.mjs).
+      // `pglite`: the server runs on a fresh embedded database, as `npm start` does (scripts/e2e-server.mjs).
       E2E_DATABASE: process.env.E2E_DATABASE ?? "postgres",
       ...(process.env.E2E_SEED_SQL ? { E2E_SEED_SQL: process.env.E2E_SEED_SQL } : {}),
       ...authEnv,

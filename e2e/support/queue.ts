@@ -4,7 +4,7 @@ import { type Browser, expect, type Page } from "@playwright/test";
 import pg from "pg";
 import { authDir, type E2eRole, storageStatePath } from "../auth/users";
 
-/** The suite server's database (written by lib/scripts/e2e-server.mjs). */
+/** The suite server's database (written by scripts/e2e-server.mjs). */
 export function suiteDatabaseUrl(): string {
   const file = join(authDir(), "database-url.txt");
   if (!existsSync(file)) throw new Error("no database-url.txt: run through playwright.config.ts");

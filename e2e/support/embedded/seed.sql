@@ -1,5 +1,5 @@
 -- Orders the queue specs use (e2e/support/queue.ts `lateOrders`), for a suite server on the embedded database: the
--- specs cannot write to it while the server holds it, so lib/scripts/e2e-server.mjs seeds these before it starts.
+-- specs cannot write to it while the server holds it, so scripts/e2e-server.mjs seeds these before it starts.
 -- Each range: first order number, count, amount in cents (as the specs ask for them); placed 45 days ago, so a
 -- refund request on one is late and a person decides it.
 INSERT INTO orders (id, customer_name, customer_email, amount_cents, currency, placed_at, payment_method, items, status)

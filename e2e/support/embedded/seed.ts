@@ -1,7 +1,7 @@
 /**
  * Before a suite server starts on a fresh embedded database (E2E_DATABASE=pglite): create and migrate it in
  * PGLITE_DATA_DIR, then run the SQL file given as the first argument (the orders the specs need). Run by
- * lib/scripts/e2e-server.mjs; the server opens the directory only after this process closed it.
+ * scripts/e2e-server.mjs; the server opens the directory only after this process closed it.
  */
 import { readFileSync } from "node:fs";
 import { migrateDatabase } from "@/lib/db/migrate";

@@ -190,7 +190,7 @@ describe.each<Backend>(["postgres", "pglite"])("decision receipts on %s", (kind)
       if (url) {
         const cli = spawnSync(
           "node_modules/.bin/tsx",
-          ["--conditions=react-server", "lib/scripts/receipts.ts", "verify"],
+          ["--conditions=react-server", "scripts/receipts.ts", "verify"],
           { env: { ...process.env, DATABASE_URL: url }, encoding: "utf8" },
         );
         expect(cli.status, cli.stderr).toBe(1);
