@@ -6,7 +6,7 @@ import { followGuide } from "../guide/tree";
 
 /*
  * The second tree of the upgrade suite: this repository as a team would deploy its next version. It is made the way a
- * developer makes it — copy the current refund definition into `lib/graphs/refund/versions/v1/`, then change the
+ * developer makes it — copy the current refund definition into `lib/agents/refund/versions/v1/`, then change the
  * graph: rename a node (human_review → review_refund), add a node after the approval (note_approval), add a state
  * field with a default (priority), change a prompt, bump the version and declare a migration; retire goodwill 1
  * (renamed node, no migration, not kept); account change 2 declares a migration that fails. The changes are edits of the current files (each must still apply — a
@@ -124,7 +124,7 @@ function edit(tree: string, { file, find, replace, all }: Edit): void {
 
 /** Keep the current definition as version 1: graph, state and agent copied, their relative imports re-pointed. */
 function keepVersionOne(tree: string): void {
-  const from = join(tree, "lib/graphs/refund");
+  const from = join(tree, "lib/agents/refund");
   const to = join(from, "versions/v1");
   mkdirSync(to, { recursive: true });
   const local = new Set(["./agent", "./graph", "./state"]);
@@ -161,7 +161,7 @@ function declareHashes(tree: string): void {
   const line = result.stdout.trim().split("\n").at(-1) ?? "{}";
   const hashes = JSON.parse(line) as { refund: string; goodwill: string };
   for (const [agent, hash] of Object.entries(hashes)) {
-    const file = join(tree, `lib/graphs/${agent}/agent.ts`);
+    const file = join(tree, `lib/agents/${agent}/agent.ts`);
     writeFileSync(
       file,
       readFileSync(file, "utf8").replace(/structureHash: "sha256:[0-9a-f]+"/, `structureHash: "${hash}"`),

@@ -3,7 +3,7 @@ import { accountChangeAgent } from "@/lib/agents/account-change/agent";
 import { goodwillAgent } from "@/lib/agents/goodwill/agent";
 import { orderSupportAgent } from "@/lib/agents/order-support/agent";
 import { refundAgent } from "@/lib/agents/refund/agent";
-import { refundAgent as refundAgentV1 } from "@/lib/graphs/refund/versions/v1/agent";
+import { refundAgent as refundAgentV1 } from "@/lib/agents/refund/versions/v1/agent";
 import { registerAgent } from "@/lib/runtime/agents/registry";
 
 /*
