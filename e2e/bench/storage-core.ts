@@ -4,8 +4,7 @@ import { join } from "node:path";
 import "@/lib/agents/index";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import type { Database } from "@/lib/db/open";
-import { CHECKPOINT_STAMP } from "@/lib/runtime/agents/graph";
-import { type AgentGraph, findAgent } from "@/lib/runtime/agents/registry";
+import { type AgentGraph, CHECKPOINT_STAMP, findAgent } from "@/lib/runtime/agents/registry";
 import {
   applyRetention,
   RETENTION_STEPS,

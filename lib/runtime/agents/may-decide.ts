@@ -17,8 +17,8 @@ import { getThread, getThreads } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { decidedOf } from "../runs/settle";
-import { readableAgent } from "./graph";
 import type { AgentDefinition, DecisionAttempt } from "./registry";
+import { readableAgent } from "./registry";
 import { refuseSystemActing } from "./system-policy";
 
 /*

@@ -23,7 +23,7 @@ import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
 import { env } from "@/lib/platform/env";
 import { accountIdOf } from "@/lib/shop/accounts";
-import { agentOfThread } from "../agents/graph";
+import { agentOfThread } from "../agents/registry";
 import { makeRedactor, type Redactor } from "./redact";
 
 /*

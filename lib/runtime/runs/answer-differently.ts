@@ -4,7 +4,7 @@ import type { Principal } from "@/lib/contract/roles";
 import { getDatabase } from "@/lib/db/client";
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";
-import { getAgentGraph, threadAgent } from "../agents/graph";
+import { getAgentGraph, threadAgent } from "../agents/registry";
 import { type ForkResult, forkThread } from "./fork";
 
 /**

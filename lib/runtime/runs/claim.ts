@@ -17,8 +17,15 @@ import { env } from "@/lib/platform/env";
 import { activeRunTrace } from "@/lib/platform/observability/tracing";
 import { ClaimObserver } from "@/lib/runtime/runs/runs";
 import { instanceId } from "../../platform/instance";
-import { getAgentGraph, threadAgent } from "../agents/graph";
-import { compareVersions, findAgent, getAgent, hasAgent, multitaskOf } from "../agents/registry";
+import {
+  compareVersions,
+  findAgent,
+  getAgent,
+  getAgentGraph,
+  hasAgent,
+  multitaskOf,
+  threadAgent,
+} from "../agents/registry";
 import { parseRunStartRead, runStartRead, type StartRead } from "./budget";
 import { startedWith, startRunInBackground } from "./executor";
 import { declaredMigration, migrateThread, migrationFailed } from "./migrate";

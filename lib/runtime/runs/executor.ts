@@ -20,8 +20,7 @@ import { errorFields, logger, runFields } from "@/lib/platform/observability/log
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/platform/observability/tracing";
 import { RunTraceHandler } from "@/lib/runtime/runs/graph-callbacks";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/runtime/runs/runs";
-import { findAgentForKey, getAgentGraph } from "../agents/graph";
-import { interruptDescriber, multitaskOf } from "../agents/registry";
+import { findAgentForKey, getAgentGraph, interruptDescriber, multitaskOf } from "../agents/registry";
 import { BudgetGate, loadThreadSpending, type StartRead } from "./budget";
 import {
   cancelReason,

@@ -9,9 +9,8 @@ import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { logger } from "@/lib/platform/observability/logger";
-import { getAgentGraph } from "../agents/graph";
 import type { AgentDefinition, AgentMigration } from "../agents/registry";
-import { getAgent, hasAgent, listAgents } from "../agents/registry";
+import { getAgent, getAgentGraph, hasAgent, listAgents } from "../agents/registry";
 import { activeRuns } from "./executor";
 import { startBranch } from "./fork";
 

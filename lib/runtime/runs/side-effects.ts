@@ -2,8 +2,8 @@ import "server-only";
 import type { CheckpointRef } from "@/lib/checkpoint/history";
 import { AppError } from "@/lib/contract/errors";
 import type { Queryable } from "@/lib/db/tx";
-import { agentOfThread } from "../agents/graph";
 import type { SideEffectWarning } from "../agents/registry";
+import { agentOfThread } from "../agents/registry";
 
 export type { SideEffectWarning };
 

@@ -1,5 +1,5 @@
 import { json, route } from "@/lib/http/route";
-import { agentOfThread } from "@/lib/runtime/agents/graph";
+import { agentOfThread } from "@/lib/runtime/agents/registry";
 import { getCheckpointView } from "@/lib/runtime/views/checkpoint-view";
 
 export const dynamic = "force-dynamic";
