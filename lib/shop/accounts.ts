@@ -1,12 +1,13 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { type AccountChangeRow, accountChanges, customerAccounts, type Effect } from "@/lib/db/schema";
+import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { accountIdOf, termsMatch } from "../db/queries/authority-terms";
 import { insertEffect } from "../db/queries/effects";
 import { queueEmail } from "../db/queries/outbox";
 import { spendAuthorization } from "../db/queries/receipts";
+import { accountIdOf, termsMatch } from "./authority-terms";
+import { type AccountChangeRow, accountChanges, customerAccounts } from "./schema";
 
 export { accountIdOf };
 

@@ -1,7 +1,7 @@
 import "server-only";
-import type { NewOrder } from "../db/schema";
 import type { Queryable } from "../db/tx";
 import { insertOrdersIfMissing } from "./orders";
+import type { NewOrder } from "./schema";
 
 /** A demo order; `daysAgo` becomes `placedAt` at seed time, so the 30-day rule behaves the same on any date. */
 export interface DemoOrder {

@@ -1,7 +1,7 @@
 import "server-only";
 import { asc } from "drizzle-orm";
-import { orders } from "../db/schema";
 import type { Queryable } from "../db/tx";
+import { orders } from "./schema";
 
 /** An order as the new-ticket form offers it. */
 export interface OrderChoice {

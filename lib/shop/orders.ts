@@ -1,7 +1,7 @@
 import "server-only";
 import { eq } from "drizzle-orm";
-import { type NewOrder, type Order, orders } from "../db/schema";
 import type { Queryable } from "../db/tx";
+import { type NewOrder, type Order, orders } from "./schema";
 
 /** One order by id (`ORD-1234`), or undefined. */
 export async function getOrder({

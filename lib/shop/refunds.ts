@@ -2,11 +2,12 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { count, eq, or, sql, sum } from "drizzle-orm";
 import { activeRunTrace } from "@/lib/platform/observability/tracing";
-import { termsMatch } from "../db/queries/authority-terms";
 import { type EffectIntent, getEffectByKey, insertEffect } from "../db/queries/effects";
 import { spendAuthorization } from "../db/queries/receipts";
-import { type Effect, effects, orders, type Refund, refunds, threads } from "../db/schema";
+import { type Effect, effects, threads } from "../db/schema";
 import type { Queryable } from "../db/tx";
+import { termsMatch } from "./authority-terms";
+import { orders, type Refund, refunds } from "./schema";
 
 /**
  * The key of a refund: the decision that authorized it (an approval's interrupt, or the policy step that approved

@@ -2,11 +2,12 @@ import "server-only";
 import { randomBytes, randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { AppError } from "@/lib/contract/errors";
-import { type Effect, type Voucher, vouchers } from "@/lib/db/schema";
+import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { termsMatch } from "../db/queries/authority-terms";
 import { queueEmail } from "../db/queries/outbox";
 import { spendAuthorization } from "../db/queries/receipts";
+import { termsMatch } from "./authority-terms";
+import { type Voucher, vouchers } from "./schema";
 
 /** The voucher key of a granting decision: one voucher per decision, whatever re-runs it. */
 export const voucherIdempotencyKey = (decisionRef: string) => `voucher:${decisionRef}`;

@@ -3,7 +3,6 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { canonicalPayload } from "@/lib/contract/canonical-json";
 import type { Principal } from "@/lib/contract/roles";
 import type { ReceiptView } from "@/lib/contract/wire";
-import { type Authorization, termsMatch, termsOf } from "@/lib/db/queries/authority-terms";
 import {
   getSpentAuthority,
   insertReceipts,
@@ -14,6 +13,7 @@ import {
 import type { DecisionReceipt } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { receiptHmac, receiptKeys } from "@/lib/platform/receipt-keys";
+import { type Authorization, termsMatch, termsOf } from "@/lib/shop/authority-terms";
 
 /*
  * Decision receipts (issue 50): a decision binds to what the decider saw. Every decision the ledger records gets a

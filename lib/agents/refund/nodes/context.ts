@@ -6,7 +6,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { uuid5 } from "@langchain/langgraph-checkpoint";
 import type { AppDb } from "@/lib/db/open";
-import type { Order } from "@/lib/db/schema";
+import type { Order } from "@/lib/shop/schema";
 import type { OrderSnapshot, RefundStateUpdate, RefundStateValue } from "../state";
 
 /** What the nodes need from outside the graph. */
