@@ -4,8 +4,8 @@
  * how many receipts it checked and each one that does not verify; exits 1 when any does not, 2 on a usage error.
  */
 import { openPglite, openPostgres } from "@/lib/db/open";
+import { verifyReceipts } from "@/lib/delivery/receipts";
 import { env } from "@/lib/platform/env";
-import { verifyReceipts } from "@/lib/runtime/runs/receipts";
 import { usageExit } from "./cli";
 
 const USAGE = "usage: npm run receipts -- verify";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Authorization } from "@/lib/contract/wire";
 import type { Queryable } from "@/lib/db/tx";
+import { recordDecisionReceipts } from "@/lib/delivery/receipts";
 import type { AgentDefinition } from "@/lib/runtime/agents/registry";
-import { recordDecisionReceipts } from "@/lib/runtime/runs/receipts";
 import { authorizationsOf } from "@/lib/runtime/runs/settle";
 import { type RecordRefundResult, recordRefund } from "@/lib/shop/refunds";
 

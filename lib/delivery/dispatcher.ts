@@ -13,10 +13,10 @@ import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { observeDelivery, traceDelivery } from "@/lib/delivery/effects";
 import { connectorsByKind, deliverDue, type RetryPolicy, type Settlement } from "@/lib/delivery/engine";
+import { checkEffectAuthority } from "@/lib/delivery/receipts";
 import { env } from "@/lib/platform/env";
 import { instanceId, instanceLabels, isGoneHere } from "@/lib/platform/instance";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
-import { checkEffectAuthority } from "@/lib/runtime/runs/receipts";
 import { type DeliveryResult, type EffectConnector, refused } from "./connector";
 import { EFFECT_KINDS, effectKind } from "./kinds";
 

@@ -3,7 +3,7 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { type BaseCheckpointSaver, END, START, StateGraph } from "@langchain/langgraph";
 import { askHuman, decisionRef } from "@/lib/agents/kit/ask-human";
-import { normalizeOrderRef } from "@/lib/agents/refund/classify-rules";
+import { normalizeOrderRef } from "@/lib/agents/kit/order-ref";
 import type { AppDb } from "@/lib/db/open";
 import { queueEmail } from "@/lib/db/queries/outbox";
 import { env } from "@/lib/platform/env";

@@ -2,7 +2,7 @@ import "server-only";
 import { Annotation } from "@langchain/langgraph";
 import { z } from "zod";
 import { PG_INT_MAX } from "@/lib/contract/params";
-import { ORDER_REF_PATTERN } from "../refund/classify-rules";
+import { ORDER_REF_PATTERN } from "./order-ref";
 
 /** A plain last-value channel with a default, so every key is present in the state from the start. */
 export function lastValue<T>(initial: () => T) {

@@ -10,30 +10,14 @@ export interface Classification {
   requestedCents: number | null;
 }
 
-/**
- * The order number format, shared with the `input_text` question that asks for it: any letter case, since the graph
- * upper-cases what the operator types.
- */
-export const ORDER_REF_PATTERN = "[Oo][Rr][Dd]-\\d{4}";
+export {
+  extractOrderRef,
+  normalizeOrderRef,
+  ORDER_REF_PATTERN,
+  orderRefsIn,
+} from "@/lib/agents/kit/order-ref";
 
-const ORDER_REF = /\bORD-\d{4}\b/i;
-const ORDER_REF_ALL = /\bORD-\d{4}\b/gi;
-
-/** The first order reference in `text`, normalized to upper case. */
-export function extractOrderRef(text: string): string | null {
-  return normalizeOrderRef(text.match(ORDER_REF)?.[0] ?? null);
-}
-
-/** Every order reference in `text`, normalized to upper case. */
-export function orderRefsIn(text: string): string[] {
-  return [...text.matchAll(ORDER_REF_ALL)].map((m) => m[0].toUpperCase());
-}
-
-/** `ord-1003` → `ORD-1003`; anything that is not exactly an order reference → null. */
-export function normalizeOrderRef(value: string | null | undefined): string | null {
-  const trimmed = value?.trim().toUpperCase() ?? "";
-  return new RegExp(`^${ORDER_REF_PATTERN}$`).test(trimmed) ? trimmed : null;
-}
+import { extractOrderRef, normalizeOrderRef, ORDER_REF_ALL } from "@/lib/agents/kit/order-ref";
 
 // A number with optional thousands separators and up to two decimals: 25 · 25.50 · 25,50 · 1,299 · 1.299,00
 const NUMBER = String.raw`\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;

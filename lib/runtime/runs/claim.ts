@@ -16,6 +16,7 @@ import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/platform/env";
 import { activeRunTrace } from "@/lib/platform/observability/tracing";
 import { ClaimObserver } from "@/lib/runtime/runs/runs";
+import type { DecisionChannel, NewReceipt } from "../../delivery/receipts";
 import { instanceId } from "../../platform/instance";
 import {
   compareVersions,
@@ -30,7 +31,6 @@ import { parseRunStartRead, runStartRead, type StartRead } from "./budget";
 import { startedWith, startRunInBackground } from "./executor";
 import { declaredMigration, migrateThread, migrationFailed } from "./migrate";
 import { assertQueueRoom } from "./queue-bounds";
-import type { DecisionChannel, NewReceipt } from "./receipts";
 import type { RunInput } from "./run-input";
 import { type AnswerEntry, knownDecisions, settle } from "./settle";
 

@@ -14,9 +14,9 @@ import { type InvolvedPrincipal, listInvolvedPrincipals } from "@/lib/db/queries
 import { insertReceipts } from "@/lib/db/queries/receipts";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Tx } from "@/lib/db/tx";
+import { type DecisionChannel, decisionReceipts, type NewReceipt } from "../../delivery/receipts";
 import { type AgentDefinition, type DecisionAttempt, getAgent } from "../agents/registry";
 import { refuseSystemActing } from "../agents/system-policy";
-import { type DecisionChannel, decisionReceipts, type NewReceipt } from "./receipts";
 import type { RunInput } from "./run-input";
 
 /*

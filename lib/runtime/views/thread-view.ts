@@ -12,9 +12,9 @@ import { listWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun, getLastFailedRun, lastFork } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
+import { listReceiptViews } from "../../delivery/receipts";
 import { findAgent, getAgent, getAgentGraph, hasAgent, readableAgent } from "../agents/registry";
 import { ticketLines, ticketOf } from "../runs/intake";
-import { listReceiptViews } from "../runs/receipts";
 import { listEffectViews } from "./effects";
 
 /** A pending interrupt as the console and API clients see it. */

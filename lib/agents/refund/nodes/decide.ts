@@ -1,7 +1,7 @@
 import "server-only";
 import { askHuman, askHumanDecision, decisionRef } from "@/lib/agents/kit/ask-human";
 import { formatMoney } from "@/lib/contract/wire";
-import { recordSystemReceipt } from "@/lib/runtime/runs/receipts";
+import { recordSystemReceipt } from "@/lib/delivery/receipts";
 import { sumRefundsForOrder } from "@/lib/shop/refunds";
 import { AUTO_APPROVE_LIMIT_CENTS, evaluatePolicy } from "../policy";
 import type { OrderSnapshot, RefundDecision, RefundMethod, RefundStateValue } from "../state";
