@@ -242,7 +242,7 @@ function roomOfModule(path: string): string | null {
 }
 
 /** Every import that breaks a floor, as `importer → module: rule`. */
-export function floorViolations(): Map<string, string> {
+function floorViolations(): Map<string, string> {
   const out = new Map<string, string>();
   const files = ["lib", "app", "components"].flatMap((d) => productFiles(join(root, d)));
   for (const abs of files) {

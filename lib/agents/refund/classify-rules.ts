@@ -17,7 +17,7 @@ export {
   orderRefsIn,
 } from "@/lib/agents/kit/order-ref";
 
-import { extractOrderRef, normalizeOrderRef, ORDER_REF_ALL } from "@/lib/agents/kit/order-ref";
+import { extractOrderRef, ORDER_REF_ALL } from "@/lib/agents/kit/order-ref";
 
 // A number with optional thousands separators and up to two decimals: 25 · 25.50 · 25,50 · 1,299 · 1.299,00
 const NUMBER = String.raw`\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;
