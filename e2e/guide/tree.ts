@@ -25,7 +25,7 @@ export function guideAgents(): { folder: string; exportName: string }[] {
 
 /** Follow the guide in `dir`: the folder, and the registry's import and entry. */
 export function followGuide(dir: string): void {
-  const registry = join(dir, "lib", "agents.ts");
+  const registry = join(dir, "lib", "agents", "index.ts");
   let text = readFileSync(registry, "utf8");
   for (const { folder, exportName } of guideAgents()) {
     cpSync(join(GUIDE_AGENTS_DIR, folder), join(dir, "lib", "agents", folder), {
