@@ -2,18 +2,14 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
-
-const KEY = Symbol.for("hitl-console.instance-id");
-type G = typeof globalThis & { [KEY]?: string };
+import { singleton } from "@/lib/platform/singleton";
 
 /**
  * This server process's identity as a run owner: a random id, nothing else. Hostname and pid are only labels (see
  * {@link instanceLabels}): replicas in separate containers share a hostname and are all pid 1.
  */
 export function instanceId(): string {
-  const g = globalThis as G;
-  g[KEY] ??= randomUUID();
-  return g[KEY];
+  return singleton("instance-id", () => randomUUID());
 }
 
 export interface InstanceLabels {

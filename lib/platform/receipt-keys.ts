@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { env } from "@/lib/platform/env";
 import { tightenTree, writePrivateFile } from "@/lib/platform/private-files";
+import { singleton } from "@/lib/platform/singleton";
 
 /*
  * The keys that sign decision receipts (lib/runtime/runs/receipts.ts) and key the digests of values receipts must not hold
@@ -22,9 +23,6 @@ export interface ReceiptKeys {
   signing: ReceiptKey;
   byId: ReadonlyMap<string, ReceiptKey>;
 }
-
-const KEY = Symbol.for("hitl-console.receipt-keys");
-type G = typeof globalThis & { [KEY]?: ReceiptKeys };
 
 /** Parse `RECEIPT_KEYS` (`id:secret,id:secret`): ids are 1–32 letters, digits, `-` or `_`; secrets 32+ characters. */
 export function parseReceiptKeys(text: string): ReceiptKey[] {
@@ -80,8 +78,10 @@ function baseSecret(): string {
 
 /** This process's receipt keys (read once). */
 export function receiptKeys(): ReceiptKeys {
-  const g = globalThis as G;
-  if (g[KEY]) return g[KEY];
+  return singleton("receipt-keys", readReceiptKeys);
+}
+
+function readReceiptKeys(): ReceiptKeys {
   let list: ReceiptKey[];
   if (env.RECEIPT_KEYS) {
     list = parseReceiptKeys(env.RECEIPT_KEYS);
@@ -94,8 +94,7 @@ export function receiptKeys(): ReceiptKeys {
   }
   const [signing] = list;
   if (!signing) throw new Error("RECEIPT_KEYS: no key");
-  g[KEY] = { signing, byId: new Map(list.map((k) => [k.id, k])) };
-  return g[KEY];
+  return { signing, byId: new Map(list.map((k) => [k.id, k])) };
 }
 
 /** HMAC-SHA256 (hex) of `text` under the key `keyId` (the signing key when omitted); null for a key this process lacks. */

@@ -1,10 +1,11 @@
 import "server-only";
 import { logger } from "@/lib/platform/observability/logger";
+import { singleton } from "@/lib/platform/singleton";
 
 /**
  * The runtime's state in this process, for /api/health and the route wrapper: whether its background work
  * (recovery, heartbeat, LISTEN) has started, which of it cannot reach the database, and whether the process is
- * draining. On `globalThis`: `instrumentation.ts` (which starts the work) and the routes (which read it) are
+ * draining. A process-wide `singleton`: `instrumentation.ts` (which starts the work) and the routes (which read it) are
  * bundled apart.
  */
 export type Phase = "starting" | "running" | "draining";
@@ -15,13 +16,8 @@ interface State {
   failing: Map<string, number>;
 }
 
-const KEY = Symbol.for("hitl-console.runtime-status");
-type G = typeof globalThis & { [KEY]?: State };
-
 function state(): State {
-  const g = globalThis as G;
-  g[KEY] ??= { phase: "starting", failing: new Map() };
-  return g[KEY];
+  return singleton<State>("runtime-status", () => ({ phase: "starting", failing: new Map() }));
 }
 
 export function runtimePhase(): Phase {

@@ -4,10 +4,8 @@ import pg from "pg";
 import { createTestDatabase } from "@/e2e/support/pg";
 import { AppError } from "../../contract/errors";
 import { createLogger } from "../observability/logger";
+import { clearSingleton, setSingleton } from "../singleton";
 import { errorResponse } from "./error-response";
-
-const LOGGER = Symbol.for("hitl-console.logger");
-type G = typeof globalThis & { [LOGGER]?: unknown };
 
 /** What the server's logger wrote, one parsed JSON object per line; and what else reached stderr. */
 function captureServerLog() {
@@ -27,7 +25,8 @@ function captureServerLog() {
     vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void stderr.push(args.join(" "))),
     vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => void stderr.push(args.join(" "))),
   ];
-  (globalThis as G)[LOGGER] = createLogger(stream, "info");
+  // The process's logger (`logger()`), replaced by one that writes here.
+  setSingleton("logger", createLogger(stream, "info"));
   return {
     lines,
     raw,
@@ -39,7 +38,7 @@ function captureServerLog() {
     },
     stop() {
       for (const spy of restore) spy.mockRestore();
-      delete (globalThis as G)[LOGGER];
+      clearSingleton("logger");
     },
   };
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
+import { peekSingleton, singleton } from "@/lib/platform/singleton";
 
 /*
  * `next start` hands route handlers a Request without the socket. It fills in X-Forwarded-For from the socket only
@@ -11,18 +12,22 @@ import http from "node:http";
  */
 
 export const PEER_HEADER = "x-hitl-peer";
-const GLOBAL_KEY = Symbol.for("hitl-console.peer-stamp");
-type GlobalWithStamp = typeof globalThis & { [GLOBAL_KEY]?: string };
+/** The process's token (a process-wide singleton: the routes read what instrumentation.ts installed). */
+const STAMP = "peer-stamp";
 
 /**
  * Stamp every request of this process's HTTP servers with its peer address (once per process; instrumentation
  * calls it before the first request is handled). Requests accepted before it have no stamp and no known peer.
  */
 export function installPeerStamp(): void {
-  const g = globalThis as GlobalWithStamp;
-  if (g[GLOBAL_KEY]) return;
-  const token = randomBytes(18).toString("base64url");
-  g[GLOBAL_KEY] = token;
+  singleton(STAMP, () => {
+    const token = randomBytes(18).toString("base64url");
+    stampRequests(token);
+    return token;
+  });
+}
+
+function stampRequests(token: string): void {
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function stampedEmit(
     this: http.Server,
@@ -39,7 +44,7 @@ export function installPeerStamp(): void {
 
 /** The socket peer address stamped on these headers, or null (no stamp, or a client's forgery). */
 export function peerAddress(headers: Headers): string | null {
-  const token = (globalThis as GlobalWithStamp)[GLOBAL_KEY];
+  const token = peekSingleton<string>(STAMP);
   const value = headers.get(PEER_HEADER);
   if (!token || !value) return null;
   const space = value.indexOf(" ");

@@ -2,6 +2,7 @@ import "server-only";
 import { isSpanContextValid, trace } from "@opentelemetry/api";
 import pino, { type Logger } from "pino";
 import { env } from "@/lib/platform/env";
+import { singleton } from "@/lib/platform/singleton";
 
 /**
  * The server's one logger (pino): a JSON line per entry with `level`, `time`, `msg`, the `threadId` / `runId` a
@@ -45,14 +46,9 @@ export function createLogger(destination?: pino.DestinationStream, level: string
   return destination ? pino(options, destination) : pino(options);
 }
 
-const KEY = Symbol.for("hitl-console.logger");
-type G = typeof globalThis & { [KEY]?: Logger };
-
 /** The process's logger (one per process, shared by instrumentation.ts and the route bundles). */
 export function logger(): Logger {
-  const g = globalThis as G;
-  g[KEY] ??= createLogger();
-  return g[KEY];
+  return singleton("logger", () => createLogger());
 }
 
 /** Ids of a run for a log line (its trace id too, for lines written outside the run's own context). */

@@ -1,8 +1,9 @@
 import "server-only";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { singleton } from "@/lib/platform/singleton";
 
 /**
- * The Prometheus series of this process (prom-client), one registry per process on `globalThis`: instrumentation.ts
+ * The Prometheus series of this process (prom-client), one registry per process (a `singleton`): instrumentation.ts
  * and the route bundles load this module separately, and both must count into the same series.
  *
  * Two kinds of series. Counters and histograms count what this instance did (runs it finished, decisions it took,
@@ -161,14 +162,9 @@ function create() {
 
 export type Metrics = ReturnType<typeof create>;
 
-const KEY = Symbol.for("hitl-console.metrics");
-type G = typeof globalThis & { [KEY]?: Metrics };
-
 /** This process's metrics (created on first use). */
 export function metrics(): Metrics {
-  const g = globalThis as G;
-  g[KEY] ??= create();
-  return g[KEY];
+  return singleton("metrics", create);
 }
 
 /** A label value from a bounded vocabulary: short lowercase words only, anything else is `other`. */

@@ -3,9 +3,9 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor } from "@opentelemetry/sdk-trace";
 import { env } from "@/lib/platform/env";
+import { peekSingleton, singleton } from "@/lib/platform/singleton";
 
-const KEY = Symbol.for("hitl-console.otel-sdk");
-type G = typeof globalThis & { [KEY]?: NodeSDK };
+const SDK = "otel-sdk";
 
 /**
  * Start OpenTelemetry for this process (from instrumentation.ts, once): a tracer provider with async-local context,
@@ -15,8 +15,10 @@ type G = typeof globalThis & { [KEY]?: NodeSDK };
  * auto-instrumentation.
  */
 export function startTelemetry(): void {
-  const g = globalThis as G;
-  if (g[KEY]) return;
+  singleton(SDK, createTelemetry);
+}
+
+function createTelemetry(): NodeSDK {
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, "");
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME,
@@ -36,12 +38,12 @@ export function startTelemetry(): void {
     instrumentations: [],
   });
   sdk.start();
-  g[KEY] = sdk;
+  return sdk;
 }
 
 /** Export what is still buffered (on shutdown); never throws and never waits longer than `timeoutMs`. */
 export async function flushTelemetry(timeoutMs = 2_000): Promise<void> {
-  const sdk = (globalThis as G)[KEY];
+  const sdk = peekSingleton<NodeSDK>(SDK);
   if (!sdk) return;
   await Promise.race([sdk.shutdown().catch(() => {}), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
 }

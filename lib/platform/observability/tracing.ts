@@ -11,6 +11,7 @@ import {
   TraceFlags,
   trace,
 } from "@opentelemetry/api";
+import { singleton } from "@/lib/platform/singleton";
 
 /**
  * One trace per run. Its root span (`run`) starts where the run is claimed — the claim is its first child — and ends
@@ -103,12 +104,8 @@ export function traceIdOf(span: Span | undefined): string | null {
 }
 
 /** Run spans started at claim time, waiting for the executor to pick them up (one process, keyed by run id). */
-const PENDING = Symbol.for("hitl-console.run-spans");
-type G = typeof globalThis & { [PENDING]?: Map<string, Span> };
 function pending(): Map<string, Span> {
-  const g = globalThis as G;
-  g[PENDING] ??= new Map();
-  return g[PENDING];
+  return singleton("run-spans", () => new Map<string, Span>());
 }
 
 /** Hand a claimed run's root span to the executor. */
