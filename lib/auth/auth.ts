@@ -7,6 +7,7 @@ import { recordAudit } from "@/lib/db/queries/audit";
 import { authAccounts, authRateLimits, authSessions, authUsers, authVerifications } from "@/lib/db/schema";
 import { env } from "@/lib/platform/env";
 import { logger } from "@/lib/platform/observability/logger";
+import { clearSingleton, singleton } from "@/lib/platform/singleton";
 import { isRole } from "../contract/roles";
 import { betterAuthLog } from "./auth-log";
 import { CLIENT_IP_HEADER } from "./client-ip";
@@ -102,17 +103,16 @@ function createAuth(db: AppDb) {
 
 export type Auth = ReturnType<typeof createAuth>;
 
-const GLOBAL_KEY = Symbol.for("hitl-console.auth");
-type GlobalWithAuth = typeof globalThis & { [GLOBAL_KEY]?: Promise<Auth> };
+const AUTH = "auth";
 
-/** The process's better-auth instance, on the process's database (cached like the database itself). */
+/** The process's better-auth instance, on the process's database (a `singleton` like the database itself). */
 export function getAuth(): Promise<Auth> {
-  const g = globalThis as GlobalWithAuth;
-  g[GLOBAL_KEY] ??= getDatabase()
-    .then(({ db }) => createAuth(db))
-    .catch((error) => {
-      delete g[GLOBAL_KEY];
-      throw error;
-    });
-  return g[GLOBAL_KEY];
+  return singleton(AUTH, () =>
+    getDatabase()
+      .then(({ db }) => createAuth(db))
+      .catch((error) => {
+        clearSingleton(AUTH);
+        throw error;
+      }),
+  );
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { singleton } from "@/lib/platform/singleton";
 import type { SessionUser } from "../contract/roles";
 
 /**
@@ -33,13 +34,9 @@ interface CacheState {
   entries: Map<string, Entry>;
 }
 
-const KEY = Symbol.for("hitl-console.session-cache");
-type G = typeof globalThis & { [KEY]?: CacheState };
-
+/** Process-wide: the listener (started by instrumentation.ts) and the routes that read the cache are bundled apart. */
 function state(): CacheState {
-  const g = globalThis as G;
-  g[KEY] ??= { live: false, generation: 0, entries: new Map() };
-  return g[KEY];
+  return singleton<CacheState>("session-cache", () => ({ live: false, generation: 0, entries: new Map() }));
 }
 
 /** Forget every cached session (a revocation was announced, or announcements may have been missed). */

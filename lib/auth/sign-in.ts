@@ -7,6 +7,7 @@ import { env } from "@/lib/platform/env";
 import { errorResponse } from "@/lib/platform/http/error-response";
 import { assertJsonContentType, parseJsonText, readBodyText } from "@/lib/platform/http/http";
 import { parseIp } from "@/lib/platform/net/client-address";
+import { singleton } from "@/lib/platform/singleton";
 import { getAuth } from "./auth";
 import { forBetterAuth, requestClientAddress } from "./client-ip";
 import { createGate, type Gate } from "./gate";
@@ -21,14 +22,11 @@ const REFUSED = new AppError(
   "The email or password is not right, or the account is disabled.",
 );
 
-const GATE_KEY = Symbol.for("hitl-console.sign-in-gate");
-type GlobalWithGate = typeof globalThis & { [GATE_KEY]?: Gate };
-
 /** The process's bound on concurrent password checks (scrypt), shared by every route bundle. */
 function hashGate(): Gate {
-  const g = globalThis as GlobalWithGate;
-  g[GATE_KEY] ??= createGate({ concurrency: env.SIGN_IN_CONCURRENCY, queue: env.SIGN_IN_QUEUE });
-  return g[GATE_KEY];
+  return singleton("sign-in-gate", () =>
+    createGate({ concurrency: env.SIGN_IN_CONCURRENCY, queue: env.SIGN_IN_QUEUE }),
+  );
 }
 
 function refusal(error: AppError, retryAfterSeconds?: number): Response {

@@ -1,3 +1,4 @@
+import { singleton } from "@/lib/platform/singleton";
 import type { TupleRow } from "./sql";
 
 /*
@@ -43,14 +44,12 @@ interface Head {
   unknown: boolean;
 }
 
-const HEADS = Symbol.for("hitl-console.run-heads");
 /** Most heads kept (a run that fails before its end leaves one behind until it is pushed out). */
 const MAX_HEADS = 1_000;
 
+/** The heads of this process's runs, by thread (process-wide: every copy of the saver's module shares them). */
 function heads(): Map<string, Head> {
-  const g = globalThis as typeof globalThis & { [HEADS]?: Map<string, Head> };
-  g[HEADS] ??= new Map();
-  return g[HEADS];
+  return singleton("run-heads", () => new Map<string, Head>());
 }
 
 /** The run's first read of its thread's latest root checkpoint (`row`, or none): what its writes build on. */

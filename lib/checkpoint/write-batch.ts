@@ -1,4 +1,5 @@
 import type { SqlClient } from "@/lib/db/sql-client";
+import { singleton } from "@/lib/platform/singleton";
 import { WRITE_BATCH } from "./sql";
 
 /** One `put`: the checkpoint row (its JSON already serialized) and the channel values it changed. */
@@ -41,17 +42,13 @@ export interface EventsPut {
 
 export type BatchItem = CheckpointPut | WritesPut | EventsPut;
 
-const BATCHERS = Symbol.for("hitl-console.write-batchers");
-
 /**
  * The process's batcher for a client: every saver on it and every run's event sink (`EventSink`) share it, so a
- * step's checkpoint, its writes and its events — of every thread the process runs — go out together. Kept on
- * `globalThis`: a module bundled twice must not split the batch.
+ * step's checkpoint, its writes and its events — of every thread the process runs — go out together. A process-wide
+ * `singleton`: a module bundled twice must not split the batch.
  */
 export function batcherFor(sql: SqlClient): WriteBatcher {
-  const g = globalThis as typeof globalThis & { [BATCHERS]?: WeakMap<SqlClient, WriteBatcher> };
-  g[BATCHERS] ??= new WeakMap();
-  const all = g[BATCHERS];
+  const all = singleton("write-batchers", () => new WeakMap<SqlClient, WriteBatcher>());
   let batcher = all.get(sql);
   if (!batcher) {
     batcher = new WriteBatcher(sql);

@@ -1,6 +1,7 @@
 import "server-only";
 import { errorCodeOf } from "@/lib/contract/errors";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
+import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
 import { getDatabase } from "./client";
 import type { Database } from "./open";
 
@@ -15,32 +16,31 @@ export interface DatabaseHealth {
   waiting?: number;
 }
 
-const KEY = Symbol.for("hitl-console.health-failing");
-type G = typeof globalThis & { [KEY]?: boolean };
+/** Whether the last check failed (process-wide: the health route and instrumentation.ts may be bundled apart). */
+const FAILING = "health-failing";
 
 /**
  * Open (and migrate) the database if needed, then run one trivial query. A failure is logged when the database
  * stops answering, not at every probe of a load balancer; the next success says it is back.
  */
 export async function checkDatabase(timeoutMs = 5_000): Promise<DatabaseHealth> {
-  const g = globalThis as G;
   const started = performance.now();
   let database: Database | undefined;
   try {
     database = await withTimeout(getDatabase(), timeoutMs);
     await withTimeout(database.sql.query("SELECT 1"), timeoutMs);
-    if (g[KEY]) logger().info("health: the database answers again");
-    g[KEY] = false;
+    if (peekSingleton<boolean>(FAILING)) logger().info("health: the database answers again");
+    setSingleton(FAILING, false);
     return {
       ok: true,
       database: database.kind,
       latencyMs: Math.round((performance.now() - started) * 10) / 10,
     };
   } catch (error) {
-    if (!g[KEY]) {
+    if (!peekSingleton<boolean>(FAILING)) {
       logger().error(errorFields(error), "health: database check failed");
     }
-    g[KEY] = true;
+    setSingleton(FAILING, true);
     // Opened, but the statement waited past its limit: busy (a long or stuck transaction), not unreachable.
     const busy =
       database !== undefined && (errorCodeOf(error) === "unavailable:database_busy" || isTimeout(error));
