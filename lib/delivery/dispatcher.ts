@@ -17,6 +17,7 @@ import { checkEffectAuthority } from "@/lib/delivery/receipts";
 import { env } from "@/lib/platform/env";
 import { instanceId, instanceLabels, isGoneHere } from "@/lib/platform/instance";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
+import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
 import { type DeliveryResult, type EffectConnector, refused } from "./connector";
 import { EFFECT_KINDS, effectKind } from "./kinds";
 
@@ -149,16 +150,19 @@ async function settleEffect(
   }
 }
 
-const KEY = Symbol.for("hitl-console.effect-dispatcher");
-type G = typeof globalThis & { [KEY]?: { timer: NodeJS.Timeout; kick: () => void } };
+/** This process's dispatcher once started (process-wide: one timer however often the module is bundled). */
+const DISPATCHER = "effect-dispatcher";
+interface Dispatcher {
+  timer: NodeJS.Timeout;
+  kick: () => void;
+}
 
 /**
  * Start this process's dispatcher (idempotent): every EFFECT_POLL_MS it delivers what is due, on every instance
  * alike (claims never overlap). Effects left `sending` by a crashed process are taken over and reconciled.
  */
 export async function startDispatcher(): Promise<void> {
-  const g = globalThis as G;
-  if (g[KEY]) return;
+  if (peekSingleton<Dispatcher>(DISPATCHER)) return;
   const { db } = await getDatabase();
   const connectors = connectorsFromEnv(db);
   const retry: RetryPolicy = {
@@ -181,6 +185,6 @@ export async function startDispatcher(): Promise<void> {
   };
   const timer = setInterval(() => void tick(), env.EFFECT_POLL_MS);
   timer.unref();
-  g[KEY] = { timer, kick: () => void tick() };
+  setSingleton<Dispatcher>(DISPATCHER, { timer, kick: () => void tick() });
   void tick();
 }

@@ -14,6 +14,7 @@ import {
 } from "@/lib/db/queries/notifications";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
+import { clearSingleton, peekSingleton, singleton } from "@/lib/platform/singleton";
 import { isDraining } from "@/lib/platform/status";
 import { decideAndResume } from "@/lib/runtime/runs/claim";
 import { deliverNotifications } from "../delivery/notify";
@@ -165,13 +166,15 @@ async function noticeRecent(db: AppDb): Promise<void> {
   }
 }
 
-const KEY = Symbol.for("hitl-console.deadlines");
-type G = typeof globalThis & { [KEY]?: NodeJS.Timeout };
+/** This process's deadline timer (process-wide: one timer however often the module is bundled). */
+const DEADLINES = "deadlines";
 
-/** Start this instance's deadline timer (escalation, expiry, notifications, expired claims, feed pruning). */
+/** Start this instance's deadline timer (escalation, expiry, notifications, expired claims, feed pruning), once. */
 export function startDeadlines(): void {
-  const g = globalThis as G;
-  if (g[KEY]) return;
+  singleton(DEADLINES, startTimer);
+}
+
+function startTimer(): NodeJS.Timeout {
   let running = false;
   let passes = 0;
   const tick = async () => {
@@ -191,14 +194,14 @@ export function startDeadlines(): void {
       running = false;
     }
   };
-  g[KEY] = setInterval(() => void tick(), env.DEADLINE_SWEEP_MS);
-  g[KEY].unref();
+  const timer = setInterval(() => void tick(), env.DEADLINE_SWEEP_MS);
+  timer.unref();
   void tick();
+  return timer;
 }
 
 /** Stop the timer (the process is draining). */
 export function stopDeadlines(): void {
-  const g = globalThis as G;
-  clearInterval(g[KEY]);
-  delete g[KEY];
+  clearInterval(peekSingleton<NodeJS.Timeout>(DEADLINES));
+  clearSingleton(DEADLINES);
 }

@@ -9,6 +9,7 @@ import {
 } from "@/lib/db/queries/inbox-changes";
 import { env, listenUrl } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
+import { singleton } from "@/lib/platform/singleton";
 
 /*
  * One change-feed pump per process, shared by every live inbox stream it serves. On Postgres a dedicated connection
@@ -44,12 +45,9 @@ interface Pump {
   generation: number;
 }
 
-const KEY = Symbol.for("hitl-console.inbox-feed");
-type G = typeof globalThis & { [KEY]?: Pump };
-
+/** The process's one pump (a process-wide singleton: every route bundle's streams share it). */
 function pump(): Pump {
-  const g = globalThis as G;
-  g[KEY] ??= {
+  return singleton<Pump>("inbox-feed", () => ({
     listeners: new Set(),
     lastId: -1,
     seen: new Set(),
@@ -59,8 +57,7 @@ function pump(): Pump {
     stopped: false,
     start: null,
     generation: 0,
-  };
-  return g[KEY];
+  }));
 }
 
 /**

@@ -8,17 +8,17 @@ import {
   oldestInboxChangeId,
 } from "@/lib/db/queries/inbox-changes";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
+import { singleton } from "@/lib/platform/singleton";
 import { subscribeInbox } from "./inbox-feed";
 
 const encoder = new TextEncoder();
 
-/** Open SSE bodies of this process (the same registry the thread streams use: a draining server ends them all). */
-const STREAMS = Symbol.for("hitl-console.open-streams");
-type G = typeof globalThis & { [STREAMS]?: Set<() => void> };
+/**
+ * Open SSE bodies of this process: the same `open-streams` singleton the thread streams use
+ * (lib/runtime/runs/stream.ts), so a draining server ends them all.
+ */
 function openStreams(): Set<() => void> {
-  const g = globalThis as G;
-  g[STREAMS] ??= new Set();
-  return g[STREAMS];
+  return singleton("open-streams", () => new Set<() => void>());
 }
 
 function frame(event: string, data: unknown, id?: number): Uint8Array {

@@ -1,6 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import { formatMoney } from "@/lib/contract/wire";
+import { singleton } from "@/lib/platform/singleton";
 import { type EffectConnector, type EffectDelivery, type EffectKind, refused, retryable } from "../connector";
 
 /** A refund: said with its amount and order; a failed one may be refunded by hand and recorded so. */
@@ -132,17 +133,13 @@ function networkError(error: unknown, timeoutMs: number): string {
   return `connection failed (${String(detail ?? "unknown error")})`;
 }
 
-const SIMULATED = Symbol.for("hitl-console.simulated-payments");
-type G = typeof globalThis & { [SIMULATED]?: Map<string, string> };
-
 /**
  * The embedded default: a provider simulated in this process (so `npm start` needs no payment account). It keeps the
  * contract — one refund per key — in memory, and always answers.
  */
 export function simulatedPaymentGateway(): PaymentGateway {
-  const g = globalThis as G;
-  g[SIMULATED] ??= new Map();
-  const applied = g[SIMULATED];
+  // Process-wide: every bundle's gateway answers from the same refunds.
+  const applied = singleton("simulated-payments", () => new Map<string, string>());
   return {
     async createRefund(key) {
       const known = applied.get(key);
