@@ -8,6 +8,7 @@ import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/platform/env";
+import { singleton } from "@/lib/platform/singleton";
 import type { AgentDefinition, AgentGraph } from "./agent-definition";
 import { withRuntimeQuestions } from "./runtime-questions";
 
@@ -23,17 +24,9 @@ export function multitaskOf(agent: Pick<AgentDefinition, "id" | "multitask">): M
   return env.MULTITASK[agent.id] ?? agent.multitask ?? "reject";
 }
 
-const KEY = Symbol.for("hitl-console.agents");
-const REFUSED_KEY = Symbol.for("hitl-console.agents-refused");
-type G = typeof globalThis & {
-  [KEY]?: Map<string, AgentDefinition>;
-  [REFUSED_KEY]?: Map<string, RefusedVersion>;
-};
-
+/** The registered agent versions, by `agent@version` (process-wide: every bundle registers into and reads one). */
 function registry(): Map<string, AgentDefinition> {
-  const g = globalThis as G;
-  g[KEY] ??= new Map();
-  return g[KEY];
+  return singleton("agents", () => new Map<string, AgentDefinition>());
 }
 
 /** An agent version this process will not run: what it declared and what its graph is. */
@@ -46,9 +39,7 @@ export interface RefusedVersion {
 }
 
 function refusedVersions(): Map<string, RefusedVersion> {
-  const g = globalThis as G;
-  g[REFUSED_KEY] ??= new Map();
-  return g[REFUSED_KEY];
+  return singleton("agents-refused", () => new Map<string, RefusedVersion>());
 }
 
 /**
@@ -143,9 +134,6 @@ export function interruptDescriber(agent: AgentDefinition): DescribeInterrupt {
   };
 }
 
-const GRAPHS_KEY = Symbol.for("hitl-console.agent-graphs");
-type GraphCache = typeof globalThis & { [GRAPHS_KEY]?: Map<string, Promise<AgentGraph>> };
-
 /**
  * Checkpoint metadata every run writes: the agent version it ran under, the run that wrote it (`run_id`: a rollback
  * marks a stopped run's checkpoints abandoned by it), and a migration's own `source`.
@@ -158,9 +146,7 @@ export const CHECKPOINT_STAMP = {
 
 /** The compiled graph of an agent version on the process's database and checkpointer (one per version per process). */
 export function getAgentGraph(agent: AgentDefinition): Promise<AgentGraph> {
-  const g = globalThis as GraphCache;
-  g[GRAPHS_KEY] ??= new Map();
-  const graphs = g[GRAPHS_KEY];
+  const graphs = singleton("agent-graphs", () => new Map<string, Promise<AgentGraph>>());
   const key = agentKey(agent);
   let graph = graphs.get(key);
   if (!graph) {

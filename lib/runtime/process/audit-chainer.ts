@@ -3,6 +3,7 @@ import { getDatabase } from "@/lib/db/client";
 import { chainAuditTrail } from "@/lib/db/queries/audit";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
+import { peekSingleton, singleton } from "@/lib/platform/singleton";
 
 /*
  * The audit trail's chainer (migration audit_chain_after_commit). An audited transaction only digests its rows; every
@@ -11,21 +12,25 @@ import { errorFields, logger } from "@/lib/platform/observability/logger";
  * waits for a tick; a row left unchained 5 minutes after its insert is reported by `audit_log_verify()`.
  */
 
-const KEY = Symbol.for("hitl-console.audit-chainer");
-type G = typeof globalThis & { [KEY]?: { timer: NodeJS.Timeout; running: boolean } };
+/** This process's chainer once started (process-wide: one timer however often the module is bundled). */
+const CHAINER = "audit-chainer";
+interface Chainer {
+  timer: NodeJS.Timeout;
+  running: boolean;
+}
 
 /** Start this process's chainer (idempotent). */
 export function startAuditChainer(): void {
-  const g = globalThis as G;
-  if (g[KEY]) return;
-  const state = { timer: setInterval(() => void chainOnce(), env.AUDIT_CHAIN_MS), running: false };
-  state.timer.unref();
-  g[KEY] = state;
+  singleton<Chainer>(CHAINER, () => {
+    const state = { timer: setInterval(() => void chainOnce(), env.AUDIT_CHAIN_MS), running: false };
+    state.timer.unref();
+    return state;
+  });
 }
 
 /** One tick: link what has committed, unless this process is still at the previous tick. How many rows it linked. */
 export async function chainOnce(): Promise<number> {
-  const state = (globalThis as G)[KEY];
+  const state = peekSingleton<Chainer>(CHAINER);
   if (state?.running) return 0;
   if (state) state.running = true;
   try {

@@ -6,6 +6,7 @@ import type { Database } from "@/lib/db/open";
 import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
 import { getRun, RUNS_CHANNEL } from "@/lib/db/queries/runs";
 import { listenUrl } from "@/lib/platform/env";
+import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
 import { instanceId } from "../../platform/instance";
 import { backoff, reportReachable, reportUnreachable } from "../../platform/status";
 import { wakeThread } from "../runs/event-bus";
@@ -17,8 +18,8 @@ interface Listener {
   stopped: boolean;
   timer?: NodeJS.Timeout;
 }
-const KEY = Symbol.for("hitl-console.event-listener");
-type G = typeof globalThis & { [KEY]?: Listener };
+/** This process's listener once started (process-wide: one connection however often the module is bundled). */
+const LISTENER = "event-listener";
 
 /**
  * Hear appends made by other server instances (Postgres LISTEN/NOTIFY on a dedicated connection) and wake this
@@ -28,11 +29,9 @@ type G = typeof globalThis & { [KEY]?: Listener };
  * sessions and users (`hitl_auth`), which empty the session cache; the cache serves only while this listens.
  */
 export async function startEventListener(): Promise<void> {
-  const g = globalThis as G;
   const url = listenUrl();
-  if (g[KEY] || !url) return;
-  const state: Listener = { client: null, stopped: false };
-  g[KEY] = state;
+  if (peekSingleton<Listener>(LISTENER) || !url) return;
+  const state = setSingleton<Listener>(LISTENER, { client: null, stopped: false });
   const me = instanceId();
   const delays = backoff({ initialMs: 250, maxMs: 5_000 });
   const connect = async (): Promise<void> => {
@@ -104,7 +103,7 @@ async function stopIfHere(runId: string): Promise<void> {
 
 /** Stop listening (the process is exiting). */
 export async function stopEventListener(): Promise<void> {
-  const state = (globalThis as G)[KEY];
+  const state = peekSingleton<Listener>(LISTENER);
   if (!state) return;
   state.stopped = true;
   clearTimeout(state.timer);
@@ -118,8 +117,8 @@ export async function stopEventListener(): Promise<void> {
   }
 }
 
-const EMBEDDED_KEY = Symbol.for("hitl-console.embedded-listener");
-type GE = typeof globalThis & { [EMBEDDED_KEY]?: boolean };
+/** Set once the embedded database's auth notifications are heard (process-wide, like the listener). */
+const EMBEDDED = "embedded-listener";
 
 /**
  * Embedded PGlite: this process is the database's only client (its data directory is locked), so every change to
@@ -127,9 +126,8 @@ type GE = typeof globalThis & { [EMBEDDED_KEY]?: boolean };
  * transaction's notifications with its COMMIT). The session cache can serve on PGlite too, with the same revocation.
  */
 export async function listenEmbedded(database: Database): Promise<void> {
-  const g = globalThis as GE;
-  if (g[EMBEDDED_KEY] || !database.listen) return;
+  if (peekSingleton<boolean>(EMBEDDED) || !database.listen) return;
   await database.listen(AUTH_CHANNEL, invalidateSessions);
-  g[EMBEDDED_KEY] = true;
+  setSingleton(EMBEDDED, true);
   setSessionCacheLive(true);
 }

@@ -2,11 +2,9 @@ import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { recordQueueSample } from "@/lib/db/queries/operations";
 import { env } from "@/lib/platform/env";
+import { singleton } from "@/lib/platform/singleton";
 import { errorFields, logger } from "../../platform/observability/logger";
 import { refreshQueueGauges } from "../views/scrape";
-
-const KEY = Symbol.for("hitl-console.queue-sampler");
-type G = typeof globalThis & { [KEY]?: NodeJS.Timeout };
 
 /**
  * Sample the queue every OPS_SAMPLE_INTERVAL_MS for the operations page's charts (the numbers `/api/metrics`
@@ -14,8 +12,11 @@ type G = typeof globalThis & { [KEY]?: NodeJS.Timeout };
  * Idempotent per process.
  */
 export function startQueueSampler(): void {
-  const g = globalThis as G;
-  if (g[KEY]) return;
+  // Process-wide: one timer however often the module is bundled.
+  singleton("queue-sampler", startSampling);
+}
+
+function startSampling(): NodeJS.Timeout {
   const sample = async () => {
     try {
       const { db } = await getDatabase();
@@ -30,7 +31,8 @@ export function startQueueSampler(): void {
       logger().warn(errorFields(error), "operations: queue sample not recorded");
     }
   };
-  g[KEY] = setInterval(() => void sample(), env.OPS_SAMPLE_INTERVAL_MS);
-  g[KEY].unref();
+  const timer = setInterval(() => void sample(), env.OPS_SAMPLE_INTERVAL_MS);
+  timer.unref();
   void sample();
+  return timer;
 }

@@ -5,15 +5,13 @@ import { releaseRuns } from "@/lib/db/queries/runs";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { flushTelemetry } from "@/lib/platform/observability/otel";
+import { singleton } from "@/lib/platform/singleton";
 import { instanceId } from "../../platform/instance";
 import { setRuntimePhase } from "../../platform/status";
 import { activeRuns } from "../runs/executor";
 import { stopHeartbeat, stopSweeping } from "../runs/recovery";
 import { endOpenStreams } from "../runs/stream";
 import { stopEventListener } from "./listener";
-
-const KEY = Symbol.for("hitl-console.shutdown-installed");
-type G = typeof globalThis & { [KEY]?: boolean };
 
 /** How long an aborted run may take to stop writing before its lease is released anyway. */
 const ABORT_WAIT_MS = 2_000;
@@ -28,20 +26,23 @@ const EXIT_WAIT_MS = 1_500;
  * of a run — or never, while an event stream is open. Idempotent per process.
  */
 export function installShutdownHandlers(): void {
-  const g = globalThis as G;
-  if (g[KEY]) return;
-  g[KEY] = true;
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    const framework = process.listeners(signal);
-    process.removeAllListeners(signal);
-    let received = false;
-    process.on(signal, () => {
-      // A second signal (a shell's Ctrl-C reaches both the group and the parent) changes nothing: the drain is bounded.
-      if (received) return;
-      received = true;
-      void drain(signal).finally(() => exitVia(signal, framework));
-    });
-  }
+  // Once per process: a second install would take the first one's handler for the framework's.
+  singleton("shutdown-installed", () => {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) takeOver(signal);
+    return true;
+  });
+}
+
+function takeOver(signal: "SIGTERM" | "SIGINT"): void {
+  const framework = process.listeners(signal);
+  process.removeAllListeners(signal);
+  let received = false;
+  process.on(signal, () => {
+    // A second signal (a shell's Ctrl-C reaches both the group and the parent) changes nothing: the drain is bounded.
+    if (received) return;
+    received = true;
+    void drain(signal).finally(() => exitVia(signal, framework));
+  });
 }
 
 function exitVia(signal: NodeJS.Signals, framework: NodeJS.SignalsListener[]): void {

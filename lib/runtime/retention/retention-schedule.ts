@@ -5,6 +5,7 @@ import { finishJob, renewJobLease, takeJobLease } from "@/lib/db/queries/schedul
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { metrics } from "@/lib/platform/observability/metrics";
+import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
 import { instanceId } from "../../platform/instance";
 import { isDraining } from "../../platform/status";
 import { applyRetention, type RetentionReport } from "./retention-policy";
@@ -27,14 +28,17 @@ export const RETENTION_PRINCIPAL = {
 /** How long a lease holds without renewal (renewed every third of it while the policy runs). */
 const RETENTION_LEASE_MS = 60_000;
 
-const KEY = Symbol.for("hitl-console.retention-schedule");
-type G = typeof globalThis & { [KEY]?: { timer: NodeJS.Timeout; running: boolean } };
+/** This process's schedule once started (process-wide: one timer however often the module is bundled). */
+const SCHEDULE = "retention-schedule";
+interface Schedule {
+  timer: NodeJS.Timeout;
+  running: boolean;
+}
 
 /** Start the schedule (idempotent per process); nothing when RETENTION_SCHEDULE is off. */
 export function startRetentionSchedule(): void {
   const everyMs = env.RETENTION_SCHEDULE;
-  const g = globalThis as G;
-  if (g[KEY]) return;
+  if (peekSingleton<Schedule>(SCHEDULE)) return;
   if (everyMs === null) {
     logger().info({ job: RETENTION_JOB }, "retention: schedule off (RETENTION_SCHEDULE=off)");
     return;
@@ -43,12 +47,12 @@ export function startRetentionSchedule(): void {
   const tickMs = Math.max(50, Math.min(everyMs / 10, 60_000));
   const state = { timer: setInterval(() => void runRetentionIfDue(everyMs), tickMs), running: false };
   state.timer.unref();
-  g[KEY] = state;
+  setSingleton<Schedule>(SCHEDULE, state);
 }
 
 /** One look: run the policy if it is due and no instance is running it. What happened, for tests and logs. */
 export async function runRetentionIfDue(everyMs: number): Promise<"ran" | "failed" | "not_due" | "busy"> {
-  const state = (globalThis as G)[KEY];
+  const state = peekSingleton<Schedule>(SCHEDULE);
   if (state?.running || isDraining()) return "busy";
   if (state) state.running = true;
   const holder = instanceId();

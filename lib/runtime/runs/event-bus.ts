@@ -1,22 +1,20 @@
 import "server-only";
 import { EventEmitter } from "node:events";
 import type { LoggedEvent } from "@/lib/db/queries/events";
+import { singleton } from "@/lib/platform/singleton";
 
 /**
  * In-process fan-out of events that were just made durable: a subscriber hears a batch right after it is committed
  * to the event log. Subscribers treat it as a wake-up plus a fast path; the log stays the source of truth (a gap in
  * what they heard makes them read the log).
  */
-const KEY = Symbol.for("hitl-console.event-bus");
-type G = typeof globalThis & { [KEY]?: EventEmitter };
-
 function emitter(): EventEmitter {
-  const g = globalThis as G;
-  if (!g[KEY]) {
-    g[KEY] = new EventEmitter();
-    g[KEY].setMaxListeners(0);
-  }
-  return g[KEY];
+  // Process-wide: a run executed from one bundle publishes to streams served from another.
+  return singleton("event-bus", () => {
+    const bus = new EventEmitter();
+    bus.setMaxListeners(0);
+    return bus;
+  });
 }
 
 export function publishEvents(threadId: string, batch: LoggedEvent[]): void {

@@ -18,6 +18,7 @@ import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger, runFields } from "@/lib/platform/observability/logger";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/platform/observability/tracing";
+import { peekSingleton, setSingleton, singleton } from "@/lib/platform/singleton";
 import { RunTraceHandler } from "@/lib/runtime/runs/graph-callbacks";
 import { observeRunEnd, observeRunStart, observeRunStopped } from "@/lib/runtime/runs/runs";
 import { findAgentForKey, getAgentGraph, interruptDescriber, multitaskOf } from "../agents/registry";
@@ -46,24 +47,19 @@ interface ActiveRun {
 }
 
 /** Runs executing in this process, by id: the heartbeat extends their leases and aborts the ones taken over. */
-const KEY = Symbol.for("hitl-console.active-runs");
-type G = typeof globalThis & { [KEY]?: Map<string, ActiveRun> };
 export function activeRuns(): Map<string, ActiveRun> {
-  const g = globalThis as G;
-  g[KEY] ??= new Map();
-  return g[KEY];
+  return singleton("active-runs", () => new Map<string, ActiveRun>());
 }
 
 /** Told the thread of every run this process executed once it ended, however it ended (set at the server's start). */
-const ENDED = Symbol.for("hitl-console.run-ended-listener");
+const ENDED = "run-ended-listener";
 /** `inputWaiting`: whether input waits in the thread's queue, when the run's end said so (undefined: not known). */
 type RunEndedListener = (threadId: string, inputWaiting?: boolean) => void;
-type E = typeof globalThis & { [ENDED]?: RunEndedListener };
 function runEndListener(): RunEndedListener | undefined {
-  return (globalThis as E)[ENDED];
+  return peekSingleton<RunEndedListener>(ENDED);
 }
 export function onRunEnded(listener: RunEndedListener): void {
-  (globalThis as E)[ENDED] = listener;
+  setSingleton(ENDED, listener);
 }
 
 export interface StartOptions {

@@ -10,6 +10,7 @@ import type { Run } from "@/lib/db/schema";
 import { env } from "@/lib/platform/env";
 import { logger, runFields } from "@/lib/platform/observability/logger";
 import { metrics } from "@/lib/platform/observability/metrics";
+import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
 import { instanceId, instanceLabels, isGoneHere } from "../../platform/instance";
 import { isDraining, reportReachable, reportUnreachable } from "../../platform/status";
 import { registeredAgentKeys } from "../agents/registry";
@@ -22,8 +23,8 @@ interface Recovery {
   heartbeat: NodeJS.Timeout;
   sweeper: NodeJS.Timeout;
 }
-const KEY = Symbol.for("hitl-console.recovery-timers");
-type G = typeof globalThis & { [KEY]?: Recovery };
+/** This process's timers once recovery started (process-wide: one heartbeat however often the module is bundled). */
+const RECOVERY = "recovery-timers";
 
 /**
  * Keep this process's runs claimed and finish other processes' abandoned runs. A heartbeat extends the leases of the
@@ -32,8 +33,7 @@ type G = typeof globalThis & { [KEY]?: Recovery };
  * Both keep running while the database is unreachable and work again when it is back. Idempotent per process.
  */
 export async function startRecovery(): Promise<void> {
-  const g = globalThis as G;
-  if (g[KEY]) return;
+  if (peekSingleton<Recovery>(RECOVERY)) return;
   const database = await getDatabase();
   // The queue of input that waited for a run (double texting) moves on when the run ends.
   onRunEnded(startNextInputSoon);
@@ -41,26 +41,26 @@ export async function startRecovery(): Promise<void> {
   const sweeper = setInterval(() => void sweep(false), env.RUN_SWEEP_INTERVAL_MS);
   heartbeat.unref();
   sweeper.unref();
-  g[KEY] = { heartbeat, sweeper };
+  setSingleton<Recovery>(RECOVERY, { heartbeat, sweeper });
   // The embedded database belongs to this one process: whatever was active when it last stopped is orphaned now.
   await sweep(database.kind === "pglite");
 }
 
 /** Draining: take no more runs. The heartbeat goes on: the runs still executing here keep their leases. */
 export function stopSweeping(): void {
-  const timers = (globalThis as G)[KEY];
+  const timers = peekSingleton<Recovery>(RECOVERY);
   if (timers) clearInterval(timers.sweeper);
 }
 
 /** The process is about to exit: its runs were finished or released. */
 export function stopHeartbeat(): void {
-  const timers = (globalThis as G)[KEY];
+  const timers = peekSingleton<Recovery>(RECOVERY);
   if (timers) clearInterval(timers.heartbeat);
 }
 
 /** Sweep now rather than at the next tick (another instance released runs). */
 export function sweepSoon(): void {
-  if ((globalThis as G)[KEY]) void sweep(false);
+  if (peekSingleton<Recovery>(RECOVERY)) void sweep(false);
 }
 
 async function beat(): Promise<void> {

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Span } from "@opentelemetry/api";
 import type { Decision, Run } from "@/lib/db/schema";
+import { singleton } from "@/lib/platform/singleton";
 import { errorFields, logger, runFields } from "../../platform/observability/logger";
 import { boundedLabel, metrics } from "../../platform/observability/metrics";
 import {
@@ -94,12 +95,9 @@ function decisionOutcome(action: string, entry: Answered): string {
   return boundedLabel(answer?.decision ?? answer?.choice, "answered");
 }
 
-const STARTED = Symbol.for("hitl-console.run-clock");
-type G = typeof globalThis & { [STARTED]?: Map<string, number> };
+/** When each run executing here started (process-wide: its start and its end may be observed from two bundles). */
 function clock(): Map<string, number> {
-  const g = globalThis as G;
-  g[STARTED] ??= new Map();
-  return g[STARTED];
+  return singleton("run-clock", () => new Map<string, number>());
 }
 
 /** A run starts executing here (claimed, forked or recovered). */

@@ -9,6 +9,7 @@ import { getRun } from "@/lib/db/queries/runs";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { metrics } from "@/lib/platform/observability/metrics";
+import { singleton } from "@/lib/platform/singleton";
 import { instanceId } from "../../platform/instance";
 import { subscribeEvents } from "./event-bus";
 
@@ -161,13 +162,12 @@ function encodeBatch(events: LoggedEvent[]): Uint8Array {
   return encoder.encode(text);
 }
 
-/** Open SSE bodies of this process, each with a function that ends it normally (on `globalThis`: see status.ts). */
-const STREAMS = Symbol.for("hitl-console.open-streams");
-type G = typeof globalThis & { [STREAMS]?: Set<() => void> };
+/**
+ * Open SSE bodies of this process, each with a function that ends it normally: the `open-streams` singleton, shared
+ * with the inbox streams (lib/queue/inbox-stream.ts) and with the shutdown that instrumentation.ts installs.
+ */
 function openStreams(): Set<() => void> {
-  const g = globalThis as G;
-  g[STREAMS] ??= new Set();
-  return g[STREAMS];
+  return singleton("open-streams", () => new Set<() => void>());
 }
 
 /**

@@ -1,5 +1,6 @@
 import "server-only";
 import dagre from "@dagrejs/dagre";
+import { singleton } from "@/lib/platform/singleton";
 import { describeGraph } from "../agents/graph-structure";
 import type { AgentDefinition } from "../agents/registry";
 
@@ -54,19 +55,15 @@ export interface GraphDrawing {
   edges: DrawnEdge[];
 }
 
-const KEY = Symbol.for("hitl-console.graph-drawings");
-type G = typeof globalThis & { [KEY]?: Map<string, Promise<GraphDrawing>> };
-
 /** The drawing of an agent version (cached: a version's graph never changes). */
 export function graphDrawing(agent: AgentDefinition): Promise<GraphDrawing> {
-  const g = globalThis as G;
-  g[KEY] ??= new Map();
+  const drawings = singleton("graph-drawings", () => new Map<string, Promise<GraphDrawing>>());
   const key = `${agent.id}@${agent.version}`;
-  let drawing = g[KEY].get(key);
+  let drawing = drawings.get(key);
   if (!drawing) {
     drawing = draw(agent);
-    drawing.catch(() => g[KEY]?.delete(key));
-    g[KEY].set(key, drawing);
+    drawing.catch(() => drawings.delete(key));
+    drawings.set(key, drawing);
   }
   return drawing;
 }
