@@ -159,18 +159,8 @@ const ALLOWED: Record<string, string> = {
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/inbox/bulk-bar → lib/queue/bulk-answers":
     "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/inbox/claim-cell → lib/db/queries/inbox":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/inbox/decision-table → lib/db/queries/inbox":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/inbox/inbox-view → lib/db/queries/inbox":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/inbox/inbox-view → lib/queue/bulk-answers":
     "an isomorphic helper that lives in a server room until it moves to lib/contract",
-  "components/inbox/thread-table → lib/db/queries/inbox":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/inbox/use-live-inbox → lib/db/queries/inbox":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/new-ticket/new-ticket-form → lib/shop/orders-list":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/new-ticket/order-text → lib/shop/orders-list":
@@ -198,10 +188,6 @@ const ALLOWED: Record<string, string> = {
   "components/thread/decision-panel → lib/runtime/runs/cancel-reason":
     "an isomorphic helper that lives in a server room until it moves to lib/contract",
   "components/thread/thread-console → lib/db/queries/claims":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/thread-console → lib/db/queries/inbox":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/thread-header → lib/db/queries/inbox":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/thread/thread-state → lib/runtime/views/thread-view":
     "types only: the view type lives beside its server module until it moves to lib/contract",

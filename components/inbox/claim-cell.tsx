@@ -3,8 +3,8 @@
 import { useState } from "react";
 import { useUser } from "@/components/auth/user-context";
 import { errorMessage, fetchJson, postJson } from "@/components/ui/fetch-json";
+import type { InboxClaim } from "@/lib/contract/inbox";
 import { hasRole } from "@/lib/contract/roles";
-import type { InboxClaim } from "@/lib/db/queries/inbox";
 
 function timeOf(iso: string): string {
   return new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit" });

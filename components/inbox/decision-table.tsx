@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { actionLabel } from "@/components/ui/action-label";
+import type { InboxDecisionItem } from "@/lib/contract/inbox";
 import { formatMoney } from "@/lib/contract/wire";
-import type { InboxDecisionItem } from "@/lib/db/queries/inbox";
 import { ageText } from "./age";
 import { ClaimCell } from "./claim-cell";
 import { threadHref } from "./inbox-query";

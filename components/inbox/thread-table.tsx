@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { actionLabel } from "@/components/ui/action-label";
 import { StatusBadge } from "@/components/ui/status-badge";
-import type { InboxThreadItem } from "@/lib/db/queries/inbox";
+import type { InboxThreadItem } from "@/lib/contract/inbox";
 import { ageText } from "./age";
 import { TableHead } from "./table-head";
 

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorMessage, fetchJson } from "@/components/ui/fetch-json";
 import { appErrorOf } from "@/lib/contract/errors";
-import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/db/queries/inbox";
+import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/contract/inbox";
 import { type InboxParams, inboxSearch } from "./inbox-query";
 
 export type InboxItem = InboxDecisionItem | InboxThreadItem;

@@ -2,9 +2,9 @@
 
 import { useUser } from "@/components/auth/user-context";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import type { QueueNeighbour } from "@/lib/contract/inbox";
 import { hasRole } from "@/lib/contract/roles";
 import type { ClaimView } from "@/lib/db/queries/claims";
-import type { QueueNeighbour } from "@/lib/db/queries/inbox";
 import type { StreamEvent } from "./apply-event";
 import { AttentionPanel } from "./attention-panel";
 import { ConnectionBanner } from "./connection-banner";

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { threadHref } from "@/components/inbox/inbox-query";
 import { LiveStatusBadge } from "@/components/ui/status-badge";
-import type { QueueNeighbour } from "@/lib/db/queries/inbox";
+import type { QueueNeighbour } from "@/lib/contract/inbox";
 
 /** Title, status and current step, the way back to the inbox and on to the history, and who is operating. */
 export function ThreadHeader({

@@ -1,6 +1,6 @@
 import "server-only";
+import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/contract/inbox";
 import { hasRole, type Principal } from "@/lib/contract/roles";
-import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/db/queries/inbox";
 import type { Queryable } from "@/lib/db/tx";
 import { type DecideVerdict, firstRefusal, mayDecideThreads } from "@/lib/runtime/agents/may-decide";
 import { asAppError } from "./app-error";

@@ -13,9 +13,36 @@ import {
   sql,
 } from "drizzle-orm";
 import { AppError } from "@/lib/contract/errors";
+import {
+  INBOX_DEFAULT_LIMIT,
+  INBOX_MAX_LIMIT,
+  type InboxClaim,
+  type InboxDecision,
+  type InboxDecisionItem,
+  type InboxFilter,
+  type InboxPage,
+  type InboxThread,
+  type InboxThreadItem,
+  type QueueNeighbour,
+} from "@/lib/contract/inbox";
 import type { InboxStatus, InboxThreadStatus } from "@/lib/contract/wire";
 import { decisionClaims, decisions, threads } from "../schema";
 import type { Queryable } from "../tx";
+import { decodeInboxCursor, encodeInboxCursor } from "./inbox-cursor";
+
+export { decodeInboxCursor, encodeInboxCursor } from "./inbox-cursor";
+export {
+  INBOX_DEFAULT_LIMIT,
+  INBOX_MAX_LIMIT,
+  type InboxClaim,
+  type InboxDecision,
+  type InboxDecisionItem,
+  type InboxFilter,
+  type InboxPage,
+  type InboxThread,
+  type InboxThreadItem,
+  type QueueNeighbour,
+};
 
 /*
  * The operator's inbox, answered from the app tables and their indexes only (never from checkpoints).
@@ -41,148 +68,6 @@ import type { Queryable } from "../tx";
  * Keys keep Postgres's microsecond timestamps (a JS Date would round them to milliseconds, and a rounded key would
  * repeat or skip rows on the next page); the cursor is base64url JSON of the last row's key.
  */
-
-export const INBOX_DEFAULT_LIMIT = 50;
-export const INBOX_MAX_LIMIT = 200;
-
-/** Filters on pending decisions (status "pending" only). */
-export interface InboxFilter {
-  /** The interrupt contract's action, or "unknown". */
-  action?: string;
-  /** Only decisions with an amount ≥ this (minor units). */
-  minAmountCents?: number;
-  /** Only decisions with an amount ≤ this (minor units). */
-  maxAmountCents?: number;
-  /** Only decisions at least this old. */
-  olderThanSeconds?: number;
-  /** Only decisions claimed (live) by this user id ("My queue"), or, when null, claimed by nobody ("Unassigned"). */
-  claimedBy?: string | null;
-  /** Only overdue decisions that were escalated (the supervisors' view). */
-  escalated?: boolean;
-  /** Only decisions of threads pinned to this agent version (`threads.agent_version`). */
-  agentVersion?: { agentId: string; version: string };
-}
-
-/** Who is handling a pending decision (a live claim). */
-export interface InboxClaim {
-  userId: string;
-  userLabel: string;
-  /** ISO 8601. */
-  claimedAt: string;
-}
-
-/** A pending decision as the inbox shows it (the ledger's summary columns, no payload). */
-export interface InboxDecision {
-  interruptId: string;
-  action: string;
-  title: string | null;
-  orderId: string | null;
-  customerName: string | null;
-  amountCents: number | null;
-  currency: string | null;
-  /** ISO 8601 (UTC, microseconds). */
-  createdAt: string;
-  /** Seconds since it was raised, by the database clock. */
-  ageSeconds: number;
-  /** When it is due (ISO 8601, microseconds), and the seconds left until then (negative: overdue). */
-  dueAt: string;
-  secondsLeft: number;
-  /** When it was escalated for being overdue (ISO 8601), or null. */
-  escalatedAt: string | null;
-  /** Who is handling it, or null. */
-  claim: InboxClaim | null;
-}
-
-/** The thread a decision belongs to, or a listed thread. */
-export interface InboxThread {
-  threadId: string;
-  title: string;
-  orderRef: string | null;
-  /** idle | running | interrupted | completed | failed */
-  status: string;
-  /** ISO 8601 (UTC, microseconds). */
-  updatedAt: string;
-}
-
-/** status "pending": one item per pending decision, soonest due first. */
-export interface InboxDecisionItem {
-  kind: "decision";
-  decision: InboxDecision;
-  thread: InboxThread;
-  /** Set when the caller may not take its acting answer (four-eyes, role): the code and the reason. */
-  refusal?: { code: string; reason: string };
-}
-
-/** Other statuses: one item per thread, newest-updated first, with its pending decisions (oldest first). */
-export interface InboxThreadItem {
-  kind: "thread";
-  thread: InboxThread;
-  pendingDecisions: InboxDecision[];
-}
-
-export interface InboxPage<T> {
-  items: T[];
-  /** Opaque; pass back as `cursor` for the next page. Null on the last page. */
-  nextCursor: string | null;
-}
-
-// ── cursor ─────────────────────────────────────────────────────────────────────────────────────────────────────────
-
-interface CursorKey {
-  /** The listing the cursor belongs to (a status). */
-  m: InboxStatus;
-  /** Timestamp of the last row (ISO, microseconds). */
-  t: string;
-  /** Id of the last row (interrupt id or thread id). */
-  i: string;
-}
-
-const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: a tampered cursor's id must not reach Postgres with one
-const CURSOR_ID = /^[^\u0000-\u001f\u007f]{1,200}$/;
-
-/** A tampered cursor can carry a well-formed but impossible time (month 13, year 0): Postgres would refuse it. */
-function isRealInstant(iso: string): boolean {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms) || ms < Date.UTC(1970, 0, 1) || ms > Date.UTC(9999, 11, 31)) return false;
-  return new Date(ms).toISOString().slice(0, 19) === iso.slice(0, 19);
-}
-
-export function encodeInboxCursor(key: CursorKey): string {
-  return Buffer.from(JSON.stringify(key)).toString("base64url");
-}
-
-/** Decode a cursor of listing `mode`, or throw `bad_request:inbox`. */
-export function decodeInboxCursor(cursor: string, mode: InboxStatus): CursorKey {
-  let key: Partial<CursorKey> | undefined;
-  try {
-    key = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    key = undefined;
-  }
-  if (
-    !key ||
-    typeof key !== "object" ||
-    typeof key.t !== "string" ||
-    !ISO_MICROS.test(key.t) ||
-    !isRealInstant(key.t) ||
-    typeof key.i !== "string" ||
-    !CURSOR_ID.test(key.i)
-  ) {
-    throw new AppError(
-      "bad_request:inbox",
-      "cursor is not valid: pass back the nextCursor of a previous page.",
-    );
-  }
-  if (key.m !== mode) {
-    throw new AppError(
-      "bad_request:inbox",
-      `cursor belongs to the status=${String(key.m)} listing, not status=${mode}.`,
-    );
-  }
-  return { m: mode, t: key.t, i: key.i };
-}
 
 // ── queries ────────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -447,12 +332,6 @@ export async function listInbox({
     );
   }
   return listThreadInbox({ db, status, cursor, limit, hiddenAgents });
-}
-
-/** A thread next to this one in the queue: where `n` / `p` on the thread page go. */
-export interface QueueNeighbour {
-  threadId: string;
-  title: string;
 }
 
 /**

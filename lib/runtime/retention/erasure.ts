@@ -1,7 +1,5 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { readdir, readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
 import { RUN_KINDS, THREAD_STATUSES } from "@/lib/contract/wire";
@@ -21,9 +19,11 @@ import {
 } from "@/lib/db/queries/erasure";
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
+import type { Tx } from "@/lib/db/tx";
 import { env } from "@/lib/platform/env";
 import { accountIdOf } from "@/lib/shop/accounts";
 import { agentOfThread } from "../agents/registry";
+import { eraseArchiveFiles } from "./erasure-archive";
 import { makeRedactor, type Redactor } from "./redact";
 
 /*
@@ -175,49 +175,14 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
   let report: ErasureReport | undefined;
   await db
     .transaction(async (tx) => {
-      const rows: Record<string, number> = {};
-      for (const table of PERSONAL_COLUMNS) {
-        for (const row of await listSubjectRows({ db: tx, table, keys })) {
-          const changes = redactRow(table, row, redactor);
-          const changed = Object.keys(changes);
-          if (changed.length === 0) continue;
-          await updateSubjectRow({ db: tx, table, ctid: row.ctid, changes });
-          for (const column of changed) {
-            const key = `${table.table}.${column}`;
-            rows[key] = (rows[key] ?? 0) + 1;
-          }
-        }
-      }
-      const auditChanges = (await listAuditOfThreads({ db: tx, threadIds })).flatMap((row) => {
-        const changed: Record<string, unknown> = {};
-        for (const field of ["payload", "answer", "detail"] as const) {
-          const next = redactor.json(row[field]);
-          if (next !== row[field]) changed[field] = next;
-        }
-        return Object.keys(changed).length > 0 ? [{ id: row.id, ...changed }] : [];
-      });
-      const { erasureId, auditRows } = await eraseAuditRows({
-        db: tx,
-        threadIds,
-        rows: auditChanges,
+      report = await eraseRows(tx, {
+        keys,
+        redactor,
         actor,
-        detail: {
-          customerRef,
-          namesErased: allNames.length,
-          valuesErased: values.length,
-          threads: threadIds.length,
-          rows,
-        },
-      });
-      report = {
-        erasureId,
         customerRef,
-        namesErased: allNames.length,
-        threads: threadIds.length,
-        rows,
-        auditRows,
-        archiveLines: 0,
-      };
+        names: allNames.length,
+        values: values.length,
+      });
       if (preview) throw PREVIEW;
     })
     .catch((error: unknown) => {
@@ -230,6 +195,67 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
 }
 
 const PREVIEW = Symbol("erasure preview");
+
+/**
+ * In one transaction: each declared personal column of the subject's rows rewritten (row by row, only those that
+ * change), then the audit trail's rows of their threads through its one audited exception, which records the erasure.
+ */
+async function eraseRows(
+  tx: Tx,
+  {
+    keys,
+    redactor,
+    actor,
+    customerRef,
+    names,
+    values,
+  }: {
+    keys: SubjectKeys;
+    redactor: Redactor;
+    actor: ErasureRequest["actor"];
+    customerRef: string;
+    names: number;
+    values: number;
+  },
+): Promise<ErasureReport> {
+  const rows: Record<string, number> = {};
+  for (const table of PERSONAL_COLUMNS) {
+    for (const row of await listSubjectRows({ db: tx, table, keys })) {
+      const changes = redactRow(table, row, redactor);
+      const changed = Object.keys(changes);
+      if (changed.length === 0) continue;
+      await updateSubjectRow({ db: tx, table, ctid: row.ctid, changes });
+      for (const column of changed) {
+        const key = `${table.table}.${column}`;
+        rows[key] = (rows[key] ?? 0) + 1;
+      }
+    }
+  }
+  const auditChanges = (await listAuditOfThreads({ db: tx, threadIds: keys.threadIds })).flatMap((row) => {
+    const changed: Record<string, unknown> = {};
+    for (const field of ["payload", "answer", "detail"] as const) {
+      const next = redactor.json(row[field]);
+      if (next !== row[field]) changed[field] = next;
+    }
+    return Object.keys(changed).length > 0 ? [{ id: row.id, ...changed }] : [];
+  });
+  const { erasureId, auditRows } = await eraseAuditRows({
+    db: tx,
+    threadIds: keys.threadIds,
+    rows: auditChanges,
+    actor,
+    detail: { customerRef, namesErased: names, valuesErased: values, threads: keys.threadIds.length, rows },
+  });
+  return {
+    erasureId,
+    customerRef,
+    namesErased: names,
+    threads: keys.threadIds.length,
+    rows,
+    auditRows,
+    archiveLines: 0,
+  };
+}
 
 /** A saver blob's types that hold no value. */
 const NO_VALUE = new Set([null, "empty", "null", "undefined"]);
@@ -310,69 +336,6 @@ async function subjectThreads(
     .filter((t) => identity.matches(t.text))
     .map((t) => t.id);
   return [...new Set([...byKeys, ...orphans])].sort();
-}
-
-/**
- * Rewrite the subject's lines in every `.jsonl` file of the archive folder (a line per archived thread: the subject's
- * when its thread is one of theirs or was about one of their orders), each file through a temporary file and a rename.
- * The saver's JSON values inside a line (`blobText`) are rewritten as JSON too. Returns the lines changed; a missing
- * folder has none.
- */
-async function eraseArchiveFiles(
-  dir: string,
-  threadIds: Set<string>,
-  orderIds: Set<string>,
-  redactor: Redactor,
-): Promise<number> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  let changed = 0;
-  for (const name of names.filter((n) => n.endsWith(".jsonl"))) {
-    const path = join(dir, name);
-    const lines = (await readFile(path, "utf8")).split("\n");
-    let touched = false;
-    const out = lines.map((line) => {
-      if (line.trim() === "") return line;
-      const archived = JSON.parse(line) as Record<string, unknown>;
-      const thread = archived.thread as { order_ref?: string | null; context_order?: string | null } | null;
-      const ours =
-        threadIds.has(String(archived.threadId)) ||
-        orderIds.has(thread?.order_ref ?? "") ||
-        orderIds.has(thread?.context_order ?? "");
-      if (!ours) return line;
-      const next = redactArchived(archived, redactor);
-      if (next === archived) return line;
-      changed += 1;
-      touched = true;
-      return JSON.stringify(next);
-    });
-    if (!touched) continue;
-    const temporary = `${path}.erasure-${process.pid}`;
-    await writeFile(temporary, out.join("\n"), { mode: 0o600 });
-    await rename(temporary, path);
-  }
-  return changed;
-}
-
-/** An archived thread with its values redacted (the same object when nothing matched); `blobText` as JSON. */
-function redactArchived(archived: Record<string, unknown>, redactor: Redactor): Record<string, unknown> {
-  let changed = false;
-  const blobs = (list: unknown) =>
-    Array.isArray(list)
-      ? list.map((b: Record<string, unknown>) => {
-          if (typeof b.blobText !== "string") return b;
-          const parsed = JSON.parse(b.blobText) as unknown;
-          const next = redactor.json(parsed);
-          if (next === parsed) return b;
-          changed = true;
-          return { ...b, blobText: JSON.stringify(next) };
-        })
-      : list;
-  const { checkpointBlobs, checkpointWrites, ...rest } = archived;
-  const next = redactor.json(rest);
-  if (next !== rest) changed = true;
-  const blobRows = blobs(checkpointBlobs);
-  const writeRows = blobs(checkpointWrites);
-  return changed ? { ...next, checkpointBlobs: blobRows, checkpointWrites: writeRows } : archived;
 }
 
 /**

@@ -11,8 +11,8 @@ import type { Thread } from "@/lib/db/schema";
 import { logger } from "@/lib/platform/observability/logger";
 import type { AgentDefinition, AgentMigration } from "../agents/registry";
 import { getAgent, getAgentGraph, hasAgent, listAgents } from "../agents/registry";
+import { startBranch } from "./branch";
 import { activeRuns } from "./executor";
-import { startBranch } from "./fork";
 
 /*
  * Migrations: a newer version of an agent may declare how a thread paused under an older version moves onto it. The

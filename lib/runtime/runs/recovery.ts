@@ -15,7 +15,8 @@ import { instanceId, instanceLabels, isGoneHere } from "../../platform/instance"
 import { isDraining, reportReachable, reportUnreachable } from "../../platform/status";
 import { registeredAgentKeys } from "../agents/registry";
 import { EventSink } from "./event-sink";
-import { abortCancelledRun, activeRuns, failRun, onRunEnded, startRunInBackground } from "./executor";
+import { failRun } from "./execute";
+import { abortCancelledRun, activeRuns, onRunEnded, startRunInBackground } from "./executor";
 import { migratePausedThreads } from "./migrate";
 import { startIdleQueues, startNextInputSoon } from "./queued-inputs";
 

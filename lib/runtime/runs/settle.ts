@@ -126,44 +126,13 @@ export async function settle(
     }
   }
   // Each decision's receipt: what was shown, what was answered, who, how, and what it authorizes.
-  const receipts = decisionReceipts({
-    principal,
-    channel: options.channel ?? channelOf(principal),
-    policy: `${thread.agentId}@${thread.agentVersion}`,
-    decisions: entries.map((entry) => {
-      const decision = known.get(entry.interruptId);
-      const answer = entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : null;
-      const parsed = agent.interrupts.parse(decision?.payload);
-      return {
-        interruptId: entry.interruptId,
-        threadId: thread.id,
-        action: decision?.action ?? "unknown",
-        payload: decision?.payload ?? null,
-        status: entry.status,
-        answer,
-        authorizes:
-          entry.status === "resolved" && parsed.ok ? authorizationsOf(agent, parsed.payload, answer) : [],
-      };
-    }),
-  });
+  const receipts = receiptsOf(agent, thread, known, entries, answers, principal, options.channel);
   if (options.receipts) options.receipts.push(...receipts);
   else await insertReceipts({ db: tx, receipts });
   // Nothing staged (read under the thread's lock, which every answer takes): nothing to attach.
   if (runId && staged.length > 0)
     await attachStagedDecisions({ db: tx, threadId: thread.id, resumeRunId: runId });
-  const audit: AuditInput[] = entries.map((entry) => {
-    const decision = known.get(entry.interruptId);
-    return {
-      action: "decision" as const,
-      actor: principal,
-      threadId: thread.id,
-      checkpointId: decision?.checkpointId ?? null,
-      interruptId: entry.interruptId,
-      payload: decision?.payload ?? null,
-      answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : { cancelled: true },
-      detail: { action: decision?.action ?? null, runId, ...(runId ? {} : { waiting: true }) },
-    };
-  });
+  const audit = decisionAudit(thread, known, entries, answers, principal, runId);
   if (options.audit) options.audit.push(...audit);
   else await recordAudit({ db: tx, entries: audit });
   return {
@@ -182,6 +151,62 @@ export async function settle(
       })),
     ],
   };
+}
+
+/** The decisions' receipts (lib/delivery/receipts.ts): what each decider was shown and answered, and what it allows. */
+function receiptsOf(
+  agent: AgentDefinition,
+  thread: Thread,
+  known: Map<string, Decision>,
+  entries: readonly AnswerEntry[],
+  answers: Map<string, unknown>,
+  principal: Principal,
+  channel: DecisionChannel | undefined,
+): NewReceipt[] {
+  return decisionReceipts({
+    principal,
+    channel: channel ?? channelOf(principal),
+    policy: `${thread.agentId}@${thread.agentVersion}`,
+    decisions: entries.map((entry) => {
+      const decision = known.get(entry.interruptId);
+      const answer = entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : null;
+      const parsed = agent.interrupts.parse(decision?.payload);
+      return {
+        interruptId: entry.interruptId,
+        threadId: thread.id,
+        action: decision?.action ?? "unknown",
+        payload: decision?.payload ?? null,
+        status: entry.status,
+        answer,
+        authorizes:
+          entry.status === "resolved" && parsed.ok ? authorizationsOf(agent, parsed.payload, answer) : [],
+      };
+    }),
+  });
+}
+
+/** The decisions' audit entries: the payload shown, the answer taken (or the cancellation), the run it resumes. */
+function decisionAudit(
+  thread: Thread,
+  known: Map<string, Decision>,
+  entries: readonly AnswerEntry[],
+  answers: Map<string, unknown>,
+  principal: Principal,
+  runId: string | null,
+): AuditInput[] {
+  return entries.map((entry) => {
+    const decision = known.get(entry.interruptId);
+    return {
+      action: "decision" as const,
+      actor: principal,
+      threadId: thread.id,
+      checkpointId: decision?.checkpointId ?? null,
+      interruptId: entry.interruptId,
+      payload: decision?.payload ?? null,
+      answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : { cancelled: true },
+      detail: { action: decision?.action ?? null, runId, ...(runId ? {} : { waiting: true }) },
+    };
+  });
 }
 
 /** What an answer authorizes: what its contract says (refund, account change, voucher), and the agent's own. */

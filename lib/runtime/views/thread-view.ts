@@ -2,6 +2,7 @@ import { listEscalationRecipients } from "@/lib/db/queries/notifications";
 import "server-only";
 import type { Message } from "@ag-ui/core";
 import type { BaseMessage } from "@langchain/core/messages";
+import type { StateSnapshot } from "@langchain/langgraph";
 import { stateSnapshot, toAguiMessages } from "@/lib/agui";
 import { canonicalPayload } from "@/lib/contract/canonical-json";
 import { AppError } from "@/lib/contract/errors";
@@ -11,9 +12,16 @@ import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { listWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun, getLastFailedRun, lastFork } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
-import type { Thread } from "@/lib/db/schema";
+import type { Decision, Thread } from "@/lib/db/schema";
 import { listReceiptViews } from "../../delivery/receipts";
-import { findAgent, getAgent, getAgentGraph, hasAgent, readableAgent } from "../agents/registry";
+import {
+  type AgentDefinition,
+  findAgent,
+  getAgent,
+  getAgentGraph,
+  hasAgent,
+  readableAgent,
+} from "../agents/registry";
 import { ticketLines, ticketOf } from "../runs/intake";
 import { listEffectViews } from "./effects";
 
@@ -145,21 +153,7 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
     lastFork({ db, threadId }),
   ]);
   const values = (state.values ?? {}) as Record<string, unknown>;
-  const pendingInterrupts = state.tasks
-    .flatMap((t) => t.interrupts ?? [])
-    .filter((i) => typeof i.id === "string")
-    .map((i): PendingInterruptView => {
-      const parsed = agent.interrupts.parse(i.value);
-      return {
-        interruptId: i.id as string,
-        action: parsed.ok ? parsed.action : "unknown",
-        payload: parsed.ok ? parsed.payload : null,
-        raw: i.value,
-        ...(parsed.ok ? {} : { invalid: parsed.error }),
-        raisedAt: raised.get(i.id as string)?.createdAt.toISOString() ?? null,
-        ...answeredBy(raised.get(i.id as string)),
-      };
-    });
+  const pendingInterrupts = pendingOf(agent, state, raised);
   const differently = (
     fork?.input as { answerDifferently?: { interruptId: string; otherHead: string | null } } | null
   )?.answerDifferently;
@@ -193,20 +187,7 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
     messages: toAguiMessages((values.messages as BaseMessage[] | undefined) ?? []),
     // While a run is active the head is moving: its interrupts are not decisions yet.
     pendingInterrupts: active ? [] : pendingInterrupts,
-    decisions: decisions.map((d) => ({
-      interruptId: d.interruptId,
-      action: d.action,
-      status: d.status,
-      answer: d.answer,
-      resolvedBy: d.resolvedBy,
-      resolvedAt: d.resolvedAt?.toISOString() ?? null,
-      checkpointId: d.checkpointId,
-      dueAt: d.dueAt.toISOString(),
-      escalatedAt: d.escalatedAt?.toISOString() ?? null,
-      escalatedTo: escalations
-        .filter((e) => e.interruptId === d.interruptId)
-        .map(({ kind, target, status }) => ({ kind, target, status })),
-    })),
+    decisions: decisions.map((d) => decisionView(d, escalations)),
     effects,
     receipts,
     failure: failedRun
@@ -222,6 +203,50 @@ export async function getThreadView(threadId: string): Promise<ThreadView> {
     lastSeq: thread.lastSeq,
     checkpointId: (state.config?.configurable?.checkpoint_id as string | undefined) ?? null,
     updatedAt: thread.updatedAt.toISOString(),
+  };
+}
+
+/** The questions the head waits on, read through the agent's contract (never from `next`). */
+function pendingOf(
+  agent: AgentDefinition,
+  state: StateSnapshot,
+  raised: Map<string, Decision>,
+): PendingInterruptView[] {
+  return state.tasks
+    .flatMap((t) => t.interrupts ?? [])
+    .filter((i) => typeof i.id === "string")
+    .map((i): PendingInterruptView => {
+      const parsed = agent.interrupts.parse(i.value);
+      return {
+        interruptId: i.id as string,
+        action: parsed.ok ? parsed.action : "unknown",
+        payload: parsed.ok ? parsed.payload : null,
+        raw: i.value,
+        ...(parsed.ok ? {} : { invalid: parsed.error }),
+        raisedAt: raised.get(i.id as string)?.createdAt.toISOString() ?? null,
+        ...answeredBy(raised.get(i.id as string)),
+      };
+    });
+}
+
+/** One decision of the ledger as the page shows it, with where its escalation went. */
+function decisionView(
+  d: Decision,
+  escalations: Awaited<ReturnType<typeof listEscalationRecipients>>,
+): DecisionView {
+  return {
+    interruptId: d.interruptId,
+    action: d.action,
+    status: d.status,
+    answer: d.answer,
+    resolvedBy: d.resolvedBy,
+    resolvedAt: d.resolvedAt?.toISOString() ?? null,
+    checkpointId: d.checkpointId,
+    dueAt: d.dueAt.toISOString(),
+    escalatedAt: d.escalatedAt?.toISOString() ?? null,
+    escalatedTo: escalations
+      .filter((e) => e.interruptId === d.interruptId)
+      .map(({ kind, target, status }) => ({ kind, target, status })),
   };
 }
 

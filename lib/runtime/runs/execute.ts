@@ -1,0 +1,399 @@
+import "server-only";
+import { EventType } from "@ag-ui/core";
+import {
+  type AguiEvent,
+  closeOpenEvents,
+  createAguiMapper,
+  finishInputFromState,
+  RUN_RECOVERED_EVENT,
+  requireId,
+  runWasStarted,
+} from "@/lib/agui";
+import { batcherFor } from "@/lib/checkpoint/write-batch";
+import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/contract/errors";
+import { getDatabase } from "@/lib/db/client";
+import { readRunEvents } from "@/lib/db/queries/events";
+import { resetRunAttempts } from "@/lib/db/queries/runs";
+import type { Run } from "@/lib/db/schema";
+import { env } from "@/lib/platform/env";
+import { errorFields, logger, runFields } from "@/lib/platform/observability/logger";
+import type { RunTraceHandler } from "@/lib/runtime/runs/graph-callbacks";
+import { observeRunEnd } from "@/lib/runtime/runs/runs";
+import { type AgentDefinition, findAgentForKey, getAgentGraph, interruptDescriber } from "../agents/registry";
+import { BudgetGate, loadThreadSpending, type StartRead } from "./budget";
+import {
+  cancelReason,
+  isCancelReason,
+  isModelTimeout,
+  isTimeoutReason,
+  MODEL_TIMED_OUT,
+  RUN_CANCELLED,
+  RUN_TIMED_OUT,
+  stoppedMessage,
+} from "./cancel-reason";
+import { EventSink } from "./event-sink";
+import { finalizeRun } from "./finalize";
+import { isLostOwnership, LostOwnershipError } from "./ownership";
+import { graphInputFor } from "./run-graph-input";
+import type { RunInput } from "./run-input";
+
+/*
+ * One execution of a claimed run (./executor.ts starts them in the background): its opening events, its limits, its
+ * graph streamed step by step into the event log, and its end — paused at its questions, completed, stopped or failed.
+ */
+
+const STREAM_MODES = ["messages", "tasks", "custom"] as const;
+
+export interface StartOptions {
+  /** The run was taken over from a dead owner: continue from its last checkpoint instead of starting it. */
+  recovered?: boolean;
+  /** Events to emit right after RUN_STARTED (e.g. a fork's side-effect warnings). */
+  preamble?: AguiEvent[];
+  /** What the run's start reads of its thread, when the claim's statement already read it: not read again. */
+  startRead?: StartRead;
+}
+
+/** One execution of a claimed run: what its steps share. */
+interface Execution {
+  run: Run;
+  database: Awaited<ReturnType<typeof getDatabase>>;
+  owner: string;
+  abort: AbortController;
+  sink: EventSink;
+  mapper: ReturnType<typeof createAguiMapper>;
+  /** The agent version the run executes, or undefined when this process lacks it (the run then fails loudly). */
+  agent: AgentDefinition | undefined;
+  /** Emit the run's opening events, once (with its first step's, or with whatever ends it first). */
+  open(): void;
+  /** The run's spending limits, once its graph starts. */
+  gate?: BudgetGate;
+}
+
+/**
+ * Execute a claimed run: open it, arm its limits, stream its graph to the end, and end it — succeeded or paused at
+ * its questions, stopped (an operator, its time limit, a model that did not answer), or failed with a code.
+ */
+export async function executeRun(
+  run: Run,
+  startSeq: number,
+  abort: AbortController,
+  options: StartOptions,
+  trace: RunTraceHandler,
+): Promise<{ inputWaiting: boolean | undefined } | undefined> {
+  const execution = await beginExecution(run, startSeq, abort, options);
+  const limit = armLimits(run, abort);
+  try {
+    abort.signal.throwIfAborted();
+    return await streamRun(execution, options, trace);
+  } catch (error) {
+    trace.closeAll();
+    return await endAfterError(execution, error);
+  } finally {
+    clearTimeout(limit);
+  }
+}
+
+/**
+ * The run's event sink and AG-UI mapper, and its opening events: RUN_STARTED (and a fork's preamble), or — for a run
+ * taken over from a dead owner — what closes the events it left open and says the run was recovered.
+ */
+async function beginExecution(
+  run: Run,
+  startSeq: number,
+  abort: AbortController,
+  options: StartOptions,
+): Promise<Execution> {
+  const database = await getDatabase();
+  const owner = run.owner ?? "";
+  // An event write that finds the run owned elsewhere stops the graph there and then, not at the next heartbeat: an
+  // execution that lost its run must not go on writing checkpoints beside the new owner's.
+  // Events go out with the checkpointer's writes (one statement per step when they meet).
+  const sink = new EventSink(
+    database.db,
+    run.threadId,
+    run.id,
+    owner,
+    startSeq,
+    (lost) => abort.abort(lost),
+    database.checkpointSql,
+  );
+  // Claims and the sweeper only hand this process runs of versions it has; if that ever fails, end the run loudly.
+  const agent = findAgentForKey(run.agentKey);
+  const mapper = createAguiMapper({
+    threadId: run.threadId,
+    runId: run.id,
+    ...(agent ? { describeInterrupt: interruptDescriber(agent) } : {}),
+  });
+  const started = mapper.start();
+  // The run's opening events go out with its first step's (one write instead of one of their own while the graph
+  // reads its checkpoint), or with whatever ends the run first: nothing is emitted before them.
+  let opening: AguiEvent[] | null;
+  if (options.recovered) {
+    // Pick up where the dead owner stopped: close what it left open, say so, and do not open the run twice.
+    const logged = (await readRunEvents({ db: database.db, threadId: run.threadId, runId: run.id })).map(
+      (e) => e.event as unknown as AguiEvent,
+    );
+    opening = [
+      ...(runWasStarted(logged) ? [] : started),
+      ...closeOpenEvents(logged),
+      { type: EventType.CUSTOM, name: RUN_RECOVERED_EVENT, value: { attempt: run.attempts } },
+    ];
+  } else {
+    opening = [...started, ...(options.preamble ?? [])];
+  }
+  const open = () => {
+    if (opening) sink.emit(opening);
+    opening = null;
+  };
+  return { run, database, owner, abort, sink, mapper, agent, open };
+}
+
+/**
+ * A run asked to stop before it got here (its owner died after the request, or it was still queued) is stopped at
+ * once; past its wall-clock limit the graph is aborted and the run ends timed out. Returns the limit's timer.
+ */
+function armLimits(run: Run, abort: AbortController): NodeJS.Timeout | undefined {
+  if (run.cancelRequestedBy && !abort.signal.aborted) abort.abort(cancelReason(run.cancelRequestedBy));
+  const limit =
+    env.RUN_MAX_MS > 0
+      ? setTimeout(() => {
+          if (!abort.signal.aborted) abort.abort({ code: RUN_TIMED_OUT, limitMs: env.RUN_MAX_MS });
+        }, env.RUN_MAX_MS)
+      : undefined;
+  limit?.unref();
+  return limit;
+}
+
+/** Stream the run's graph to its end, mapping every item to AG-UI events, and record how it ended. */
+async function streamRun(
+  x: Execution,
+  options: StartOptions,
+  trace: RunTraceHandler,
+): Promise<{ inputWaiting: boolean | undefined }> {
+  const { run, database, agent } = x;
+  if (!agent) {
+    throw new AppError(
+      "conflict:graph_version",
+      `This server does not have ${run.agentKey}: the run cannot execute here.`,
+    );
+  }
+  const graph = await getAgentGraph(agent);
+  // Its spending limits: a model call past one pauses the run with a `run_budget` question (lib/runtime/runs/budget.ts).
+  // The same statement reads what the graph's input needs of the thread: the questions asked (a resume), the
+  // ticket (a new message).
+  const kind = (run.input as RunInput).kind;
+  const spending =
+    options.startRead ??
+    (await loadThreadSpending({
+      db: database.db,
+      threadId: run.threadId,
+      runId: run.id,
+      asked: kind === "resume",
+      thread: kind === "input",
+    }));
+  const { input, configurable } = await graphInputFor(
+    run,
+    { agent, graph },
+    options.recovered ?? false,
+    spending,
+  );
+  x.gate = new BudgetGate(spending, { retry: run.kind === "retry" });
+  const stream = await graph.stream(input, {
+    // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).
+    configurable: {
+      thread_id: run.threadId,
+      ...configurable,
+      agent_version: agent.version,
+      hitl_run_id: run.id,
+      // Its checkpoint writes are queued, not waited for one by one (they share statements); the end waits.
+      defer_writes: !options.recovered,
+    },
+    streamMode: [...STREAM_MODES],
+    // A recovered run writes every checkpoint before moving on: it already crashed once.
+    durability: options.recovered ? "sync" : "async",
+    signal: x.abort.signal,
+    // The spending limits first (nothing else hears of a call they hold back); spans and model metrics.
+    callbacks: [x.gate, trace],
+  });
+  let progressed = !options.recovered;
+  for await (const item of stream as AsyncIterable<[string, unknown]>) {
+    x.open();
+    x.sink.emit(x.mapper.push(item[0], item[1]));
+    if (!progressed && item[0] === "tasks" && isTaskResult(item[1])) {
+      progressed = true;
+      await resetRunAttempts({ db: database.db, runId: run.id, owner: x.owner });
+    }
+  }
+  x.open();
+  await x.sink.drain();
+  // Every checkpoint write of the run committed (a failed one fails the run here, as LangGraph's own await would).
+  await batcherFor(database.checkpointSql).settled(run.threadId, true);
+  return endAtHead(x, agent, graph);
+}
+
+/** The run reached its graph's end or its questions: recorded from the head it wrote, paused or completed. */
+async function endAtHead(
+  x: Execution,
+  agent: AgentDefinition,
+  graph: Awaited<ReturnType<typeof getAgentGraph>>,
+): Promise<{ inputWaiting: boolean | undefined }> {
+  const { run } = x;
+  // The head as this run wrote it (kept by the saver, lib/checkpoint/run-head.ts): not read back.
+  const state = await graph.getState({ configurable: { thread_id: run.threadId, hitl_head_of_run: run.id } });
+  const final = finishInputFromState(state);
+  // A pending interrupt without an id cannot be answered by id: fail loudly rather than pause forever.
+  const interrupts = final.interrupts.map((i) => {
+    const parsed = agent.interrupts.parse(i.value);
+    return {
+      id: requireId(i.id, "interrupt"),
+      value: i.value,
+      action: parsed.ok ? parsed.action : "unknown",
+      summary: agent.interrupts.summarize(i.value),
+    };
+  });
+  const ended = await finalizeRun({
+    // A run that ends asking nothing while the ledger still waits for a decision did not do what was decided (its
+    // graph no longer has the question): that is an error for a supervisor, never a success (checked as it closes).
+    refuseIfPending: interrupts.length === 0 && run.kind !== "fork" && run.kind !== "migration",
+    db: x.database.db,
+    runId: run.id,
+    threadId: run.threadId,
+    owner: x.owner,
+    status: interrupts.length > 0 ? "interrupted" : "succeeded",
+    threadStatus: interrupts.length > 0 ? "interrupted" : "completed",
+    interrupts,
+    context: agent.context(final.values),
+    checkpointId: (state.config.configurable?.checkpoint_id as string | undefined) ?? null,
+    events: x.sink.number(x.mapper.finish(final)),
+    tokens: x.gate?.tokens() ?? { in: 0, out: 0 },
+  });
+  observeRunEnd(run, interrupts.length > 0 ? "interrupted" : "succeeded");
+  return ended;
+}
+
+/** How a run that did not reach its end stopped, when it was stopped rather than failed (null: it failed). */
+function stopOf(
+  error: unknown,
+  signal: AbortSignal,
+): { status: "cancelled" | "timed_out"; code: string; message: string } | null {
+  // An operator's "stop" answer to a spending limit ends the run the same way, raised by the gate in its node.
+  const budgetStop = !signal.aborted && errorCodeOf(error) === RUN_CANCELLED ? appErrorOf(error) : undefined;
+  if (budgetStop) return { status: "cancelled", code: RUN_CANCELLED, message: budgetStop.message };
+  if (isCancelReason(signal.reason))
+    return { status: "cancelled", code: RUN_CANCELLED, message: stoppedMessage(signal.reason.by) };
+  if (isTimeoutReason(signal.reason)) {
+    return {
+      status: "timed_out",
+      code: RUN_TIMED_OUT,
+      message: `The run took longer than its limit of ${Math.round(signal.reason.limitMs / 1000)} s and was stopped at its last saved step.`,
+    };
+  }
+  if (!signal.aborted && isModelTimeout(error)) {
+    return {
+      status: "timed_out",
+      code: MODEL_TIMED_OUT,
+      message: `The model did not answer within ${Math.round(env.MODEL_TIMEOUT_MS / 1000)} s, retries included; the run stopped at its last saved step.`,
+    };
+  }
+  return null;
+}
+
+/**
+ * The run did not reach its end. Its queued checkpoint writes land (or fail) first, so its thread stays at a step that
+ * is stored; then it ends stopped (the graph aborted, the thread at its last checkpoint — "Try again" continues it —
+ * and a RUN_ERROR that ends every open stream of it), lost (another owner has it: nothing more is written), or failed.
+ */
+async function endAfterError(
+  x: Execution,
+  error: unknown,
+): Promise<{ inputWaiting: boolean | undefined } | undefined> {
+  const { run, database, abort } = x;
+  x.open();
+  // A failure among the queued writes is consumed here (this run ends anyway), never left for the thread's next run.
+  await batcherFor(database.checkpointSql)
+    .settled(run.threadId, true)
+    .catch(() => {});
+  const stop = stopOf(error, abort.signal);
+  const tokens = x.gate ? { tokens: x.gate.tokens() } : {};
+  if (stop) {
+    await x.sink.drain().catch(() => {});
+    const ended = await finalizeRun({
+      db: database.db,
+      runId: run.id,
+      threadId: run.threadId,
+      owner: x.owner,
+      status: stop.status,
+      threadStatus: "failed",
+      interrupts: [],
+      checkpointId: null,
+      error: { code: stop.code, message: stop.message },
+      events: x.sink.number(x.mapper.fail({ code: stop.code, message: stop.message })),
+      ...tokens,
+    });
+    observeRunEnd(run, stop.status, stop.code);
+    return ended;
+  }
+  if (isLostOwnership(error) || abort.signal.aborted) throw new LostOwnershipError(String(error));
+  await x.sink.drain().catch(() => {});
+  const attention = errorCodeOf(error)?.startsWith("conflict:") === true;
+  await failRun({
+    db: database.db,
+    run,
+    owner: x.owner,
+    sink: x.sink,
+    fail: x.mapper.fail.bind(x.mapper),
+    error,
+    ...tokens,
+    ...(attention ? { threadStatus: "needs_attention" as const } : {}),
+  });
+  return undefined;
+}
+
+/** End a run as failed with a RUN_ERROR carrying a stable code. */
+export async function failRun({
+  db,
+  run,
+  owner,
+  sink,
+  fail,
+  error,
+  threadStatus = "failed",
+  tokens,
+}: {
+  db: Awaited<ReturnType<typeof getDatabase>>["db"];
+  run: Run;
+  owner: string;
+  sink: EventSink;
+  /** The RUN_ERROR (and whatever closes first) for this error. */
+  fail: (e: { code: string; message: string }) => AguiEvent[];
+  error: unknown;
+  /** `failed` (the default: "Try again" continues it) or `needs_attention` (a supervisor must act). */
+  threadStatus?: "failed" | "needs_attention";
+  /** Model tokens the execution spent. */
+  tokens?: { in: number; out: number };
+}): Promise<void> {
+  // An unexpected error is logged here, as a structured line of the run (the client gets a generic message).
+  const appError = toAppError(error, () =>
+    logger().error({ ...runFields(run), ...errorFields(error) }, "run error"),
+  );
+  const code = appError.code === "internal:unexpected" ? "internal:run_failed" : appError.code;
+  await finalizeRun({
+    db,
+    runId: run.id,
+    threadId: run.threadId,
+    owner,
+    status: "failed",
+    threadStatus,
+    interrupts: [],
+    checkpointId: null,
+    error: { code, message: appError.message },
+    events: sink.number(fail({ code, message: appError.message })),
+    ...(tokens ? { tokens } : {}),
+  });
+  observeRunEnd(run, "failed", code);
+}
+
+/** A `tasks`-mode item that reports a finished task (it has a result), as opposed to a task start. */
+function isTaskResult(item: unknown): boolean {
+  return typeof item === "object" && item !== null && "result" in item;
+}
