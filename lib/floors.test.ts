@@ -89,11 +89,7 @@ const ALLOWED: Record<string, string> = {
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/api/admin/teams/route → lib/db/queries/teams":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/audit/route → lib/db/queries/audit":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/api/inbox/claims/route → lib/db/queries/claims":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/retention/prune/route → lib/db/queries/audit":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/api/search/route → lib/db/queries/search":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
@@ -106,8 +102,6 @@ const ALLOWED: Record<string, string> = {
   "app/api/threads/[threadId]/events/route → lib/db/queries/threads":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/api/threads/route → lib/db/queries/inbox":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/audit/page → lib/db/queries/audit":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/page → lib/db/queries/inbox":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
