@@ -91,8 +91,6 @@ const ALLOWED: Record<string, string> = {
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/api/inbox/claims/route → lib/db/queries/claims":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/search/route → lib/db/queries/search":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/api/threads/[threadId]/effects/route → lib/db/queries/threads":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/api/threads/[threadId]/events/route → lib/db/queries/events":
@@ -104,8 +102,6 @@ const ALLOWED: Record<string, string> = {
   "app/api/threads/route → lib/db/queries/inbox":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/page → lib/db/queries/inbox":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/search/page → lib/db/queries/search":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/threads/[threadId]/history/page → lib/db/queries/threads":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
