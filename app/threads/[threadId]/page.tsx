@@ -14,9 +14,9 @@ import { requirePageUser } from "@/lib/auth/page";
 import { pageSeesThread, principalOfUser, teamScope } from "@/lib/auth/teams";
 import { errorCodeOf } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
-import { listThreadClaims } from "@/lib/db/queries/claims";
 import { readRunEvents } from "@/lib/db/queries/events";
-import { type InboxFilter, queueNeighbours } from "@/lib/db/queries/inbox";
+import { listClaimsOnThread } from "@/lib/queue/claims";
+import { findQueueNeighbours, type InboxFilter } from "@/lib/queue/inbox-view";
 import { mayDecide } from "@/lib/runtime/agents/may-decide";
 import { getThreadView, type ThreadView } from "@/lib/runtime/views/thread-view";
 
@@ -88,11 +88,11 @@ export default async function ThreadPage({ params, searchParams }: Params) {
     threadId,
     principal: { kind: "user", id: user.id, label: user.email, role: user.role },
   });
-  const claims = await listThreadClaims({ db, threadId });
+  const claims = await listClaimsOnThread({ db, threadId });
   const { hiddenAgents } = await teamScope(db, principalOfUser(user));
   const inView = await queueView(searchParams, user.id);
   const queue = {
-    ...(await queueNeighbours({ db, threadId, filter: inView.filter, hiddenAgents })),
+    ...(await findQueueNeighbours({ db, threadId, filter: inView.filter, hiddenAgents })),
     search: inView.search,
   };
   return (
