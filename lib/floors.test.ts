@@ -89,12 +89,6 @@ const ALLOWED: Record<string, string> = {
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/api/admin/teams/route → lib/db/queries/teams":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/threads/[threadId]/events/route → lib/db/queries/events":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/threads/[threadId]/events/route → lib/db/queries/runs":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/threads/[threadId]/events/route → lib/db/queries/threads":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "components/admin/teams-panel → lib/db/queries/teams":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/history/agent-graph → lib/runtime/views/graph-drawing":
