@@ -8,10 +8,10 @@ import { listApiKeys } from "@/lib/auth/api-keys";
 import { requirePageUser } from "@/lib/auth/page";
 import { listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
-import { listSlaPolicies } from "@/lib/db/queries/deadlines";
 import { listTargets } from "@/lib/db/queries/notifications";
 import { listTeams } from "@/lib/db/queries/teams";
 import { env } from "@/lib/platform/env";
+import { readSlaPolicies } from "@/lib/queue/settings/sla-policies";
 import { listAgents } from "@/lib/runtime/agents/registry";
 import { defaultRetentionPolicy } from "@/lib/runtime/retention/retention-policy";
 
@@ -25,7 +25,7 @@ export default async function AdminPage() {
   const [users, keys, policies, targets, teams] = await Promise.all([
     listUsers(),
     listApiKeys({ db }),
-    listSlaPolicies({ db }),
+    readSlaPolicies({ db }),
     listTargets({ db }),
     listTeams({ db }),
   ]);
