@@ -71,13 +71,7 @@ function agentOf(file: string): string | null {
  * module imported, both as paths from the repository root without extension.)
  */
 const ALLOWED: Record<string, string> = {
-  "app/admin/page → lib/db/queries/notifications":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/admin/page → lib/db/queries/teams":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/notifications/route → lib/db/queries/audit":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/notifications/route → lib/db/queries/notifications":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "app/api/admin/teams/[teamId]/route → lib/db/queries/teams":
     "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",

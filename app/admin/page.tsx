@@ -8,9 +8,9 @@ import { listApiKeys } from "@/lib/auth/api-keys";
 import { requirePageUser } from "@/lib/auth/page";
 import { listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
-import { listTargets } from "@/lib/db/queries/notifications";
 import { listTeams } from "@/lib/db/queries/teams";
 import { env } from "@/lib/platform/env";
+import { readNotificationTargets } from "@/lib/queue/settings/notification-targets";
 import { readSlaPolicies } from "@/lib/queue/settings/sla-policies";
 import { listAgents } from "@/lib/runtime/agents/registry";
 import { defaultRetentionPolicy } from "@/lib/runtime/retention/retention-policy";
@@ -26,7 +26,7 @@ export default async function AdminPage() {
     listUsers(),
     listApiKeys({ db }),
     readSlaPolicies({ db }),
-    listTargets({ db }),
+    readNotificationTargets({ db }),
     listTeams({ db }),
   ]);
   const policy = defaultRetentionPolicy();
