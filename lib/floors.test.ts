@@ -71,12 +71,6 @@ function agentOf(file: string): string | null {
  * module imported, both as paths from the repository root without extension.)
  */
 const ALLOWED: Record<string, string> = {
-  "app/admin/page → lib/db/queries/teams":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/teams/[teamId]/route → lib/db/queries/teams":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/teams/route → lib/db/queries/teams":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "components/admin/teams-panel → lib/db/queries/teams":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/history/agent-graph → lib/runtime/views/graph-drawing":
