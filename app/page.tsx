@@ -11,8 +11,7 @@ import { requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { issuesMessage } from "@/lib/contract/wire";
 import { getDatabase } from "@/lib/db/client";
-import { listInbox } from "@/lib/db/queries/inbox";
-import { markDecidable } from "@/lib/queue/inbox-marks";
+import { readInbox } from "@/lib/queue/inbox-view";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Inbox" };
@@ -41,8 +40,13 @@ export default async function InboxPage({
   // The first page is always rendered without a cursor; the client pages on from there.
   const principal = principalOfUser(user);
   const { hiddenAgents } = await teamScope(db, principal);
-  const listed = await listInbox({ db, ...inboxListArgs(query, user.id), cursor: undefined, hiddenAgents });
-  const page = await markDecidable({ db, page: listed, principal });
+  const page = await readInbox({
+    db,
+    ...inboxListArgs(query, user.id),
+    cursor: undefined,
+    hiddenAgents,
+    principal,
+  });
 
   return (
     <InboxView

@@ -71,56 +71,6 @@ function agentOf(file: string): string | null {
  * module imported, both as paths from the repository root without extension.)
  */
 const ALLOWED: Record<string, string> = {
-  "app/admin/page → lib/db/queries/deadlines":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/admin/page → lib/db/queries/notifications":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/admin/page → lib/db/queries/teams":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/notifications/route → lib/db/queries/audit":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/notifications/route → lib/db/queries/notifications":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/sla/route → lib/db/queries/audit":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/sla/route → lib/db/queries/deadlines":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/teams/[teamId]/route → lib/db/queries/teams":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/admin/teams/route → lib/db/queries/teams":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/audit/route → lib/db/queries/audit":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/inbox/claims/route → lib/db/queries/claims":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/retention/prune/route → lib/db/queries/audit":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/search/route → lib/db/queries/search":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/threads/[threadId]/effects/route → lib/db/queries/threads":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/threads/[threadId]/events/route → lib/db/queries/events":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/threads/[threadId]/events/route → lib/db/queries/runs":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/threads/[threadId]/events/route → lib/db/queries/threads":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/api/threads/route → lib/db/queries/inbox":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/audit/page → lib/db/queries/audit":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/page → lib/db/queries/inbox":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/search/page → lib/db/queries/search":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/threads/[threadId]/history/page → lib/db/queries/threads":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/threads/[threadId]/page → lib/db/queries/claims":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/threads/[threadId]/page → lib/db/queries/events":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
-  "app/threads/[threadId]/page → lib/db/queries/inbox":
-    "a page or route reads the ledger directly; moves behind a runtime view (issue 51: app never reads db/queries)",
   "components/admin/teams-panel → lib/db/queries/teams":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/history/agent-graph → lib/runtime/views/graph-drawing":

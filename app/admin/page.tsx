@@ -8,11 +8,10 @@ import { listApiKeys } from "@/lib/auth/api-keys";
 import { requirePageUser } from "@/lib/auth/page";
 import { listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
-import { listSlaPolicies } from "@/lib/db/queries/deadlines";
-import { listTargets } from "@/lib/db/queries/notifications";
-import { listTeams } from "@/lib/db/queries/teams";
 import { env } from "@/lib/platform/env";
-import { listAgents } from "@/lib/runtime/agents/registry";
+import { readNotificationTargets } from "@/lib/queue/settings/notification-targets";
+import { readSlaPolicies } from "@/lib/queue/settings/sla-policies";
+import { readTeams } from "@/lib/queue/settings/teams";
 import { defaultRetentionPolicy } from "@/lib/runtime/retention/retention-policy";
 
 export const dynamic = "force-dynamic";
@@ -22,12 +21,12 @@ export const metadata: Metadata = { title: "Admin" };
 export default async function AdminPage() {
   const me = await requirePageUser("/admin", "admin");
   const { db } = await getDatabase();
-  const [users, keys, policies, targets, teams] = await Promise.all([
+  const [users, keys, policies, targets, teamsAndAgents] = await Promise.all([
     listUsers(),
     listApiKeys({ db }),
-    listSlaPolicies({ db }),
-    listTargets({ db }),
-    listTeams({ db }),
+    readSlaPolicies({ db }),
+    readNotificationTargets({ db }),
+    readTeams({ db }),
   ]);
   const policy = defaultRetentionPolicy();
   return (
@@ -55,9 +54,9 @@ export default async function AdminPage() {
         }))}
       />
       <TeamsPanel
-        teams={teams}
+        teams={teamsAndAgents.teams}
         users={users.filter((u) => !u.disabled).map((u) => ({ id: u.id, email: u.email, role: u.role }))}
-        agents={listAgents().map((a) => ({ id: a.id, title: a.title }))}
+        agents={teamsAndAgents.agents}
         seeAllRole={env.TEAMS_SEE_ALL_ROLE}
       />
       <RetentionPanel

@@ -5,9 +5,10 @@ import { controlClass, FieldLabel } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
 import { requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
+import { AUDIT_ACTIONS, type AuditAction } from "@/lib/contract/audit";
 import { showControls } from "@/lib/contract/bidi";
 import { getDatabase } from "@/lib/db/client";
-import { AUDIT_ACTIONS, type AuditAction, listAudit } from "@/lib/db/queries/audit";
+import { readAuditTrail } from "@/lib/runtime/views/audit-view";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Audit trail" };
@@ -53,7 +54,7 @@ export default async function AuditPage({
   const before = Number.isSafeInteger(beforeRaw) && beforeRaw > 0 ? beforeRaw : undefined;
   const { db } = await getDatabase();
   const { hiddenAgents } = await teamScope(db, principalOfUser(user));
-  const page = await listAudit({
+  const page = await readAuditTrail({
     db,
     filter: { action, actor, threadId, before, limit: PAGE_SIZE },
     hiddenAgents,

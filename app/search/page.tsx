@@ -4,7 +4,7 @@ import { StatusBadge } from "@/components/ui/status-badge";
 import { requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
-import { searchThreads } from "@/lib/db/queries/search";
+import { findThreads } from "@/lib/runtime/views/search-view";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Search" };
@@ -28,7 +28,7 @@ export default async function SearchPage({
   const user = await requirePageUser(`/search?q=${encodeURIComponent(q)}`);
   const { db } = await getDatabase();
   const { hiddenAgents } = await teamScope(db, principalOfUser(user));
-  const hits = q ? await searchThreads({ db, q, hiddenAgents }) : [];
+  const hits = q ? await findThreads({ db, q, hiddenAgents }) : [];
   return (
     <div className="space-y-5" data-testid="search-page">
       <h1 className="text-2xl font-semibold">Search</h1>

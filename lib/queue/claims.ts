@@ -4,7 +4,14 @@ import { AppError } from "@/lib/contract/errors";
 import { hasRole, type Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
-import { type ClaimView, claimDecision, releaseClaim, renewClaims } from "@/lib/db/queries/claims";
+import {
+  type ClaimView,
+  claimDecision,
+  listThreadClaims,
+  releaseClaim,
+  renewClaims,
+} from "@/lib/db/queries/claims";
+import type { Queryable } from "@/lib/db/tx";
 import { env } from "@/lib/platform/env";
 
 /*
@@ -113,4 +120,15 @@ export async function renewForPrincipal({ db, principal }: { db: AppDb; principa
     renewed: await renewClaims({ db, userId: me.id, ttlMs: env.CLAIM_TTL_MS }),
     ttlMs: env.CLAIM_TTL_MS,
   };
+}
+
+/** Who is handling a thread's pending decisions: their live claims (the thread page and `GET /api/inbox/claims`). */
+export function listClaimsOnThread({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<ClaimView[]> {
+  return listThreadClaims({ db, threadId });
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { AUDIT_ACTIONS } from "@/lib/contract/audit";
 import { idCursorParam, isoDateParam, limitParam } from "@/lib/contract/params";
-import { AUDIT_ACTIONS, listAudit } from "@/lib/db/queries/audit";
 import { json, route } from "@/lib/http/route";
+import { readAuditTrail } from "@/lib/runtime/views/audit-view";
 
 export const dynamic = "force-dynamic";
 
@@ -23,5 +24,7 @@ export const GET = route(
     query: { schema: auditQuery, code: "bad_request:audit", what: "The audit query" },
   },
   async ({ query, database, scope }) =>
-    json(await listAudit({ db: database.db, filter: query, hiddenAgents: (await scope()).hiddenAgents })),
+    json(
+      await readAuditTrail({ db: database.db, filter: query, hiddenAgents: (await scope()).hiddenAgents }),
+    ),
 );

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { searchThreads } from "@/lib/db/queries/search";
 import { json, route } from "@/lib/http/route";
+import { findThreads } from "@/lib/runtime/views/search-view";
 
 export const dynamic = "force-dynamic";
 
@@ -19,7 +19,7 @@ export const GET = route<Record<string, never>, undefined, z.infer<typeof search
   },
   async ({ query, database: { db }, scope }) =>
     json({
-      hits: await searchThreads({
+      hits: await findThreads({
         db,
         q: query.q,
         limit: query.limit,

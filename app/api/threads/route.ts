@@ -1,6 +1,5 @@
-import { listInbox } from "@/lib/db/queries/inbox";
 import { json, route } from "@/lib/http/route";
-import { markDecidable } from "@/lib/queue/inbox-marks";
+import { readInbox } from "@/lib/queue/inbox-view";
 import { createTicket } from "@/lib/runtime/runs/tickets";
 import { createThreadBody, inboxListArgs, inboxQuery } from "./schema";
 
@@ -18,8 +17,7 @@ export const GET = route(
   },
   async ({ query, principal, database: { db }, scope }) => {
     const { hiddenAgents } = await scope();
-    const page = await listInbox({ db, ...inboxListArgs(query, principal.id), hiddenAgents });
-    return json(await markDecidable({ db, page, principal }));
+    return json(await readInbox({ db, ...inboxListArgs(query, principal.id), hiddenAgents, principal }));
   },
 );
 

@@ -14,11 +14,10 @@ import { requirePageUser } from "@/lib/auth/page";
 import { pageSeesThread, principalOfUser, teamScope } from "@/lib/auth/teams";
 import { errorCodeOf } from "@/lib/contract/errors";
 import { getDatabase } from "@/lib/db/client";
-import { listThreadClaims } from "@/lib/db/queries/claims";
-import { readRunEvents } from "@/lib/db/queries/events";
-import { type InboxFilter, queueNeighbours } from "@/lib/db/queries/inbox";
+import { listClaimsOnThread } from "@/lib/queue/claims";
+import { findQueueNeighbours, type InboxFilter } from "@/lib/queue/inbox-view";
 import { mayDecide } from "@/lib/runtime/agents/may-decide";
-import { getThreadView, type ThreadView } from "@/lib/runtime/views/thread-view";
+import { getThreadView, readActiveRunEvents, type ThreadView } from "@/lib/runtime/views/thread-view";
 
 export const dynamic = "force-dynamic";
 
@@ -44,15 +43,13 @@ const loadView = cache(async (threadId: string): Promise<ThreadView> => {
 });
 
 /**
- * While a run is active the checkpoint lags behind what was streamed (a reply half written lives only in the event
- * log). The page starts from the view plus the active run's logged events up to the view's `lastSeq`, so the
- * server render ends exactly at `lastSeq` and the browser goes on with `events?after=lastSeq`.
+ * While a run is active the page starts from the view plus the active run's logged events up to the view's `lastSeq`
+ * (the checkpoint lags behind what was streamed), and the browser goes on with `events?after=lastSeq`.
  */
 async function activeRunEvents(view: ThreadView): Promise<StreamEvent[]> {
   if (!view.activeRunId) return [];
   const { db } = await getDatabase();
-  const logged = await readRunEvents({ db, threadId: view.threadId, runId: view.activeRunId });
-  return logged.filter((e) => e.seq <= view.lastSeq).map((e) => e.event as unknown as StreamEvent);
+  return (await readActiveRunEvents({ db, view })).map((e) => e as unknown as StreamEvent);
 }
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
@@ -88,11 +85,11 @@ export default async function ThreadPage({ params, searchParams }: Params) {
     threadId,
     principal: { kind: "user", id: user.id, label: user.email, role: user.role },
   });
-  const claims = await listThreadClaims({ db, threadId });
+  const claims = await listClaimsOnThread({ db, threadId });
   const { hiddenAgents } = await teamScope(db, principalOfUser(user));
   const inView = await queueView(searchParams, user.id);
   const queue = {
-    ...(await queueNeighbours({ db, threadId, filter: inView.filter, hiddenAgents })),
+    ...(await findQueueNeighbours({ db, threadId, filter: inView.filter, hiddenAgents })),
     search: inView.search,
   };
   return (

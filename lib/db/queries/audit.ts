@@ -1,40 +1,11 @@
 import "server-only";
 import { and, desc, eq, gte, ilike, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import type { AuditAction } from "@/lib/contract/audit";
 import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
 import { rowsOf } from "../rows";
 import { type AuditEntry, auditLog } from "../schema";
 import type { Queryable } from "../tx";
-
-export const AUDIT_ACTIONS = [
-  "ticket_created",
-  "run_started",
-  "thread_closed",
-  "decision",
-  "fork",
-  "thread_migrated",
-  "migration_failed",
-  "prune",
-  "sign_in",
-  "sign_in_failed",
-  "sign_out",
-  "user_created",
-  "role_changed",
-  "user_disabled",
-  "key_issued",
-  "key_revoked",
-  "effect_failed",
-  "effect_task",
-  "erasure",
-  "archive",
-  "claim_assigned",
-  "decision_escalated",
-  "queue_settings",
-  "run_cancel",
-  "input_queued",
-  "team_changed",
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditInput {
   action: AuditAction;

@@ -11,7 +11,7 @@ import {
   supersedeOtherPending,
 } from "@/lib/db/queries/decisions";
 import { createThread, setThreadStatus } from "@/lib/db/queries/threads";
-import { type PruneReport, pruneCheckpoints } from "./retention";
+import { type PruneReport, pruneCheckpoints, pruneOnRequest } from "./retention";
 
 /*
  * Threads made by the real refund graph on real Postgres, with histories that branch the way time travel makes them
@@ -443,5 +443,19 @@ describe("checkpoint retention on postgres with refund graph threads", () => {
       claimer.release();
     }
     expect(await threadRows(threadId)).toBe(rows);
+  });
+
+  it("a supervisor's prune goes to the audit trail under their name with its report; a dry run does not", async () => {
+    const by = { kind: "user", id: "u-supervisor", label: "sup@test.local", role: "supervisor" } as const;
+    const audited = () =>
+      sqlRows<{ actor: string; actor_id: string; detail: PruneReport }>(
+        "SELECT actor, actor_id, detail FROM audit_log WHERE action = 'prune' ORDER BY id",
+      );
+    const keepEverything = { db: h.database.db, keepLatest: 1, olderThanMs: 3_600_000, by };
+    expect((await pruneOnRequest({ ...keepEverything, dryRun: true })).dryRun).toBe(true);
+    expect(await audited()).toEqual([]);
+    const report = await pruneOnRequest({ ...keepEverything, dryRun: false });
+    expect(deleted(report)).toBe(0);
+    expect(await audited()).toEqual([{ actor: "sup@test.local", actor_id: "u-supervisor", detail: report }]);
   });
 });

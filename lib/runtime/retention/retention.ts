@@ -6,7 +6,9 @@ import {
   pruneThreadRows,
   readCutoff,
 } from "@/lib/checkpoint/retention";
+import type { Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
+import { recordAudit } from "@/lib/db/queries/audit";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { lockThread } from "@/lib/db/queries/threads";
@@ -170,5 +172,22 @@ export async function pruneCheckpoints(options: PruneOptions): Promise<PruneRepo
     onProgress?.({ ...report });
   }
   report.durationMs = Math.round(performance.now() - started);
+  return report;
+}
+
+/**
+ * The pruning a supervisor asks for (`POST /api/retention/prune`): {@link pruneCheckpoints}, and — unless it was a dry
+ * run — the report written to the audit trail under `by`.
+ */
+export async function pruneOnRequest({
+  by,
+  ...options
+}: Pick<PruneOptions, "db" | "keepLatest" | "olderThanMs" | "dryRun"> & {
+  by: Principal;
+}): Promise<PruneReport> {
+  const report = await pruneCheckpoints(options);
+  if (!report.dryRun) {
+    await recordAudit({ db: options.db, entries: [{ action: "prune", actor: by, detail: { ...report } }] });
+  }
   return report;
 }

@@ -5,6 +5,7 @@ import { type EffectTaskAction, type EffectView, STRIPE_TEST_REF } from "@/lib/c
 import type { AppDb } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getEffect, isOpenTaskStatus, listThreadEffects, resolveEffectTask } from "@/lib/db/queries/effects";
+import { getThread } from "@/lib/db/queries/threads";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { defaultTaskActions } from "@/lib/delivery/connector";
@@ -75,6 +76,20 @@ export function toEffectView(effect: Effect): EffectView {
 /** A thread's side effects with their live delivery status, oldest first. */
 export async function listEffectViews({ db, threadId }: { db: Queryable; threadId: string }) {
   return (await listThreadEffects({ db, threadId })).map(toEffectView);
+}
+
+/** A thread's side effects (`GET /api/threads/{id}/effects`): 404 `not_found:thread` when there is no such thread. */
+export async function readThreadEffects({
+  db,
+  threadId,
+}: {
+  db: Queryable;
+  threadId: string;
+}): Promise<EffectView[]> {
+  if (!(await getThread({ db, threadId }))) {
+    throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
+  }
+  return listEffectViews({ db, threadId });
 }
 
 /**

@@ -5,6 +5,7 @@ import { AppError } from "@/lib/contract/errors";
 import { limitParam } from "@/lib/contract/params";
 import type { AppDb } from "@/lib/db/open";
 import { getThread } from "@/lib/db/queries/threads";
+import type { Thread } from "@/lib/db/schema";
 import type { SqlClient } from "@/lib/db/sql-client";
 import { parseWith } from "@/lib/platform/http/http";
 
@@ -160,6 +161,20 @@ function writtenBy(source: string | null, nodes: string[]): WrittenBy {
   if (source === "input" || source === "update" || source === "fork" || source === "migration")
     return { kind: source };
   return { kind: "nodes", nodes };
+}
+
+/**
+ * The thread a history page is about — its title and order number for the header, its pinned agent version for the
+ * graph drawn and the fork form — or undefined when there is none.
+ */
+export async function findHistoryThread({
+  db,
+  threadId,
+}: {
+  db: AppDb;
+  threadId: string;
+}): Promise<Pick<Thread, "title" | "orderRef" | "agentId" | "agentVersion"> | undefined> {
+  return getThread({ db, threadId });
 }
 
 /** What {@link getThreadHistory} reads from: the app database (thread rows) and the checkpoint tables. */

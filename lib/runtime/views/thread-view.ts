@@ -9,10 +9,12 @@ import { AppError } from "@/lib/contract/errors";
 import type { EffectView, ReceiptView } from "@/lib/contract/wire";
 import { getDatabase } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
+import { readRunEvents } from "@/lib/db/queries/events";
 import { listWaitingInputs } from "@/lib/db/queries/queued-inputs";
 import { getActiveRun, getLastFailedRun, lastFork } from "@/lib/db/queries/runs";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
+import type { Queryable } from "@/lib/db/tx";
 import { listReceiptViews } from "../../delivery/receipts";
 import {
   type AgentDefinition,
@@ -248,6 +250,23 @@ function decisionView(
       .filter((e) => e.interruptId === d.interruptId)
       .map(({ kind, target, status }) => ({ kind, target, status })),
   };
+}
+
+/**
+ * While a run is active the checkpoint lags behind what was streamed (a reply half written lives only in the event
+ * log): the active run's logged events up to the view's `lastSeq`, so a page rendered from the view and these ends
+ * exactly at `lastSeq` and the browser goes on with `events?after=lastSeq`. None when no run is active.
+ */
+export async function readActiveRunEvents({
+  db,
+  view,
+}: {
+  db: Queryable;
+  view: Pick<ThreadView, "threadId" | "activeRunId" | "lastSeq">;
+}): Promise<Record<string, unknown>[]> {
+  if (!view.activeRunId) return [];
+  const logged = await readRunEvents({ db, threadId: view.threadId, runId: view.activeRunId });
+  return logged.filter((e) => e.seq <= view.lastSeq).map((e) => e.event);
 }
 
 /** Who answered a decision that waits for its siblings (`answered` in the ledger). */

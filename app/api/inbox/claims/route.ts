@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { listThreadClaims } from "@/lib/db/queries/claims";
 import { json, route } from "@/lib/http/route";
-import { claimForPrincipal } from "@/lib/queue/claims";
+import { claimForPrincipal, listClaimsOnThread } from "@/lib/queue/claims";
 
 export const dynamic = "force-dynamic";
 
@@ -26,7 +25,7 @@ export const GET = route<Record<string, never>, undefined, z.infer<typeof claims
     query: { schema: claimsQuery, code: "bad_request:claims", what: "The claims query" },
   },
   async ({ query, database: { db } }) =>
-    json({ claims: await listThreadClaims({ db, threadId: query.threadId }) }),
+    json({ claims: await listClaimsOnThread({ db, threadId: query.threadId }) }),
 );
 
 /** Claim a pending decision (soft lock with a TTL): 200 `{ claim }`, 409 `conflict:claimed` with the holder. */

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { recordAudit } from "@/lib/db/queries/audit";
 import { json, route } from "@/lib/http/route";
-import { pruneCheckpoints } from "@/lib/runtime/retention/retention";
+import { pruneOnRequest } from "@/lib/runtime/retention/retention";
 
 export const dynamic = "force-dynamic";
 
@@ -24,15 +23,13 @@ export const POST = route(
     body: { schema: pruneBody, code: "bad_request:prune", what: "The prune request" },
   },
   async ({ body, principal, database: { db } }) => {
-    const report = await pruneCheckpoints({
+    const report = await pruneOnRequest({
       db,
       keepLatest: body.keepLatest,
       olderThanMs: body.olderThanSeconds * 1000,
       dryRun: body.dryRun ?? false,
+      by: principal,
     });
-    if (!report.dryRun) {
-      await recordAudit({ db, entries: [{ action: "prune", actor: principal, detail: { ...report } }] });
-    }
     return json(report);
   },
 );

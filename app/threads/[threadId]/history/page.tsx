@@ -7,11 +7,10 @@ import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
 import { requirePageUser } from "@/lib/auth/page";
 import { pageSeesThread } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
-import { getThread } from "@/lib/db/queries/threads";
 import { findAgent, getAgent } from "@/lib/runtime/agents/registry";
 import { listEffectViews } from "@/lib/runtime/views/effects";
 import { graphDrawing } from "@/lib/runtime/views/graph-drawing";
-import { getThreadHistory } from "@/lib/runtime/views/history-view";
+import { findHistoryThread, getThreadHistory } from "@/lib/runtime/views/history-view";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "History" };
@@ -27,7 +26,7 @@ export default async function HistoryPage({
   const [{ threadId }, search] = await Promise.all([params, searchParams]);
   const user = await requirePageUser(`/threads/${threadId}/history`);
   const { db, sql } = await getDatabase();
-  const thread = await getThread({ db, threadId });
+  const thread = await findHistoryThread({ db, threadId });
   // Another team's thread is as unknown as one that does not exist.
   if (!thread || !(await pageSeesThread(db, user, threadId))) notFound();
   // The graph of the thread's own version (a version this server no longer has is not drawn).

@@ -1,11 +1,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/contract/errors";
-import { readCompactionSnapshot } from "@/lib/db/queries/events";
-import { getActiveRun } from "@/lib/db/queries/runs";
-import { getThread } from "@/lib/db/queries/threads";
 import { route } from "@/lib/http/route";
-import { instanceId } from "@/lib/platform/instance";
-import { eventStreamResponse } from "@/lib/runtime/runs/stream";
+import { followThreadEvents } from "@/lib/runtime/runs/follow";
 
 export const dynamic = "force-dynamic";
 
@@ -28,19 +24,6 @@ export const GET = route<{ threadId: string }, undefined, z.infer<typeof eventsQ
   async ({ request, params: { threadId }, query, database: { db } }) => {
     const after = seq.safeParse(query.after ?? request.headers.get("last-event-id") ?? "0");
     if (!after.success) throw new AppError("bad_request:events", "`after` must be a sequence number ≥ 0.");
-    const thread = await getThread({ db, threadId });
-    if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
-    const active = await getActiveRun({ db, threadId });
-    let afterSeq = Number(after.data);
-    const compactedSeq = thread.eventsCompactedSeq;
-    const prelude =
-      afterSeq < compactedSeq ? await readCompactionSnapshot({ db, threadId, compactedSeq }) : undefined;
-    if (prelude) afterSeq = compactedSeq;
-    // A run not executing in this process (another instance's, or not claimed yet): its appends must wake us.
-    const remote = Boolean(active && active.owner !== instanceId());
-    return eventStreamResponse(
-      { db, threadId, afterSeq, runId: active?.id, prelude, remote },
-      request.signal,
-    );
+    return followThreadEvents({ db, threadId, afterSeq: Number(after.data), signal: request.signal });
   },
 );

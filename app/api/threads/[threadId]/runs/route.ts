@@ -1,11 +1,7 @@
 import type { z } from "zod";
 import { AppError } from "@/lib/contract/errors";
 import { json, route } from "@/lib/http/route";
-import { env } from "@/lib/platform/env";
-import { stopForNewerInput } from "@/lib/runtime/runs/cancel";
-import { claimRun } from "@/lib/runtime/runs/claim";
-import { startedWith, startRunInBackground } from "@/lib/runtime/runs/executor";
-import { eventStreamResponse } from "@/lib/runtime/runs/stream";
+import { startOrQueueRun } from "@/lib/runtime/runs/start";
 import { runBody } from "./schema";
 
 export const dynamic = "force-dynamic";
@@ -29,31 +25,7 @@ export const POST = route<{ threadId: string }, z.infer<typeof runBody>>(
     if (input.threadId !== threadId) {
       throw new AppError("bad_request:thread_mismatch", "threadId in the body does not match the URL.");
     }
-    const claimed = await claimRun({ db, threadId, input, principal, leaseMs: env.RUN_LEASE_MS });
-    if ("queued" in claimed) {
-      // The thread was busy and its agent queues new input: it runs after the current run (which `interrupt` and
-      // `rollback` stop) as run `runId`, followed on `events` like any run. No stream is held open meanwhile: the
-      // wait may be for a person's decision.
-      stopForNewerInput(claimed.stopping, principal);
-      const { queued, startSeq, position } = claimed;
-      return json(
-        {
-          queued: true,
-          runId: queued.id,
-          strategy: queued.strategy,
-          position,
-          stopping: claimed.stopping,
-          events: `/api/threads/${encodeURIComponent(threadId)}/events?after=${startSeq}`,
-        },
-        { status: 202 },
-      );
-    }
-    // The stream first: it hears the run's events from the first one on, so it need not read the log to start.
-    const response = eventStreamResponse(
-      { db, threadId, afterSeq: claimed.startSeq, runId: claimed.run.id, fresh: true },
-      request.signal,
-    );
-    startRunInBackground(claimed.run, claimed.startSeq, startedWith(claimed));
-    return response;
+    const started = await startOrQueueRun({ db, threadId, input, principal, signal: request.signal });
+    return "queued" in started ? json(started.queued, { status: 202 }) : started.stream;
   },
 );
