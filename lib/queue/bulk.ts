@@ -8,7 +8,7 @@ import { claimDecision, getLiveClaims, releaseClaim } from "@/lib/db/queries/cla
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { env } from "@/lib/platform/env";
 import { mayDecide } from "@/lib/runtime/agents/may-decide";
-import { decideAndResume } from "@/lib/runtime/runs/claim";
+import { decideAndResume } from "@/lib/runtime/runs/decide";
 import { asAppError } from "./app-error";
 import { type BulkVerb, bulkAnswer, isBulkAction } from "./bulk-answers";
 

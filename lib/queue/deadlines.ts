@@ -16,7 +16,7 @@ import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { clearSingleton, peekSingleton, singleton } from "@/lib/platform/singleton";
 import { isDraining } from "@/lib/platform/status";
-import { decideAndResume } from "@/lib/runtime/runs/claim";
+import { decideAndResume } from "@/lib/runtime/runs/decide";
 import { deliverNotifications } from "../delivery/notify";
 import { asAppError } from "./app-error";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { json, route } from "@/lib/http/route";
-import { decideAndResume } from "@/lib/runtime/runs/claim";
+import { decideAndResume } from "@/lib/runtime/runs/decide";
 
 export const dynamic = "force-dynamic";
 
