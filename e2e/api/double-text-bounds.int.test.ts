@@ -14,8 +14,9 @@ import { readSseBody } from "./sse";
 const LIMIT = 3;
 const RATE = 5;
 const ENV = {
-  // The offline model takes its time, so a first run is still working when the messages arrive.
-  OFFLINE_TOKEN_DELAY_MS: "150",
+  // The offline model takes its time, so a first run is still working when the messages arrive — on a loaded machine
+  // too (at 150 ms a token, a first run sometimes ended before the fifth message of the rate test was sent).
+  OFFLINE_TOKEN_DELAY_MS: "400",
   QUEUED_INPUTS_MAX: String(LIMIT),
   QUEUED_INPUTS_PER_MINUTE: String(RATE),
 };
