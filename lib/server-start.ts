@@ -1,8 +1,9 @@
 import "server-only";
 import "@/lib/agents/index";
 import { ensureFirstAdmin, seedDemoUsers } from "@/lib/auth/bootstrap";
-import { getDatabase } from "@/lib/db/client";
+import { type AppDb, getDatabase } from "@/lib/db/client";
 import { registerInstance } from "@/lib/db/queries/instances";
+import { countOpenThreadsOn } from "@/lib/db/queries/threads";
 import { startDispatcher } from "@/lib/delivery/dispatcher";
 import { env } from "@/lib/platform/env";
 import { instanceId, instanceLabels } from "@/lib/platform/instance";
@@ -15,7 +16,7 @@ import {
   setRuntimePhase,
 } from "@/lib/platform/status";
 import { startDeadlines } from "@/lib/queue/deadlines";
-import { hasAgent } from "@/lib/runtime/agents/registry";
+import { hasAgent, listRefusedVersions } from "@/lib/runtime/agents/registry";
 import { verifyAgentVersions } from "@/lib/runtime/agents/verify-agents";
 import { startAuditChainer } from "@/lib/runtime/process/audit-chainer";
 import { seedDemoThreads } from "@/lib/runtime/process/demo";
@@ -74,6 +75,24 @@ function refuseImpliedSimulators(): void {
   process.exit(78);
 }
 
+/**
+ * In production, a version this build refused (its graph is not what it declares) with threads waiting on it stops the
+ * start: a careless deploy goes no further, and the rollout with it. START_WITH_REFUSED_VERSIONS=1 serves those
+ * threads read-only instead.
+ */
+async function refuseStartOnWaitingRefusedVersions(db: AppDb): Promise<void> {
+  const refused = listRefusedVersions();
+  if (refused.length === 0 || env.NODE_ENV !== "production" || env.START_WITH_REFUSED_VERSIONS) return;
+  const waiting = await countOpenThreadsOn({ db, versions: refused });
+  if (waiting === 0) return;
+  const names = refused.map((r) => `${r.agent}@${r.version}`).join(", ");
+  logger().fatal(
+    { code: "unavailable:configuration", refused, waiting },
+    `start: refused — ${names} refused (its graph is not what it declares) and ${waiting} thread(s) wait on it: deploy a build that bumps the version and keeps the old one, or roll back; START_WITH_REFUSED_VERSIONS=1 serves them read-only`,
+  );
+  process.exit(78);
+}
+
 /** `MULTITASK` names agents this build has: a typo would leave the declared strategy in force, silently. */
 function refuseUnknownMultitaskAgents(): void {
   const unknown = Object.keys(env.MULTITASK).filter((id) => !hasAgent(id));
@@ -91,6 +110,7 @@ async function startRuntime(): Promise<boolean> {
     const database = await getDatabase();
     // Opening a pool does not connect (MIGRATE_ON_START=false): ask for proof.
     await database.sql.query("SELECT 1");
+    await refuseStartOnWaitingRefusedVersions(database.db);
     if (env.DEMO_ORDERS) await seedDemoOrders({ db: database.db });
     await registerInstance({ db: database.db, instance: { id: instanceId(), ...instanceLabels() } });
     if (database.kind === "postgres") await startEventListener();

@@ -10,8 +10,10 @@ import { buildCarelessTree } from "./tree";
  * A careless deploy onto paused threads: the next build renames the state field the refund approval reads
  * (`requested` → `requestedAmount`) and bumps nothing — same version, same declared structure hash (tree.ts). Before,
  * it resumed the paused threads: the operator approved "Refund of €120.00" and the graph paid the order's €500. Now:
- * - the server hashes the graph at start, sees it is not what version 1 declares, and refuses the version: no thread
- *   is resumed under it, and health names it;
+ * - the server hashes the graph at start, sees it is not what version 1 declares, and refuses the version: in
+ *   production it does not start while threads wait on it (the rollout stops); told to start anyway, it resumes no
+ *   thread under it, health says degraded and names it (readiness 503), and every page and read of those threads
+ *   answers and says why — never a 500;
  * - with that check switched off (a test-only switch), a resume finds the question asked again is not the one the
  *   ledger recorded and stops the run as needs_attention before anything after it runs.
  * Payments are counted where they would arrive: at the payment provider.
@@ -76,18 +78,82 @@ describe("a careless deploy (a renamed state field, no version bump) pays nothin
   });
 
   it("the server refuses the mismatching version at start: health names it, no thread resumes under it", async () => {
-    const careless = await startTestServer({
+    // In production the careless build does not start while threads wait on the version it refuses: the rollout
+    // stops at the first instance.
+    const stopped = await startTestServer({
       databaseUrl: prepared.url,
       cwd: tree!.dir,
       env: { PAYMENT_URL: provider.url, NEXT_DIST_DIR: "" },
+    }).then(
+      (server) => {
+        servers.push(server);
+        return "started";
+      },
+      (error: Error) => error.message,
+    );
+    expect(stopped).toMatch(/exited early \(78\)/);
+    expect(stopped).toMatch(/refund@1 refused .* thread\(s\) wait on it/);
+    // Told to start anyway, it serves those threads read-only.
+    const careless = await startTestServer({
+      databaseUrl: prepared.url,
+      cwd: tree!.dir,
+      env: { PAYMENT_URL: provider.url, NEXT_DIST_DIR: "", START_WITH_REFUSED_VERSIONS: "1" },
     });
     servers.push(careless);
-    const health = await (await fetch(`${careless.url}/api/health`)).json();
+    const healthRes = await fetch(`${careless.url}/api/health`);
+    // Serving (every thread still reads), but degraded: the refused version is named, with what to do.
+    expect(healthRes.status).toBe(200);
+    const health = await healthRes.json();
+    expect(health).toMatchObject({ status: "degraded", code: "degraded:refused_versions" });
     expect(health.refusedVersions).toEqual([
       expect.objectContaining({ agent: "refund", version: "1", declared: expect.stringMatching(/^sha256:/) }),
     ]);
     expect(health.refusedVersions[0].actual).not.toBe(health.refusedVersions[0].declared);
+    // Readiness stops a rollout: 503 while a refused version has threads waiting on it.
+    const ready = await fetch(`${careless.url}/api/health?probe=ready`);
+    expect(ready.status).toBe(503);
+    expect((await ready.json()).code).toBe("degraded:refused_versions");
     expect(careless.log()).toMatch(/refund@1 refused/);
+    // Every page and read of the refused version's threads answers, and says why in words: never a 500.
+    const served: string[] = [];
+    for (const threadId of refused) {
+      const view = await authedFetch(`${careless.url}/api/threads/${threadId}`, {}, "viewer");
+      expect(view.status, `view of ${threadId}`).toBe(200);
+      const body = (await view.json()) as {
+        attention: { reason: string } | null;
+        pendingInterrupts: { interruptId: string; action: string }[];
+        decisions: { checkpointId: string }[];
+      };
+      expect(body.attention?.reason).toMatch(/refund version 1/);
+      expect(body.pendingInterrupts).toHaveLength(1);
+      const checkpointId = body.decisions[0]?.checkpointId;
+      for (const path of [
+        `/threads/${threadId}`,
+        `/threads/${threadId}/history`,
+        `/api/threads/${threadId}/history`,
+        `/api/threads/${threadId}/effects`,
+        `/api/threads/${threadId}/checkpoints/${checkpointId}`,
+        `/api/threads/${threadId}/checkpoints/${checkpointId}/side-effects`,
+        `/api/threads/${threadId}/events?after=0`,
+        "/",
+        "/api/threads?status=pending",
+        "/search?q=ORD-5",
+      ]) {
+        const res = await authedFetch(
+          `${careless.url}${path}`,
+          { signal: AbortSignal.timeout(5_000) },
+          "supervisor",
+        )
+          .then(async (r) => {
+            // A stream (the events) is read as far as its first bytes.
+            await r.body?.getReader().read();
+            return r.status;
+          })
+          .catch((e: unknown) => `${(e as Error).name}`);
+        served.push(`${res} ${path}`);
+      }
+    }
+    expect(served.filter((line) => !/^(200|409) /.test(line))).toEqual([]);
     const interruptIds = await prepared.sql.rows<{ thread_id: string; interrupt_id: string }>(
       "SELECT thread_id, interrupt_id FROM decisions WHERE thread_id = ANY($1) AND status = 'pending'",
       [refused],

@@ -84,6 +84,11 @@ export const envShape = {
    * mismatching version is otherwise refused), to test the second line of defence (the resume check).
    */
   UNSAFE_SKIP_STRUCTURE_CHECK: flag("false"),
+  /**
+   * In production a server refuses to start while an agent version it refused (its graph is not what it declares) has
+   * threads waiting on it: a careless deploy stops there, and the rollout with it. Set to serve them read-only anyway.
+   */
+  START_WITH_REFUSED_VERSIONS: flag("false"),
   /** Apply pending migrations when the server starts. */
   MIGRATE_ON_START: flag("true"),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),

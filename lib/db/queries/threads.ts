@@ -211,6 +211,25 @@ export async function restoreThreadAfterBranch({
   await db.update(threads).set({ agentVersion, lastEditedBy }).where(eq(threads.id, threadId));
 }
 
+/** How many threads not completed are pinned to each of these `agent@version` keys (0 for a key with none). */
+export async function countOpenThreadsOn({
+  db,
+  versions,
+}: {
+  db: Queryable;
+  versions: { agent: string; version: string }[];
+}): Promise<number> {
+  if (versions.length === 0) return 0;
+  const keys = versions.map((v) => `${v.agent}@${v.version}`);
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(threads)
+    .where(
+      sql`${threads.agentId} || '@' || ${threads.agentVersion} = ANY(${sql.param(keys)}::text[]) AND ${threads.status} <> 'completed'`,
+    );
+  return row?.n ?? 0;
+}
+
 /** Threads per agent version and status (to retire a version once no open thread uses it). */
 export async function countThreadsByVersion({
   db,

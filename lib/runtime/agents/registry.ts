@@ -11,6 +11,7 @@ import { env } from "@/lib/platform/env";
 import { singleton } from "@/lib/platform/singleton";
 import type { AgentDefinition, AgentGraph } from "./agent-definition";
 import { withRuntimeQuestions } from "./runtime-questions";
+import { storedReader } from "./stored-reader";
 
 export type * from "./agent-definition";
 
@@ -204,11 +205,36 @@ export async function agentOfThread({
 }
 
 /**
- * The agent to READ a thread with: its pinned version, or — when that version is gone — the current one (the page
- * and the history still render; running it is refused by {@link threadAgent}).
+ * The agent to READ a thread with: its pinned version; when that version is gone, the current one (the page and the
+ * history still render; running it is refused by {@link threadAgent}); when this process serves no version of the
+ * agent at all (refused at start, or not deployed), a reader of the thread as stored (./stored-reader.ts). Never
+ * throws: a thread can always be read.
  */
 export function readableAgent(thread: Pick<Thread, "agentId" | "agentVersion">): AgentDefinition {
-  return findAgent(thread.agentId, thread.agentVersion) ?? getAgent(thread.agentId);
+  return (
+    findAgent(thread.agentId, thread.agentVersion) ??
+    (hasAgent(thread.agentId) ? getAgent(thread.agentId) : storedReader(thread.agentId, thread.agentVersion))
+  );
+}
+
+/**
+ * Why this process does not serve a thread's pinned version, in words with the fix, or null when it does: refused at
+ * start (its graph is not what it declares) or not deployed.
+ */
+export function versionNotServed(thread: Pick<Thread, "agentId" | "agentVersion">): string | null {
+  if (findAgent(thread.agentId, thread.agentVersion)) return null;
+  const refused = listRefusedVersions().find(
+    (r) => r.agent === thread.agentId && r.version === thread.agentVersion,
+  );
+  const current = hasAgent(thread.agentId) ? getAgent(thread.agentId) : null;
+  const migrates = Boolean(current?.migrations?.some((m) => m.from === thread.agentVersion));
+  const fix = migrates
+    ? `Version ${current?.version} declares a migration from it: a supervisor can continue the thread on version ${current?.version}, or close it.`
+    : `Deploy a build that serves ${thread.agentId} version ${thread.agentVersion} as it was (or bumps the version and declares a migration from ${thread.agentVersion}), or close the thread.`;
+  if (refused) {
+    return `This thread paused under ${thread.agentId} version ${thread.agentVersion}, which this server refused to run: its graph is not what version ${thread.agentVersion} declares (declared ${refused.declared}, built ${refused.actual}) — the code changed without a version bump. It can be read here, not run or decided. ${fix}`;
+  }
+  return `This thread paused under ${thread.agentId} version ${thread.agentVersion}, which this server does not run. It can be read here, not run or decided. ${fix}`;
 }
 
 /** The agent of a run's `agent@version` key, or undefined when this process does not have it. */

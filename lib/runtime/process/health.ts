@@ -1,5 +1,7 @@
 import "server-only";
+import { getDatabase } from "@/lib/db/client";
 import { checkDatabase, type DatabaseHealth } from "@/lib/db/health";
+import { countOpenThreadsOn } from "@/lib/db/queries/threads";
 import { failingTasks, runtimePhase } from "../../platform/status";
 import { listRefusedVersions, type RefusedVersion } from "../agents/registry";
 
@@ -13,7 +15,8 @@ export interface HealthReport extends Omit<DatabaseHealth, "code"> {
     | "unavailable:database"
     | "unavailable:database_busy"
     | "unavailable:runtime"
-    | "unavailable:draining";
+    | "unavailable:draining"
+    | "degraded:refused_versions";
   /** Why it is not ok, for people (no database details: those are in the server log). */
   reason?: string;
 }
@@ -21,12 +24,29 @@ export interface HealthReport extends Omit<DatabaseHealth, "code"> {
 /**
  * This instance's health: the database answers, and recovery, heartbeat and LISTEN run (they start as soon as the
  * database is reachable and resume when it comes back). While either is not the case, or while draining, it says
- * why.
+ * why. An agent version it refused at start leaves it serving (every thread still reads) but `degraded`, naming the
+ * version; asked for readiness (`probe: "ready"`), that is a 503 while threads wait on such a version, so an
+ * orchestrator stops the rollout there.
  */
-export async function checkHealth(): Promise<HealthReport> {
+export async function checkHealth({
+  probe = "live",
+}: {
+  probe?: "live" | "ready";
+} = {}): Promise<HealthReport> {
   const report = await checkRuntimeHealth();
   const refused = listRefusedVersions();
-  return refused.length > 0 ? { ...report, refusedVersions: refused } : report;
+  if (refused.length === 0) return report;
+  if (!report.ok) return { ...report, refusedVersions: refused };
+  const waiting =
+    probe === "ready" ? await countOpenThreadsOn({ db: (await getDatabase()).db, versions: refused }) : 0;
+  return {
+    ...report,
+    ok: probe === "live" || waiting === 0,
+    status: "degraded",
+    code: "degraded:refused_versions",
+    reason: `This server refused ${refused.map((r) => `${r.agent}@${r.version}`).join(", ")} (the graph is not what the version declares): their threads can be read here, not run${probe === "ready" ? `; ${waiting} thread(s) wait on them` : ""}. Deploy a build that bumps the version and keeps the old one, or roll back.`,
+    refusedVersions: refused,
+  };
 }
 
 async function checkRuntimeHealth(): Promise<HealthReport> {

@@ -15,7 +15,7 @@ import { insertReceipts } from "@/lib/db/queries/receipts";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Tx } from "@/lib/db/tx";
 import { type DecisionChannel, decisionReceipts, type NewReceipt } from "../../delivery/receipts";
-import { type AgentDefinition, type DecisionAttempt, getAgent } from "../agents/registry";
+import { type AgentDefinition, type DecisionAttempt, threadAgent } from "../agents/registry";
 import { refuseSystemActing } from "../agents/system-policy";
 import type { RunInput } from "./run-input";
 
@@ -92,7 +92,8 @@ export async function settle(
     receipts?: NewReceipt[];
   } = {},
 ): Promise<RunInput> {
-  const agent = getAgent(thread.agentId);
+  // The version the thread is pinned to (409 conflict:graph_version when this server does not run it).
+  const agent = threadAgent(thread);
   const staged = options.staged ?? (await listStagedDecisions({ db: tx, threadId: thread.id }));
   const answers = validateAll(agent, known, entries);
   await applyPolicy(

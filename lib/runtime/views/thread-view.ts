@@ -18,11 +18,11 @@ import type { Queryable } from "@/lib/db/tx";
 import { listReceiptViews } from "../../delivery/receipts";
 import {
   type AgentDefinition,
-  findAgent,
   getAgent,
   getAgentGraph,
   hasAgent,
   readableAgent,
+  versionNotServed,
 } from "../agents/registry";
 import { ticketLines, ticketOf } from "../runs/intake";
 import { listEffectViews } from "./effects";
@@ -282,16 +282,14 @@ function answeredBy(
 
 /** Why a thread needs a supervisor, read from its pinned version against what this process has. */
 function attentionOf(thread: Thread): ThreadView["attention"] {
-  if (thread.status !== "needs_attention") return null;
   const current = hasAgent(thread.agentId) ? getAgent(thread.agentId) : null;
-  const known = findAgent(thread.agentId, thread.agentVersion);
   const canMigrate = Boolean(current?.migrations?.some((m) => m.from === thread.agentVersion));
+  // A version this server does not run (refused at start, or not deployed): whatever the status, say so and the fix.
+  const notServed = versionNotServed(thread);
+  if (notServed) return { reason: notServed, currentVersion: current?.version ?? null, canMigrate };
+  if (thread.status !== "needs_attention") return null;
   return {
-    reason: known
-      ? "A run ended while a decision was still pending in the ledger: the graph no longer asks it."
-      : canMigrate
-        ? `It paused under version ${thread.agentVersion} of its agent, which is no longer deployed, and the migration to version ${current?.version} failed (the audit trail says why).`
-        : `It paused under version ${thread.agentVersion} of its agent, which is no longer deployed.`,
+    reason: "A run ended while a decision was still pending in the ledger: the graph no longer asks it.",
     currentVersion: current?.version ?? null,
     canMigrate,
   };

@@ -7,7 +7,7 @@ import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
 import { requirePageUser } from "@/lib/auth/page";
 import { pageSeesThread } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
-import { findAgent, getAgent } from "@/lib/runtime/agents/registry";
+import { findAgent, readableAgent } from "@/lib/runtime/agents/registry";
 import { listEffectViews } from "@/lib/runtime/views/effects";
 import { graphDrawing } from "@/lib/runtime/views/graph-drawing";
 import { findHistoryThread, getThreadHistory } from "@/lib/runtime/views/history-view";
@@ -65,9 +65,9 @@ export default async function HistoryPage({
         threadId={threadId}
         initial={history}
         initialSelection={selection}
-        nodes={getAgent(thread.agentId).fork.asNodes}
-        channels={getAgent(thread.agentId).fork.editableFields}
-        forkSchema={z.toJSONSchema(getAgent(thread.agentId).fork.editable, {
+        nodes={readableAgent(thread).fork.asNodes}
+        channels={readableAgent(thread).fork.editableFields}
+        forkSchema={z.toJSONSchema(readableAgent(thread).fork.editable, {
           io: "input",
           unrepresentable: "any",
         })}
