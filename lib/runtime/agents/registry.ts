@@ -187,6 +187,26 @@ export function threadAgent(thread: Pick<Thread, "id" | "agentId" | "agentVersio
   );
 }
 
+/**
+ * The agent whose questions and policy judge a decision on a thread: its pinned version; during a rolling upgrade
+ * (the thread is pinned to a version newer than this process's current one, which another instance serves) the
+ * current version here, since the answer is staged and the run is claimed only where the pinned version is served
+ * (./claim.ts); an older, retired version is refused as {@link threadAgent} refuses it.
+ */
+export function decidingAgent(thread: Pick<Thread, "id" | "agentId" | "agentVersion">): AgentDefinition {
+  const agent = findAgent(thread.agentId, thread.agentVersion);
+  if (agent) return agent;
+  if (hasAgent(thread.agentId)) {
+    const current = getAgent(thread.agentId);
+    if (compareVersions(thread.agentVersion, current.version) > 0 && !isRefused(thread)) return current;
+  }
+  return threadAgent(thread);
+}
+
+function isRefused(thread: Pick<Thread, "agentId" | "agentVersion">): boolean {
+  return listRefusedVersions().some((r) => r.agent === thread.agentId && r.version === thread.agentVersion);
+}
+
 /** A thread's agent and its compiled graph (`not_found:thread` when there is no such thread). */
 export async function agentOfThread({
   db,
@@ -221,16 +241,22 @@ export function readableAgent(thread: Pick<Thread, "agentId" | "agentVersion">):
  * Why this process does not serve a thread's pinned version, in words with the fix, or null when it does: refused at
  * start (its graph is not what it declares) or not deployed.
  */
-export function versionNotServed(thread: Pick<Thread, "agentId" | "agentVersion">): string | null {
+export function versionNotServed(
+  thread: Pick<Thread, "agentId" | "agentVersion"> & { status?: Thread["status"] },
+): string | null {
   if (findAgent(thread.agentId, thread.agentVersion)) return null;
   const refused = listRefusedVersions().find(
     (r) => r.agent === thread.agentId && r.version === thread.agentVersion,
   );
   const current = hasAgent(thread.agentId) ? getAgent(thread.agentId) : null;
   const migrates = Boolean(current?.migrations?.some((m) => m.from === thread.agentVersion));
-  const fix = migrates
-    ? `Version ${current?.version} declares a migration from it: a supervisor can continue the thread on version ${current?.version}, or close it.`
-    : `Deploy a build that serves ${thread.agentId} version ${thread.agentVersion} as it was (or bumps the version and declares a migration from ${thread.agentVersion}), or close the thread.`;
+  // A thread flagged while a migration is declared: the start-up migration tried and failed on it.
+  const failed = migrates && thread.status === "needs_attention";
+  const fix = failed
+    ? `Version ${current?.version} declares a migration from it, and the migration to version ${current?.version} failed (the audit trail says why): a supervisor can retry it by continuing the thread on version ${current?.version}, or close it.`
+    : migrates
+      ? `Version ${current?.version} declares a migration from it: a supervisor can continue the thread on version ${current?.version}, or close it.`
+      : `Deploy a build that serves ${thread.agentId} version ${thread.agentVersion} as it was (or bumps the version and declares a migration from ${thread.agentVersion}), or close the thread.`;
   if (refused) {
     return `This thread paused under ${thread.agentId} version ${thread.agentVersion}, which this server refused to run: its graph is not what version ${thread.agentVersion} declares (declared ${refused.declared}, built ${refused.actual}) — the code changed without a version bump. It can be read here, not run or decided. ${fix}`;
   }

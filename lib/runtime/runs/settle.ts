@@ -15,7 +15,7 @@ import { insertReceipts } from "@/lib/db/queries/receipts";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Tx } from "@/lib/db/tx";
 import { type DecisionChannel, decisionReceipts, type NewReceipt } from "../../delivery/receipts";
-import { type AgentDefinition, type DecisionAttempt, threadAgent } from "../agents/registry";
+import { type AgentDefinition, type DecisionAttempt, decidingAgent } from "../agents/registry";
 import { refuseSystemActing } from "../agents/system-policy";
 import type { RunInput } from "./run-input";
 
@@ -92,8 +92,9 @@ export async function settle(
     receipts?: NewReceipt[];
   } = {},
 ): Promise<RunInput> {
-  // The version the thread is pinned to (409 conflict:graph_version when this server does not run it).
-  const agent = threadAgent(thread);
+  // The version the thread is pinned to, or the current one during a rolling upgrade (409 conflict:graph_version
+  // when the version is retired or refused).
+  const agent = decidingAgent(thread);
   const staged = options.staged ?? (await listStagedDecisions({ db: tx, threadId: thread.id }));
   const answers = validateAll(agent, known, entries);
   await applyPolicy(
