@@ -98,7 +98,7 @@ export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
   description:
     "A customer asks to change their address, email or payout account: a fraud check and a data check.",
   version: "2",
-  structureHash: "sha256:d8952dea91675e94",
+  structureHash: "sha256:9e15bb76d2dbecb5",
   interruptNodes: ["fraud_review", "data_review", "cool_off"],
   asks: ["review_change", "wait_timer"],
   build: ({ checkpointer, db }) => buildAccountChangeGraph({ checkpointer, db }),
@@ -136,7 +136,7 @@ export const accountChangeAgent: AgentDefinition<InterruptPayload> = {
 export const accountChangeAgentV1: AgentDefinition<InterruptPayload> = {
   ...accountChangeAgent,
   version: "1",
-  structureHash: "sha256:fc1fe7a9f3896693",
+  structureHash: "sha256:9398e1979b0378c7",
   interruptNodes: ["fraud_review", "data_review"],
   asks: ["review_change"],
   build: ({ checkpointer, db }) => buildAccountChangeGraphV1({ checkpointer, db }),

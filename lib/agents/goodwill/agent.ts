@@ -47,7 +47,7 @@ export const goodwillAgent: AgentDefinition<InterruptPayload> = {
   title: "Goodwill voucher",
   description: "An unhappy customer: the agent proposes a voucher and a person grants or declines it.",
   version: "1",
-  structureHash: "sha256:f9566b1adb78806f",
+  structureHash: "sha256:e52a9a5d85758199",
   interruptNodes: ["ask"],
   asks: ["goodwill_voucher"],
   build: (deps) => buildGoodwillGraph(deps),

@@ -75,7 +75,7 @@ export const orderSupportAgent: AgentDefinition<InterruptPayload> = {
   description:
     "A customer has trouble with an order: the agent looks it up and proposes store credit for a person to review.",
   version: "1",
-  structureHash: "sha256:f57656f65b64d48c",
+  structureHash: "sha256:24fe21741d37ae88",
   interruptNodes: ["HumanInTheLoopMiddleware.after_model"],
   asks: ["tool_review"],
   // A chat: a newer message makes the answer being written to the older one moot. It is stopped; the newer one runs.

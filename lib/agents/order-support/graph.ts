@@ -1,7 +1,8 @@
 import "server-only";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { createAgent, humanInTheLoopMiddleware } from "langchain";
+import { createAgent } from "langchain";
 import { z } from "zod";
+import { reviewToolCalls } from "@/lib/agents/kit/reviewed-tools";
 import type { AppDb } from "@/lib/db/open";
 import { env } from "@/lib/platform/env";
 import { OrderSupportOfflineModel } from "./offline-model";
@@ -18,23 +19,29 @@ export const REVIEWED_TOOLS = {
 };
 
 /**
- * A LangChain `createAgent` with tools, reviewed by `humanInTheLoopMiddleware`: nothing of the console's is in it. The
+ * A LangChain `createAgent` with tools, reviewed by `humanInTheLoopMiddleware` (through the kit's `reviewToolCalls`, so the review settings are part of the
+ * structure hash): nothing of the console's is in it. The
  * console reads its standard interrupts as `tool_review` questions and resumes it in the middleware's own format.
  */
 export function buildOrderSupportGraph({
   checkpointer,
   db,
+  tools = orderSupportTools(db),
+  middleware = [reviewToolCalls(REVIEWED_TOOLS)],
 }: {
   checkpointer: BaseCheckpointSaver;
   db: AppDb;
+  /** Its tools and its review middleware: the agent's own by default (other ones only in the structure tests). */
+  tools?: ReturnType<typeof orderSupportTools>;
+  middleware?: ReturnType<typeof reviewToolCalls>[];
 }) {
   return createAgent({
     name: "order_support",
     model: new OrderSupportOfflineModel({ thinkMsPerWord: env.OFFLINE_TOKEN_DELAY_MS }),
-    tools: orderSupportTools(db),
+    tools,
     systemPrompt:
       "You help customers with their orders. Look the order up first; offer store credit when something went wrong.",
-    middleware: [humanInTheLoopMiddleware({ interruptOn: REVIEWED_TOOLS })],
+    middleware,
     checkpointer,
   }).graph;
 }

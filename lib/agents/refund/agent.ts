@@ -16,7 +16,7 @@ export const refundAgent: AgentDefinition<InterruptPayload> = {
   title: "Refund request",
   description: "A customer asks for their money back for an order.",
   version: "1",
-  structureHash: "sha256:e64baf9ebfd8ff63",
+  structureHash: "sha256:61d548c43a27bd67",
   interruptNodes: ["ask_order", "human_review", "choose_method", "confirm_email"],
   asks: ["input_text", "select_option", "refund_approval", "confirm_email"],
   // A customer who writes again while the agent works is heard after it, in order: nothing they said is refused.

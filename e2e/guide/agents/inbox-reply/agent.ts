@@ -27,7 +27,7 @@ export const inboxReplyAgent: AgentDefinition<InterruptPayload> = {
   title: "Reply drafting (agent-inbox)",
   description: "Drafts a reply and asks a person through an agent-inbox HumanInterrupt.",
   version: "1",
-  structureHash: "sha256:1a72b8e21121b243",
+  structureHash: "sha256:cedc0dbf4ae0ab80",
   interruptNodes: ["review"],
   asks: ["tool_review"],
   build: ({ checkpointer }) => buildInboxReplyGraph({ checkpointer }),

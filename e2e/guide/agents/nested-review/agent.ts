@@ -13,7 +13,7 @@ export const nestedReviewAgent: AgentDefinition<InterruptPayload> = {
   title: "Ticket closing (subgraph)",
   description: "Asks inside a subgraph whether to close the ticket.",
   version: "1",
-  structureHash: "sha256:057bce26868146e9",
+  structureHash: "sha256:8c0daa620ce12887",
   interruptNodes: ["approval"],
   asks: ["tool_review"],
   build: ({ checkpointer }) => buildNestedReviewGraph({ checkpointer }),
