@@ -20,6 +20,7 @@ import { errorFields, logger, runFields } from "@/lib/platform/observability/log
 import type { RunTraceHandler } from "@/lib/runtime/runs/graph-callbacks";
 import { observeRunEnd } from "@/lib/runtime/runs/runs";
 import { type AgentDefinition, findAgentForKey, getAgentGraph, interruptDescriber } from "../agents/registry";
+import { refuseChangedQuestions } from "./asked-again";
 import { BudgetGate, loadThreadSpending, type StartRead } from "./budget";
 import {
   cancelReason,
@@ -197,6 +198,10 @@ async function streamRun(
     options.recovered ?? false,
     spending,
   );
+  // An answer goes only to the question it was given for, whatever kind of agent asks (./asked-again.ts).
+  if (input !== null) {
+    await refuseChangedQuestions({ agent, database, threadId: run.threadId, input: run.input as RunInput });
+  }
   x.gate = new BudgetGate(spending, { retry: run.kind === "retry" });
   const stream = await graph.stream(input, {
     // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).

@@ -32,7 +32,20 @@ type HumanResponse =
   | { type: "response"; args: string }
   | { type: "edit"; args: { action: string; args: { body: string } } };
 
-export function buildInboxReplyGraph({ checkpointer }: { checkpointer: BaseCheckpointSaver }) {
+/** What the reviewer is offered, as this version asks it. */
+export const INBOX_REVIEW = {
+  config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
+  description: "The agent drafted this reply. Accept it, edit it, tell the agent what to change, or ignore it.",
+};
+
+export function buildInboxReplyGraph({
+  checkpointer,
+  review = INBOX_REVIEW,
+}: {
+  checkpointer: BaseCheckpointSaver;
+  /** The review as asked (this version's own by default; another only in the resume-check test). */
+  review?: typeof INBOX_REVIEW;
+}) {
   return new StateGraph(InboxReplyState)
     .addNode("write_draft", (s: State) => {
       const asked = String(s.messages.at(-1)?.content ?? "");
@@ -44,9 +57,8 @@ export function buildInboxReplyGraph({ checkpointer }: { checkpointer: BaseCheck
       const [response] = interrupt<unknown, HumanResponse[]>([
         {
           action_request: { action: "send_reply", args: { body: s.draft } },
-          config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
-          description:
-            "The agent drafted this reply. Accept it, edit it, tell the agent what to change, or ignore it.",
+          config: review.config,
+          description: review.description,
         },
       ]);
       if (response?.type === "accept") return { outcome: `approved: ${s.draft}` };
