@@ -91,7 +91,7 @@ export function useDecisionForm<A extends InterruptAction>(
   };
 
   return {
-    action: payload.action as A,
+    action: payload.action,
     id,
     ...view,
     suggest: otherWay?.verb,
