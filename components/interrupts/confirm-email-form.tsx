@@ -1,21 +1,17 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage, LengthCounter } from "@/components/ui/field";
-import { suggestedRing } from "./decision-note";
+import { RefusalNote, SuggestedAnswer, suggestedRing } from "./decision-note";
 import type { DecisionFormProps } from "./types";
+import { useDecisionForm } from "./use-decision-form";
 
 /** The drafted reply, editable: send it as drafted, send the edited version, or don't send it. */
-export function ConfirmEmailForm({
-  payload,
-  disabled,
-  onAnswer,
-  refusal,
-  taken,
-  otherWay,
-}: DecisionFormProps<"confirm_email">) {
-  const id = useId();
+export function ConfirmEmailForm(props: DecisionFormProps<"confirm_email">) {
+  const { payload, taken, otherWay } = props;
+  const form = useDecisionForm(props);
+  const { id, refusal } = form;
   const sentEdited = taken?.choice === "send_edited" ? taken : null;
   const [subject, setSubject] = useState(sentEdited?.subject ?? payload.subject);
   const [body, setBody] = useState(sentEdited?.body ?? payload.body);
@@ -36,7 +32,7 @@ export function ConfirmEmailForm({
           id={`${id}-subject`}
           data-testid="email-subject"
           value={subject}
-          disabled={disabled}
+          disabled={form.closed}
           maxLength={200}
           aria-describedby={`${id}-subject-count`}
           onChange={(e) => setSubject(e.target.value)}
@@ -51,7 +47,7 @@ export function ConfirmEmailForm({
           data-testid="email-body"
           rows={9}
           value={body}
-          disabled={disabled}
+          disabled={form.closed}
           maxLength={20_000}
           onChange={(e) => setBody(e.target.value)}
           aria-describedby={`${id}-state ${id}-body-count`}
@@ -62,51 +58,41 @@ export function ConfirmEmailForm({
           {edited ? "You edited the draft." : "This is the agent's draft; edit it before sending if needed."}
         </FieldMessage>
       </div>
-      {refusal && (
-        <p
-          data-testid="decision-refusal"
-          className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900"
-        >
-          {refusal} You can still choose not to send it.
-        </p>
-      )}
-      {otherWay && !disabled && (
-        <p
-          data-testid="suggested-answer"
-          className="rounded-md border border-sky-300 bg-sky-50 p-3 text-sm text-slate-900"
-        >
+      {refusal && <RefusalNote reason={refusal} then="You can still choose not to send it." />}
+      {otherWay && !form.closed && (
+        <SuggestedAnswer>
           Answering differently: the other line{" "}
           {otherWay.verb === "reject" ? "sent the email" : "did not send it"}. The other way here is{" "}
           <strong>{otherWay.verb === "reject" ? "“Don’t send”" : "“Send as drafted”"}</strong>.
-        </p>
+        </SuggestedAnswer>
       )}
       <div className="flex flex-wrap gap-2">
         <Button
           variant={edited ? "secondary" : "primary"}
-          disabled={disabled || Boolean(refusal)}
+          disabled={form.actClosed}
           data-testid="send-as-is"
           data-shortcut="a"
           data-suggested={otherWay?.verb === "approve" ? "true" : undefined}
           className={otherWay?.verb === "approve" ? suggestedRing : undefined}
-          onClick={() => onAnswer({ choice: "send" })}
+          onClick={() => form.submit({ choice: "send" }, { acts: true })}
         >
           {edited ? "Send the original draft" : "Send as drafted"}
         </Button>
         <Button
-          disabled={disabled || !edited || Boolean(refusal)}
+          disabled={form.actClosed || !edited}
           data-testid="send-edited"
-          onClick={() => onAnswer({ choice: "send_edited", subject, body })}
+          onClick={() => form.submit({ choice: "send_edited", subject, body }, { acts: true })}
         >
           Send edited version
         </Button>
         <Button
           variant="secondary"
-          disabled={disabled}
+          disabled={form.closed}
           data-testid="dont-send"
           data-shortcut="r"
           data-suggested={otherWay?.verb === "reject" ? "true" : undefined}
           className={otherWay?.verb === "reject" ? suggestedRing : undefined}
-          onClick={() => onAnswer({ choice: "dont_send" })}
+          onClick={() => form.submit({ choice: "dont_send" })}
         >
           Don&apos;t send
         </Button>

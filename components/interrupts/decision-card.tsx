@@ -60,19 +60,21 @@ export function DecisionCard({
   const parsed = useMemo(() => readInterrupt(item), [item]);
   const [error, setError] = useState<string | null>(null);
 
-  const answer = (value: unknown) => {
+  /** True when the answer passed and went to the page; false when it did not (the error says why). */
+  const answer = (value: unknown): boolean => {
     if (parsed.ok) {
       const check = validateAnswer(parsed.payload, value);
       if (!check.ok) {
         setError(readableError(check.error));
-        return;
+        return false;
       }
       setError(null);
       onAnswer(item.interruptId, check.answer);
-      return;
+      return true;
     }
     setError(null);
     onAnswer(item.interruptId, value);
+    return true;
   };
 
   const action = parsed.ok ? parsed.payload.action : "fallback";

@@ -1,7 +1,6 @@
 "use client";
 
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
-import { Button } from "@/components/ui/button";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { controlClass, FieldLabel, FieldMessage, LengthCounter } from "@/components/ui/field";
 
 export const NOTE_LIMIT = 2000;
@@ -121,116 +120,42 @@ export function useDecisionNote({
 
 export const CUSTOMER_MESSAGE_LIMIT = 1000;
 
-/**
- * The approve / reject form every approval shares: the note field, an approve button (submit) and a reject button
- * that insists on a note.
- */
-export function ApproveRejectForm({
-  note,
-  disabled,
-  approveLabel,
-  rejectLabel = "Reject",
-  approveTestId = "approve",
-  rejectTestId = "reject",
-  approveDisabled = false,
-  refusal = null,
-  suggest,
-  onApprove,
-  onReject,
-}: {
-  /** "Answer differently": the answer the other line did not give, marked and named above the buttons. */
-  suggest?: "approve" | "reject";
-  /** Why this operator may not approve (four-eyes, role): the button is disabled and this says why. */
-  refusal?: string | null;
-  note: ReturnType<typeof useDecisionNote>;
-  disabled: boolean;
-  approveLabel: string;
-  /** Approving is not possible (e.g. more than is left to refund): the button stays, disabled. */
-  approveDisabled?: boolean;
-  rejectLabel?: string;
-  approveTestId?: string;
-  rejectTestId?: string;
-  onApprove: () => void;
-  onReject: (note: string) => void;
-}) {
-  const suggestedId = useId();
-  return (
-    <form
-      noValidate
-      className="space-y-3 border-t border-slate-200 pt-4"
-      onSubmit={submitTo(() => {
-        if (!approveDisabled && !refusal) onApprove();
-      })}
-    >
-      {note.field}
-      {refusal && <RefusalNote reason={refusal} />}
-      {suggest && !disabled && (
-        <p
-          id={suggestedId}
-          data-testid="suggested-answer"
-          className="rounded-md border border-sky-300 bg-sky-50 p-3 text-sm text-slate-900"
-        >
-          Answering differently: the other line chose “{suggest === "reject" ? approveLabel : rejectLabel}”.
-          The other way here is <strong>“{suggest === "reject" ? rejectLabel : approveLabel}”</strong>
-          {suggest === "reject" ? ", with a note saying why." : "."}
-        </p>
-      )}
-      <div className="flex flex-wrap gap-2">
-        <Button
-          type="submit"
-          disabled={disabled || approveDisabled || Boolean(refusal)}
-          data-testid={approveTestId}
-          data-shortcut="a"
-          data-suggested={suggest === "approve" ? "true" : undefined}
-          className={suggest === "approve" ? suggestedRing : undefined}
-          aria-describedby={
-            [refusal ? refusalId : "", suggest === "approve" ? suggestedId : ""].filter(Boolean).join(" ") ||
-            undefined
-          }
-        >
-          {approveLabel}
-        </Button>
-        <Button
-          variant="danger"
-          disabled={disabled}
-          data-testid={rejectTestId}
-          data-shortcut="r"
-          data-suggested={suggest === "reject" ? "true" : undefined}
-          className={suggest === "reject" ? suggestedRing : undefined}
-          aria-describedby={suggest === "reject" ? suggestedId : undefined}
-          onClick={() => {
-            const text = note.requireForReject();
-            if (text) onReject(text);
-          }}
-        >
-          {rejectLabel}
-        </Button>
-      </div>
-    </form>
-  );
-}
+/** The note of a decision form: its field, the note and customer message to send, the rule to reject. */
+export type DecisionNote = ReturnType<typeof useDecisionNote>;
 
-const refusalId = "decision-refusal";
+export const refusalId = "decision-refusal";
 /** How the other way to answer is marked (“answer differently”). */
 export const suggestedRing = "ring-2 ring-sky-600 ring-offset-2";
 
-/** Why the acting answer is not this operator's to give, said before the click. */
-export function RefusalNote({ reason }: { reason: string }) {
+/** Why the acting answer is not this operator's to give, said before the click, and what is still open to them. */
+export function RefusalNote({
+  reason,
+  then = "You can still reject it with a note.",
+}: {
+  reason: string;
+  then?: string | null;
+}) {
   return (
     <p
       id={refusalId}
       data-testid="decision-refusal"
       className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900"
     >
-      {reason} You can still reject it with a note.
+      {reason}
+      {then ? ` ${then}` : null}
     </p>
   );
 }
 
-/** A form's submit handler that stays on the page and calls `act`. */
-export function submitTo(act: () => void) {
-  return (event: FormEvent) => {
-    event.preventDefault();
-    act();
-  };
+/** "Answer differently": what the other line answered and the other way here, said above the controls. */
+export function SuggestedAnswer({ id, children }: { id?: string; children: ReactNode }) {
+  return (
+    <p
+      id={id}
+      data-testid="suggested-answer"
+      className="rounded-md border border-sky-300 bg-sky-50 p-3 text-sm text-slate-900"
+    >
+      {children}
+    </p>
+  );
 }

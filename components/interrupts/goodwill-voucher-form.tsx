@@ -1,39 +1,27 @@
 "use client";
 
 import { formatMoney } from "@/lib/contract/wire";
-import { ApproveRejectForm, useDecisionNote } from "./decision-note";
+import { ApproveRejectForm } from "./approve-reject-form";
 import type { DecisionFormProps } from "./types";
+import { useDecisionForm } from "./use-decision-form";
 
 /** Grant the proposed goodwill voucher, or decline it with a reason. */
-export function GoodwillVoucherForm({
-  interruptId,
-  payload,
-  disabled,
-  onAnswer,
-  refusal,
-  otherWay,
-}: DecisionFormProps<"goodwill_voucher">) {
-  const note = useDecisionNote({
-    draftKey: interruptId,
-    disabled,
-    rejectReason: "Say why the voucher is declined.",
-  });
+export function GoodwillVoucherForm(props: DecisionFormProps<"goodwill_voucher">) {
+  const form = useDecisionForm(props, { rejectReason: "Say why the voucher is declined." });
+  const { customer, complaint, voucher } = props.payload;
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-800">
-        <bdi>{payload.customer.name}</bdi> wrote: “<bdi>{payload.complaint}</bdi>”
+        <bdi>{customer.name}</bdi> wrote: “<bdi>{complaint}</bdi>”
       </p>
       <ApproveRejectForm
-        note={note}
-        disabled={disabled}
-        refusal={refusal}
-        suggest={otherWay?.verb}
-        approveLabel={`Grant ${formatMoney(payload.voucher.amountCents, payload.voucher.currency)}`}
+        form={form}
+        approveLabel={`Grant ${formatMoney(voucher.amountCents, voucher.currency)}`}
         rejectLabel="Decline"
         approveTestId="grant"
         rejectTestId="decline"
-        onApprove={() => onAnswer({ decision: "grant" })}
-        onReject={(text) => onAnswer({ decision: "decline", note: text })}
+        approve={{ decision: "grant" }}
+        reject={(text) => ({ decision: "decline", note: text })}
       />
     </div>
   );

@@ -1,20 +1,22 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
 import { validateAnswer } from "@/lib/contract/questions";
 import { readableError } from "./readable-error";
 import type { DecisionFormProps } from "./types";
+import { useDecisionForm } from "./use-decision-form";
 
 /**
  * A labelled text answer. Length and pattern are on the input for assistive technology and autofill, but checked by
  * the contract (`validateAnswer`), so the message the operator sees is the payload's hint, not the browser's.
  */
-export function InputTextForm({ payload, disabled, onAnswer, taken }: DecisionFormProps<"input_text">) {
-  const id = useId();
+export function InputTextForm(props: DecisionFormProps<"input_text">) {
+  const { payload, taken } = props;
+  const form = useDecisionForm(props);
+  const { id, error } = form;
   const [text, setText] = useState(taken?.text ?? "");
-  const [error, setError] = useState<string | null>(null);
   const hint = payload.patternHint ?? `${payload.minLength}–${payload.maxLength} characters`;
   // The error takes the hint's place (a pattern failure's message is the hint itself).
   const describedBy = error ? `${id}-error` : `${id}-hint`;
@@ -22,16 +24,10 @@ export function InputTextForm({ payload, disabled, onAnswer, taken }: DecisionFo
     <form
       noValidate
       className="space-y-3"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={form.onSubmit(() => {
         const check = validateAnswer(payload, { text });
-        if (!check.ok) {
-          setError(readableError(check.error));
-          return;
-        }
-        setError(null);
-        onAnswer({ text: text.trim() });
-      }}
+        form.submit({ text: text.trim() }, { problem: check.ok ? null : readableError(check.error) });
+      })}
     >
       {payload.context && (
         <blockquote className="border-l-4 border-slate-300 pl-3 text-sm text-slate-700">
@@ -44,7 +40,7 @@ export function InputTextForm({ payload, disabled, onAnswer, taken }: DecisionFo
           id={`${id}-text`}
           data-testid="text-answer"
           value={text}
-          disabled={disabled}
+          disabled={form.closed}
           placeholder={payload.placeholder}
           minLength={payload.minLength}
           maxLength={payload.maxLength}
@@ -63,7 +59,7 @@ export function InputTextForm({ payload, disabled, onAnswer, taken }: DecisionFo
           <FieldMessage id={`${id}-hint`}>{hint}</FieldMessage>
         )}
       </div>
-      <Button type="submit" disabled={disabled} data-testid="submit-text" data-shortcut="a">
+      <Button type="submit" disabled={form.closed} data-testid="submit-text" data-shortcut="a">
         Send answer
       </Button>
     </form>

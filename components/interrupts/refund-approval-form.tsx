@@ -1,36 +1,26 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
 import { refundableCents } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
 import { parseAmountToCents } from "./amount";
-import { ApproveRejectForm, submitTo, useDecisionNote } from "./decision-note";
+import { ApproveRejectForm } from "./approve-reject-form";
+import { refusalId } from "./decision-note";
 import { RefundDetails } from "./refund-details";
 import type { DecisionFormProps } from "./types";
+import { useDecisionForm } from "./use-decision-form";
 
 /**
  * Approve, reject (a note is required) or approve a smaller amount — never more than is left to refund on the order
  * (its total minus earlier refunds): the form says how much is left, and the server refuses more anyway.
  */
-export function RefundApprovalForm({
-  interruptId,
-  payload,
-  disabled,
-  onAnswer,
-  refusal,
-  otherWay,
-}: DecisionFormProps<"refund_approval">) {
-  const id = useId();
-  const note = useDecisionNote({
-    draftKey: interruptId,
-    disabled,
-    rejectReason: "Say why the refund is rejected.",
-    toCustomer: true,
-  });
+export function RefundApprovalForm(props: DecisionFormProps<"refund_approval">) {
+  const { payload, refusal } = props;
+  const form = useDecisionForm(props, { rejectReason: "Say why the refund is rejected.", toCustomer: true });
+  const { id, note } = form;
   const [amount, setAmount] = useState("");
-  const [amountError, setAmountError] = useState<string | null>(null);
   const { amountCents, currency } = payload.requested;
   const left = refundableCents(payload);
   const total = payload.order.total.amountCents;
@@ -39,24 +29,24 @@ export function RefundApprovalForm({
   // A smaller amount acts like an approval: closed when nothing is left to refund or the policy refuses this person.
   const partialClosed = most <= 0 || Boolean(refusal);
 
+  /** What is wrong with the smaller amount typed, or null. */
+  const amountProblem = (cents: number | null): string | null => {
+    if (cents === null || cents <= 0)
+      return `Enter an amount such as ${(Math.max(most, 2) / 200).toFixed(2)}.`;
+    if (cents >= amountCents)
+      return `A smaller amount must be less than ${formatMoney(amountCents, currency)}.`;
+    if (cents > left) return `Only ${formatMoney(left, currency)} of this order is left to refund.`;
+    return null;
+  };
   const approvePartial = () => {
     if (partialClosed) return;
     const cents = parseAmountToCents(amount);
-    if (cents === null || cents <= 0) {
-      setAmountError(`Enter an amount such as ${(Math.max(most, 2) / 200).toFixed(2)}.`);
-      return;
-    }
-    if (cents >= amountCents) {
-      setAmountError(`A smaller amount must be less than ${formatMoney(amountCents, currency)}.`);
-      return;
-    }
-    if (cents > left) {
-      setAmountError(`Only ${formatMoney(left, currency)} of this order is left to refund.`);
-      return;
-    }
-    setAmountError(null);
-    onAnswer({ decision: "approve_partial", amountCents: cents, ...note.withNote });
+    form.submit(
+      { decision: "approve_partial", amountCents: cents ?? 0, ...note.withNote },
+      { acts: true, problem: amountProblem(cents) },
+    );
   };
+  const amountError = form.error;
 
   return (
     <div className="space-y-5">
@@ -76,23 +66,20 @@ export function RefundApprovalForm({
         </p>
       )}
       <ApproveRejectForm
-        note={note}
-        disabled={disabled}
-        refusal={refusal}
-        suggest={otherWay?.verb}
+        form={form}
         approveDisabled={!canApproveAll}
         approveLabel={
           canApproveAll
             ? `Approve ${formatMoney(amountCents, currency)}${left < total ? ` (${formatMoney(left, currency)} left to refund)` : ""}`
             : `Approve ${formatMoney(amountCents, currency)}: only ${formatMoney(left, currency)} left`
         }
-        onApprove={() => onAnswer({ decision: "approve", ...note.withNote })}
-        onReject={(text) => onAnswer({ decision: "reject", note: text, ...note.customerMessage })}
+        approve={{ decision: "approve", ...note.withNote }}
+        reject={(text) => ({ decision: "reject", note: text, ...note.customerMessage })}
       />
       <form
         noValidate
         className="rounded-md border border-slate-200 bg-slate-50 p-3"
-        onSubmit={submitTo(approvePartial)}
+        onSubmit={form.onSubmit(approvePartial)}
       >
         <FieldLabel
           htmlFor={`${id}-amount`}
@@ -108,7 +95,7 @@ export function RefundApprovalForm({
             autoComplete="off"
             placeholder={(Math.max(most, 2) / 200).toFixed(2)}
             value={amount}
-            disabled={disabled || partialClosed}
+            disabled={form.closed || partialClosed}
             aria-invalid={amountError ? true : undefined}
             aria-describedby={amountError ? `${id}-amount-error` : undefined}
             onChange={(e) => setAmount(e.target.value)}
@@ -117,8 +104,8 @@ export function RefundApprovalForm({
           <Button
             type="submit"
             variant="secondary"
-            disabled={disabled || partialClosed}
-            aria-describedby={refusal ? "decision-refusal" : undefined}
+            disabled={form.closed || partialClosed}
+            aria-describedby={refusal ? refusalId : undefined}
             data-testid="approve-partial"
           >
             Approve smaller amount

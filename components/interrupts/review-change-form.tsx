@@ -1,25 +1,16 @@
 "use client";
 
-import { ApproveRejectForm, useDecisionNote } from "./decision-note";
+import { ApproveRejectForm } from "./approve-reject-form";
 import type { DecisionFormProps } from "./types";
+import { useDecisionForm } from "./use-decision-form";
 
 const FIELD_LABELS = { address: "Postal address", email: "Email address", payout: "Payout account" } as const;
 const REVIEW_LABELS = { fraud: "Fraud check", data: "Data check" } as const;
 
 /** One review of an account change: what changes, what to check, approve or reject (a note is required to reject). */
-export function ReviewChangeForm({
-  interruptId,
-  payload,
-  disabled,
-  onAnswer,
-  refusal,
-  otherWay,
-}: DecisionFormProps<"review_change">) {
-  const note = useDecisionNote({
-    draftKey: interruptId,
-    disabled,
-    rejectReason: "Say why the change is rejected.",
-  });
+export function ReviewChangeForm(props: DecisionFormProps<"review_change">) {
+  const form = useDecisionForm(props, { rejectReason: "Say why the change is rejected." });
+  const { payload } = props;
   const { change, customer } = payload;
   return (
     <div className="space-y-4">
@@ -46,13 +37,10 @@ export function ReviewChangeForm({
         ))}
       </ul>
       <ApproveRejectForm
-        note={note}
-        disabled={disabled}
-        refusal={refusal}
-        suggest={otherWay?.verb}
+        form={form}
         approveLabel="Approve the change"
-        onApprove={() => onAnswer({ decision: "approve", ...note.withNote })}
-        onReject={(text) => onAnswer({ decision: "reject", note: text })}
+        approve={{ decision: "approve", ...form.note.withNote }}
+        reject={(text) => ({ decision: "reject", note: text })}
       />
     </div>
   );

@@ -1,10 +1,11 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useState } from "react";
 import { controlClass, FieldLabel, FieldMessage } from "@/components/ui/field";
 import { BUDGET_LIMIT_LABELS, BUDGET_MAX, formatBudget } from "@/lib/contract/budget-contract";
-import { ApproveRejectForm, useDecisionNote } from "./decision-note";
+import { ApproveRejectForm } from "./approve-reject-form";
 import type { DecisionFormProps } from "./types";
+import { useDecisionForm } from "./use-decision-form";
 
 const isCost = (limit: string) => limit.endsWith("_cost_micros");
 
@@ -12,25 +13,14 @@ const isCost = (limit: string) => limit.endsWith("_cost_micros");
  * A run reached a spending limit: raise the limit for this thread (the run goes on from the model call that waits),
  * or stop the run with a reason. Cost limits are typed in dollars, stored in millionths.
  */
-export function RunBudgetForm({
-  interruptId,
-  payload,
-  disabled,
-  onAnswer,
-  refusal,
-  taken,
-  otherWay,
-}: DecisionFormProps<"run_budget">) {
-  const id = useId();
+export function RunBudgetForm(props: DecisionFormProps<"run_budget">) {
+  const { payload, taken } = props;
+  const form = useDecisionForm(props, { rejectReason: "Say why the run is stopped." });
+  const { id } = form;
   const cost = isCost(payload.limit);
   const suggested = Math.max(payload.budget, payload.used) * 2;
   const initial = taken?.decision === "raise" ? taken.to : suggested;
   const [text, setText] = useState(cost ? String(initial / 1_000_000) : String(initial));
-  const note = useDecisionNote({
-    draftKey: interruptId,
-    disabled,
-    rejectReason: "Say why the run is stopped.",
-  });
   const value = cost ? Math.round(Number(text) * 1_000_000) : Number(text);
   const error = !/^\d+(\.\d+)?$/.test(text.trim())
     ? "Write a number."
@@ -73,7 +63,7 @@ export function RunBudgetForm({
           data-testid="budget-to"
           inputMode="decimal"
           value={text}
-          disabled={disabled}
+          disabled={form.closed}
           aria-invalid={error ? true : undefined}
           aria-describedby={error ? `${id}-to-error` : undefined}
           onChange={(e) => setText(e.target.value)}
@@ -86,17 +76,14 @@ export function RunBudgetForm({
         )}
       </div>
       <ApproveRejectForm
-        note={note}
-        disabled={disabled}
-        refusal={refusal}
-        suggest={otherWay?.verb}
+        form={form}
         approveDisabled={error !== null}
         approveLabel={error ? "Raise the limit" : `Raise to ${formatBudget(payload.limit, value)}`}
         rejectLabel="Stop the run"
         approveTestId="budget-raise"
         rejectTestId="budget-stop"
-        onApprove={() => onAnswer({ decision: "raise", to: value, ...note.withNote })}
-        onReject={(reason) => onAnswer({ decision: "stop", note: reason })}
+        approve={{ decision: "raise", to: value, ...form.note.withNote }}
+        reject={(reason) => ({ decision: "stop", note: reason })}
       />
     </div>
   );

@@ -1,46 +1,34 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FieldMessage } from "@/components/ui/field";
+import { SuggestedAnswer } from "./decision-note";
 import type { DecisionFormProps } from "./types";
+import { useDecisionForm } from "./use-decision-form";
 
 /** One choice among a few, as a radio group (arrow keys move between options). */
-export function SelectOptionForm({
-  payload,
-  disabled,
-  onAnswer,
-  taken,
-  otherWay,
-}: DecisionFormProps<"select_option">) {
-  const id = useId();
+export function SelectOptionForm(props: DecisionFormProps<"select_option">) {
+  const { payload, taken, otherWay } = props;
+  const form = useDecisionForm(props);
+  const { id, error } = form;
   const [choice, setChoice] = useState(
     taken?.optionId ?? otherWay?.optionId ?? payload.defaultOptionId ?? "",
   );
   // A closed form shows the option that was taken, never the default nobody chose.
   const shown = taken?.optionId ?? choice;
-  const [error, setError] = useState<string | null>(null);
   return (
     <form
       noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (!choice) {
-          setError("Choose one of the options.");
-          return;
-        }
-        setError(null);
-        onAnswer({ optionId: choice });
-      }}
+      onSubmit={form.onSubmit(() =>
+        form.submit({ optionId: choice }, { problem: choice ? null : "Choose one of the options." }),
+      )}
       className="space-y-4"
     >
       {otherWay?.optionId && !taken && (
-        <p
-          data-testid="suggested-answer"
-          className="rounded-md border border-sky-300 bg-sky-50 p-3 text-sm text-slate-900"
-        >
+        <SuggestedAnswer>
           Answering differently: the option the other line did not take is selected.
-        </p>
+        </SuggestedAnswer>
       )}
       <fieldset aria-describedby={error ? `${id}-error` : undefined}>
         <legend className="mb-2 text-sm font-medium text-slate-900">{payload.question}</legend>
@@ -58,7 +46,7 @@ export function SelectOptionForm({
                 value={option.id}
                 data-testid={`option-${option.id}`}
                 checked={shown === option.id}
-                disabled={disabled}
+                disabled={form.closed}
                 onChange={() => setChoice(option.id)}
                 className="mt-1 size-4 accent-indigo-700"
               />
@@ -77,7 +65,7 @@ export function SelectOptionForm({
           {error}
         </FieldMessage>
       )}
-      <Button type="submit" disabled={disabled} data-testid="submit-option" data-shortcut="a">
+      <Button type="submit" disabled={form.closed} data-testid="submit-option" data-shortcut="a">
         Confirm choice
       </Button>
     </form>

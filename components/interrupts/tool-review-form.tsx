@@ -1,9 +1,10 @@
 "use client";
 
-import { type FormEvent, useId, useState } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import { humanize } from "@/lib/contract/humanize";
+import type { AnswerOf } from "@/lib/contract/questions";
 import {
   encodeDecisions,
   fieldWords,
@@ -12,7 +13,9 @@ import {
   type ReviewedToolCall,
   reviewDecisions,
 } from "@/lib/contract/questions/tool-review";
+import { RefusalNote, SuggestedAnswer } from "./decision-note";
 import type { DecisionFormProps } from "./types";
+import { useDecisionForm } from "./use-decision-form";
 
 /*
  * The standard interrupts (LangChain's review middleware, agent-inbox), rendered without code of the agent's: one card
@@ -92,16 +95,10 @@ function editedArgs(request: ReviewedToolCall, draft: Draft): Record<string, unk
   return args;
 }
 
-export function ToolReviewForm({
-  interruptId,
-  payload,
-  disabled,
-  onAnswer,
-  refusal,
-  taken,
-  otherWay,
-}: DecisionFormProps<"tool_review">) {
-  const id = useId();
+export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
+  const { interruptId, payload, taken, otherWay } = props;
+  const form = useDecisionForm(props);
+  const { id, refusal } = form;
   const takenDecisions = taken ? reviewDecisions(taken) : [];
   const [drafts, setDrafts] = useState<Draft[]>(() =>
     payload.requests.map((r, i) => {
@@ -115,8 +112,7 @@ export function ToolReviewForm({
     setDrafts((all) => all.map((d, j) => (j === i ? { ...d, ...change } : d)));
   const acts = drafts.some((d) => d.type === "approve" || d.type === "edit");
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     const decisions = drafts.map((d, i): ReviewDecision => {
       const request = payload.requests[i] as ReviewedToolCall;
       if (d.type === "edit") return { type: "edit", args: editedArgs(request, d) };
@@ -125,24 +121,21 @@ export function ToolReviewForm({
         return d.message.trim() ? { type: "reject", message: d.message.trim() } : { type: "reject" };
       return { type: "approve" };
     });
-    onAnswer(encodeDecisions(payload, decisions) as Parameters<typeof onAnswer>[0]);
+    form.submit(encodeDecisions(payload, decisions) as AnswerOf["tool_review"], { acts });
   };
 
   return (
     <form
       noValidate
-      onSubmit={submit}
+      onSubmit={form.onSubmit(submit)}
       className="space-y-4"
       aria-label="Review the agent's tool calls"
       data-interrupt={interruptId}
     >
-      {otherWay?.calls && !taken && !disabled && (
-        <p
-          data-testid="suggested-answer"
-          className="rounded-md border border-sky-300 bg-sky-50 p-3 text-sm text-slate-900"
-        >
+      {otherWay?.calls && !taken && !form.closed && (
+        <SuggestedAnswer>
           Answering differently: each call below opens on the way the other line did not take it.
-        </p>
+        </SuggestedAnswer>
       )}
       {payload.requests.map((request, i) => {
         const draft = drafts[i] as Draft;
@@ -190,7 +183,7 @@ export function ToolReviewForm({
                       value={type}
                       data-testid={`tool-decision-${type}`}
                       checked={draft.type === type}
-                      disabled={disabled || blocked}
+                      disabled={form.closed || blocked}
                       onChange={() => update(i, { type })}
                     />
                     {VERBS[type]}
@@ -214,7 +207,7 @@ export function ToolReviewForm({
                           id={`${id}-${i}-${name}`}
                           type="checkbox"
                           checked={draft.fields[name] === true}
-                          disabled={disabled}
+                          disabled={form.closed}
                           onChange={(e) =>
                             update(i, { fields: { ...draft.fields, [name]: e.target.checked } })
                           }
@@ -224,7 +217,7 @@ export function ToolReviewForm({
                           id={`${id}-${i}-${name}`}
                           className={controlClass}
                           value={String(draft.fields[name] ?? "")}
-                          disabled={disabled}
+                          disabled={form.closed}
                           onChange={(e) => update(i, { fields: { ...draft.fields, [name]: e.target.value } })}
                         >
                           {prop.enum.map((v) => (
@@ -244,7 +237,7 @@ export function ToolReviewForm({
                           max={prop.maximum}
                           maxLength={prop.maxLength}
                           value={String(draft.fields[name] ?? "")}
-                          disabled={disabled}
+                          disabled={form.closed}
                           onChange={(e) => update(i, { fields: { ...draft.fields, [name]: e.target.value } })}
                         />
                       )}
@@ -261,7 +254,7 @@ export function ToolReviewForm({
                     rows={4}
                     className={`${controlClass} font-mono`}
                     value={draft.json}
-                    disabled={disabled}
+                    disabled={form.closed}
                     onChange={(e) => update(i, { json: e.target.value })}
                   />
                 </div>
@@ -285,7 +278,7 @@ export function ToolReviewForm({
                   maxLength={2000}
                   className={controlClass}
                   value={draft.message}
-                  disabled={disabled}
+                  disabled={form.closed}
                   onChange={(e) => update(i, { message: e.target.value })}
                 />
               </div>
@@ -293,14 +286,10 @@ export function ToolReviewForm({
           </fieldset>
         );
       })}
-      {refusal && (
-        <p className="text-sm text-amber-800 dark:text-amber-300" data-testid="decision-refusal">
-          {refusal}
-        </p>
-      )}
+      {refusal && <RefusalNote reason={refusal} then={null} />}
       <Button
         type="submit"
-        disabled={disabled || (acts && Boolean(refusal))}
+        disabled={form.closed || (acts && form.actClosed)}
         data-testid="submit-review"
         data-shortcut="a"
       >

@@ -7,8 +7,12 @@ export interface DecisionFormProps<A extends InterruptAction> {
   payload: PayloadOf<A>;
   /** Every control is disabled: the answer is on its way, was sent, or somebody else decided. */
   disabled: boolean;
-  /** The operator's answer; the card validates it against the payload (`validateAnswer`) before it is sent. */
-  onAnswer: (answer: AnswerOf[A]) => void;
+  /**
+   * The operator's answer; the card validates it against the payload (`validateAnswer`) before it is sent. True when
+   * the card took it, false when it refused it (and says why): the form stays open. Forms call it through
+   * `useDecisionForm`'s `submit`, never directly.
+   */
+  onAnswer: (answer: AnswerOf[A]) => boolean;
   /**
    * Why this operator may not give the answer that acts (approve, send, grant) — four-eyes, role — known before the
    * click (`mayDecide` on the server); null when they may. Rejecting stays open.

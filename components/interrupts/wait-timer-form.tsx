@@ -1,26 +1,17 @@
 "use client";
 
 import { formatDuration } from "@/lib/contract/format";
-import { ApproveRejectForm, useDecisionNote } from "./decision-note";
+import { ApproveRejectForm } from "./approve-reject-form";
 import type { DecisionFormProps } from "./types";
+import { useDecisionForm } from "./use-decision-form";
 
 /**
  * A timer the graph waits on: it fires by itself when its time is up (the deadline shows when). A person may fire it
  * now or cancel the wait with a reason, as the agent's policy allows.
  */
-export function WaitTimerForm({
-  interruptId,
-  payload,
-  disabled,
-  onAnswer,
-  refusal,
-  otherWay,
-}: DecisionFormProps<"wait_timer">) {
-  const note = useDecisionNote({
-    draftKey: interruptId,
-    disabled,
-    rejectReason: "Say why the wait is cancelled.",
-  });
+export function WaitTimerForm(props: DecisionFormProps<"wait_timer">) {
+  const form = useDecisionForm(props, { rejectReason: "Say why the wait is cancelled." });
+  const { payload } = props;
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-800" data-testid="timer-reason">
@@ -32,16 +23,13 @@ export function WaitTimerForm({
         {payload.onCancel ? ` Cancelling: ${payload.onCancel}` : ""}
       </p>
       <ApproveRejectForm
-        note={note}
-        disabled={disabled}
-        refusal={refusal}
-        suggest={otherWay?.verb}
+        form={form}
         approveLabel="Fire now"
         rejectLabel="Cancel the wait"
         approveTestId="timer-fire"
         rejectTestId="timer-cancel"
-        onApprove={() => onAnswer({ outcome: "fired", ...note.withNote })}
-        onReject={(reason) => onAnswer({ outcome: "cancelled", note: reason })}
+        approve={{ outcome: "fired", ...form.note.withNote }}
+        reject={(reason) => ({ outcome: "cancelled", note: reason })}
       />
     </div>
   );
