@@ -35,7 +35,8 @@ type HumanResponse =
 /** What the reviewer is offered, as this version asks it. */
 export const INBOX_REVIEW = {
   config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
-  description: "The agent drafted this reply. Accept it, edit it, tell the agent what to change, or ignore it.",
+  description:
+    "The agent drafted this reply. Accept it, edit it, tell the agent what to change, or ignore it.",
 };
 
 export function buildInboxReplyGraph({
