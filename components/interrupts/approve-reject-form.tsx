@@ -3,7 +3,7 @@
 import { useId } from "react";
 import { Button } from "@/components/ui/button";
 import type { AnswerOf, InterruptAction } from "@/lib/contract/questions";
-import { RefusalNote, refusalId, SuggestedAnswer, suggestedRing } from "./decision-note";
+import { RefusalNote, SuggestedAnswer, suggestedRing } from "./decision-note";
 import type { DecisionFormShell } from "./use-decision-form";
 
 /**
@@ -33,7 +33,7 @@ export function ApproveRejectForm<A extends InterruptAction>({
   reject: (note: string) => AnswerOf[A];
 }) {
   const suggestedId = useId();
-  const { closed, refusal, suggest, note } = form;
+  const { closed, refusal, refusalId, suggest, note } = form;
   return (
     <form
       noValidate
@@ -43,7 +43,7 @@ export function ApproveRejectForm<A extends InterruptAction>({
       })}
     >
       {note.field}
-      {refusal && <RefusalNote reason={refusal} />}
+      {refusal && <RefusalNote id={refusalId} reason={refusal} />}
       {suggest && !closed && (
         <SuggestedAnswer id={suggestedId}>
           Answering differently: the other line chose “{suggest === "reject" ? approveLabel : rejectLabel}”.

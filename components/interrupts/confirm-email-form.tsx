@@ -58,7 +58,9 @@ export function ConfirmEmailForm(props: DecisionFormProps<"confirm_email">) {
           {edited ? "You edited the draft." : "This is the agent's draft; edit it before sending if needed."}
         </FieldMessage>
       </div>
-      {refusal && <RefusalNote reason={refusal} then="You can still choose not to send it." />}
+      {refusal && (
+        <RefusalNote id={form.refusalId} reason={refusal} then="You can still choose not to send it." />
+      )}
       {otherWay && !form.closed && (
         <SuggestedAnswer>
           Answering differently: the other line{" "}

@@ -123,21 +123,23 @@ export const CUSTOMER_MESSAGE_LIMIT = 1000;
 /** The note of a decision form: its field, the note and customer message to send, the rule to reject. */
 export type DecisionNote = ReturnType<typeof useDecisionNote>;
 
-export const refusalId = "decision-refusal";
 /** How the other way to answer is marked (“answer differently”). */
 export const suggestedRing = "ring-2 ring-sky-600 ring-offset-2";
 
 /** Why the acting answer is not this operator's to give, said before the click, and what is still open to them. */
 export function RefusalNote({
+  id,
   reason,
   then = "You can still reject it with a note.",
 }: {
+  /** The form's `refusalId` (unique per card: several cards may show a refusal at once). */
+  id: string;
   reason: string;
   then?: string | null;
 }) {
   return (
     <p
-      id={refusalId}
+      id={id}
       data-testid="decision-refusal"
       className="rounded-md border border-slate-300 bg-slate-100 p-3 text-sm text-slate-900"
     >

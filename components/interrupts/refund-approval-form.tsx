@@ -7,7 +7,6 @@ import { refundableCents } from "@/lib/contract/questions";
 import { formatMoney } from "@/lib/contract/wire";
 import { parseAmountToCents } from "./amount";
 import { ApproveRejectForm } from "./approve-reject-form";
-import { refusalId } from "./decision-note";
 import { RefundDetails } from "./refund-details";
 import type { DecisionFormProps } from "./types";
 import { useDecisionForm } from "./use-decision-form";
@@ -105,7 +104,7 @@ export function RefundApprovalForm(props: DecisionFormProps<"refund_approval">) 
             type="submit"
             variant="secondary"
             disabled={form.closed || partialClosed}
-            aria-describedby={refusal ? refusalId : undefined}
+            aria-describedby={refusal ? form.refusalId : undefined}
             data-testid="approve-partial"
           >
             Approve smaller amount

@@ -286,7 +286,7 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
           </fieldset>
         );
       })}
-      {refusal && <RefusalNote reason={refusal} then={null} />}
+      {refusal && <RefusalNote id={form.refusalId} reason={refusal} then={null} />}
       <Button
         type="submit"
         disabled={form.closed || (acts && form.actClosed)}

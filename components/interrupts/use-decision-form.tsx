@@ -26,6 +26,8 @@ export interface DecisionFormShell<A extends InterruptAction> {
   actClosed: boolean;
   /** Why this operator may not give the answer that acts, or null. */
   refusal: string | null;
+  /** The DOM id of this form's refusal note (controls it closes point to it). */
+  refusalId: string;
   /** What is wrong with the fields at the last submission, or null. */
   error: string | null;
   /** "Answer differently": the answer the other line did not give, to mark. */
@@ -93,6 +95,7 @@ export function useDecisionForm<A extends InterruptAction>(
   return {
     action: payload.action,
     id,
+    refusalId: `${id}-refusal`,
     ...view,
     suggest: otherWay?.verb,
     note,
