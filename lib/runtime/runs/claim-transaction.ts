@@ -154,7 +154,7 @@ async function preflight(db: AppDb, threadId: string, interruptIds: string[]): P
         return { status: "started" as const, runId: null, from: thread.agentVersion, to: movedTo };
       }
       const known = appErrorOf(error);
-      if (known?.code === "conflict:graph_version") await migrationFailed(threadId, known);
+      if (known?.code === "conflict:graph_version") await migrationFailed({ db, threadId, error: known });
       throw error;
     });
     if (outcome.status === "started") {

@@ -191,12 +191,14 @@ async function streamRun(
       asked: kind === "resume",
       thread: kind === "input",
     }));
-  const { input, configurable } = await graphInputFor(
+  const { input, configurable } = await graphInputFor({
+    db: database.db,
     run,
-    { agent, graph },
-    options.recovered ?? false,
-    spending,
-  );
+    agent,
+    graph,
+    recovered: options.recovered ?? false,
+    known: spending,
+  });
   x.gate = new BudgetGate(spending, { retry: run.kind === "retry" });
   const stream = await graph.stream(input, {
     // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).

@@ -3,7 +3,7 @@ import type { Checkpoint } from "@langchain/langgraph-checkpoint";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { AppError, appErrorOf, errorCodeOf } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
-import { getDatabase } from "@/lib/db/client";
+import { type AppDb, getDatabase } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
@@ -125,6 +125,7 @@ export async function migrateThread(threadId: string): Promise<MigrationOutcome>
   }
   const from = thread.agentVersion;
   const result = await startBranch({
+    db,
     agent,
     graph: await getAgentGraph(agent),
     threadId,
@@ -170,8 +171,15 @@ export async function migrateThread(threadId: string): Promise<MigrationOutcome>
 const skipped = new Map<string, string>();
 
 /** A migration that threw: the thread waits for a supervisor, and the audit trail says why. */
-export async function migrationFailed(threadId: string, error: AppError): Promise<void> {
-  const { db } = await getDatabase();
+export async function migrationFailed({
+  db,
+  threadId,
+  error,
+}: {
+  db: AppDb;
+  threadId: string;
+  error: AppError;
+}): Promise<void> {
   logger().error(
     { threadId, code: error.code, reason: error.message },
     "migration: failed; the thread waits for a supervisor",
@@ -207,8 +215,13 @@ const MAX_IN_FLIGHT = 8;
  * pass, so the rest follow). Threads the migration does not apply to are remembered at their head and skipped.
  * Returns the runs started.
  */
-export async function migratePausedThreads(page = 200): Promise<number> {
-  const { db } = await getDatabase();
+export async function migratePausedThreads({
+  db,
+  page = 200,
+}: {
+  db: AppDb;
+  page?: number;
+}): Promise<number> {
   const running = activeRuns();
   for (const id of inFlight) if (!running.has(id)) inFlight.delete(id);
   let started = 0;
@@ -234,7 +247,7 @@ export async function migratePausedThreads(page = 200): Promise<number> {
           if (known?.code === "conflict:graph_version") {
             // The migration itself failed: the thread waits for a supervisor, and is not retried on every pass.
             remember(threadId, checkpointId);
-            await migrationFailed(threadId, known);
+            await migrationFailed({ db, threadId, error: known });
           } else if (!errorCodeOf(error)?.startsWith("conflict:")) {
             throw error;
           }

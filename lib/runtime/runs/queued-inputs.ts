@@ -1,6 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/contract/roles";
-import { getDatabase } from "@/lib/db/client";
+import type { AppDb } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { listOpenDecisions } from "@/lib/db/queries/decisions";
 import { countEffectsSince } from "@/lib/db/queries/effects";
@@ -45,12 +45,16 @@ function senderOf(entry: QueuedInput): Principal {
  * version this process has, not closed. Returns the run started, or null. Safe to call from anywhere at any time: the
  * thread lock and the one-active-run index let exactly one caller start it.
  */
-export async function startNextInput(
-  threadId: string,
+export async function startNextInput({
+  db,
+  threadId,
+  inputWaiting,
+}: {
+  db: AppDb;
+  threadId: string;
   /** Whether input waits, when the run's end already said so (`finalizeRun`): no read of the queue then. */
-  inputWaiting?: boolean,
-): Promise<ClaimedRun | null> {
-  const { db } = await getDatabase();
+  inputWaiting?: boolean | undefined;
+}): Promise<ClaimedRun | null> {
   // The common case, one read or none: nothing waits.
   if (!(inputWaiting ?? (await hasWaitingInput({ db, threadId })))) return null;
   const claimed = await db.transaction(async (tx) => {
@@ -107,18 +111,22 @@ export async function startNextInput(
 }
 
 /** {@link startNextInput} after a run of the thread ended, without failing the caller (the sweeper tries again). */
-export function startNextInputSoon(threadId: string, inputWaiting?: boolean): void {
-  startNextInput(threadId, inputWaiting).catch((error: unknown) =>
+export function startNextInputSoon(request: {
+  db: AppDb;
+  threadId: string;
+  inputWaiting?: boolean | undefined;
+}): void {
+  const { threadId } = request;
+  startNextInput(request).catch((error: unknown) =>
     logger().warn({ threadId, ...errorFields(error) }, "queued input: start failed; the sweeper retries"),
   );
 }
 
 /** The sweeper's part: start the next input of every thread whose queue waits with nothing running. */
-export async function startIdleQueues(): Promise<number> {
-  const { db } = await getDatabase();
+export async function startIdleQueues({ db }: { db: AppDb }): Promise<number> {
   let started = 0;
   for (const threadId of await threadsWithIdleQueue({ db })) {
-    if (await startNextInput(threadId)) started += 1;
+    if (await startNextInput({ db, threadId })) started += 1;
   }
   return started;
 }
