@@ -42,10 +42,6 @@ const BELOW: Record<string, string> = {
 const NOT_YET: Record<string, string> = {
   "lib/runtime/runs/execute.ts": "",
   "lib/runtime/runs/migrate.ts": "",
-  "lib/auth/users.ts": "",
-  "lib/auth/principal.ts": "",
-  "lib/auth/sign-in.ts": "",
-  "lib/auth/auth-endpoint.ts": "",
   "lib/queue/inbox-feed.ts": "",
 };
 

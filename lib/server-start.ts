@@ -133,8 +133,12 @@ async function startRuntime(): Promise<boolean> {
     return false;
   }
   // Accounts and demo data are not the runtime: a failure here is reported and must not hold recovery back.
-  await ensureFirstAdmin().catch((e) => logger().error(errorFields(e), "auth: first admin not created"));
-  await seedDemoUsers().catch((e) => logger().error(errorFields(e), "demo: demo operators not created"));
+  await ensureFirstAdmin({ db: database.db }).catch((e) =>
+    logger().error(errorFields(e), "auth: first admin not created"),
+  );
+  await seedDemoUsers({ db: database.db }).catch((e) =>
+    logger().error(errorFields(e), "demo: demo operators not created"),
+  );
   if (env.DEMO_THREADS)
     void seedDemoThreads({ db: database.db }).catch((e) =>
       logger().error(errorFields(e), "demo: seeding failed"),
