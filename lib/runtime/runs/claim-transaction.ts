@@ -147,7 +147,7 @@ async function preflight(db: AppDb, threadId: string, interruptIds: string[]): P
   if (!thread) return; // the transaction says not_found
   // A newer version declares how to move this thread: move it (once), and ask for the answer to the new question.
   if (declaredMigration(thread)) {
-    const outcome = await migrateThread(threadId).catch(async (error: unknown) => {
+    const outcome = await migrateThread({ db, threadId }).catch(async (error: unknown) => {
       // Another instance (or its sweeper) migrated it a moment ago: the same answer as if this one had.
       const movedTo = errorCodeOf(error) === "conflict:thread_moved" && appErrorOf(error)?.details?.movedTo;
       if (typeof movedTo === "string") {

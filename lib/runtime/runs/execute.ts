@@ -103,6 +103,8 @@ async function beginExecution(
   abort: AbortController,
   options: StartOptions,
 ): Promise<Execution> {
+  // Exception to issue 51 (listed in lib/database-handle.test.ts): the execution is a background job of its own,
+  // outliving whoever claimed the run, and needs the whole handle (the checkpoint pool too), not a caller's `db`.
   const database = await getDatabase();
   const owner = run.owner ?? "";
   // An event write that finds the run owned elsewhere stops the graph there and then, not at the next heartbeat: an

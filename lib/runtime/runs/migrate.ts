@@ -83,8 +83,13 @@ export type MigrationOutcome =
  * something else runs or the thread moved on meanwhile; a
  * migration function that throws is reported as 409 `conflict:graph_version` and the thread waits for a supervisor.
  */
-export async function migrateThread(threadId: string): Promise<MigrationOutcome> {
-  const { db, sql } = await getDatabase();
+export async function migrateThread({
+  db,
+  threadId,
+}: {
+  db: AppDb;
+  threadId: string;
+}): Promise<MigrationOutcome> {
   const thread = await getThread({ db, threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const declared = declaredMigration(thread);
@@ -93,6 +98,9 @@ export async function migrateThread(threadId: string): Promise<MigrationOutcome>
     return { status: "not_applicable", reason: `the thread is ${thread.status}, not paused` };
   }
   const { agent, migration } = declared;
+  // Exception to issue 51 (listed in lib/database-handle.test.ts): the saver reads the raw head checkpoint (of a version
+  // this process may no longer serve) through the process's SQL client, which a claim's preflight does not carry.
+  const { sql } = await getDatabase();
   const tuple = await new DrizzleCheckpointSaver(sql).getTuple({
     configurable: { thread_id: threadId, checkpoint_ns: "" },
   });
@@ -237,7 +245,7 @@ export async function migratePausedThreads({
         if (inFlight.size >= MAX_IN_FLIGHT) return started;
         if (skipped.get(threadId) === checkpointId) continue;
         try {
-          const outcome = await migrateThread(threadId);
+          const outcome = await migrateThread({ db, threadId });
           if (outcome.status === "started") {
             started += 1;
             inFlight.add(outcome.runId);
