@@ -26,7 +26,7 @@ export async function checkDatabase({
   opening,
   timeoutMs = 5_000,
 }: {
-  /** The probe's `getDatabase()`, not awaited yet: how long the open takes counts against the limit. */
+  /** The probe's open of the database (the promise getDatabase returns), not awaited yet: the open counts against the limit. */
   opening: Promise<Database>;
   timeoutMs?: number;
 }): Promise<DatabaseHealth> {

@@ -28,7 +28,7 @@ type Params = {
 
 /**
  * The page's database handle and the thread view, once per request (metadata and page share them: the page's one
- * `getDatabase()`); an unknown thread is a 404, and so is another team's (its title is not even in the metadata).
+ * call of getDatabase); an unknown thread is a 404, and so is another team's (its title is not even in the metadata).
  */
 const loadView = cache(async (threadId: string): Promise<{ db: AppDb; view: ThreadView }> => {
   const user = await requirePageUser(`/threads/${threadId}`);
