@@ -3,8 +3,9 @@ import { join, relative, resolve } from "node:path";
 
 /*
  * One data-access convention (CONVENTIONS.md habit 18, issue 51): request and job entry points get the database
- * handle (`getDatabase()`) and pass it down; a service below them takes it as one object (`{ db | tx, … }`) and never
- * fetches its own. This test scans the product files (not tests) for calls of `getDatabase(` and fails for any file
+ * handle (`getDatabase()`) and pass it down; a service below them takes it as one object (`{ db | tx, … }`, or
+ * `{ database, … }` — the whole handle — when it starts a run, whose execution needs the checkpoint pool too) and
+ * never fetches its own. This test scans the product files (not tests) for calls of `getDatabase(` and fails for any file
  * that is neither an entry point nor one of the few documented exceptions below them. Both lists only shrink: an
  * entry whose file no longer calls it fails too, so it is removed when its call goes.
  */
@@ -35,10 +36,6 @@ const BELOW: Record<string, string> = {
     "the process's better-auth instance is a singleton made on first use on the process's database",
   "lib/runtime/agents/registry.ts":
     "compiled graphs are a process-wide cache made on first use; their checkpointer is the process's own pool",
-  "lib/runtime/runs/execute.ts":
-    "a run executes in the background, outliving the request or sweep that claimed it: a job of its own, on the whole handle (its event sink shares the checkpoint pool's write batcher), which callers holding only `db` cannot hand it",
-  "lib/runtime/runs/migrate.ts":
-    "migrateThread reads the raw head checkpoint (of a version perhaps no longer served) through the saver, which takes the SQL client; a claim's preflight that reaches it carries only `db`",
 };
 
 /** Pages (`app/**​/page.tsx`) and CLIs (`scripts/`) are entry points wherever they are. */

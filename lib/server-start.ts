@@ -140,9 +140,7 @@ async function startRuntime(): Promise<boolean> {
     logger().error(errorFields(e), "demo: demo operators not created"),
   );
   if (env.DEMO_THREADS)
-    void seedDemoThreads({ db: database.db }).catch((e) =>
-      logger().error(errorFields(e), "demo: seeding failed"),
-    );
+    void seedDemoThreads({ database }).catch((e) => logger().error(errorFields(e), "demo: seeding failed"));
   startQueueSampler();
   return true;
 }

@@ -6,7 +6,7 @@ import { checkpointExists } from "@/lib/checkpoint/history";
 import { AppError, appErrorOf } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
 import { FORK_WARNING_EVENT } from "@/lib/contract/wire";
-import type { AppDb } from "@/lib/db/client";
+import type { AppDb, Database } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getActiveRun, getRun, insertRun, setRunInput } from "@/lib/db/queries/runs";
 import {
@@ -72,8 +72,8 @@ async function assertBranchable<D extends Queryable>({
 
 /** A branch to start: the fork of a person, or the move of a paused thread onto a newer version (a migration). */
 export interface BranchRequest {
-  /** The entry point's database handle. */
-  db: AppDb;
+  /** The entry point's whole handle: the branch's run executes through the checkpoint pool too. */
+  database: Database;
   agent: AgentDefinition;
   graph: AgentGraph;
   threadId: string;
@@ -103,7 +103,7 @@ export interface BranchRequest {
  * `values` applied as `asNode` — which makes it the head, and run the graph from there in the background.
  */
 export async function startBranch(request: BranchRequest): Promise<ForkResult> {
-  const { db } = request;
+  const { db } = request.database;
   const runId = randomUUID();
   // The fork run's trace starts here; the executor continues it.
   const runSpan = startRunSpan("run", { "run.id": runId, "thread.id": request.threadId, "run.kind": "fork" });
@@ -263,7 +263,8 @@ async function branch(
   startSeq: number,
   progress: { written: boolean },
 ): Promise<ForkResult> {
-  const { db, agent, graph } = request;
+  const { database, agent, graph } = request;
+  const { db } = database;
   // The branch's first checkpoint records the version the branch runs under (stamped into its metadata), and a
   // migration's its source.
   const source = {
@@ -296,17 +297,22 @@ async function branch(
   };
   const run = await setRunInput({ db, runId, input });
   if (!run) throw new Error(`${request.kind} run ${runId} vanished`);
-  startRunInBackground(run, startSeq, {
-    preamble:
-      warnings.length > 0
-        ? [
-            {
-              type: EventType.CUSTOM,
-              name: FORK_WARNING_EVENT,
-              value: { forkedFrom: request.checkpointId, warnings },
-            },
-          ]
-        : [],
+  startRunInBackground({
+    database,
+    run,
+    startSeq,
+    options: {
+      preamble:
+        warnings.length > 0
+          ? [
+              {
+                type: EventType.CUSTOM,
+                name: FORK_WARNING_EVENT,
+                value: { forkedFrom: request.checkpointId, warnings },
+              },
+            ]
+          : [],
+    },
   });
   return {
     runId,

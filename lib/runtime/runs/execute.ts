@@ -11,7 +11,7 @@ import {
 } from "@/lib/agui";
 import { batcherFor } from "@/lib/checkpoint/write-batch";
 import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/contract/errors";
-import { getDatabase } from "@/lib/db/client";
+import type { Database } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
@@ -56,7 +56,7 @@ export interface StartOptions {
 /** One execution of a claimed run: what its steps share. */
 interface Execution {
   run: Run;
-  database: Awaited<ReturnType<typeof getDatabase>>;
+  database: Database;
   owner: string;
   abort: AbortController;
   sink: EventSink;
@@ -74,13 +74,14 @@ interface Execution {
  * its questions, stopped (an operator, its time limit, a model that did not answer), or failed with a code.
  */
 export async function executeRun(
+  database: Database,
   run: Run,
   startSeq: number,
   abort: AbortController,
   options: StartOptions,
   trace: RunTraceHandler,
 ): Promise<{ inputWaiting: boolean | undefined } | undefined> {
-  const execution = await beginExecution(run, startSeq, abort, options);
+  const execution = await beginExecution(database, run, startSeq, abort, options);
   const limit = armLimits(run, abort);
   try {
     abort.signal.throwIfAborted();
@@ -98,14 +99,12 @@ export async function executeRun(
  * taken over from a dead owner — what closes the events it left open and says the run was recovered.
  */
 async function beginExecution(
+  database: Database,
   run: Run,
   startSeq: number,
   abort: AbortController,
   options: StartOptions,
 ): Promise<Execution> {
-  // Exception to issue 51 (listed in lib/database-handle.test.ts): the execution is a background job of its own,
-  // outliving whoever claimed the run, and needs the whole handle (the checkpoint pool too), not a caller's `db`.
-  const database = await getDatabase();
   const owner = run.owner ?? "";
   // An event write that finds the run owned elsewhere stops the graph there and then, not at the next heartbeat: an
   // execution that lost its run must not go on writing checkpoints beside the new owner's.
@@ -364,7 +363,7 @@ export async function failRun({
   threadStatus = "failed",
   tokens,
 }: {
-  db: Awaited<ReturnType<typeof getDatabase>>["db"];
+  db: Database["db"];
   run: Run;
   owner: string;
   sink: EventSink;

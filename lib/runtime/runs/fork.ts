@@ -1,7 +1,7 @@
 import "server-only";
 import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
-import type { AppDb } from "@/lib/db/client";
+import type { Database } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { AgentDefinition, AgentGraph } from "../agents/registry";
@@ -12,8 +12,8 @@ import type { AnswerDifferently } from "./run-input";
 export type { ForkResult };
 
 export interface ForkRequest {
-  /** The entry point's database handle. */
-  db: AppDb;
+  /** The entry point's whole handle: a fork's run executes through the checkpoint pool too. */
+  database: Database;
   threadId: string;
   /** Who forks: audited, and when they edit state they become the thread's last editor (four-eyes). */
   by: Principal;
@@ -40,7 +40,7 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
   // and on the embedded database (one connection) such a read inside the transaction waits on it for ever.
   const changes = request.values ? await diffAgainst(graph, request, request.values) : {};
   return startBranch({
-    db: raw.db,
+    database: raw.database,
     agent,
     graph,
     threadId: request.threadId,
@@ -71,7 +71,7 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
  */
 export async function checkFork(raw: Omit<ForkRequest, "by">): Promise<void> {
   const { thread, request } = await prepareFork(raw);
-  await assertBranchable({ db: raw.db, thread, checkpointId: request.checkpointId });
+  await assertBranchable({ db: raw.database.db, thread, checkpointId: request.checkpointId });
 }
 
 /**
@@ -81,7 +81,7 @@ export async function checkFork(raw: Omit<ForkRequest, "by">): Promise<void> {
 async function prepareFork<R extends Omit<ForkRequest, "by">>(
   raw: R,
 ): Promise<{ thread: Thread; agent: AgentDefinition; graph: AgentGraph; request: R & CheckedValues }> {
-  const thread = await getThread({ db: raw.db, threadId: raw.threadId });
+  const thread = await getThread({ db: raw.database.db, threadId: raw.threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${raw.threadId} does not exist.`);
   // Onto the current version (a thread whose version is gone), or on the thread's own pinned version.
   const agent = raw.onto === "current" ? getAgent(thread.agentId) : threadAgent(thread);

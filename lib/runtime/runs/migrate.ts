@@ -3,7 +3,7 @@ import type { Checkpoint } from "@langchain/langgraph-checkpoint";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { AppError, appErrorOf, errorCodeOf } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
-import { type AppDb, getDatabase } from "@/lib/db/client";
+import type { AppDb, Database } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
@@ -84,12 +84,14 @@ export type MigrationOutcome =
  * migration function that throws is reported as 409 `conflict:graph_version` and the thread waits for a supervisor.
  */
 export async function migrateThread({
-  db,
+  database,
   threadId,
 }: {
-  db: AppDb;
+  /** The whole handle: the saver reads the head through its SQL client, and the migration's run executes. */
+  database: Database;
   threadId: string;
 }): Promise<MigrationOutcome> {
+  const { db, sql } = database;
   const thread = await getThread({ db, threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const declared = declaredMigration(thread);
@@ -98,9 +100,6 @@ export async function migrateThread({
     return { status: "not_applicable", reason: `the thread is ${thread.status}, not paused` };
   }
   const { agent, migration } = declared;
-  // Exception to issue 51 (listed in lib/database-handle.test.ts): the saver reads the raw head checkpoint (of a version
-  // this process may no longer serve) through the process's SQL client, which a claim's preflight does not carry.
-  const { sql } = await getDatabase();
   const tuple = await new DrizzleCheckpointSaver(sql).getTuple({
     configurable: { thread_id: threadId, checkpoint_ns: "" },
   });
@@ -133,7 +132,7 @@ export async function migrateThread({
   }
   const from = thread.agentVersion;
   const result = await startBranch({
-    db,
+    database,
     agent,
     graph: await getAgentGraph(agent),
     threadId,
@@ -224,12 +223,13 @@ const MAX_IN_FLIGHT = 8;
  * Returns the runs started.
  */
 export async function migratePausedThreads({
-  db,
+  database,
   page = 200,
 }: {
-  db: AppDb;
+  database: Database;
   page?: number;
 }): Promise<number> {
+  const { db } = database;
   const running = activeRuns();
   for (const id of inFlight) if (!running.has(id)) inFlight.delete(id);
   let started = 0;
@@ -245,7 +245,7 @@ export async function migratePausedThreads({
         if (inFlight.size >= MAX_IN_FLIGHT) return started;
         if (skipped.get(threadId) === checkpointId) continue;
         try {
-          const outcome = await migrateThread({ db, threadId });
+          const outcome = await migrateThread({ database, threadId });
           if (outcome.status === "started") {
             started += 1;
             inFlight.add(outcome.runId);

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/contract/roles";
-import type { AppDb } from "@/lib/db/client";
+import type { Database } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { listOpenDecisions } from "@/lib/db/queries/decisions";
 import { countEffectsSince } from "@/lib/db/queries/effects";
@@ -46,15 +46,17 @@ function senderOf(entry: QueuedInput): Principal {
  * thread lock and the one-active-run index let exactly one caller start it.
  */
 export async function startNextInput({
-  db,
+  database,
   threadId,
   inputWaiting,
 }: {
-  db: AppDb;
+  /** The whole handle: the run it starts executes through the checkpoint pool too. */
+  database: Database;
   threadId: string;
   /** Whether input waits, when the run's end already said so (`finalizeRun`): no read of the queue then. */
   inputWaiting?: boolean | undefined;
 }): Promise<ClaimedRun | null> {
+  const { db } = database;
   // The common case, one read or none: nothing waits.
   if (!(inputWaiting ?? (await hasWaitingInput({ db, threadId })))) return null;
   const claimed = await db.transaction(async (tx) => {
@@ -106,13 +108,20 @@ export async function startNextInput({
     }
     return startRun(tx, thread, senderOf(next), next.id, input, env.RUN_LEASE_MS, { active: null });
   });
-  if (claimed) startRunInBackground(claimed.run, claimed.startSeq, startedWith(claimed));
+  if (claimed) {
+    startRunInBackground({
+      database,
+      run: claimed.run,
+      startSeq: claimed.startSeq,
+      options: startedWith(claimed),
+    });
+  }
   return claimed;
 }
 
 /** {@link startNextInput} after a run of the thread ended, without failing the caller (the sweeper tries again). */
 export function startNextInputSoon(request: {
-  db: AppDb;
+  database: Database;
   threadId: string;
   inputWaiting?: boolean | undefined;
 }): void {
@@ -123,10 +132,10 @@ export function startNextInputSoon(request: {
 }
 
 /** The sweeper's part: start the next input of every thread whose queue waits with nothing running. */
-export async function startIdleQueues({ db }: { db: AppDb }): Promise<number> {
+export async function startIdleQueues({ database }: { database: Database }): Promise<number> {
   let started = 0;
-  for (const threadId of await threadsWithIdleQueue({ db })) {
-    if (await startNextInput({ db, threadId })) started += 1;
+  for (const threadId of await threadsWithIdleQueue({ db: database.db })) {
+    if (await startNextInput({ database, threadId })) started += 1;
   }
   return started;
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { EventType } from "@ag-ui/core";
 import { type AguiEvent, closeOpenEvents } from "@/lib/agui";
 import { AppError } from "@/lib/contract/errors";
-import { type AppDb, getDatabase } from "@/lib/db/client";
+import { type AppDb, type Database, getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { listLocalRunOwners, touchInstance } from "@/lib/db/queries/instances";
 import { claimExpiredRun, expireLeasesOf, extendLeases, uncountClaim } from "@/lib/db/queries/runs";
@@ -37,7 +37,7 @@ export async function startRecovery(): Promise<void> {
   if (peekSingleton<Recovery>(RECOVERY)) return;
   const database = await getDatabase();
   // The queue of input that waited for a run (double texting) moves on when the run ends.
-  onRunEnded((threadId, inputWaiting) => startNextInputSoon({ db: database.db, threadId, inputWaiting }));
+  onRunEnded((threadId, inputWaiting) => startNextInputSoon({ database, threadId, inputWaiting }));
   const heartbeat = setInterval(() => void beat(), Math.max(250, Math.floor(env.RUN_LEASE_MS / 3)));
   const sweeper = setInterval(() => void sweep(false), env.RUN_SWEEP_INTERVAL_MS);
   heartbeat.unref();
@@ -98,16 +98,17 @@ async function sweep(everyActive: boolean): Promise<void> {
   if (isDraining()) return;
   sweeping = true;
   try {
-    const { db } = await getDatabase();
+    const database = await getDatabase();
+    const { db } = database;
     // Rolling upgrades: this process takes only runs of agent versions it has; the others wait for an instance that does.
     const keys = registeredAgentKeys();
     await expireLeasesOfGoneOwners(db);
-    await takeOverExpiredRuns(db, { everyActive, agentKeys: keys });
+    await takeOverExpiredRuns(database, { everyActive, agentKeys: keys });
     // Input queued behind a run that ended where nobody started the queue (its process died): start it now.
-    if (!isDraining()) await startIdleQueues({ db });
+    if (!isDraining()) await startIdleQueues({ database });
     // Paused threads a newer version declares a migration for move onto it (once, whichever instance gets there).
     if (!isDraining()) {
-      const migrated = await migratePausedThreads({ db });
+      const migrated = await migratePausedThreads({ database });
       if (migrated > 0)
         logger().info({ threads: migrated }, "migration: moving paused threads onto a newer version");
     }
@@ -141,17 +142,19 @@ const executingHere: ExecutingHere = {
  * visible error when it has crashed too often). Stops when none is left or the process drains.
  */
 export async function takeOverExpiredRuns(
-  db: AppDb,
+  database: Database,
   { everyActive, agentKeys }: { everyActive: boolean; agentKeys?: string[] },
   here: ExecutingHere = executingHere,
   act: {
     start: (run: Run & { lastSeq: number }) => void;
     abandon: (run: Run, lastSeq: number) => Promise<void>;
   } = {
-    start: (run) => startRunInBackground(run, run.lastSeq, { recovered: true }),
-    abandon: (run, lastSeq) => abandon(db, run, lastSeq),
+    start: (run) =>
+      startRunInBackground({ database, run, startSeq: run.lastSeq, options: { recovered: true } }),
+    abandon: (run, lastSeq) => abandon(database.db, run, lastSeq),
   },
 ): Promise<void> {
+  const { db } = database;
   for (;;) {
     if (isDraining()) break;
     const run = await claimExpiredRun({

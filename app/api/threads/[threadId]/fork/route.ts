@@ -17,7 +17,7 @@ export const POST = route<{ threadId: string }, ForkBody>(
     body: { schema: forkBody, code: "bad_request:fork", what: "The fork request" },
   },
   async ({ params: { threadId }, body, principal, database }) => {
-    const result = await forkThread({ db: database.db, threadId, by: principal, ...body });
+    const result = await forkThread({ database, threadId, by: principal, ...body });
     return json(
       { ...result, events: `/api/threads/${threadId}/events?after=${result.afterSeq}` },
       { status: 202 },

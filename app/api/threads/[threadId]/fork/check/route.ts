@@ -16,7 +16,7 @@ export const POST = route<{ threadId: string }, ForkBody>(
     body: { schema: forkBody, code: "bad_request:fork", what: "The fork request" },
   },
   async ({ params: { threadId }, body, database }) => {
-    await checkFork({ db: database.db, threadId, ...body });
+    await checkFork({ database, threadId, ...body });
     return json({ ok: true });
   },
 );

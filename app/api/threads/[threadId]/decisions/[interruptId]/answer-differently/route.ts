@@ -15,7 +15,7 @@ export const POST = route<{ threadId: string; interruptId: string }>(
     access: "supervisor",
   },
   async ({ params: { threadId, interruptId }, principal, database }) => {
-    const result = await answerDifferently({ db: database.db, threadId, interruptId, by: principal });
+    const result = await answerDifferently({ database, threadId, interruptId, by: principal });
     return json(
       { ...result, events: `/api/threads/${threadId}/events?after=${result.afterSeq}` },
       { status: 202 },
