@@ -1,7 +1,7 @@
 import "server-only";
 import "@/lib/agents/index";
 import { ensureFirstAdmin, seedDemoUsers } from "@/lib/auth/bootstrap";
-import { type AppDb, getDatabase } from "@/lib/db/client";
+import { type AppDb, type Database, getDatabase } from "@/lib/db/client";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { countOpenThreadsOn } from "@/lib/db/queries/threads";
 import { startDispatcher } from "@/lib/delivery/dispatcher";
@@ -106,8 +106,9 @@ function refuseUnknownMultitaskAgents(): void {
 
 /** One attempt; idempotent (each step is, so a retry after a partial start is safe). */
 async function startRuntime(): Promise<boolean> {
+  let database: Database;
   try {
-    const database = await getDatabase();
+    database = await getDatabase();
     // Opening a pool does not connect (MIGRATE_ON_START=false): ask for proof.
     await database.sql.query("SELECT 1");
     await refuseStartOnWaitingRefusedVersions(database.db);
@@ -132,10 +133,14 @@ async function startRuntime(): Promise<boolean> {
     return false;
   }
   // Accounts and demo data are not the runtime: a failure here is reported and must not hold recovery back.
-  await ensureFirstAdmin().catch((e) => logger().error(errorFields(e), "auth: first admin not created"));
-  await seedDemoUsers().catch((e) => logger().error(errorFields(e), "demo: demo operators not created"));
+  await ensureFirstAdmin({ db: database.db }).catch((e) =>
+    logger().error(errorFields(e), "auth: first admin not created"),
+  );
+  await seedDemoUsers({ db: database.db }).catch((e) =>
+    logger().error(errorFields(e), "demo: demo operators not created"),
+  );
   if (env.DEMO_THREADS)
-    void seedDemoThreads().catch((e) => logger().error(errorFields(e), "demo: seeding failed"));
+    void seedDemoThreads({ database }).catch((e) => logger().error(errorFields(e), "demo: seeding failed"));
   startQueueSampler();
   return true;
 }

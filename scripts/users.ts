@@ -82,6 +82,7 @@ try {
       const password = await readPassword();
       if (password.length < 12) fail("the password needs at least 12 characters");
       const user = await createUser({
+        db: database.db,
         email,
         name: option(args, "--name") ?? email,
         password,
@@ -126,7 +127,7 @@ try {
       break;
     }
     case "list": {
-      for (const u of await listUsers())
+      for (const u of await listUsers({ db: database.db }))
         console.log(`user ${u.email}\t${u.role}${u.disabled ? "\tdisabled" : ""}`);
       for (const k of await listApiKeys({ db: database.db })) {
         console.log(`key  ${k.id}\t${k.name}\t${k.prefix}…\t${k.revokedAt ? "revoked" : "active"}`);

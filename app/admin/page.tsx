@@ -22,7 +22,7 @@ export default async function AdminPage() {
   const me = await requirePageUser("/admin", "admin");
   const { db } = await getDatabase();
   const [users, keys, policies, targets, teamsAndAgents] = await Promise.all([
-    listUsers(),
+    listUsers({ db }),
     listApiKeys({ db }),
     readSlaPolicies({ db }),
     readNotificationTargets({ db }),

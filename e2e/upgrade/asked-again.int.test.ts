@@ -122,14 +122,16 @@ describe.each<Backend>(["pglite", "postgres"])("the resume check for every agent
     const parsed = agent.interrupts.parse(raised.value);
     if (!parsed.ok) throw new Error(parsed.error);
     return {
-      threadId,
       ledger: [
         { interruptId: raised.id, action: parsed.action, payload: raised.value, status: "resolved" as const },
       ],
-      input: {
-        kind: "resume" as const,
-        actor: "operator@example.com",
-        resume: [{ interruptId: raised.id, status: "resolved" as const, payload: {} }],
+      run: {
+        threadId,
+        input: {
+          kind: "resume" as const,
+          actor: "operator@example.com",
+          resume: [{ interruptId: raised.id, status: "resolved" as const, payload: {} }],
+        },
       },
     };
   }

@@ -1,5 +1,5 @@
 import "server-only";
-import { getDatabase } from "@/lib/db/client";
+import type { AppDb } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { readBodyText } from "@/lib/platform/http/http";
 import { getAuth } from "./auth";
@@ -21,9 +21,9 @@ export async function authGet(request: Request): Promise<Response> {
  * A POST to better-auth: sign-in through our hardened path (client address, limits, audit), sign-out audited with
  * who it was, anything else passed on with a bounded body and no session token in the answer.
  */
-export async function authPost(request: Request): Promise<Response> {
+export async function authPost({ db, request }: { db: AppDb; request: Request }): Promise<Response> {
   const path = new URL(request.url).pathname;
-  if (path.endsWith("/sign-in/email")) return signInWithEmail(request);
+  if (path.endsWith("/sign-in/email")) return signInWithEmail({ db, request });
   const auth = await getAuth();
   const forwarded = forBetterAuth(request, await readBodyText(request, AUTH_BODY_LIMIT));
   // Sessions may have changed: this process forgets cached ones at once (others hear the tables' NOTIFY).
@@ -36,7 +36,6 @@ export async function authPost(request: Request): Promise<Response> {
   const response = await auth.handler(forwarded);
   invalidateSessions();
   if (user && response.ok) {
-    const { db } = await getDatabase();
     await recordAudit({
       db,
       entries: [{ action: "sign_out", actor: { id: user.id, label: user.email, role: user.role } }],

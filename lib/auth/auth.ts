@@ -107,6 +107,7 @@ const AUTH = "auth";
 
 /** The process's better-auth instance, on the process's database (a `singleton` like the database itself). */
 export function getAuth(): Promise<Auth> {
+  // Exception to issue 51 (listed in lib/database-handle.test.ts): a process-wide singleton on the process's database.
   return singleton(AUTH, () =>
     getDatabase()
       .then(({ db }) => createAuth(db))

@@ -2,6 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { AppDb } from "@/lib/db/client";
 import { env } from "@/lib/platform/env";
 import { tightenTree, writePrivateFile } from "@/lib/platform/private-files";
 import type { Principal, Role } from "../contract/roles";
@@ -10,15 +11,16 @@ import { countAdmins, createUser, findUserByEmail } from "./users";
 const SYSTEM: Principal = { kind: "system", id: "system:bootstrap", label: "server start-up", role: "admin" };
 
 /** With ADMIN_EMAIL and ADMIN_PASSWORD set and no admin yet, create that admin (once; later starts do nothing). */
-export async function ensureFirstAdmin(): Promise<void> {
+export async function ensureFirstAdmin({ db }: { db: AppDb }): Promise<void> {
   if (!env.ADMIN_EMAIL || !env.ADMIN_PASSWORD) return;
-  if ((await countAdmins()) > 0) return;
-  if (await findUserByEmail(env.ADMIN_EMAIL)) {
+  if ((await countAdmins({ db })) > 0) return;
+  if (await findUserByEmail({ db, email: env.ADMIN_EMAIL })) {
     console.warn(`[auth] ${env.ADMIN_EMAIL} exists but is not an admin; not promoting it automatically`);
     return;
   }
   try {
     await createUser({
+      db,
       email: env.ADMIN_EMAIL,
       name: env.ADMIN_NAME,
       password: env.ADMIN_PASSWORD,
@@ -28,7 +30,7 @@ export async function ensureFirstAdmin(): Promise<void> {
     console.log(`[auth] first admin ${env.ADMIN_EMAIL} created`);
   } catch (error) {
     // Instances starting together race to create the same admin: the one that lost finds it made.
-    if (await findUserByEmail(env.ADMIN_EMAIL)) return;
+    if (await findUserByEmail({ db, email: env.ADMIN_EMAIL })) return;
     throw error;
   }
 }
@@ -74,19 +76,20 @@ function demoPassword(): string {
 }
 
 /** The demo seed's operators, one per role, sharing one random password kept in `demoCredentialsFile()`. */
-export async function seedDemoUsers(): Promise<void> {
+export async function seedDemoUsers({ db }: { db: AppDb }): Promise<void> {
   if (!demoUsersEnabled()) return;
   const missing = [];
-  for (const user of DEMO_USERS) if (!(await findUserByEmail(user.email))) missing.push(user);
+  for (const user of DEMO_USERS) if (!(await findUserByEmail({ db, email: user.email }))) missing.push(user);
   if (missing.length === 0) return;
   const password = demoPassword();
   for (const user of missing) {
     await createUser({
+      db,
       ...user,
       password,
       by: { ...SYSTEM, id: "system:demo-seed", label: "demo seed" },
     }).catch(async (error) => {
-      if (!(await findUserByEmail(user.email))) throw error;
+      if (!(await findUserByEmail({ db, email: user.email }))) throw error;
     });
   }
   console.log(`[demo] demo operators ready; their password is in ${demoCredentialsFile()}`);

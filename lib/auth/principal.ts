@@ -1,6 +1,6 @@
 import "server-only";
 import { AppError } from "@/lib/contract/errors";
-import { getDatabase } from "@/lib/db/client";
+import type { AppDb } from "@/lib/db/client";
 import { hasRole, isRole, type Principal, type Role, type SessionUser } from "../contract/roles";
 import { principalForKey } from "./api-keys";
 import { getAuth } from "./auth";
@@ -10,12 +10,17 @@ import { cachedSessionUser } from "./session-cache";
  * Who sent a request: an intake key (`Authorization: Bearer hitl_…`) or the signed-in user of the session cookie.
  * A presented key that is not valid is refused outright (it never falls back to a cookie).
  */
-export async function authenticate(request: Request): Promise<Principal | null> {
+export async function authenticate({
+  db,
+  request,
+}: {
+  db: AppDb;
+  request: Request;
+}): Promise<Principal | null> {
   const authorization = request.headers.get("authorization");
   if (authorization) {
     const match = authorization.match(/^Bearer\s+(\S+)$/i);
     if (!match?.[1]) throw new AppError("unauthorized:api_key", "Authorization must be `Bearer <API key>`.");
-    const { db } = await getDatabase();
     return principalForKey({ db, key: match[1] });
   }
   const user = await sessionUser(request.headers);
@@ -41,14 +46,30 @@ export async function sessionUser(headers: Headers): Promise<SessionUser | null>
  * The request's user, who must have at least `role`: 401 `unauthorized:session` without a session, 403
  * `forbidden:role` below it, 403 `forbidden:api_key_scope` for an intake key (keys only file tickets).
  */
-export async function requireRole(request: Request, role: Role): Promise<Principal> {
-  const principal = await authenticate(request);
+export async function requireRole({
+  db,
+  request,
+  role,
+}: {
+  db: AppDb;
+  request: Request;
+  role: Role;
+}): Promise<Principal> {
+  const principal = await authenticate({ db, request });
   return checkRole(principal, role);
 }
 
 /** Like `requireRole`, but an intake key is accepted too (creating a ticket, starting its first run). */
-export async function requireIntakeOrRole(request: Request, role: Role): Promise<Principal> {
-  const principal = await authenticate(request);
+export async function requireIntakeOrRole({
+  db,
+  request,
+  role,
+}: {
+  db: AppDb;
+  request: Request;
+  role: Role;
+}): Promise<Principal> {
+  const principal = await authenticate({ db, request });
   if (principal?.kind === "key" && principal.scope === "intake") return principal;
   return checkRole(principal, role);
 }

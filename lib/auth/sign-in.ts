@@ -1,6 +1,6 @@
 import "server-only";
 import { AppError } from "@/lib/contract/errors";
-import { getDatabase } from "@/lib/db/client";
+import type { AppDb } from "@/lib/db/client";
 import { recentSignInFailures, recordAudit } from "@/lib/db/queries/audit";
 import { forgiveRateLimitedRequest } from "@/lib/db/queries/rate-limits";
 import { env } from "@/lib/platform/env";
@@ -54,7 +54,7 @@ function emailOf(text: string): string | null {
  * `rate_limited:sign_in`); better-auth limits per client address (the derived one, never a client's header); every
  * refused credential gets the same 401 and an audit entry with the address; the session token never reaches the body.
  */
-export async function signInWithEmail(request: Request): Promise<Response> {
+export async function signInWithEmail({ db, request }: { db: AppDb; request: Request }): Promise<Response> {
   assertJsonContentType(request);
   const text = await readBodyText(request, SIGN_IN_BODY_LIMIT);
   // The same checks as every JSON body (a NUL or a lone surrogate in an email cannot be looked up, audited or stored).
@@ -62,7 +62,6 @@ export async function signInWithEmail(request: Request): Promise<Response> {
   const email = emailOf(text);
   const address = requestClientAddress(request.headers);
   const outcome = await hashGate().run(async () => {
-    const { db } = await getDatabase();
     if (email) {
       const failures = await recentSignInFailures({
         db,

@@ -1,7 +1,7 @@
 import "server-only";
 import { asc, eq, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contract/errors";
-import { getDatabase } from "@/lib/db/client";
+import type { AppDb } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { authSessions, authUsers } from "@/lib/db/schema";
 import { sqlState } from "@/lib/db/sql-client";
@@ -34,12 +34,14 @@ function toView(row: typeof authUsers.$inferSelect): UserView {
  * logged as given). 409 `conflict:user_exists` if the email is taken.
  */
 export async function createUser({
+  db,
   email,
   name,
   password,
   role,
   by,
 }: {
+  db: AppDb;
   email: string;
   name: string;
   password: string;
@@ -63,7 +65,6 @@ export async function createUser({
     accountId: user.id,
     password: hash,
   });
-  const { db } = await getDatabase();
   await recordAudit({
     db,
     entries: [{ action: "user_created", actor: by, detail: { userId: user.id, email: normalized, role } }],
@@ -84,6 +85,7 @@ const LAST_ADMIN_SQLSTATE = "HL001";
  * disabled a moment ago by a change committed first cannot act on what they saw before (403 `forbidden:role`).
  */
 export async function updateUser(change: {
+  db: AppDb;
   userId: string;
   role?: Role;
   disabled?: boolean;
@@ -106,17 +108,18 @@ export async function updateUser(change: {
 }
 
 async function applyUserChange({
+  db,
   userId,
   role,
   disabled,
   by,
 }: {
+  db: AppDb;
   userId: string;
   role?: Role;
   disabled?: boolean;
   by: Principal;
 }): Promise<UserView> {
-  const { db } = await getDatabase();
   return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_CHANGES_LOCK_KEY})`);
     const [before] = await tx.select().from(authUsers).where(eq(authUsers.id, userId)).for("update");
@@ -168,19 +171,16 @@ async function applyUserChange({
   });
 }
 
-export async function listUsers(): Promise<UserView[]> {
-  const { db } = await getDatabase();
+export async function listUsers({ db }: { db: AppDb }): Promise<UserView[]> {
   return (await db.select().from(authUsers).orderBy(asc(authUsers.email))).map(toView);
 }
 
-export async function findUserByEmail(email: string): Promise<UserView | null> {
-  const { db } = await getDatabase();
+export async function findUserByEmail({ db, email }: { db: AppDb; email: string }): Promise<UserView | null> {
   const [row] = await db.select().from(authUsers).where(eq(authUsers.email, email.trim().toLowerCase()));
   return row ? toView(row) : null;
 }
 
-export async function countAdmins(): Promise<number> {
-  const { db } = await getDatabase();
+export async function countAdmins({ db }: { db: AppDb }): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(authUsers)

@@ -2,7 +2,6 @@ import "server-only";
 import { errorCodeOf } from "@/lib/contract/errors";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
-import { getDatabase } from "./client";
 import type { Database } from "./open";
 
 export interface DatabaseHealth {
@@ -23,11 +22,18 @@ const FAILING = "health-failing";
  * Open (and migrate) the database if needed, then run one trivial query. A failure is logged when the database
  * stops answering, not at every probe of a load balancer; the next success says it is back.
  */
-export async function checkDatabase(timeoutMs = 5_000): Promise<DatabaseHealth> {
+export async function checkDatabase({
+  opening,
+  timeoutMs = 5_000,
+}: {
+  /** The probe's open of the database (the promise getDatabase returns), not awaited yet: the open counts against the limit. */
+  opening: Promise<Database>;
+  timeoutMs?: number;
+}): Promise<DatabaseHealth> {
   const started = performance.now();
   let database: Database | undefined;
   try {
-    database = await withTimeout(getDatabase(), timeoutMs);
+    database = await withTimeout(opening, timeoutMs);
     await withTimeout(database.sql.query("SELECT 1"), timeoutMs);
     if (peekSingleton<boolean>(FAILING)) logger().info("health: the database answers again");
     setSingleton(FAILING, false);

@@ -76,10 +76,11 @@ export function route<P extends Params = Params, B = undefined, Q = undefined>(
         );
       }
       if (request.method !== "GET" && request.method !== "HEAD") assertSameOrigin(request);
-      const who = spec.access === "public" ? null : await authenticate(request);
+      // The request's one database handle, handed to everything below (issue 51).
+      const database = await getDatabase();
+      const who = spec.access === "public" ? null : await authenticate({ db: database.db, request });
       if (spec.access !== "public" && !who) throw new AppError("unauthorized:session", "Sign in first.");
       const params = checkParams((await context?.params) ?? ({} as P));
-      const database = await getDatabase();
       let read: Promise<TeamScope> | undefined;
       const scope = () => {
         read ??= teamScope(database.db, who);

@@ -3,7 +3,7 @@ import { type TeamScope, threadsInScope } from "@/lib/auth/teams";
 import { AppError } from "@/lib/contract/errors";
 import { operatorSentence } from "@/lib/contract/operator-messages";
 import type { Principal } from "@/lib/contract/roles";
-import type { AppDb } from "@/lib/db/open";
+import type { Database } from "@/lib/db/open";
 import { claimDecision, getLiveClaims, releaseClaim } from "@/lib/db/queries/claims";
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { env } from "@/lib/platform/env";
@@ -24,14 +24,15 @@ export interface BulkOutcome {
  * the outcome lists what was done and what was refused, with the error code and message of each refusal.
  */
 export async function decideInBulk({
-  db,
+  database,
   principal,
   interruptIds,
   verb,
   note,
   scope = { hiddenAgents: [] },
 }: {
-  db: AppDb;
+  /** The route's whole handle: a decision that completes its step starts the resume run. */
+  database: Database;
   principal: Principal;
   /** The operator's teams: a decision of another team's thread is as unknown as one that does not exist. */
   scope?: TeamScope;
@@ -42,6 +43,7 @@ export async function decideInBulk({
   if (principal.kind !== "user") {
     throw new AppError("forbidden:api_key_scope", "Bulk decisions need a signed-in operator.");
   }
+  const { db } = database;
   const found = await getDecisions({ db, interruptIds });
   const inScope = await threadsInScope(
     db,
@@ -118,7 +120,7 @@ export async function decideInBulk({
     }
     try {
       await decideAndResume({
-        db,
+        database,
         threadId,
         entry: { interruptId, status: "resolved", payload },
         principal,

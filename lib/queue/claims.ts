@@ -53,7 +53,7 @@ export async function claimForPrincipal({
     if (!hasRole(principal.role, "supervisor")) {
       throw new AppError("forbidden:role", "Only a supervisor can assign a decision to someone else.");
     }
-    const user = await findUserByEmail(assignTo);
+    const user = await findUserByEmail({ db, email: assignTo });
     if (!user || user.disabled || !hasRole(user.role, "operator")) {
       throw new AppError("unprocessable:assignee", `${assignTo} is not an enabled operator.`, {
         fields: ["assignTo"],

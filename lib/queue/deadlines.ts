@@ -2,7 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Principal } from "@/lib/contract/roles";
 import { getDatabase } from "@/lib/db/client";
-import type { AppDb } from "@/lib/db/open";
+import type { AppDb, Database } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { deleteExpiredClaims } from "@/lib/db/queries/claims";
 import { escalateOverdue, listDueTimers, listExpiring, markExpiryFailed } from "@/lib/db/queries/deadlines";
@@ -50,10 +50,12 @@ const SWEEP_LOCK_KEY = 7_311_842_014;
  * contract or the policy refuses is marked and left to a person.
  */
 export async function sweepDeadlines({
-  db,
+  database,
 }: {
-  db: AppDb;
+  /** The whole handle: an expiry answer or a fired timer may start the resume run. */
+  database: Database;
 }): Promise<{ escalated: number; expired: number; fired: number }> {
+  const { db } = database;
   const escalated = await db.transaction(async (tx) => {
     const [lock] = await tx
       .execute(sql`SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK_KEY}) AS ok`)
@@ -88,7 +90,7 @@ export async function sweepDeadlines({
     if (isDraining() || !item.expiryAnswer) break;
     try {
       await decideAndResume({
-        db,
+        database,
         threadId: item.threadId,
         entry: {
           interruptId: item.interruptId,
@@ -105,7 +107,7 @@ export async function sweepDeadlines({
       await markExpiryFailed({ db, interruptId: item.interruptId, error: `${e.code}: ${e.message}` });
     }
   }
-  return { escalated, expired, fired: await fireDueTimers(db) };
+  return { escalated, expired, fired: await fireDueTimers(database) };
 }
 
 /**
@@ -113,13 +115,14 @@ export async function sweepDeadlines({
  * the ledger's compare-and-set records it once whichever instance (or restart) gets there, and the resume run goes on
  * from the graph's last checkpoint. A timer the agent's policy refuses to the system is marked and left to a person.
  */
-async function fireDueTimers(db: AppDb): Promise<number> {
+async function fireDueTimers(database: Database): Promise<number> {
+  const { db } = database;
   let fired = 0;
   for (const timer of await listDueTimers({ db })) {
     if (isDraining()) break;
     try {
       await decideAndResume({
-        db,
+        database,
         threadId: timer.threadId,
         entry: { interruptId: timer.interruptId, status: "resolved", payload: { outcome: "fired" } },
         principal: TIMER_PRINCIPAL,
@@ -181,8 +184,9 @@ function startTimer(): NodeJS.Timeout {
     if (running || isDraining()) return;
     running = true;
     try {
-      const { db } = await getDatabase();
-      await sweepDeadlines({ db });
+      const database = await getDatabase();
+      const { db } = database;
+      await sweepDeadlines({ database });
       await noticeRecent(db);
       await deliverNotifications({ db });
       // An expired claim goes (its feed row tells open inboxes); feed rows are kept an hour.

@@ -1,6 +1,6 @@
 import "server-only";
 import pg from "pg";
-import { getDatabase } from "@/lib/db/client";
+import type { AppDb } from "@/lib/db/client";
 import {
   INBOX_CHANNEL,
   type InboxChangeView,
@@ -30,6 +30,8 @@ const READ_LIMIT = 1_000;
 type Listener = (changes: InboxChangeView[]) => void;
 
 interface Pump {
+  /** The database handle its subscribers hand it (the process's one database; null before the first subscriber). */
+  db: AppDb | null;
   listeners: Set<Listener>;
   lastId: number;
   /** Ids in the look-back window already handed on (or already there when the pump started). */
@@ -48,6 +50,7 @@ interface Pump {
 /** The process's one pump (a process-wide singleton: every route bundle's streams share it). */
 function pump(): Pump {
   return singleton<Pump>("inbox-feed", () => ({
+    db: null,
     listeners: new Set(),
     lastId: -1,
     seen: new Set(),
@@ -68,7 +71,7 @@ function begin(p: Pump): Promise<void> {
   if (!p.start) {
     const generation = p.generation;
     const start = (async () => {
-      const { db } = await getDatabase();
+      const db = handleOf(p);
       const head = await latestInboxChangeId({ db });
       const window = await listInboxChanges({ db, afterId: head - LOOKBACK, limit: READ_LIMIT });
       if (generation !== p.generation) return;
@@ -99,8 +102,11 @@ function wake(): void {
       let fresh: InboxChangeView[] = [];
       try {
         await begin(p);
-        const { db } = await getDatabase();
-        const read = await listInboxChanges({ db, afterId: p.lastId - LOOKBACK, limit: READ_LIMIT });
+        const read = await listInboxChanges({
+          db: handleOf(p),
+          afterId: p.lastId - LOOKBACK,
+          limit: READ_LIMIT,
+        });
         if (generation !== p.generation) return;
         fresh = read.filter((c) => !p.seen.has(c.id));
         for (const c of fresh) {
@@ -118,6 +124,12 @@ function wake(): void {
   })().finally(() => {
     if (generation === p.generation) p.reading = null;
   });
+}
+
+/** The handle the pump reads with: its subscribers' (it only reads while someone is subscribed). */
+function handleOf(p: Pump): AppDb {
+  if (!p.db) throw new Error("inbox feed: read before any subscriber handed it a database");
+  return p.db;
 }
 
 async function listen(p: Pump): Promise<void> {
@@ -150,8 +162,12 @@ async function listen(p: Pump): Promise<void> {
  * Starts the pump on the first subscriber and stops it after the last one leaves. `started` resolves once the pump
  * knows where it starts: every change committed after that reaches the listener.
  */
-export function subscribeInbox(listener: Listener): { started: Promise<void>; unsubscribe: () => void } {
+export function subscribeInbox({ db, listener }: { db: AppDb; listener: Listener }): {
+  started: Promise<void>;
+  unsubscribe: () => void;
+} {
   const p = pump();
+  p.db = db;
   p.stopped = false;
   p.listeners.add(listener);
   const started = begin(p);

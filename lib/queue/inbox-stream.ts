@@ -105,13 +105,16 @@ export function inboxStreamResponse(
       // Subscribe before reading the head, so nothing committed in between is missed.
       const early: InboxChangeView[][] = [];
       let live = false;
-      const subscription = subscribeInbox((changes) => {
-        if (!live) {
-          early.push(changes);
-          return;
-        }
-        // Each change comes once from the feed, even one that committed after a higher id was read.
-        push(changes);
+      const subscription = subscribeInbox({
+        db,
+        listener: (changes) => {
+          if (!live) {
+            early.push(changes);
+            return;
+          }
+          // Each change comes once from the feed, even one that committed after a higher id was read.
+          push(changes);
+        },
       });
       unsubscribe = subscription.unsubscribe;
       try {

@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
  * The series and their labels are listed in the README ("Observability").
  */
 export const GET = route({ name: "GET /api/metrics", access: "public" }, async ({ request, database }) => {
-  await authorizeMetrics(request);
+  await authorizeMetrics({ db: database.db, request });
   const { body, contentType } = await scrape(database.db);
   return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
 });

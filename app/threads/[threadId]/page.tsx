@@ -13,7 +13,7 @@ import { ThreadConsole } from "@/components/thread/thread-console";
 import { requirePageUser } from "@/lib/auth/page";
 import { pageSeesThread, principalOfUser, teamScope } from "@/lib/auth/teams";
 import { errorCodeOf } from "@/lib/contract/errors";
-import { getDatabase } from "@/lib/db/client";
+import { type AppDb, getDatabase } from "@/lib/db/client";
 import { listClaimsOnThread } from "@/lib/queue/claims";
 import { findQueueNeighbours, type InboxFilter } from "@/lib/queue/inbox-view";
 import { mayDecide } from "@/lib/runtime/agents/may-decide";
@@ -27,15 +27,15 @@ type Params = {
 };
 
 /**
- * The thread view, once per request (metadata and page share it); an unknown thread is a 404, and so is another
- * team's (its title is not even in the metadata).
+ * The page's database handle and the thread view, once per request (metadata and page share them: the page's one
+ * call of getDatabase); an unknown thread is a 404, and so is another team's (its title is not even in the metadata).
  */
-const loadView = cache(async (threadId: string): Promise<ThreadView> => {
+const loadView = cache(async (threadId: string): Promise<{ db: AppDb; view: ThreadView }> => {
   const user = await requirePageUser(`/threads/${threadId}`);
   const { db } = await getDatabase();
   if (!(await pageSeesThread(db, user, threadId))) notFound();
   try {
-    return await getThreadView(threadId);
+    return { db, view: await getThreadView({ db, threadId }) };
   } catch (error) {
     if (errorCodeOf(error) === "not_found:thread") notFound();
     throw error;
@@ -46,16 +46,15 @@ const loadView = cache(async (threadId: string): Promise<ThreadView> => {
  * While a run is active the page starts from the view plus the active run's logged events up to the view's `lastSeq`
  * (the checkpoint lags behind what was streamed), and the browser goes on with `events?after=lastSeq`.
  */
-async function activeRunEvents(view: ThreadView): Promise<StreamEvent[]> {
+async function activeRunEvents(db: AppDb, view: ThreadView): Promise<StreamEvent[]> {
   if (!view.activeRunId) return [];
-  const { db } = await getDatabase();
   return (await readActiveRunEvents({ db, view })).map((e) => e as unknown as StreamEvent);
 }
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   const { threadId } = await params;
   await requirePageUser(`/threads/${threadId}`);
-  return { title: (await loadView(threadId)).title };
+  return { title: (await loadView(threadId)).view.title };
 }
 
 /**
@@ -77,9 +76,8 @@ async function queueView(
 export default async function ThreadPage({ params, searchParams }: Params) {
   const { threadId } = await params;
   const user = await requirePageUser(`/threads/${threadId}`);
-  const view = await loadView(threadId);
-  const runEvents = await activeRunEvents(view);
-  const { db } = await getDatabase();
+  const { db, view } = await loadView(threadId);
+  const runEvents = await activeRunEvents(db, view);
   const verdicts = await mayDecide({
     db,
     threadId,

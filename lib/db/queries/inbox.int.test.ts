@@ -303,6 +303,7 @@ describe("GET /api/threads on postgres", () => {
     const { getAuth } = await import("@/lib/auth/auth");
     const credentials = { email: "viewer@inbox.test", password: "inbox-viewer-password" };
     await createUser({
+      db: (await getDatabase()).db,
       ...credentials,
       name: "Inbox viewer",
       role: "viewer",

@@ -152,6 +152,7 @@ export function getAgentGraph(agent: AgentDefinition): Promise<AgentGraph> {
   let graph = graphs.get(key);
   if (!graph) {
     graph = (async () => {
+      // Exception to issue 51 (listed in lib/database-handle.test.ts): a process-wide cache on the process's own pool.
       const database = await getDatabase();
       return agent.build({
         // Saver calls are spans of the run's trace.

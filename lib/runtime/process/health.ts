@@ -59,7 +59,8 @@ async function checkRuntimeHealth(): Promise<HealthReport> {
       reason: "This instance is shutting down: it takes no new runs and hands its runs over.",
     };
   }
-  const db = await checkDatabase();
+  // The probe opens the database itself (under checkDatabase's limit): it answers when the database does not.
+  const db = await checkDatabase({ opening: getDatabase() });
   if (!db.ok) {
     if (db.code === "unavailable:database_busy") {
       return {

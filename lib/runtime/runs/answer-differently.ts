@@ -1,7 +1,7 @@
 import "server-only";
 import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
-import { getDatabase } from "@/lib/db/client";
+import type { Database } from "@/lib/db/client";
 import { getDecisions } from "@/lib/db/queries/decisions";
 import { getThread } from "@/lib/db/queries/threads";
 import { getAgentGraph, threadAgent } from "../agents/registry";
@@ -15,15 +15,17 @@ import { type ForkResult, forkThread } from "./fork";
  * set the two outcomes side by side. Effects the first answer recorded keep their course: a branch cannot undo them.
  */
 export async function answerDifferently({
+  database,
   threadId,
   interruptId,
   by,
 }: {
+  database: Database;
   threadId: string;
   interruptId: string;
   by: Principal;
 }): Promise<ForkResult> {
-  const { db } = await getDatabase();
+  const { db } = database;
   const [decision] = await getDecisions({ db, interruptIds: [interruptId] });
   if (!decision || decision.threadId !== threadId) {
     throw new AppError("not_found:interrupt", `Decision ${interruptId} is not in this thread.`);
@@ -41,6 +43,7 @@ export async function answerDifferently({
   const head = await graph.getState({ configurable: { thread_id: threadId } });
   const otherHead = (head.config?.configurable?.checkpoint_id as string | undefined) ?? null;
   return forkThread({
+    database,
     threadId,
     by,
     checkpointId: decision.checkpointId,

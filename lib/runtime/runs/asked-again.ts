@@ -65,19 +65,20 @@ async function askAgain(graph: AgentGraph, threadId: string): Promise<Map<string
 export async function refuseChangedQuestions({
   agent,
   database,
-  threadId,
-  input,
+  run: { threadId, input },
   ledger,
 }: {
   agent: AgentDefinition;
   database: Database;
-  threadId: string;
-  input: RunInput;
+  /** The run about to resume the thread (its input says which questions it answers). */
+  run: { threadId: string; input: unknown };
   /** The thread's questions as the ledger recorded them (read when not given). */
   ledger?: Pick<Decision, "interruptId" | "action" | "payload" | "status">[];
 }): Promise<void> {
-  if (input.kind !== "resume") return;
-  const answered = input.resume.filter((r) => r.status === "resolved").map((r) => r.interruptId);
+  if ((input as RunInput).kind !== "resume") return;
+  const answered = (input as Extract<RunInput, { kind: "resume" }>).resume
+    .filter((r) => r.status === "resolved")
+    .map((r) => r.interruptId);
   if (answered.length === 0) return;
   ledger ??= await listThreadDecisions({ db: database.db, threadId });
   const runtime = RUNTIME_QUESTIONS as readonly string[];

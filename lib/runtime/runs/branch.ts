@@ -6,7 +6,7 @@ import { checkpointExists } from "@/lib/checkpoint/history";
 import { AppError, appErrorOf } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
 import { FORK_WARNING_EVENT } from "@/lib/contract/wire";
-import { getDatabase } from "@/lib/db/client";
+import type { AppDb, Database } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { getActiveRun, getRun, insertRun, setRunInput } from "@/lib/db/queries/runs";
 import {
@@ -72,6 +72,8 @@ async function assertBranchable<D extends Queryable>({
 
 /** A branch to start: the fork of a person, or the move of a paused thread onto a newer version (a migration). */
 export interface BranchRequest {
+  /** The entry point's whole handle: the branch's run executes through the checkpoint pool too. */
+  database: Database;
   agent: AgentDefinition;
   graph: AgentGraph;
   threadId: string;
@@ -101,7 +103,7 @@ export interface BranchRequest {
  * `values` applied as `asNode` — which makes it the head, and run the graph from there in the background.
  */
 export async function startBranch(request: BranchRequest): Promise<ForkResult> {
-  const { db } = await getDatabase();
+  const { db } = request.database;
   const runId = randomUUID();
   // The fork run's trace starts here; the executor continues it.
   const runSpan = startRunSpan("run", { "run.id": runId, "thread.id": request.threadId, "run.kind": "fork" });
@@ -115,7 +117,7 @@ export async function startBranch(request: BranchRequest): Promise<ForkResult> {
   } catch (raw) {
     takeRunSpan(runId)?.end();
     const error = branchError(raw);
-    await endUnmadeBranch(runId, startSeq, progress.written, before, error);
+    await endUnmadeBranch(db, runId, startSeq, progress.written, before, error);
     throw error;
   }
 }
@@ -200,13 +202,13 @@ async function claimBranchRun(
  * attempt is a failed run, said.
  */
 async function endUnmadeBranch(
+  db: AppDb,
   runId: string,
   startSeq: number,
   written: boolean,
   before: BeforeBranch,
   error: unknown,
 ): Promise<void> {
-  const { db } = await getDatabase();
   const run = await getRun({ db, runId });
   if (!run) return;
   const sink = new EventSink(db, run.threadId, run.id, run.owner ?? "", startSeq);
@@ -261,8 +263,8 @@ async function branch(
   startSeq: number,
   progress: { written: boolean },
 ): Promise<ForkResult> {
-  const { db } = await getDatabase();
-  const { agent, graph } = request;
+  const { database, agent, graph } = request;
+  const { db } = database;
   // The branch's first checkpoint records the version the branch runs under (stamped into its metadata), and a
   // migration's its source.
   const source = {
@@ -295,17 +297,22 @@ async function branch(
   };
   const run = await setRunInput({ db, runId, input });
   if (!run) throw new Error(`${request.kind} run ${runId} vanished`);
-  startRunInBackground(run, startSeq, {
-    preamble:
-      warnings.length > 0
-        ? [
-            {
-              type: EventType.CUSTOM,
-              name: FORK_WARNING_EVENT,
-              value: { forkedFrom: request.checkpointId, warnings },
-            },
-          ]
-        : [],
+  startRunInBackground({
+    database,
+    run,
+    startSeq,
+    options: {
+      preamble:
+        warnings.length > 0
+          ? [
+              {
+                type: EventType.CUSTOM,
+                name: FORK_WARNING_EVENT,
+                value: { forkedFrom: request.checkpointId, warnings },
+              },
+            ]
+          : [],
+    },
   });
   return {
     runId,

@@ -1,6 +1,6 @@
 import "server-only";
 import { AppError, appErrorOf, errorCodeOf } from "@/lib/contract/errors";
-import type { AppDb } from "@/lib/db/open";
+import type { AppDb, Database } from "@/lib/db/open";
 import { getDecisions, listStagedDecisions } from "@/lib/db/queries/decisions";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { getThread, markNeedsAttention } from "@/lib/db/queries/threads";
@@ -35,15 +35,16 @@ export const PREFLIGHT_FIRST = Symbol("preflight first");
  * having written nothing, the check runs, and the claim runs again with `checked` true. The thread is read once.
  */
 export async function claimAfterPreflight<T>(
-  db: AppDb,
+  database: Database,
   threadId: string,
   runId: string,
   interruptIds: string[],
   work: (tx: Tx, observer: ClaimObserver, checked: boolean) => Promise<T | typeof PREFLIGHT_FIRST>,
 ): Promise<T> {
+  const { db } = database;
   const first = await inClaimTransaction(db, threadId, runId, (tx, observer) => work(tx, observer, false));
   if (first !== PREFLIGHT_FIRST) return first;
-  await preflight(db, threadId, interruptIds);
+  await preflight(database, threadId, interruptIds);
   const second = await inClaimTransaction(db, threadId, runId, (tx, observer) => work(tx, observer, true));
   if (second === PREFLIGHT_FIRST) throw new Error("a checked claim asked for its check again");
   return second;
@@ -142,19 +143,20 @@ function mapConstraintError(error: unknown): unknown {
  * the embedded database, which has one connection): the interrupts answered now and those staged earlier must be
  * pending in the thread's state. A refusal marks the thread needs_attention.
  */
-async function preflight(db: AppDb, threadId: string, interruptIds: string[]): Promise<void> {
+async function preflight(database: Database, threadId: string, interruptIds: string[]): Promise<void> {
+  const { db } = database;
   const thread = await getThread({ db, threadId });
   if (!thread) return; // the transaction says not_found
   // A newer version declares how to move this thread: move it (once), and ask for the answer to the new question.
   if (declaredMigration(thread)) {
-    const outcome = await migrateThread(threadId).catch(async (error: unknown) => {
+    const outcome = await migrateThread({ database, threadId }).catch(async (error: unknown) => {
       // Another instance (or its sweeper) migrated it a moment ago: the same answer as if this one had.
       const movedTo = errorCodeOf(error) === "conflict:thread_moved" && appErrorOf(error)?.details?.movedTo;
       if (typeof movedTo === "string") {
         return { status: "started" as const, runId: null, from: thread.agentVersion, to: movedTo };
       }
       const known = appErrorOf(error);
-      if (known?.code === "conflict:graph_version") await migrationFailed(threadId, known);
+      if (known?.code === "conflict:graph_version") await migrationFailed({ db, threadId, error: known });
       throw error;
     });
     if (outcome.status === "started") {

@@ -49,7 +49,7 @@ it("claims a new thread's first run in four statements", async () => {
   try {
     const counter = countPoolStatements(own.pool!);
     const claimed = await claimRun({
-      db: own.db,
+      database: own,
       threadId,
       input: input(threadId, "hello"),
       principal: operator,
@@ -69,7 +69,7 @@ it("however many first claims race for a new thread, one run starts and the othe
       const outcomes = await Promise.allSettled(
         Array.from({ length: n }, (_, i) =>
           claimRun({
-            db: ctx.database.db,
+            database: ctx.database,
             threadId,
             input: input(threadId, `message ${i}`),
             principal: operator,
@@ -115,7 +115,7 @@ it("a resume reads its thread's open decisions and who was involved in one state
   );
   await ctx.database.pool!.query("UPDATE threads SET status = 'interrupted' WHERE id = $1", [thread.id]);
   const resume = (principal: Principal) => ({
-    db: own.db,
+    database: own,
     threadId: thread.id,
     input: {
       ...input(thread.id, "approve"),

@@ -2,7 +2,7 @@ import "server-only";
 import type { RunAgentInput } from "@ag-ui/core";
 import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
-import type { AppDb } from "@/lib/db/open";
+import type { Database } from "@/lib/db/open";
 import { type AuditInput, auditInsert, recordAudit } from "@/lib/db/queries/audit";
 import { listOpenDecisions } from "@/lib/db/queries/decisions";
 import { enqueueInput, getQueuedInput, listWaitingInputs } from "@/lib/db/queries/queued-inputs";
@@ -66,14 +66,14 @@ export interface ClaimRequest {
  * The run, its principal and every decision go into the audit trail in the same transaction.
  */
 export async function claimRun({
-  db,
+  database,
   ...request
-}: ClaimRequest & { db: AppDb }): Promise<ClaimedRun | QueuedClaim> {
+}: ClaimRequest & { database: Database }): Promise<ClaimedRun | QueuedClaim> {
   const resume = request.input.resume ?? [];
   assertDistinct(resume);
   const answered = resume.map((r) => r.interruptId);
   return claimAfterPreflight(
-    db,
+    database,
     request.threadId,
     request.input.runId,
     answered,

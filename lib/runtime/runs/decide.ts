@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
-import type { AppDb } from "@/lib/db/open";
+import type { Database } from "@/lib/db/open";
 import type { AuditInput } from "@/lib/db/queries/audit";
 import { listOpenDecisions } from "@/lib/db/queries/decisions";
 import { lockThread } from "@/lib/db/queries/threads";
@@ -40,12 +40,16 @@ export type DecideResult =
  * for — the resume run is claimed with every staged answer in the same transaction. Two answers to one card: one
  * wins, the other hears who decided. Two answers to two cards at once: both win, the second starts the run.
  */
-export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb }): Promise<DecideResult> {
+export async function decideOne({
+  database,
+  ...request
+}: DecideRequest & { database: Database }): Promise<DecideResult> {
   if (request.principal.kind === "key") {
     throw new AppError("forbidden:api_key_scope", "An intake key cannot decide; decisions need an operator.");
   }
   const answered = [request.entry.interruptId];
-  return claimAfterPreflight(db, request.threadId, request.runId, answered, async (tx, observer, checked) => {
+  const { threadId, runId } = request;
+  return claimAfterPreflight(database, threadId, runId, answered, async (tx, observer, checked) => {
     const thread = await lockThread({ tx, threadId: request.threadId });
     if (!thread) throw new AppError("not_found:thread", `Thread ${request.threadId} does not exist.`);
     if (!checked && !answerableAsRecorded(thread)) return PREFLIGHT_FIRST;
@@ -91,14 +95,19 @@ export async function decideOne({ db, ...request }: DecideRequest & { db: AppDb 
  * the decision endpoint answers (`events` is where the run streams from).
  */
 export async function decideAndResume(
-  request: Omit<DecideRequest, "runId" | "leaseMs"> & { db: AppDb },
+  request: Omit<DecideRequest, "runId" | "leaseMs"> & { database: Database },
 ): Promise<
   | { resumed: false; waitingFor: { interruptId: string; action: string }[] }
   | { resumed: true; runId: string; events: string }
 > {
   const result = await decideOne({ ...request, runId: randomUUID(), leaseMs: env.RUN_LEASE_MS });
   if (!result.resumed) return { resumed: false, waitingFor: result.waitingFor };
-  startRunInBackground(result.run, result.startSeq, startedWith(result));
+  startRunInBackground({
+    database: request.database,
+    run: result.run,
+    startSeq: result.startSeq,
+    options: startedWith(result),
+  });
   return {
     resumed: true,
     runId: result.run.id,

@@ -11,7 +11,7 @@ import {
 } from "@/lib/agui";
 import { batcherFor } from "@/lib/checkpoint/write-batch";
 import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/contract/errors";
-import { getDatabase } from "@/lib/db/client";
+import type { Database } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
@@ -23,7 +23,6 @@ import { type AgentDefinition, findAgentForKey, getAgentGraph, interruptDescribe
 import { refuseChangedQuestions } from "./asked-again";
 import { BudgetGate, loadThreadSpending, type StartRead } from "./budget";
 import {
-  cancelReason,
   isCancelReason,
   isModelTimeout,
   isTimeoutReason,
@@ -37,6 +36,7 @@ import { finalizeRun } from "./finalize";
 import { isLostOwnership, LostOwnershipError } from "./ownership";
 import { graphInputFor } from "./run-graph-input";
 import type { RunInput } from "./run-input";
+import { armLimits } from "./run-limits";
 
 /*
  * One execution of a claimed run (./executor.ts starts them in the background): its opening events, its limits, its
@@ -57,7 +57,7 @@ export interface StartOptions {
 /** One execution of a claimed run: what its steps share. */
 interface Execution {
   run: Run;
-  database: Awaited<ReturnType<typeof getDatabase>>;
+  database: Database;
   owner: string;
   abort: AbortController;
   sink: EventSink;
@@ -75,13 +75,14 @@ interface Execution {
  * its questions, stopped (an operator, its time limit, a model that did not answer), or failed with a code.
  */
 export async function executeRun(
+  database: Database,
   run: Run,
   startSeq: number,
   abort: AbortController,
   options: StartOptions,
   trace: RunTraceHandler,
 ): Promise<{ inputWaiting: boolean | undefined } | undefined> {
-  const execution = await beginExecution(run, startSeq, abort, options);
+  const execution = await beginExecution(database, run, startSeq, abort, options);
   const limit = armLimits(run, abort);
   try {
     abort.signal.throwIfAborted();
@@ -99,12 +100,12 @@ export async function executeRun(
  * taken over from a dead owner — what closes the events it left open and says the run was recovered.
  */
 async function beginExecution(
+  database: Database,
   run: Run,
   startSeq: number,
   abort: AbortController,
   options: StartOptions,
 ): Promise<Execution> {
-  const database = await getDatabase();
   const owner = run.owner ?? "";
   // An event write that finds the run owned elsewhere stops the graph there and then, not at the next heartbeat: an
   // execution that lost its run must not go on writing checkpoints beside the new owner's.
@@ -149,22 +150,6 @@ async function beginExecution(
   return { run, database, owner, abort, sink, mapper, agent, open };
 }
 
-/**
- * A run asked to stop before it got here (its owner died after the request, or it was still queued) is stopped at
- * once; past its wall-clock limit the graph is aborted and the run ends timed out. Returns the limit's timer.
- */
-function armLimits(run: Run, abort: AbortController): NodeJS.Timeout | undefined {
-  if (run.cancelRequestedBy && !abort.signal.aborted) abort.abort(cancelReason(run.cancelRequestedBy));
-  const limit =
-    env.RUN_MAX_MS > 0
-      ? setTimeout(() => {
-          if (!abort.signal.aborted) abort.abort({ code: RUN_TIMED_OUT, limitMs: env.RUN_MAX_MS });
-        }, env.RUN_MAX_MS)
-      : undefined;
-  limit?.unref();
-  return limit;
-}
-
 /** Stream the run's graph to its end, mapping every item to AG-UI events, and record how it ended. */
 async function streamRun(
   x: Execution,
@@ -192,16 +177,16 @@ async function streamRun(
       asked: kind === "resume",
       thread: kind === "input",
     }));
-  const { input, configurable } = await graphInputFor(
+  const { input, configurable } = await graphInputFor({
+    db: database.db,
     run,
-    { agent, graph },
-    options.recovered ?? false,
-    spending,
-  );
-  // An answer goes only to the question it was given for, whatever kind of agent asks (./asked-again.ts).
-  if (input !== null) {
-    await refuseChangedQuestions({ agent, database, threadId: run.threadId, input: run.input as RunInput });
-  }
+    agent,
+    graph,
+    recovered: options.recovered ?? false,
+    known: spending,
+  });
+  // An answer goes only to the question it was given for, whatever the agent's kind (./asked-again.ts).
+  if (input !== null) await refuseChangedQuestions({ agent, database, run });
   x.gate = new BudgetGate(spending, { retry: run.kind === "retry" });
   const stream = await graph.stream(input, {
     // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).
@@ -365,7 +350,7 @@ export async function failRun({
   threadStatus = "failed",
   tokens,
 }: {
-  db: Awaited<ReturnType<typeof getDatabase>>["db"];
+  db: Database["db"];
   run: Run;
   owner: string;
   sink: EventSink;

@@ -1,9 +1,10 @@
+import type { Database } from "@/lib/db/open";
 import type { Run } from "@/lib/db/schema";
 
-// The database is what an execution reaches for first: held pending here, each execution that starts is counted and
-// stays in flight, as a run does while its graph works.
-const getDatabase = vi.fn(() => new Promise(() => {}));
-vi.mock("@/lib/db/client", () => ({ getDatabase: () => getDatabase() }));
+// Each execution that starts is counted and stays in flight, as a run does while its graph works.
+const executeRun = vi.fn((..._args: unknown[]) => new Promise(() => {}));
+vi.mock("./execute", () => ({ executeRun: (...args: unknown[]) => executeRun(...args) }));
+const database = {} as Database;
 
 const { activeRuns, startRunInBackground } = await import("./executor");
 
@@ -22,12 +23,12 @@ const run = (id: string) =>
 describe("startRunInBackground", () => {
   it("never starts a second execution of a run already executing in this process (a request and the sweeper)", async () => {
     // A request starts the run; the sweeper, from a snapshot taken before the run registered, starts it as recovered.
-    startRunInBackground(run("run-a"), 3);
-    startRunInBackground(run("run-a"), 3, { recovered: true });
+    startRunInBackground({ database, run: run("run-a"), startSeq: 3 });
+    startRunInBackground({ database, run: run("run-a"), startSeq: 3, options: { recovered: true } });
     // Another run is not held back by it.
-    startRunInBackground(run("run-b"), 0);
+    startRunInBackground({ database, run: run("run-b"), startSeq: 0 });
     await new Promise((r) => setTimeout(r, 10));
-    expect(getDatabase).toHaveBeenCalledTimes(2);
+    expect(executeRun).toHaveBeenCalledTimes(2);
     expect([...activeRuns().keys()].sort()).toEqual(["run-a", "run-b"]);
   });
 });

@@ -1,4 +1,5 @@
 import "server-only";
+import type { Database } from "@/lib/db/open";
 import type { Run } from "@/lib/db/schema";
 import { remoteParent, startRunSpan, takeRunSpan, withRunSpan } from "@/lib/platform/observability/tracing";
 import { peekSingleton, setSingleton, singleton } from "@/lib/platform/singleton";
@@ -50,7 +51,18 @@ export function abortCancelledRun(runId: string, by: string): boolean {
  * Execute a claimed run in the background of this process: it does not depend on the request that started it, so a
  * closed tab does not stop a refund halfway. Events go to the durable log; requests stream them from there.
  */
-export function startRunInBackground(run: Run, startSeq: number, options: StartOptions = {}): void {
+export function startRunInBackground({
+  database,
+  run,
+  startSeq,
+  options = {},
+}: {
+  /** The whole handle of the entry point that claimed the run: its execution writes through the checkpoint pool too. */
+  database: Database;
+  run: Run;
+  startSeq: number;
+  options?: StartOptions;
+}): void {
   const runs = activeRuns();
   // Never two executions of one run in one process: they would share the owner, so neither notices the other, and
   // the second one's LangGraph loop writes checkpoints beside the first's (a second head whose interrupt the ledger
@@ -69,7 +81,7 @@ export function startRunInBackground(run: Run, startSeq: number, options: StartO
   let inputWaiting: boolean | undefined;
   const done = withRunSpan(span, () => {
     observeRunStart(run, options.recovered ?? false);
-    return executeRun(run, startSeq, abort, options, new RunTraceHandler(span)).then((ended) => {
+    return executeRun(database, run, startSeq, abort, options, new RunTraceHandler(span)).then((ended) => {
       inputWaiting = ended?.inputWaiting;
     });
   })

@@ -1,7 +1,7 @@
 import "server-only";
 import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
-import { type AppDb, getDatabase } from "@/lib/db/client";
+import type { Database } from "@/lib/db/client";
 import { getThread } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import type { AgentDefinition, AgentGraph } from "../agents/registry";
@@ -12,6 +12,8 @@ import type { AnswerDifferently } from "./run-input";
 export type { ForkResult };
 
 export interface ForkRequest {
+  /** The entry point's whole handle: a fork's run executes through the checkpoint pool too. */
+  database: Database;
   threadId: string;
   /** Who forks: audited, and when they edit state they become the thread's last editor (four-eyes). */
   by: Principal;
@@ -32,13 +34,13 @@ export interface ForkRequest {
  * superseded when the branch's run ends. Warns when the branch may reach a recorded refund or email again.
  */
 export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
-  const { db } = await getDatabase();
-  const { agent, graph, request } = await prepareFork(db, raw);
+  const { agent, graph, request } = await prepareFork(raw);
   const edits = Boolean(request.values && Object.keys(request.values).length > 0);
   // Read before the branch's transaction opens: the graph reads through the process's database, not the transaction,
   // and on the embedded database (one connection) such a read inside the transaction waits on it for ever.
   const changes = request.values ? await diffAgainst(graph, request, request.values) : {};
   return startBranch({
+    database: raw.database,
     agent,
     graph,
     threadId: request.threadId,
@@ -68,9 +70,8 @@ export async function forkThread(raw: ForkRequest): Promise<ForkResult> {
  * fork makes the last two again under the thread's lock; between the check and the fork, either may change.)
  */
 export async function checkFork(raw: Omit<ForkRequest, "by">): Promise<void> {
-  const { db } = await getDatabase();
-  const { thread, request } = await prepareFork(db, raw);
-  await assertBranchable({ db, thread, checkpointId: request.checkpointId });
+  const { thread, request } = await prepareFork(raw);
+  await assertBranchable({ db: raw.database.db, thread, checkpointId: request.checkpointId });
 }
 
 /**
@@ -78,10 +79,9 @@ export async function checkFork(raw: Omit<ForkRequest, "by">): Promise<void> {
  * 409), and the edits (422). Shared by the fork and its check.
  */
 async function prepareFork<R extends Omit<ForkRequest, "by">>(
-  db: AppDb,
   raw: R,
 ): Promise<{ thread: Thread; agent: AgentDefinition; graph: AgentGraph; request: R & CheckedValues }> {
-  const thread = await getThread({ db, threadId: raw.threadId });
+  const thread = await getThread({ db: raw.database.db, threadId: raw.threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${raw.threadId} does not exist.`);
   // Onto the current version (a thread whose version is gone), or on the thread's own pinned version.
   const agent = raw.onto === "current" ? getAgent(thread.agentId) : threadAgent(thread);

@@ -3,7 +3,7 @@ import type { Checkpoint } from "@langchain/langgraph-checkpoint";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { AppError, appErrorOf, errorCodeOf } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
-import { getDatabase } from "@/lib/db/client";
+import type { AppDb, Database } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { listPendingDecisions } from "@/lib/db/queries/decisions";
 import { getThread, listThreadsToMigrate, markNeedsAttention } from "@/lib/db/queries/threads";
@@ -83,8 +83,15 @@ export type MigrationOutcome =
  * something else runs or the thread moved on meanwhile; a
  * migration function that throws is reported as 409 `conflict:graph_version` and the thread waits for a supervisor.
  */
-export async function migrateThread(threadId: string): Promise<MigrationOutcome> {
-  const { db, sql } = await getDatabase();
+export async function migrateThread({
+  database,
+  threadId,
+}: {
+  /** The whole handle: the saver reads the head through its SQL client, and the migration's run executes. */
+  database: Database;
+  threadId: string;
+}): Promise<MigrationOutcome> {
+  const { db, sql } = database;
   const thread = await getThread({ db, threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const declared = declaredMigration(thread);
@@ -125,6 +132,7 @@ export async function migrateThread(threadId: string): Promise<MigrationOutcome>
   }
   const from = thread.agentVersion;
   const result = await startBranch({
+    database,
     agent,
     graph: await getAgentGraph(agent),
     threadId,
@@ -170,8 +178,15 @@ export async function migrateThread(threadId: string): Promise<MigrationOutcome>
 const skipped = new Map<string, string>();
 
 /** A migration that threw: the thread waits for a supervisor, and the audit trail says why. */
-export async function migrationFailed(threadId: string, error: AppError): Promise<void> {
-  const { db } = await getDatabase();
+export async function migrationFailed({
+  db,
+  threadId,
+  error,
+}: {
+  db: AppDb;
+  threadId: string;
+  error: AppError;
+}): Promise<void> {
   logger().error(
     { threadId, code: error.code, reason: error.message },
     "migration: failed; the thread waits for a supervisor",
@@ -207,8 +222,14 @@ const MAX_IN_FLIGHT = 8;
  * pass, so the rest follow). Threads the migration does not apply to are remembered at their head and skipped.
  * Returns the runs started.
  */
-export async function migratePausedThreads(page = 200): Promise<number> {
-  const { db } = await getDatabase();
+export async function migratePausedThreads({
+  database,
+  page = 200,
+}: {
+  database: Database;
+  page?: number;
+}): Promise<number> {
+  const { db } = database;
   const running = activeRuns();
   for (const id of inFlight) if (!running.has(id)) inFlight.delete(id);
   let started = 0;
@@ -224,7 +245,7 @@ export async function migratePausedThreads(page = 200): Promise<number> {
         if (inFlight.size >= MAX_IN_FLIGHT) return started;
         if (skipped.get(threadId) === checkpointId) continue;
         try {
-          const outcome = await migrateThread(threadId);
+          const outcome = await migrateThread({ database, threadId });
           if (outcome.status === "started") {
             started += 1;
             inFlight.add(outcome.runId);
@@ -234,7 +255,7 @@ export async function migratePausedThreads(page = 200): Promise<number> {
           if (known?.code === "conflict:graph_version") {
             // The migration itself failed: the thread waits for a supervisor, and is not retried on every pass.
             remember(threadId, checkpointId);
-            await migrationFailed(threadId, known);
+            await migrationFailed({ db, threadId, error: known });
           } else if (!errorCodeOf(error)?.startsWith("conflict:")) {
             throw error;
           }

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Principal } from "@/lib/contract/roles";
-import { getDatabase } from "@/lib/db/client";
+import type { Database } from "@/lib/db/client";
 import { recordAudit } from "@/lib/db/queries/audit";
 import { listOpenDecisions } from "@/lib/db/queries/decisions";
 import { countEffectsSince } from "@/lib/db/queries/effects";
@@ -45,12 +45,18 @@ function senderOf(entry: QueuedInput): Principal {
  * version this process has, not closed. Returns the run started, or null. Safe to call from anywhere at any time: the
  * thread lock and the one-active-run index let exactly one caller start it.
  */
-export async function startNextInput(
-  threadId: string,
+export async function startNextInput({
+  database,
+  threadId,
+  inputWaiting,
+}: {
+  /** The whole handle: the run it starts executes through the checkpoint pool too. */
+  database: Database;
+  threadId: string;
   /** Whether input waits, when the run's end already said so (`finalizeRun`): no read of the queue then. */
-  inputWaiting?: boolean,
-): Promise<ClaimedRun | null> {
-  const { db } = await getDatabase();
+  inputWaiting?: boolean | undefined;
+}): Promise<ClaimedRun | null> {
+  const { db } = database;
   // The common case, one read or none: nothing waits.
   if (!(inputWaiting ?? (await hasWaitingInput({ db, threadId })))) return null;
   const claimed = await db.transaction(async (tx) => {
@@ -102,23 +108,34 @@ export async function startNextInput(
     }
     return startRun(tx, thread, senderOf(next), next.id, input, env.RUN_LEASE_MS, { active: null });
   });
-  if (claimed) startRunInBackground(claimed.run, claimed.startSeq, startedWith(claimed));
+  if (claimed) {
+    startRunInBackground({
+      database,
+      run: claimed.run,
+      startSeq: claimed.startSeq,
+      options: startedWith(claimed),
+    });
+  }
   return claimed;
 }
 
 /** {@link startNextInput} after a run of the thread ended, without failing the caller (the sweeper tries again). */
-export function startNextInputSoon(threadId: string, inputWaiting?: boolean): void {
-  startNextInput(threadId, inputWaiting).catch((error: unknown) =>
+export function startNextInputSoon(request: {
+  database: Database;
+  threadId: string;
+  inputWaiting?: boolean | undefined;
+}): void {
+  const { threadId } = request;
+  startNextInput(request).catch((error: unknown) =>
     logger().warn({ threadId, ...errorFields(error) }, "queued input: start failed; the sweeper retries"),
   );
 }
 
 /** The sweeper's part: start the next input of every thread whose queue waits with nothing running. */
-export async function startIdleQueues(): Promise<number> {
-  const { db } = await getDatabase();
+export async function startIdleQueues({ database }: { database: Database }): Promise<number> {
   let started = 0;
-  for (const threadId of await threadsWithIdleQueue({ db })) {
-    if (await startNextInput(threadId)) started += 1;
+  for (const threadId of await threadsWithIdleQueue({ db: database.db })) {
+    if (await startNextInput({ database, threadId })) started += 1;
   }
   return started;
 }

@@ -50,7 +50,7 @@ it("counts an attempt for every run it takes over, and none for a run that start
       const started: string[] = [];
       const abandoned: string[] = [];
       await takeOverExpiredRuns(
-        ctx.database.db,
+        ctx.database,
         { everyActive: false },
         // The worst case: every run executing here started after the snapshot.
         { snapshot: () => [], has: (id) => runs.some((r) => r.id === id && r.executingHere) },

@@ -2,7 +2,7 @@ import "server-only";
 import { EventType } from "@ag-ui/core";
 import { type AguiEvent, closeOpenEvents } from "@/lib/agui";
 import { AppError } from "@/lib/contract/errors";
-import { getDatabase } from "@/lib/db/client";
+import { type AppDb, type Database, getDatabase } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { listLocalRunOwners, touchInstance } from "@/lib/db/queries/instances";
 import { claimExpiredRun, expireLeasesOf, extendLeases, uncountClaim } from "@/lib/db/queries/runs";
@@ -37,7 +37,7 @@ export async function startRecovery(): Promise<void> {
   if (peekSingleton<Recovery>(RECOVERY)) return;
   const database = await getDatabase();
   // The queue of input that waited for a run (double texting) moves on when the run ends.
-  onRunEnded(startNextInputSoon);
+  onRunEnded((threadId, inputWaiting) => startNextInputSoon({ database, threadId, inputWaiting }));
   const heartbeat = setInterval(() => void beat(), Math.max(250, Math.floor(env.RUN_LEASE_MS / 3)));
   const sweeper = setInterval(() => void sweep(false), env.RUN_SWEEP_INTERVAL_MS);
   heartbeat.unref();
@@ -98,16 +98,17 @@ async function sweep(everyActive: boolean): Promise<void> {
   if (isDraining()) return;
   sweeping = true;
   try {
-    const { db } = await getDatabase();
+    const database = await getDatabase();
+    const { db } = database;
     // Rolling upgrades: this process takes only runs of agent versions it has; the others wait for an instance that does.
     const keys = registeredAgentKeys();
     await expireLeasesOfGoneOwners(db);
-    await takeOverExpiredRuns(db, { everyActive, agentKeys: keys });
+    await takeOverExpiredRuns(database, { everyActive, agentKeys: keys });
     // Input queued behind a run that ended where nobody started the queue (its process died): start it now.
-    if (!isDraining()) await startIdleQueues();
+    if (!isDraining()) await startIdleQueues({ database });
     // Paused threads a newer version declares a migration for move onto it (once, whichever instance gets there).
     if (!isDraining()) {
-      const migrated = await migratePausedThreads();
+      const migrated = await migratePausedThreads({ database });
       if (migrated > 0)
         logger().info({ threads: migrated }, "migration: moving paused threads onto a newer version");
     }
@@ -141,14 +142,19 @@ const executingHere: ExecutingHere = {
  * visible error when it has crashed too often). Stops when none is left or the process drains.
  */
 export async function takeOverExpiredRuns(
-  db: Awaited<ReturnType<typeof getDatabase>>["db"],
+  database: Database,
   { everyActive, agentKeys }: { everyActive: boolean; agentKeys?: string[] },
   here: ExecutingHere = executingHere,
-  act: { start: (run: Run & { lastSeq: number }) => void; abandon: typeof abandon } = {
-    start: (run) => startRunInBackground(run, run.lastSeq, { recovered: true }),
-    abandon,
+  act: {
+    start: (run: Run & { lastSeq: number }) => void;
+    abandon: (run: Run, lastSeq: number) => Promise<void>;
+  } = {
+    start: (run) =>
+      startRunInBackground({ database, run, startSeq: run.lastSeq, options: { recovered: true } }),
+    abandon: (run, lastSeq) => abandon(database.db, run, lastSeq),
   },
 ): Promise<void> {
+  const { db } = database;
   for (;;) {
     if (isDraining()) break;
     const run = await claimExpiredRun({
@@ -190,7 +196,7 @@ export async function takeOverExpiredRuns(
  * whose pid is gone need not wait for their leases. Nothing is inferred from hostnames, and an owner we cannot check
  * (another machine, another container, an id with no `instances` row) keeps its lease.
  */
-async function expireLeasesOfGoneOwners(db: Awaited<ReturnType<typeof getDatabase>>["db"]): Promise<void> {
+async function expireLeasesOfGoneOwners(db: AppDb): Promise<void> {
   const { bootId, pidNamespace } = instanceLabels();
   if (!bootId || !pidNamespace) return;
   const owners = await listLocalRunOwners({ db, bootId, pidNamespace, except: instanceId() });
@@ -206,8 +212,7 @@ async function expireLeasesOfGoneOwners(db: Awaited<ReturnType<typeof getDatabas
 }
 
 /** Give up on a run that keeps crashing: close what it left open and end it with a visible RUN_ERROR. */
-async function abandon(run: Run, lastSeq: number): Promise<void> {
-  const { db } = await getDatabase();
+async function abandon(db: AppDb, run: Run, lastSeq: number): Promise<void> {
   const owner = instanceId();
   const logged = (await readRunEvents({ db, threadId: run.threadId, runId: run.id })).map(
     (e) => e.event as unknown as AguiEvent,

@@ -1,7 +1,7 @@
 import "server-only";
 import type { RunAgentInput } from "@ag-ui/core";
 import type { Principal } from "@/lib/contract/roles";
-import type { AppDb } from "@/lib/db/open";
+import type { Database } from "@/lib/db/open";
 import type { QueuedInput } from "@/lib/db/schema";
 import { env } from "@/lib/platform/env";
 import { stopForNewerInput } from "./cancel";
@@ -31,20 +31,21 @@ export interface QueuedRun {
  * stop the current run) and no stream is held open meanwhile: the wait may be for a person's decision.
  */
 export async function startOrQueueRun({
-  db,
+  database,
   threadId,
   input,
   principal,
   signal,
 }: {
-  db: AppDb;
+  /** The route's whole handle: the run it starts executes through the checkpoint pool too. */
+  database: Database;
   threadId: string;
   input: RunAgentInput;
   principal: Principal;
   /** The request's: the stream ends when the client goes (the run goes on). */
   signal: AbortSignal;
 }): Promise<{ queued: QueuedRun } | { stream: Response }> {
-  const claimed = await claimRun({ db, threadId, input, principal, leaseMs: env.RUN_LEASE_MS });
+  const claimed = await claimRun({ database, threadId, input, principal, leaseMs: env.RUN_LEASE_MS });
   if ("queued" in claimed) {
     stopForNewerInput(claimed.stopping, principal);
     const { queued, startSeq, position } = claimed;
@@ -61,9 +62,14 @@ export async function startOrQueueRun({
   }
   // The stream first: it hears the run's events from the first one on, so it need not read the log to start.
   const stream = eventStreamResponse(
-    { db, threadId, afterSeq: claimed.startSeq, runId: claimed.run.id, fresh: true },
+    { db: database.db, threadId, afterSeq: claimed.startSeq, runId: claimed.run.id, fresh: true },
     signal,
   );
-  startRunInBackground(claimed.run, claimed.startSeq, startedWith(claimed));
+  startRunInBackground({
+    database,
+    run: claimed.run,
+    startSeq: claimed.startSeq,
+    options: startedWith(claimed),
+  });
   return { stream };
 }

@@ -13,7 +13,7 @@ import { boundedLabel, metrics } from "../../platform/observability/metrics";
  * Who may read `/api/metrics`: a scraper with `Authorization: Bearer <METRICS_TOKEN>`, or a signed-in admin. A
  * bearer that is not the metrics token is judged as an API key (intake keys are refused) — never silently ignored.
  */
-export async function authorizeMetrics(request: Request): Promise<void> {
+export async function authorizeMetrics({ db, request }: { db: AppDb; request: Request }): Promise<void> {
   const header = request.headers.get("authorization");
   const token = env.METRICS_TOKEN;
   if (token && header) {
@@ -23,7 +23,7 @@ export async function authorizeMetrics(request: Request): Promise<void> {
       throw new AppError("unauthorized:metrics_token", "The metrics token is not valid.");
     }
   }
-  await requireRole(request, "admin");
+  await requireRole({ db, request, role: "admin" });
 }
 
 function sameSecret(a: string, b: string): boolean {

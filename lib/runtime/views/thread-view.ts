@@ -7,7 +7,7 @@ import { stateSnapshot, toAguiMessages } from "@/lib/agui";
 import { canonicalPayload } from "@/lib/contract/canonical-json";
 import { AppError } from "@/lib/contract/errors";
 import type { EffectView, ReceiptView } from "@/lib/contract/wire";
-import { getDatabase } from "@/lib/db/client";
+import type { AppDb } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { listWaitingInputs } from "@/lib/db/queries/queued-inputs";
@@ -133,8 +133,7 @@ function askedAgain(
 }
 
 /** Everything the thread page needs, from the thread row, the graph state at the head, and the ledger. */
-export async function getThreadView(threadId: string): Promise<ThreadView> {
-  const { db } = await getDatabase();
+export async function getThreadView({ db, threadId }: { db: AppDb; threadId: string }): Promise<ThreadView> {
   const thread = await getThread({ db, threadId });
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const agent = readableAgent(thread);

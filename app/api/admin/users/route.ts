@@ -13,8 +13,8 @@ const newUser = z.strictObject({
 });
 
 /** Users (admins only). */
-export const GET = route({ name: "GET /api/admin/users", access: "admin" }, async () =>
-  json({ items: await listUsers() }),
+export const GET = route({ name: "GET /api/admin/users", access: "admin" }, async ({ database: { db } }) =>
+  json({ items: await listUsers({ db }) }),
 );
 
 /** Create a user with a password and a role (admins only). The password is hashed, never stored or logged. */
@@ -24,5 +24,6 @@ export const POST = route(
     access: "admin",
     body: { schema: newUser, code: "bad_request:user", what: "The new user" },
   },
-  async ({ body, principal }) => json(await createUser({ ...body, by: principal }), { status: 201 }),
+  async ({ body, principal, database: { db } }) =>
+    json(await createUser({ ...body, db, by: principal }), { status: 201 }),
 );

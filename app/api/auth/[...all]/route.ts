@@ -7,4 +7,6 @@ export const dynamic = "force-dynamic";
 export const GET = route({ name: "GET /api/auth", access: "public" }, ({ request }) => authGet(request));
 
 /** Sign-in (hardened: client address, limits, audit) and sign-out (audited); cross-site posts are refused. */
-export const POST = route({ name: "POST /api/auth", access: "public" }, ({ request }) => authPost(request));
+export const POST = route({ name: "POST /api/auth", access: "public" }, ({ request, database: { db } }) =>
+  authPost({ db, request }),
+);

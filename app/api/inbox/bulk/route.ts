@@ -23,6 +23,6 @@ export const POST = route<Record<string, never>, z.infer<typeof bulkBody>>(
     startsRun: true,
     body: { schema: bulkBody, code: "bad_request:bulk", what: "The bulk decision" },
   },
-  async ({ body, principal, database: { db }, scope }) =>
-    json(await decideInBulk({ db, principal, ...body, scope: await scope() })),
+  async ({ body, principal, database, scope }) =>
+    json(await decideInBulk({ database, principal, ...body, scope: await scope() })),
 );

@@ -12,7 +12,7 @@ export const dynamic = "force-dynamic";
 export const GET = route<{ threadId: string }>(
   { name: "GET /api/threads/[threadId]", access: "viewer" },
   async ({ params, principal, database: { db } }) => {
-    const view = await getThreadView(params.threadId);
+    const view = await getThreadView({ db, threadId: params.threadId });
     return json({ ...view, mayDecide: await mayDecide({ db, threadId: params.threadId, principal }) });
   },
 );

@@ -16,6 +16,6 @@ export const PATCH = route<{ userId: string }, z.infer<typeof change>>(
     access: "admin",
     body: { schema: change, code: "bad_request:user_change", what: "The change" },
   },
-  async ({ params, body, principal }) =>
-    json(await updateUser({ userId: params.userId, ...body, by: principal })),
+  async ({ params, body, principal, database: { db } }) =>
+    json(await updateUser({ db, userId: params.userId, ...body, by: principal })),
 );

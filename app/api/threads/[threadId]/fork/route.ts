@@ -16,8 +16,8 @@ export const POST = route<{ threadId: string }, ForkBody>(
     access: "supervisor",
     body: { schema: forkBody, code: "bad_request:fork", what: "The fork request" },
   },
-  async ({ params: { threadId }, body, principal }) => {
-    const result = await forkThread({ threadId, by: principal, ...body });
+  async ({ params: { threadId }, body, principal, database }) => {
+    const result = await forkThread({ database, threadId, by: principal, ...body });
     return json(
       { ...result, events: `/api/threads/${threadId}/events?after=${result.afterSeq}` },
       { status: 202 },

@@ -19,8 +19,8 @@ export const POST = route<{ threadId: string }, z.infer<typeof migrateBody>>(
     access: "supervisor",
     body: { schema: migrateBody, code: "bad_request:migrate", what: "The migration request" },
   },
-  async ({ params: { threadId } }) => {
-    const outcome = await migrateThread(threadId);
+  async ({ params: { threadId }, database }) => {
+    const outcome = await migrateThread({ database, threadId });
     if (outcome.status !== "started") {
       throw new AppError("conflict:no_migration", `This thread cannot be migrated: ${outcome.reason}.`);
     }

@@ -21,11 +21,11 @@ export const POST = route<{ threadId: string }, z.infer<typeof runBody>>(
     access: { intakeOr: "operator" },
     body: { schema: runBody, code: "bad_request:run_input", what: "The RunAgentInput" },
   },
-  async ({ request, params: { threadId }, body: input, principal, database: { db } }) => {
+  async ({ request, params: { threadId }, body: input, principal, database }) => {
     if (input.threadId !== threadId) {
       throw new AppError("bad_request:thread_mismatch", "threadId in the body does not match the URL.");
     }
-    const started = await startOrQueueRun({ db, threadId, input, principal, signal: request.signal });
+    const started = await startOrQueueRun({ database, threadId, input, principal, signal: request.signal });
     return "queued" in started ? json(started.queued, { status: 202 }) : started.stream;
   },
 );

@@ -23,9 +23,9 @@ export const POST = route<{ threadId: string; interruptId: string }, z.infer<typ
     access: "operator",
     body: { schema: decideBody, code: "bad_request:decision", what: "The decision" },
   },
-  async ({ params: { threadId, interruptId }, body, principal, database: { db } }) => {
+  async ({ params: { threadId, interruptId }, body, principal, database }) => {
     const entry = { interruptId, status: body.status, payload: body.answer };
-    const result = await decideAndResume({ db, threadId, entry, principal });
+    const result = await decideAndResume({ database, threadId, entry, principal });
     return json(result, { status: result.resumed ? 202 : 200 });
   },
 );

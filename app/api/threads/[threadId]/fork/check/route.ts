@@ -15,8 +15,8 @@ export const POST = route<{ threadId: string }, ForkBody>(
     access: "supervisor",
     body: { schema: forkBody, code: "bad_request:fork", what: "The fork request" },
   },
-  async ({ params: { threadId }, body }) => {
-    await checkFork({ threadId, ...body });
+  async ({ params: { threadId }, body, database }) => {
+    await checkFork({ database, threadId, ...body });
     return json({ ok: true });
   },
 );

@@ -14,8 +14,8 @@ export const POST = route<{ threadId: string; interruptId: string }>(
     startsRun: true,
     access: "supervisor",
   },
-  async ({ params: { threadId, interruptId }, principal }) => {
-    const result = await answerDifferently({ threadId, interruptId, by: principal });
+  async ({ params: { threadId, interruptId }, principal, database }) => {
+    const result = await answerDifferently({ database, threadId, interruptId, by: principal });
     return json(
       { ...result, events: `/api/threads/${threadId}/events?after=${result.afterSeq}` },
       { status: 202 },
