@@ -73,40 +73,6 @@ function agentOf(file: string): string | null {
 const ALLOWED: Record<string, string> = {
   "components/admin/teams-panel → lib/db/queries/teams":
     "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/agent-graph → lib/runtime/views/graph-drawing":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/ancestry → lib/runtime/views/history-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/branch-legend → lib/runtime/views/history-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/checkpoint-detail → lib/runtime/views/graph-drawing":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/checkpoint-detail → lib/runtime/views/history-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/checkpoint-tree → lib/runtime/views/history-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/compare-panel → lib/runtime/views/checkpoint-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/compare-panel → lib/runtime/views/history-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/fork-panel → lib/runtime/runs/side-effects":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/history-explorer → lib/runtime/views/graph-drawing":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/history-explorer → lib/runtime/views/history-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/labels → lib/runtime/views/history-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/side-effect-notice → lib/runtime/runs/side-effects":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/timeline-tools → lib/runtime/views/history-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/use-checkpoint → lib/runtime/views/checkpoint-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/use-history → lib/runtime/views/history-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/history/use-side-effects → lib/runtime/runs/side-effects":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/inbox/bulk-bar → lib/queue/bulk-answers":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/inbox/inbox-view → lib/queue/bulk-answers":
@@ -140,8 +106,6 @@ const ALLOWED: Record<string, string> = {
   "components/thread/thread-console → lib/db/queries/claims":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/thread/thread-state → lib/runtime/views/thread-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/two-answers → lib/runtime/views/checkpoint-view":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/thread/two-answers → lib/runtime/views/thread-view":
     "types only: the view type lives beside its server module until it moves to lib/contract",
