@@ -91,23 +91,11 @@ const ALLOWED: Record<string, string> = {
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/thread/connection-banner → lib/runtime/runs/cancel-reason":
     "an isomorphic helper that lives in a server room until it moves to lib/contract",
-  "components/thread/conversation → lib/runtime/views/thread-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/deadline-line → lib/runtime/views/thread-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/decided-elsewhere → lib/runtime/views/thread-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/decision-ledger → lib/runtime/views/thread-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/thread/decision-panel → lib/db/queries/claims":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/thread/decision-panel → lib/runtime/runs/cancel-reason":
     "an isomorphic helper that lives in a server room until it moves to lib/contract",
   "components/thread/thread-console → lib/db/queries/claims":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/thread-state → lib/runtime/views/thread-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/two-answers → lib/runtime/views/thread-view":
     "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/thread/use-thread-claims → lib/db/queries/claims":
     "types only: the view type lives beside its server module until it moves to lib/contract",
