@@ -71,34 +71,12 @@ function agentOf(file: string): string | null {
  * module imported, both as paths from the repository root without extension.)
  */
 const ALLOWED: Record<string, string> = {
-  "components/admin/teams-panel → lib/db/queries/teams":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/inbox/bulk-bar → lib/queue/bulk-answers":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/inbox/inbox-view → lib/queue/bulk-answers":
     "an isomorphic helper that lives in a server room until it moves to lib/contract",
-  "components/new-ticket/new-ticket-form → lib/shop/orders-list":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/new-ticket/order-text → lib/shop/orders-list":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/operations/operations-dashboard → lib/runtime/views/operations-view":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/queue/queue-settings → lib/db/queries/deadlines":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/queue/queue-settings → lib/db/queries/notifications":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/claim-notice → lib/db/queries/claims":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/thread/connection-banner → lib/runtime/runs/cancel-reason":
     "an isomorphic helper that lives in a server room until it moves to lib/contract",
-  "components/thread/decision-panel → lib/db/queries/claims":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
   "components/thread/decision-panel → lib/runtime/runs/cancel-reason":
     "an isomorphic helper that lives in a server room until it moves to lib/contract",
-  "components/thread/thread-console → lib/db/queries/claims":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
-  "components/thread/use-thread-claims → lib/db/queries/claims":
-    "types only: the view type lives beside its server module until it moves to lib/contract",
 };
 
 function productFiles(dir: string): string[] {

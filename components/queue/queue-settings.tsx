@@ -6,8 +6,7 @@ import { actionLabel } from "@/components/ui/action-label";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { INTERRUPT_ACTIONS } from "@/lib/contract/questions/contract";
-import type { SlaPolicyView } from "@/lib/db/queries/deadlines";
-import type { TargetView } from "@/lib/db/queries/notifications";
+import type { SlaPolicyView, TargetView } from "@/lib/contract/views/settings";
 
 const EVENTS = ["new_item", "overdue", "escalated", "effect_failed"] as const;
 const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";

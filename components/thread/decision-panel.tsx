@@ -10,7 +10,7 @@ import { LocalTime } from "@/components/ui/local-time";
 import { humanizeStep } from "@/components/ui/status-badge";
 import { type OtherWay, questionKind } from "@/lib/contract/questions/kinds";
 import { hasRole } from "@/lib/contract/roles";
-import type { ClaimView } from "@/lib/db/queries/claims";
+import type { ClaimView } from "@/lib/contract/views/claims";
 import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/runtime/runs/cancel-reason";
 import { ClaimButton, ClaimNotice } from "./claim-notice";
 import { DecidedElsewhere } from "./decided-elsewhere";
