@@ -70,14 +70,7 @@ function agentOf(file: string): string | null {
  * Today's exceptions: `importer → imported module` and why. Only shrinks. (An entry names the importing file and the
  * module imported, both as paths from the repository root without extension.)
  */
-const ALLOWED: Record<string, string> = {
-  "components/inbox/inbox-view → lib/queue/bulk-answers":
-    "an isomorphic helper that lives in a server room until it moves to lib/contract",
-  "components/thread/connection-banner → lib/runtime/runs/cancel-reason":
-    "an isomorphic helper that lives in a server room until it moves to lib/contract",
-  "components/thread/decision-panel → lib/runtime/runs/cancel-reason":
-    "an isomorphic helper that lives in a server room until it moves to lib/contract",
-};
+const ALLOWED: Record<string, string> = {};
 
 function productFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
