@@ -4,7 +4,7 @@ import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { fetchJson, postJson } from "@/components/ui/fetch-json";
 import { controlClass, FieldLabel } from "@/components/ui/field";
-import type { TeamView } from "@/lib/db/queries/teams";
+import type { TeamView } from "@/lib/contract/views/settings";
 import { useAdminAction } from "./use-admin-action";
 
 interface Person {

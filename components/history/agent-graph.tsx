@@ -1,4 +1,4 @@
-import type { DrawnNode, GraphDrawing } from "@/lib/runtime/views/graph-drawing";
+import type { DrawnNode, GraphDrawing } from "@/lib/contract/views/graph";
 
 /**
  * The agent's graph (laid out on the server from the thread version's compiled graph), with the selected step placed

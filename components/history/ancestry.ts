@@ -1,4 +1,4 @@
-import type { HistoryCheckpoint } from "@/lib/runtime/views/history-view";
+import type { HistoryCheckpoint } from "@/lib/contract/views/history";
 
 /**
  * The newest step both checkpoints descend from (themselves included), walking parents through the loaded history;

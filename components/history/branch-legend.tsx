@@ -1,4 +1,4 @@
-import type { BranchSummary, HistoryCheckpoint } from "@/lib/runtime/views/history-view";
+import type { BranchSummary, HistoryCheckpoint } from "@/lib/contract/views/history";
 import { branchName } from "./labels";
 import { laneColor } from "./lane-colors";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { type KeyboardEvent, useMemo, useRef } from "react";
-import type { HistoryCheckpoint } from "@/lib/runtime/views/history-view";
+import type { HistoryCheckpoint } from "@/lib/contract/views/history";
 import { branchName, writtenByText } from "./labels";
 import { laneColor } from "./lane-colors";
 import { LaneGutter } from "./lane-gutter";

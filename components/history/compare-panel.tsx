@@ -3,8 +3,8 @@
 import { create, type Delta } from "jsondiffpatch";
 import { useEffect, useId, useState } from "react";
 import { errorMessage, fetchJson } from "@/components/ui/fetch-json";
-import type { CheckpointView } from "@/lib/runtime/views/checkpoint-view";
-import type { HistoryCheckpoint } from "@/lib/runtime/views/history-view";
+import type { CheckpointView } from "@/lib/contract/views/checkpoint";
+import type { HistoryCheckpoint } from "@/lib/contract/views/history";
 import { commonAncestor } from "./ancestry";
 import { DiffTable } from "./diff-table";
 import { branchName, writtenByText } from "./labels";

@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { controlClass } from "@/components/ui/field";
 import { appErrorOf } from "@/lib/contract/errors";
-import type { SideEffectWarning } from "@/lib/runtime/runs/side-effects";
+import type { SideEffectWarning } from "@/lib/contract/views/history";
 import { type ForkField, forkFields, readField, showField } from "./fork-schema";
 import { parseForkValues } from "./fork-values";
 import { SideEffectNotice } from "./side-effect-notice";

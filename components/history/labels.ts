@@ -1,4 +1,4 @@
-import type { WrittenBy } from "@/lib/runtime/views/history-view";
+import type { WrittenBy } from "@/lib/contract/views/history";
 
 /** Who made a checkpoint, in words. */
 export function writtenByText(w: WrittenBy): string {

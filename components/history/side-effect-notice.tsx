@@ -1,4 +1,4 @@
-import type { SideEffectWarning } from "@/lib/runtime/runs/side-effects";
+import type { SideEffectWarning } from "@/lib/contract/views/history";
 
 const WHAT: Record<SideEffectWarning["code"], string> = {
   "side_effect:refund": "Refund",

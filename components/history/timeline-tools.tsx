@@ -2,7 +2,7 @@
 
 import { type FormEvent, useId, useState } from "react";
 import { Button } from "@/components/ui/button";
-import type { HistoryCheckpoint } from "@/lib/runtime/views/history-view";
+import type { HistoryCheckpoint } from "@/lib/contract/views/history";
 
 /** What the timeline shows: by node, by source, only where a person was asked. Empty strings: no filter. */
 export interface TimelineFilter {

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { errorMessage, fetchJson } from "@/components/ui/fetch-json";
-import type { CheckpointView } from "@/lib/runtime/views/checkpoint-view";
+import type { CheckpointView } from "@/lib/contract/views/checkpoint";
 
 /**
  * One checkpoint's view, fetched when `checkpointId` or `version` changes (the tree bumps `version` when something

@@ -3,7 +3,7 @@
 import { useCallback, useRef, useState } from "react";
 import { errorMessage, fetchJson } from "@/components/ui/fetch-json";
 import { usePoll } from "@/components/ui/use-poll";
-import type { HistoryCheckpoint, ThreadHistoryView } from "@/lib/runtime/views/history-view";
+import type { HistoryCheckpoint, ThreadHistoryView } from "@/lib/contract/views/history";
 import { HISTORY_PAGE_SIZE } from "./paging";
 
 const POLL_MS = 2000;

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { fetchJson } from "@/components/ui/fetch-json";
-import type { SideEffectWarning } from "@/lib/runtime/runs/side-effects";
+import type { SideEffectWarning } from "@/lib/contract/views/history";
 
 /** What a fork from this checkpoint would reach again: `warnings` is null while loading. */
 export function useSideEffects(threadId: string, checkpointId: string, version: string) {

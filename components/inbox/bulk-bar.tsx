@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { operatorSentence } from "@/lib/contract/operator-messages";
-import type { BulkVerb } from "@/lib/queue/bulk-answers";
+import type { BulkVerb } from "@/lib/contract/questions/kinds";
 
 export interface BulkResult {
   done: { interruptId: string; threadId: string }[];

@@ -8,7 +8,7 @@ import { errorMessage } from "@/components/ui/fetch-json";
 import { controlClass, LengthCounter } from "@/components/ui/field";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { humanize } from "@/lib/contract/humanize";
-import type { OrderChoice } from "@/lib/shop/orders-list";
+import type { OrderChoice } from "@/lib/contract/views/orders";
 import { orderFacts, orderLabel, sampleMessage } from "./order-text";
 import { createTicket, startFirstRun } from "./start-ticket";
 

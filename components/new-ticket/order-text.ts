@@ -1,5 +1,5 @@
+import type { OrderChoice } from "@/lib/contract/views/orders";
 import { formatMoney } from "@/lib/contract/wire";
-import type { OrderChoice } from "@/lib/shop/orders-list";
 
 const PAYMENT: Record<string, string> = {
   card: "card",

@@ -6,7 +6,7 @@ import { useEffect, useMemo } from "react";
 import { LocalTime } from "@/components/ui/local-time";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { operatorMessage } from "@/lib/contract/operator-messages";
-import type { OperationsView } from "@/lib/runtime/views/operations-view";
+import type { OperationsView } from "@/lib/contract/views/operations";
 import { type ChartSeries, TimeChart } from "./time-chart";
 
 const COLORS = ["#4f46e5", "#0891b2", "#16a34a", "#d97706", "#dc2626", "#7c3aed", "#475569"];

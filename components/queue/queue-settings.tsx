@@ -6,10 +6,8 @@ import { actionLabel } from "@/components/ui/action-label";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { INTERRUPT_ACTIONS } from "@/lib/contract/questions/contract";
-import type { SlaPolicyView } from "@/lib/db/queries/deadlines";
-import type { TargetView } from "@/lib/db/queries/notifications";
+import { NOTIFY_EVENTS, type SlaPolicyView, type TargetView } from "@/lib/contract/views/settings";
 
-const EVENTS = ["new_item", "overdue", "escalated", "effect_failed"] as const;
 const input = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
 
 function hours(seconds: number): string {
@@ -59,7 +57,7 @@ export function QueueSettings({ policies, targets }: { policies: SlaPolicyView[]
       op: "add",
       kind: f.get("kind"),
       target: f.get("target"),
-      events: EVENTS.filter((ev) => f.get(ev) === "on"),
+      events: NOTIFY_EVENTS.filter((ev) => f.get(ev) === "on"),
       minAmountCents: f.get("minEuros") ? Math.round(Number(f.get("minEuros")) * 100) : null,
     });
   };
@@ -192,7 +190,7 @@ export function QueueSettings({ policies, targets }: { policies: SlaPolicyView[]
           </label>
           <fieldset className="flex flex-wrap gap-2">
             <legend className="sr-only">Events</legend>
-            {EVENTS.map((ev) => (
+            {NOTIFY_EVENTS.map((ev) => (
               <label key={ev} className="flex items-center gap-1">
                 <input type="checkbox" name={ev} defaultChecked={ev !== "new_item"} /> {ev.replace("_", " ")}
               </label>

@@ -1,4 +1,4 @@
-import type { ThreadView } from "@/lib/runtime/views/thread-view";
+import type { ThreadView } from "@/lib/contract/views/thread";
 import { applyEvent, foldRunEvents, type StreamEvent } from "./apply-event";
 import { messageText } from "./messages";
 import { applyView, initialThreadState, markConflict, type ThreadState, withPending } from "./thread-state";

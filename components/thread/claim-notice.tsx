@@ -4,7 +4,7 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import type { ClaimView } from "@/lib/db/queries/claims";
+import type { ClaimView } from "@/lib/contract/views/claims";
 
 /** Hours and minutes: the viewer's zone once in the browser, UTC in the server render (no hydration mismatch). */
 function timeOf(iso: string, local: boolean): string {

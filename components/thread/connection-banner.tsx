@@ -1,6 +1,6 @@
 import { Button } from "@/components/ui/button";
 import { OperatorError } from "@/components/ui/operator-error";
-import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/runtime/runs/cancel-reason";
+import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/contract/run-stops";
 
 /** Runs that were stopped (by an operator, or at a time limit) rather than failing: their message says so itself. */
 const STOPPED = new Set([RUN_CANCELLED, RUN_TIMED_OUT, MODEL_TIMED_OUT]);

@@ -1,6 +1,6 @@
 import type { Message } from "@ag-ui/core";
+import type { ThreadView } from "@/lib/contract/views/thread";
 import type { EffectView } from "@/lib/contract/wire";
-import type { ThreadView } from "@/lib/runtime/views/thread-view";
 import { messageText } from "./messages";
 import { ToolCallCard } from "./tool-call-card";
 

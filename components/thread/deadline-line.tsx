@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { LocalTime } from "@/components/ui/local-time";
-import type { DecisionView } from "@/lib/runtime/views/thread-view";
+import type { DecisionView } from "@/lib/contract/views/thread";
 
 /** "1 h 20 min", "3 min", "40 s". */
 function span(ms: number): string {

@@ -1,6 +1,6 @@
 import { LocalTime } from "@/components/ui/local-time";
 import { principalLabel } from "@/lib/contract/humanize";
-import type { DecisionView } from "@/lib/runtime/views/thread-view";
+import type { DecisionView } from "@/lib/contract/views/thread";
 import { summarizeAnswer } from "./answer-summary";
 import type { ClosedItem } from "./thread-state";
 

@@ -7,7 +7,7 @@ import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
 import { showControls } from "@/lib/contract/bidi";
 import { principalLabel } from "@/lib/contract/humanize";
-import type { DecisionView } from "@/lib/runtime/views/thread-view";
+import type { DecisionView } from "@/lib/contract/views/thread";
 import { summarizeAnswer } from "./answer-summary";
 import { DeadlineLine } from "./deadline-line";
 

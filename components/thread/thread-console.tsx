@@ -4,7 +4,7 @@ import { useUser } from "@/components/auth/user-context";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import type { QueueNeighbour } from "@/lib/contract/inbox";
 import { hasRole } from "@/lib/contract/roles";
-import type { ClaimView } from "@/lib/db/queries/claims";
+import type { ClaimView } from "@/lib/contract/views/claims";
 import type { StreamEvent } from "./apply-event";
 import { AttentionPanel } from "./attention-panel";
 import { ConnectionBanner } from "./connection-banner";

@@ -1,5 +1,5 @@
 import type { Message } from "@ag-ui/core";
-import type { DecisionView, ThreadView } from "@/lib/runtime/views/thread-view";
+import type { DecisionView, ThreadView } from "@/lib/contract/views/thread";
 import type { DecideVerdictJson } from "./use-may-decide";
 
 /** A decision the agent is waiting for, as the page holds it (from the thread view or a RUN_FINISHED outcome). */

@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { fetchJson } from "@/components/ui/fetch-json";
-import type { ClaimView } from "@/lib/db/queries/claims";
+import type { ClaimView } from "@/lib/contract/views/claims";
 
 /**
  * Who is handling each of this thread's pending decisions, kept live by the inbox stream (`/api/inbox/stream`, fed by

@@ -6,12 +6,9 @@ import { type BulkVerb, questionKind } from "@/lib/contract/questions/kinds";
  * (`lib/contract/questions/kinds.ts`): actions that need a choice or a text of their own are decided one by one.
  */
 
+/** Whether items of this action can be decided in bulk (lib/contract/questions/bulk.ts: the inbox asks too). */
+export { isBulkAction } from "@/lib/contract/questions/bulk";
 export type { BulkVerb };
-
-/** Whether items of this action can be approved / rejected in bulk. */
-export function isBulkAction(action: string): boolean {
-  return questionKind(action)?.bulk != null;
-}
 
 /** The answer a bulk `verb` gives an interrupt of `action` (validated by the contract where it is decided). */
 export function bulkAnswer(action: string, verb: BulkVerb, note: string | undefined): unknown {

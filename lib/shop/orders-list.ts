@@ -1,22 +1,11 @@
 import "server-only";
 import { asc } from "drizzle-orm";
+import type { OrderChoice } from "@/lib/contract/views/orders";
 import type { Queryable } from "../db/tx";
 import { orders } from "./schema";
 
-/** An order as the new-ticket form offers it. */
-export interface OrderChoice {
-  id: string;
-  customerName: string;
-  amountCents: number;
-  currency: string;
-  /** ISO 8601. */
-  placedAt: string;
-  paymentMethod: string;
-  status: string;
-  flagged: boolean;
-  /** Item names, e.g. "2 × Ceramic mug". */
-  items: string[];
-}
+/** The order's shape is the browser's (lib/contract/views/orders.ts). */
+export type { OrderChoice };
 
 /** Every order, by id (the demo shop has a dozen; a real shop would search instead). */
 export async function listOrders({

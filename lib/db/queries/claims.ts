@@ -1,18 +1,11 @@
 import "server-only";
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import type { ClaimView } from "@/lib/contract/views/claims";
 import { decisionClaims, decisions } from "../schema";
 import type { Queryable } from "../tx";
 
-/** A live claim as the inbox and the API show it. */
-export interface ClaimView {
-  interruptId: string;
-  userId: string;
-  userLabel: string;
-  assignedBy: string | null;
-  /** ISO 8601. */
-  claimedAt: string;
-  expiresAt: string;
-}
+/** The claim's shape is the browser's (lib/contract/views/claims.ts). */
+export type { ClaimView };
 
 const claimView = {
   interruptId: decisionClaims.interruptId,

@@ -1,5 +1,6 @@
 import "server-only";
 import { and, asc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import type { SlaPolicyView } from "@/lib/contract/views/settings";
 import { decisions, slaPolicies } from "../schema";
 import type { Queryable } from "../tx";
 
@@ -93,13 +94,8 @@ export async function markExpiryFailed({
     .where(and(eq(decisions.interruptId, interruptId), isNull(decisions.expiryError)));
 }
 
-export interface SlaPolicyView {
-  id: string;
-  action: string;
-  minAmountCents: number;
-  dueSeconds: number;
-  expiryAnswer: { status: "resolved" | "cancelled"; payload?: unknown } | null;
-}
+/** The policy's shape is the browser's (lib/contract/views/settings.ts). */
+export type { SlaPolicyView };
 
 export async function listSlaPolicies({ db }: { db: Queryable }): Promise<SlaPolicyView[]> {
   return db

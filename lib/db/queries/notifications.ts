@@ -1,23 +1,13 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import { NOTIFY_EVENTS, type NotifyEvent, type TargetView } from "@/lib/contract/views/settings";
 import { authUsers, decisions, effects, notifications, notificationTargets } from "../schema";
 import type { Queryable } from "../tx";
 import { OPEN_TASK_STATUSES } from "./effects";
 
-export const NOTIFY_EVENTS = ["new_item", "overdue", "escalated", "effect_failed"] as const;
-export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
-
-export interface TargetView {
-  id: string;
-  kind: "webhook" | "email";
-  target: string;
-  events: NotifyEvent[];
-  minAmountCents: number | null;
-  enabled: boolean;
-  /** Whether a signing secret is set (the secret itself is shown once, when created). */
-  signed: boolean;
-}
+/** The events and the target's shape are the browser's too (lib/contract/views/settings.ts). */
+export { NOTIFY_EVENTS, type NotifyEvent, type TargetView };
 
 const targetView = {
   id: notificationTargets.id,

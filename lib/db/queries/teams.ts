@@ -3,18 +3,13 @@ import { randomUUID } from "node:crypto";
 import { asc, eq, inArray } from "drizzle-orm";
 import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
+import type { TeamView } from "@/lib/contract/views/settings";
 import type { AppDb } from "../open";
 import { authUsers, teamAgents, teamMembers, teams } from "../schema";
 import { recordAudit } from "./audit";
 
-/** A team as the admin page shows it. */
-export interface TeamView {
-  id: string;
-  name: string;
-  members: { userId: string; email: string; role: string }[];
-  /** The agents (`AgentDefinition.id`) it owns. */
-  agents: string[];
-}
+/** The team's shape is the browser's (lib/contract/views/settings.ts). */
+export type { TeamView };
 
 /** Every team, by name, with its members and agents. */
 export async function listTeams({ db }: { db: AppDb }): Promise<TeamView[]> {

@@ -2,6 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver, StateSnapshot } from "@langchain/langgraph";
 import type { z } from "zod";
 import type { Principal } from "@/lib/contract/roles";
+import type { SideEffectWarning } from "@/lib/contract/views/history";
 import type { Authorization, DecisionSummary, MultitaskStrategy } from "@/lib/contract/wire";
 import type { AppDb } from "@/lib/db/open";
 import type { InvolvedPrincipal } from "@/lib/db/queries/involved";
@@ -25,15 +26,8 @@ export type ParsedPayload<P> =
   | { ok: true; payload: P; action: string; title: string }
   | { ok: false; error: string };
 
-export type { DecisionSummary };
-
-/** A recorded side effect that a branch from some checkpoint would reach again. */
-export interface SideEffectWarning {
-  code: `side_effect:${string}`;
-  message: string;
-  /** The ledger row that prevents doing it twice. */
-  recordId: string;
-}
+/** A recorded side effect that a branch from some checkpoint would reach again (the browser shows it too). */
+export type { DecisionSummary, SideEffectWarning };
 
 /** What an agent's `effects` is asked about: the state at a checkpoint of one thread. */
 export interface EffectsArgs {

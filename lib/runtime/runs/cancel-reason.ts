@@ -1,10 +1,13 @@
 /*
  * A run an operator stopped (POST /api/threads/{id}/runs/{runId}/cancel): how its abort is told apart from a lost
- * lease, and what the page and the stream say of it. No imports: the executor, the heartbeat and the listener use it.
+ * lease, and what the page and the stream say of it. Imports only the codes (lib/contract/run-stops.ts, which the
+ * browser reads too): the executor, the heartbeat and the listener use it.
  */
 
-/** The RUN_ERROR code of a run an operator stopped, and the run's `error_code`. */
-export const RUN_CANCELLED = "conflict:run_cancelled";
+import { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT } from "@/lib/contract/run-stops";
+
+/** The codes of a stopped run live in lib/contract/run-stops.ts. */
+export { MODEL_TIMED_OUT, RUN_CANCELLED, RUN_TIMED_OUT };
 
 /** Why a run's graph was aborted: an operator stopped it (told apart from a lost lease by this code, never a class). */
 export interface CancelReason {
@@ -24,10 +27,6 @@ export function isCancelReason(reason: unknown): reason is CancelReason {
     typeof (reason as { by?: unknown }).by === "string"
   );
 }
-
-/** The RUN_ERROR code of a run stopped at its wall-clock limit (RUN_MAX_MS), and of one whose model did not answer. */
-export const RUN_TIMED_OUT = "unavailable:run_timeout";
-export const MODEL_TIMED_OUT = "unavailable:model_timeout";
 
 /** Why a run's graph was aborted: it reached its wall-clock limit. */
 export interface TimeoutReason {

@@ -1,5 +1,6 @@
 import "server-only";
 import dagre from "@dagrejs/dagre";
+import type { DrawnEdge, DrawnNode, GraphDrawing } from "@/lib/contract/views/graph";
 import { singleton } from "@/lib/platform/singleton";
 import { describeGraph } from "../agents/graph-structure";
 import type { AgentDefinition } from "../agents/registry";
@@ -11,49 +12,8 @@ import type { AgentDefinition } from "../agents/registry";
  * per version per process: the page ships coordinates, not a layout library.
  */
 
-export interface DrawnNode {
-  id: string;
-  label: string;
-  kind: "start" | "end" | "node";
-  /** Raises interrupts: a person is asked here (the agent's `interruptNodes`). */
-  asks: boolean;
-  /** The subgraph it belongs to (its id in `groups`), if any. */
-  group: string | null;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-export interface DrawnEdge {
-  from: string;
-  to: string;
-  /** Taken only when a routing function says so. */
-  conditional: boolean;
-  points: { x: number; y: number }[];
-}
-
-export interface GraphDrawing {
-  agent: string;
-  version: string;
-  width: number;
-  height: number;
-  nodes: DrawnNode[];
-  /**
-   * Subgraphs: the box around their nodes, inside the box of the subgraph that holds them (`parent`), outermost
-   * first (the order they are drawn in).
-   */
-  groups: {
-    id: string;
-    label: string;
-    parent: string | null;
-    x: number;
-    y: number;
-    width: number;
-    height: number;
-  }[];
-  edges: DrawnEdge[];
-}
+/** The drawing's shapes are the browser's (lib/contract/views/graph.ts). */
+export type { DrawnEdge, DrawnNode, GraphDrawing };
 
 /** The drawing of an agent version (cached: a version's graph never changes). */
 export function graphDrawing(agent: AgentDefinition): Promise<GraphDrawing> {
