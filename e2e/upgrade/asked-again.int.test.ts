@@ -21,45 +21,22 @@ import { seedDemoOrders } from "@/lib/shop/demo-orders";
 
 type Variant = [name: string, agent: AgentDefinition];
 
+/** order_support@1 built with its one reviewed tool under other review settings (`null`: not reviewed at all). */
+function orderSupportReviewing(
+  change: Partial<typeof REVIEWED_TOOLS.issue_store_credit> | null,
+): AgentDefinition {
+  const interruptOn: Record<string, typeof REVIEWED_TOOLS.issue_store_credit> = change
+    ? { issue_store_credit: { ...REVIEWED_TOOLS.issue_store_credit, ...change } }
+    : {};
+  return withBuild(orderSupportAgent, (deps) =>
+    buildOrderSupportGraph({ ...deps, middleware: [reviewToolCalls(interruptOn)] }),
+  );
+}
+
 const orderSupportVariants: Variant[] = [
-  [
-    "allowed decisions changed",
-    withBuild(orderSupportAgent, (deps) =>
-      buildOrderSupportGraph({
-        ...deps,
-        middleware: [
-          reviewToolCalls({
-            issue_store_credit: {
-              ...REVIEWED_TOOLS.issue_store_credit,
-              allowedDecisions: ["approve", "reject"],
-            },
-          }),
-        ],
-      }),
-    ),
-  ],
-  [
-    "the tool no longer reviewed",
-    withBuild(orderSupportAgent, (deps) =>
-      buildOrderSupportGraph({ ...deps, middleware: [reviewToolCalls({})] }),
-    ),
-  ],
-  [
-    "the reviewer's wording changed",
-    withBuild(orderSupportAgent, (deps) =>
-      buildOrderSupportGraph({
-        ...deps,
-        middleware: [
-          reviewToolCalls({
-            issue_store_credit: {
-              ...REVIEWED_TOOLS.issue_store_credit,
-              description: "Credit this customer?",
-            },
-          }),
-        ],
-      }),
-    ),
-  ],
+  ["allowed decisions changed", orderSupportReviewing({ allowedDecisions: ["approve", "reject"] })],
+  ["the tool no longer reviewed", orderSupportReviewing(null)],
+  ["the reviewer's wording changed", orderSupportReviewing({ description: "Credit this customer?" })],
 ];
 
 const inboxVariants: Variant[] = [

@@ -59,23 +59,8 @@ export async function requireRole({
   return checkRole(principal, role);
 }
 
-/** Like `requireRole`, but an intake key is accepted too (creating a ticket, starting its first run). */
-export async function requireIntakeOrRole({
-  db,
-  request,
-  role,
-}: {
-  db: AppDb;
-  request: Request;
-  role: Role;
-}): Promise<Principal> {
-  const principal = await authenticate({ db, request });
-  if (principal?.kind === "key" && principal.scope === "intake") return principal;
-  return checkRole(principal, role);
-}
-
 /**
- * The access check of `requireRole` / `requireIntakeOrRole` on a principal already read (the route wrapper reads it
+ * The access check of `requireRole` on a principal already read (the route wrapper reads it
  * first, so a thread outside the user's teams is refused as unknown before their role is looked at).
  */
 export function admit(principal: Principal | null, access: Role | { intakeOr: Role }): Principal {
