@@ -1,6 +1,7 @@
+import type { InboxDecisionItem, InboxPage } from "@/lib/contract/inbox";
 import type { Principal } from "@/lib/contract/roles";
 import { type Database, openPostgres } from "@/lib/db/open";
-import { type InboxDecisionItem, type InboxPage, listInbox } from "@/lib/db/queries/inbox";
+import { listInbox } from "@/lib/db/queries/inbox";
 import { markDecidable } from "@/lib/queue/inbox-marks";
 import { firstRefusal, mayDecide } from "@/lib/runtime/agents/may-decide";
 import { emailOf, type Who } from "../support/auth";

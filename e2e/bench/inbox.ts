@@ -17,12 +17,12 @@ import { createTestDatabase } from "@/e2e/support/pg";
 import { startTestServer } from "@/e2e/support/server";
 import { listCheckpointHistory } from "@/lib/checkpoint/history";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
+import type { InboxFilter } from "@/lib/contract/inbox";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { openPostgres } from "@/lib/db/open";
 import {
   buildPendingInboxQuery,
   buildThreadInboxQuery,
-  type InboxFilter,
   listInbox,
   listPendingInbox,
 } from "@/lib/db/queries/inbox";

@@ -1,6 +1,7 @@
 import "server-only";
+import type { InboxFilter } from "@/lib/contract/inbox";
 import type { Principal } from "@/lib/contract/roles";
-import { type InboxFilter, listInbox, queueNeighbours } from "@/lib/db/queries/inbox";
+import { listInbox, queueNeighbours } from "@/lib/db/queries/inbox";
 import type { Queryable } from "@/lib/db/tx";
 import { markDecidable } from "./inbox-marks";
 

@@ -4,20 +4,12 @@ import { createTestDatabase } from "@/e2e/support/pg";
 import { openRefundHarness, type RefundHarness } from "@/e2e/support/refund-harness";
 import { refundGraphInput } from "@/lib/agents/refund";
 import { AppError } from "@/lib/contract/errors";
+import type { InboxDecisionItem, InboxPage, InboxThreadItem } from "@/lib/contract/inbox";
 import { summarizePayload } from "@/lib/contract/questions";
 import { migrateDatabase } from "../migrate";
 import { type Database, openPostgres } from "../open";
 import { recordPendingDecisions } from "./decisions";
-import {
-  encodeInboxCursor,
-  type InboxDecisionItem,
-  type InboxPage,
-  type InboxThreadItem,
-  listInbox,
-  listPendingInbox,
-  listThreadInbox,
-  queueNeighbours,
-} from "./inbox";
+import { encodeInboxCursor, listInbox, listPendingInbox, listThreadInbox, queueNeighbours } from "./inbox";
 import { createThread, setThreadStatus } from "./threads";
 
 /*

@@ -21,7 +21,6 @@ import {
   type InboxDecisionItem,
   type InboxFilter,
   type InboxPage,
-  type InboxThread,
   type InboxThreadItem,
   type QueueNeighbour,
 } from "@/lib/contract/inbox";
@@ -31,18 +30,6 @@ import type { Queryable } from "../tx";
 import { decodeInboxCursor, encodeInboxCursor } from "./inbox-cursor";
 
 export { decodeInboxCursor, encodeInboxCursor } from "./inbox-cursor";
-export {
-  INBOX_DEFAULT_LIMIT,
-  INBOX_MAX_LIMIT,
-  type InboxClaim,
-  type InboxDecision,
-  type InboxDecisionItem,
-  type InboxFilter,
-  type InboxPage,
-  type InboxThread,
-  type InboxThreadItem,
-  type QueueNeighbour,
-};
 
 /*
  * The operator's inbox, answered from the app tables and their indexes only (never from checkpoints).

@@ -199,13 +199,14 @@ export function decidingAgent(thread: Pick<Thread, "id" | "agentId" | "agentVers
   if (agent) return agent;
   if (hasAgent(thread.agentId)) {
     const current = getAgent(thread.agentId);
-    if (compareVersions(thread.agentVersion, current.version) > 0 && !isRefused(thread)) return current;
+    if (compareVersions(thread.agentVersion, current.version) > 0 && !refusalOf(thread)) return current;
   }
   return threadAgent(thread);
 }
 
-function isRefused(thread: Pick<Thread, "agentId" | "agentVersion">): boolean {
-  return listRefusedVersions().some((r) => r.agent === thread.agentId && r.version === thread.agentVersion);
+/** Why this process refused the thread's version at start, or undefined when it did not. */
+function refusalOf(thread: Pick<Thread, "agentId" | "agentVersion">): RefusedVersion | undefined {
+  return listRefusedVersions().find((r) => r.agent === thread.agentId && r.version === thread.agentVersion);
 }
 
 /** A thread's agent and its compiled graph (`not_found:thread` when there is no such thread). */
@@ -246,9 +247,7 @@ export function versionNotServed(
   thread: Pick<Thread, "agentId" | "agentVersion"> & { status?: Thread["status"] },
 ): string | null {
   if (findAgent(thread.agentId, thread.agentVersion)) return null;
-  const refused = listRefusedVersions().find(
-    (r) => r.agent === thread.agentId && r.version === thread.agentVersion,
-  );
+  const refused = refusalOf(thread);
   const current = hasAgent(thread.agentId) ? getAgent(thread.agentId) : null;
   const migrates = Boolean(current?.migrations?.some((m) => m.from === thread.agentVersion));
   // A thread flagged while a migration is declared: the start-up migration tried and failed on it.
