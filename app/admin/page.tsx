@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AdminConsole } from "@/components/admin/admin-console";
 import { RetentionPanel } from "@/components/admin/retention-panel";
+import { ShadowPanel } from "@/components/admin/shadow-panel";
 import { TeamsPanel } from "@/components/admin/teams-panel";
 import { QueueSettings } from "@/components/queue/queue-settings";
 import { listApiKeys } from "@/lib/auth/api-keys";
@@ -13,6 +14,7 @@ import { readNotificationTargets } from "@/lib/queue/settings/notification-targe
 import { readSlaPolicies } from "@/lib/queue/settings/sla-policies";
 import { readTeams } from "@/lib/queue/settings/teams";
 import { defaultRetentionPolicy } from "@/lib/runtime/retention/retention-policy";
+import { readLastShadowReport } from "@/lib/runtime/views/shadow-report";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };
@@ -21,12 +23,13 @@ export const metadata: Metadata = { title: "Admin" };
 export default async function AdminPage() {
   const me = await requirePageUser("/admin", "admin");
   const { db } = await getDatabase();
-  const [users, keys, policies, targets, teamsAndAgents] = await Promise.all([
+  const [users, keys, policies, targets, teamsAndAgents, shadow] = await Promise.all([
     listUsers({ db }),
     listApiKeys({ db }),
     readSlaPolicies({ db }),
     readNotificationTargets({ db }),
     readTeams({ db }),
+    readLastShadowReport({ db }),
   ]);
   const policy = defaultRetentionPolicy();
   return (
@@ -69,6 +72,7 @@ export default async function AdminPage() {
         }}
       />
       <QueueSettings policies={policies} targets={targets} />
+      <ShadowPanel report={shadow} />
     </div>
   );
 }

@@ -46,3 +46,25 @@ export const scheduledJobs = pgTable("scheduled_jobs", {
 });
 
 export type ScheduledJob = typeof scheduledJobs.$inferSelect;
+
+/**
+ * Reports of the deploy shadow (`npm run deploy:shadow`, scripts/deploy-shadow.ts): what a candidate build would do
+ * with the threads waiting for a person, compared with the build serving now. Written by the command (the only row
+ * it writes); the admin page shows the last one.
+ */
+export const deployShadowReports = pgTable("deploy_shadow_reports", {
+  id: text("id").primaryKey(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  /** The candidate build, as the command was told (a directory, a tag). */
+  candidate: text("candidate").notNull(),
+  /** The build it was compared with. */
+  baseline: text("baseline").notNull(),
+  /** 0: nothing a customer or the money sees would differ; 1: something would. */
+  exitCode: integer("exit_code").notNull(),
+  /** Threads by verdict. */
+  summary: jsonb("summary").$type<Record<string, number>>().notNull(),
+  /** One entry per thread: its verdict and what differs. */
+  threads: jsonb("threads").$type<unknown[]>().notNull(),
+});
+
+export type DeployShadowReport = typeof deployShadowReports.$inferSelect;

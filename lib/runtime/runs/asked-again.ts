@@ -42,7 +42,7 @@ function replayGraph(agent: AgentDefinition, database: Database): AgentGraph {
 }
 
 /** The questions the paused thread's code raises again, by interrupt id (nested graphs included). */
-async function askAgain(graph: AgentGraph, threadId: string): Promise<Map<string, unknown>> {
+export async function askAgain(graph: AgentGraph, threadId: string): Promise<Map<string, unknown>> {
   const asked = new Map<string, unknown>();
   const stream = await graph.stream(null, {
     configurable: { thread_id: threadId },

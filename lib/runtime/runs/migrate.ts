@@ -67,7 +67,7 @@ function newer(a: string | number, b: string | number): boolean {
 }
 
 /** State channels (not LangGraph's own: `branch:to:…`, `__start__`, …) of a checkpoint. */
-function stateValues(checkpoint: Checkpoint): Record<string, unknown> {
+export function stateValues(checkpoint: Checkpoint): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(checkpoint.channel_values).filter(([key]) => !key.includes(":") && !key.startsWith("__")),
   );
