@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pausedAtApproval } from "../api/client";
+import { agentFor, createTicket, pausedAtApproval, runOnce } from "../api/client";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { authedFetch } from "../support/auth";
 import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";
@@ -8,8 +8,9 @@ import { buildCarelessTree } from "./tree";
 
 /*
  * A careless deploy onto paused threads: the next build renames the state field the refund approval reads
- * (`requested` → `requestedAmount`) and bumps nothing — same version, same declared structure hash (tree.ts). Before,
- * it resumed the paused threads: the operator approved "Refund of €120.00" and the graph paid the order's €500. Now:
+ * (`requested` → `requestedAmount`) and adds a node to the goodwill agent, and bumps nothing — same versions, same
+ * declared structure hashes (tree.ts). Before, it resumed the paused threads: the operator approved "Refund of €120.00"
+ * and the graph paid the order's €500. Now:
  * - the server hashes the graph at start, sees it is not what version 1 declares, and refuses the version: in
  *   production it does not start while threads wait on it (the rollout stops); told to start anyway, it resumes no
  *   thread under it, health says degraded and names it (readiness 503), and every page and read of those threads
@@ -30,10 +31,12 @@ describe("a careless deploy (a renamed state field, no version bump) pays nothin
   /** Threads paused at a €120.00 approval of a €500.00 order, under the current build. */
   const refused: string[] = [];
   const resumed: string[] = [];
+  /** Goodwill threads paused at their voucher question, under the current build (the careless add-node). */
+  const goodwill: string[] = [];
 
   beforeAll(async () => {
     tree = buildCarelessTree();
-    prepared = await prepareDatabase("careless", { prefix: "ORD-5", count: THREADS * 2 });
+    prepared = await prepareDatabase("careless", { prefix: "ORD-5", count: THREADS * 3 });
     provider = await startFakePaymentProvider();
     const v1 = await startTestServer({ databaseUrl: prepared.url, env: { PAYMENT_URL: provider.url } });
     servers.push(v1);
@@ -45,6 +48,13 @@ describe("a careless deploy (a renamed state field, no version bump) pays nothin
         `Please refund €120 of ${order(i)}.`,
       );
       (i < THREADS ? refused : resumed).push(threadId);
+    }
+    for (let i = THREADS * 2; i < THREADS * 3; i++) {
+      const message = `The delivery of ${order(i)} was two weeks late.`;
+      const threadId = await createTicket(v1.url, message, order(i), "goodwill");
+      const run = await runOnce(agentFor(v1.url, threadId), { message, as: "intake" });
+      expect(run.interrupts[0]?.reason).toBe("goodwill_voucher");
+      goodwill.push(threadId);
     }
     await v1.stop();
   }, 900_000);
@@ -105,10 +115,22 @@ describe("a careless deploy (a renamed state field, no version bump) pays nothin
     expect(healthRes.status).toBe(200);
     const health = await healthRes.json();
     expect(health).toMatchObject({ status: "degraded", code: "degraded:refused_versions" });
-    expect(health.refusedVersions).toEqual([
-      expect.objectContaining({ agent: "refund", version: "1", declared: expect.stringMatching(/^sha256:/) }),
-    ]);
-    expect(health.refusedVersions[0].actual).not.toBe(health.refusedVersions[0].declared);
+    expect(health.refusedVersions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          agent: "refund",
+          version: "1",
+          declared: expect.stringMatching(/^sha256:/),
+        }),
+        expect.objectContaining({
+          agent: "goodwill",
+          version: "1",
+          declared: expect.stringMatching(/^sha256:/),
+        }),
+      ]),
+    );
+    expect(health.refusedVersions).toHaveLength(2);
+    for (const r of health.refusedVersions) expect(r.actual).not.toBe(r.declared);
     // Readiness stops a rollout: 503 while a refused version has threads waiting on it.
     const ready = await fetch(`${careless.url}/api/health?probe=ready`);
     expect(ready.status).toBe(503);
@@ -116,7 +138,7 @@ describe("a careless deploy (a renamed state field, no version bump) pays nothin
     expect(careless.log()).toMatch(/refund@1 refused/);
     // Every page and read of the refused version's threads answers, and says why in words: never a 500.
     const served: string[] = [];
-    for (const threadId of refused) {
+    for (const threadId of [...refused, ...goodwill]) {
       const view = await authedFetch(`${careless.url}/api/threads/${threadId}`, {}, "viewer");
       expect(view.status, `view of ${threadId}`).toBe(200);
       const body = (await view.json()) as {
@@ -124,7 +146,10 @@ describe("a careless deploy (a renamed state field, no version bump) pays nothin
         pendingInterrupts: { interruptId: string; action: string }[];
         decisions: { checkpointId: string }[];
       };
-      expect(body.attention?.reason).toMatch(/refund version 1/);
+      expect(body.attention?.reason).toMatch(
+        goodwill.includes(threadId) ? /goodwill version 1/ : /refund version 1/,
+      );
+      expect(body.attention?.reason).toMatch(/close the thread/);
       expect(body.pendingInterrupts).toHaveLength(1);
       const checkpointId = body.decisions[0]?.checkpointId;
       for (const path of [
@@ -154,16 +179,44 @@ describe("a careless deploy (a renamed state field, no version bump) pays nothin
       }
     }
     expect(served.filter((line) => !/^(200|409) /.test(line))).toEqual([]);
-    const interruptIds = await prepared.sql.rows<{ thread_id: string; interrupt_id: string }>(
-      "SELECT thread_id, interrupt_id FROM decisions WHERE thread_id = ANY($1) AND status = 'pending'",
-      [refused],
+    const interruptIds = await prepared.sql.rows<{ thread_id: string; interrupt_id: string; action: string }>(
+      "SELECT thread_id, interrupt_id, action FROM decisions WHERE thread_id = ANY($1) AND status = 'pending'",
+      [[...refused, ...goodwill]],
     );
-    for (const { thread_id, interrupt_id } of interruptIds) {
-      const res = await approve(careless.url, thread_id, interrupt_id);
+    expect(interruptIds).toHaveLength(refused.length + goodwill.length);
+    for (const { thread_id, interrupt_id, action } of interruptIds) {
+      const res = await authedFetch(`${careless.url}/api/threads/${thread_id}/decisions/${interrupt_id}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          answer: action === "goodwill_voucher" ? { decision: "grant" } : { decision: "approve" },
+        }),
+      });
       expect(res.status).toBe(409);
       expect((await res.json()).code).toBe("conflict:graph_version");
     }
-    expect(await prepared.sql.count("runs", "thread_id = ANY($1) AND kind <> 'input'", [refused])).toBe(0);
+    expect(
+      await prepared.sql.count("runs", "thread_id = ANY($1) AND kind <> 'input'", [
+        [...refused, ...goodwill],
+      ]),
+    ).toBe(0);
+    expect(await prepared.sql.count("vouchers")).toBe(0);
+    // What the page offers is possible: a supervisor closes a thread of each refused version, saying why.
+    for (const threadId of [refused[0]!, goodwill[0]!]) {
+      const res = await authedFetch(
+        `${careless.url}/api/threads/${threadId}/close`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            note: "The deploy changed this agent without a new version; closed by hand.",
+          }),
+        },
+        "supervisor",
+      );
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect((await approvalOf(careless.url, threadId)).status).toBe("closed");
+    }
     expect(await prepared.sql.count("refunds", "order_id LIKE 'ORD-5%'")).toBe(0);
     await careless.stop();
   });

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { followGuide } from "../guide/tree";
@@ -122,31 +122,49 @@ function edit(tree: string, { file, find, replace, all }: Edit): void {
   );
 }
 
-/** Keep the current definition as version 1: graph, state and agent copied, their relative imports re-pointed. */
-function keepVersionOne(tree: string): void {
+/**
+ * Keep the current definition as version 1: graph, state and agent copied (with `nodes`, its node code too: a change
+ * to a node that version 1 must not see), their relative imports re-pointed.
+ */
+function keepVersionOne(tree: string, { nodes = false }: { nodes?: boolean } = {}): void {
   const from = join(tree, "lib/agents/refund");
   const to = join(from, "versions/v1");
-  mkdirSync(to, { recursive: true });
-  const local = new Set(["./agent", "./graph", "./state"]);
+  mkdirSync(join(to, "nodes"), { recursive: true });
+  const own = new Set(["./agent", "./graph", "./state"]);
+  const repoint = (text: string, keep: (spec: string) => boolean, up: string) =>
+    text.replace(/from "(\.\.?\/[^"]+)"/g, (whole, spec: string) => {
+      if (keep(spec)) return whole;
+      return `from "${spec.startsWith("./") ? `${up}${spec.slice(2)}` : `${up}${spec}`}"`;
+    });
   for (const name of ["agent.ts", "graph.ts", "state.ts"]) {
-    const text = readFileSync(join(from, name), "utf8").replace(
-      /from "(\.\.?\/[^"]+)"/g,
-      (whole, spec: string) => {
-        if (local.has(spec)) return whole;
-        return `from "${spec.startsWith("./") ? `../../${spec.slice(2)}` : `../../${spec}`}"`;
-      },
-    );
-    writeFileSync(join(to, name), text);
+    const text = readFileSync(join(from, name), "utf8");
+    const keep = (spec: string) => own.has(spec) || (nodes && spec.startsWith("./nodes/"));
+    writeFileSync(join(to, name), repoint(text, keep, "../../"));
+  }
+  if (!nodes) return;
+  for (const name of readdirSync(join(from, "nodes")).filter((n) => n.endsWith(".ts"))) {
+    const text = readFileSync(join(from, "nodes", name), "utf8");
+    // Siblings and version 1's own state stay; the rest of the agent is shared (two levels further up).
+    const keep = (spec: string) => spec.startsWith("./") || spec === "../state";
+    writeFileSync(join(to, "nodes", name), repoint(text, keep, "../../"));
   }
 }
 
-/** Write each v2 definition's structure hash into it (what its structure test would ask for). */
-function declareHashes(tree: string): void {
+/** Write each named definition's structure hash into it (what its structure test would ask for). */
+function declareHashes(
+  tree: string,
+  agents: [id: string, version: string][] = [
+    ["refund", "2"],
+    ["goodwill", "2"],
+  ],
+): void {
   const script = [
     'import "@/lib/agents/index";',
     'import { getAgent } from "@/lib/runtime/agents/registry";',
     'import { structureHash } from "@/lib/runtime/agents/graph-structure";',
-    'const out = { refund: await structureHash(getAgent("refund", "2")), goodwill: await structureHash(getAgent("goodwill", "2")) };',
+    `const agents = ${JSON.stringify(agents)};`,
+    "const out = {};",
+    "for (const [id, version] of agents) out[id] = await structureHash(getAgent(id, version));",
     "console.log(JSON.stringify(out));",
   ].join("\n");
   writeFileSync(join(tree, "upgrade-hashes.mts"), script);
@@ -159,7 +177,7 @@ function declareHashes(tree: string): void {
   if (result.status !== 0)
     throw new Error(`upgrade tree: hashing failed\n${result.stdout}\n${result.stderr}`);
   const line = result.stdout.trim().split("\n").at(-1) ?? "{}";
-  const hashes = JSON.parse(line) as { refund: string; goodwill: string };
+  const hashes = JSON.parse(line) as Record<string, string>;
   for (const [agent, hash] of Object.entries(hashes)) {
     const file = join(tree, `lib/agents/${agent}/agent.ts`);
     writeFileSync(
@@ -191,11 +209,11 @@ export function buildUpgradeTree(log: (line: string) => void = console.log): { d
 
 /**
  * The careless deploy: the refund agent's state field `requested` (the amount the approval asks about) renamed to
- * `requestedAmount` in the state and every node that reads or writes it — and nothing else: no version bump, the
- * declared structure hash left as it was. A paused thread's state still has `requested`; this graph reads
+ * `requestedAmount` in the state and every node that reads or writes it, and a node added to the goodwill agent — and
+ * nothing else: no version bump, the declared structure hashes left as they were. A paused thread's state still has `requested`; this graph reads
  * `requestedAmount`, finds nothing, and would ask (and pay) the order's total instead of the amount approved.
  */
-const CARELESS_EDITS: Edit[] = [
+const RENAME_REQUESTED: Edit[] = [
   {
     file: "lib/agents/refund/state.ts",
     find: "  requested: lastValue<",
@@ -229,6 +247,23 @@ const CARELESS_EDITS: Edit[] = [
   },
 ];
 
+/** A node added in place to the goodwill agent, before its question: no bump either. */
+const GOODWILL_NODE_ADDED: Edit[] = [
+  {
+    file: "lib/agents/goodwill/graph.ts",
+    find: '.addEdge(START, "propose")',
+    replace:
+      '.addNode("screen", (s: State) => ({ voucherCents: Math.min(s.voucherCents, 2500) }))\n    .addEdge(START, "propose")',
+  },
+  {
+    file: "lib/agents/goodwill/graph.ts",
+    find: '.addEdge("propose", "ask")',
+    replace: '.addEdge("propose", "screen")\n    .addEdge("screen", "ask")',
+  },
+];
+
+const CARELESS_EDITS: Edit[] = [...RENAME_REQUESTED, ...GOODWILL_NODE_ADDED];
+
 /** Build the careless deploy's tree (see CARELESS_EDITS). */
 export function buildCarelessTree(log: (line: string) => void = console.log): {
   dir: string;
@@ -254,6 +289,156 @@ export function buildCarelessTree(log: (line: string) => void = console.log): {
   });
 }
 
+/** Version 2 of the refund agent with version 1 kept and registered beside it (the README's procedure, no migration). */
+const BUMP_KEEPING_V1: Edit[] = [
+  { file: "lib/agents/refund/agent.ts", find: 'version: "1",', replace: 'version: "2",' },
+  {
+    file: "lib/agents/index.ts",
+    find: 'import { refundAgent } from "@/lib/agents/refund/agent";',
+    replace:
+      'import { refundAgent } from "@/lib/agents/refund/agent";\nimport { refundAgent as refundAgentV1 } from "@/lib/agents/refund/versions/v1/agent";',
+  },
+  {
+    file: "lib/agents/index.ts",
+    find: "registerAgent(refundAgent);",
+    replace: "registerAgent(refundAgentV1);\nregisterAgent(refundAgent);",
+  },
+];
+
+/** A candidate build of the deploy shadow: the change, and how the refund agent's version is handled. */
+export type ShadowCandidate =
+  | "careless_rename"
+  | "add_node"
+  | "rename_field"
+  | "rename_with_migration"
+  | "auto_approve_limit"
+  | "refund_cap"
+  | "store_credit";
+
+const CANDIDATES: Record<
+  ShadowCandidate,
+  { edits: Edit[]; keepV1: boolean | "with_nodes"; files?: Record<string, string> }
+> = {
+  // The procedure: a node added after the approval (and the state field it sets), version 2, version 1 kept.
+  add_node: {
+    keepV1: true,
+    edits: [
+      {
+        file: "lib/agents/refund/graph.ts",
+        find: '"human_review", // interrupt: refund_approval\n',
+        replace: '"human_review", // interrupt: refund_approval\n  "note_approval",\n',
+      },
+      ...EDITS.filter(
+        (e) =>
+          /note_approval|noteApprovalNode|priority/.test(e.replace) &&
+          e.file !== "lib/agents/refund/agent.ts" &&
+          !e.find.includes("interrupt: refund_approval"),
+      ),
+      ...BUMP_KEEPING_V1,
+    ],
+  },
+  // The procedure: a state field renamed, version 2, version 1 kept.
+  rename_field: { keepV1: "with_nodes", edits: [...RENAME_REQUESTED, ...BUMP_KEEPING_V1] },
+  // The procedure: the rename with its migration (version 1 retired: its threads move onto version 2).
+  rename_with_migration: {
+    keepV1: false,
+    edits: [
+      ...RENAME_REQUESTED,
+      {
+        file: "lib/agents/refund/agent.ts",
+        find: 'version: "1",',
+        replace: 'version: "2",\n  migrations: refundMigrations,',
+      },
+      {
+        file: "lib/agents/refund/agent.ts",
+        find: 'import { getChatModel } from "./chat-model";',
+        replace:
+          'import { getChatModel } from "./chat-model";\nimport { refundMigrations } from "./migrations";',
+      },
+    ],
+    files: {
+      "lib/agents/refund/migrations.ts": [
+        'import "server-only";',
+        'import type { AgentMigration } from "@/lib/runtime/agents/registry";',
+        "",
+        "/** Version 1 kept the amount asked about in `requested`; version 2 calls it `requestedAmount`. */",
+        "export const refundMigrations: AgentMigration[] = [",
+        "  {",
+        '    from: "1",',
+        '    description: "requested renamed requestedAmount",',
+        "    migrate({ values, pendingNodes }) {",
+        '      if (!pendingNodes.includes("human_review")) return null;',
+        '      return { values: { requestedAmount: values.requested ?? null }, asNode: "check_policy" };',
+        "    },",
+        "  },",
+        "];",
+        "",
+      ].join("\n"),
+    },
+  },
+  // The careless rename: no bump, so version 1 is refused (its graph is not what it declares).
+  careless_rename: { keepV1: false, edits: RENAME_REQUESTED },
+  // In place (no version bump: the graph is the same): a policy threshold that applies before the approval only.
+  auto_approve_limit: {
+    keepV1: false,
+    edits: [
+      {
+        file: "lib/agents/refund/policy.ts",
+        find: "export const AUTO_APPROVE_LIMIT_CENTS = 5000;",
+        replace: "export const AUTO_APPROVE_LIMIT_CENTS = 15000;",
+      },
+    ],
+  },
+  // In place: a cap of €100 on every refund, after the approval (the approved €120 would pay €100).
+  refund_cap: {
+    keepV1: false,
+    edits: [
+      {
+        file: "lib/agents/refund/nodes/act.ts",
+        find: "const amountCents = Math.min(decision.amountCents, order.amountCents);",
+        replace: "const amountCents = Math.min(decision.amountCents, order.amountCents, 10_000);",
+      },
+    ],
+  },
+  // In place: card refunds become store credit (the same money, another effect).
+  store_credit: {
+    keepV1: false,
+    edits: [
+      {
+        file: "lib/agents/refund/nodes/decide.ts",
+        find: 'if (!ASK_FOR_METHOD.has(order.paymentMethod)) return { refundMethod: "original_payment" };',
+        replace: 'if (!ASK_FOR_METHOD.has(order.paymentMethod)) return { refundMethod: "store_credit" };',
+      },
+    ],
+  },
+};
+
+/**
+ * A candidate build for the deploy shadow: this repository with one change, as source only (the shadow runs with
+ * tsx: no `next build`). A version bump declares version 2's structure hash, as its structure test would ask.
+ */
+export function shadowCandidateTree(name: ShadowCandidate): { dir: string; remove(): void } {
+  const candidate = CANDIDATES[name];
+  return buildTree({
+    name: `shadow-${name}`,
+    reuse: undefined,
+    log: () => {},
+    build: false,
+    prepare(dir) {
+      if (candidate.keepV1) keepVersionOne(dir, { nodes: candidate.keepV1 === "with_nodes" });
+      for (const [file, text] of Object.entries(candidate.files ?? {})) writeFileSync(join(dir, file), text);
+      if (name === "add_node")
+        cpSync(
+          join(OVERLAY, "lib/agents/refund/nodes/note-approval.ts"),
+          join(dir, "lib/agents/refund/nodes/note-approval.ts"),
+        );
+      for (const e of candidate.edits) edit(dir, e);
+      if (candidate.edits.some((e) => e.replace.includes('version: "2"')))
+        declareHashes(dir, [["refund", "2"]]);
+    },
+  });
+}
+
 /** Copy this repository into a new directory, let `prepare` change it, and `next build` there. */
 function buildTree({
   name,
@@ -261,8 +446,11 @@ function buildTree({
   log,
   prepare,
   buildEnv = {},
+  build = true,
 }: {
   name: string;
+  /** False: the tree's source only (a script run with tsx needs no build). */
+  build?: boolean;
   /** Extra environment of its `next build`. */
   buildEnv?: Record<string, string>;
   /** While working on a suite: reuse a tree built before (it is kept when this is set). */
@@ -270,7 +458,7 @@ function buildTree({
   log: (line: string) => void;
   prepare(dir: string): void;
 }): { dir: string; remove(): void } {
-  if (reuse && existsSync(join(reuse, ".next", "BUILD_ID"))) return { dir: reuse, remove: () => {} };
+  if (reuse && build && existsSync(join(reuse, ".next", "BUILD_ID"))) return { dir: reuse, remove: () => {} };
   const dir = reuse ?? join(tmpdir(), `hitl-upgrade-${name}-${process.pid}-${Date.now()}`);
   rmSync(dir, { recursive: true, force: true });
   const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], {
@@ -285,16 +473,17 @@ function buildTree({
   }
   execFileSync("cp", ["-al", join(ROOT, "node_modules"), join(dir, "node_modules")]);
   prepare(dir);
+  if (!build) return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
   log(`[upgrade] ${name} tree at ${dir}: building…`);
   const started = Date.now();
-  const build = spawnSync(join(dir, "node_modules/.bin/next"), ["build"], {
+  const built = spawnSync(join(dir, "node_modules/.bin/next"), ["build"], {
     cwd: dir,
     encoding: "utf8",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NEXT_DIST_DIR: "", ...buildEnv },
   });
-  if (build.status !== 0) {
+  if (built.status !== 0) {
     throw new Error(
-      `upgrade tree: ${name}: next build failed\n${build.stdout.slice(-4000)}\n${build.stderr.slice(-4000)}`,
+      `upgrade tree: ${name}: next build failed\n${built.stdout.slice(-4000)}\n${built.stderr.slice(-4000)}`,
     );
   }
   log(`[upgrade] ${name} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
