@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { pausedAtApproval } from "../api/client";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { waitForEffectsToSettle } from "../chaos/effects";
@@ -19,6 +19,35 @@ import { buildPreviousRelease, migrationTags, type PreviousRelease } from "./pre
 
 const PER_SIDE = 2;
 const order = (n: number) => `ORD-3${String(n).padStart(3, "0")}`;
+
+/** `work`, or a failure naming `what` after `ms`: a stream that never ends fails the test with its reason, early. */
+function within<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no outcome in ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** A server log's last error lines, each cut short (a failed query's message carries its whole SQL and params). */
+function lastErrors(log: string, count = 8): string {
+  const errors = log.split("\n").flatMap((line) => {
+    // Next's own lines (its banner, a crash it prints) are text: keep those that speak of an error.
+    if (!line.startsWith("{")) return /error/i.test(line) ? [line] : [];
+    try {
+      const entry = JSON.parse(line) as { level?: string; msg?: string; error?: { message?: string } };
+      return entry.level === "error" || entry.level === "fatal"
+        ? [`${entry.msg}: ${(entry.error?.message ?? "").replace(/\s+/g, " ")}`]
+        : [];
+    } catch {
+      return /error/i.test(line) ? [line] : [];
+    }
+  });
+  return errors
+    .slice(-count)
+    .map((line) => (line.length > 400 ? `${line.slice(0, 400)}…` : line))
+    .join("\n");
+}
 
 interface Side {
   name: "new" | "previous";
@@ -174,10 +203,19 @@ describe("schema skew: the previous release beside this one, on a database this 
   });
 
   it("decisions go through either release on threads the other paused; each ends once, paid once", async () => {
+    // Which release broke, and how, is in its log (a schema it cannot use fails its queries, not this process's).
+    onTestFailed(() => {
+      for (const s of sides)
+        console.log(`[skew] ${s.name} release, its last errors:\n${lastErrors(s.server.log())}`);
+    });
     const cases: Case[] = await Promise.all(
       Array.from({ length: PER_SIDE * 2 }, async (_, n): Promise<Case> => {
         const filedOn = side(n % 2 === 0 ? "new" : "previous");
-        const threadId = await pausedAtApproval(filedOn.server.url, order(n), "intake");
+        const threadId = await within(
+          `filing ${order(n)} on the ${filedOn.name} release`,
+          30_000,
+          pausedAtApproval(filedOn.server.url, order(n), "intake"),
+        );
         return { threadId, orderId: order(n), filedOn, answers: [] };
       }),
     );
