@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import { captureLog } from "@/e2e/support/log-capture";
 import { errorFields, runFields } from "./logger";
 import { boundedLabel } from "./metrics";
@@ -17,6 +18,31 @@ describe("the server log", () => {
       traceId: "a".repeat(32),
     });
     expect(typeof lines[0]?.time).toBe("string");
+  });
+
+  it("logs a failed query's SQL and the database's reason, never its parameters (a row's personal data)", () => {
+    const { log, lines } = capture();
+    const cause = Object.assign(
+      new Error('null value in column "note" of relation "decisions" violates not-null constraint'),
+      {
+        code: "23502",
+      },
+    );
+    const failed = new DrizzleQueryError(
+      'insert into "decisions" ("customer_name", "note") values ($1, $2)',
+      ["Ann Ample", "ann@example.com"],
+      cause,
+    );
+    log.error(errorFields(failed), "run could not be finalized");
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain("Ann Ample");
+    expect(text).not.toContain("ann@example.com");
+    expect(lines[0]).toMatchObject({
+      error: {
+        message: expect.stringContaining('insert into "decisions"'),
+        cause: { message: expect.stringContaining("violates not-null constraint"), code: "23502" },
+      },
+    });
   });
 
   it("redacts secrets and customers' words whatever a caller passes", () => {

@@ -60,16 +60,33 @@ export function runFields(run: { id: string; threadId: string; traceId?: string 
 export function errorFields(error: unknown) {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
+    const cause = (error as { cause?: unknown }).cause as { message?: unknown; code?: unknown } | undefined;
+    const message = withoutParams(error.message);
     return {
       error: {
         name: error.name,
-        message: error.message,
+        message,
         ...(code ? { code: String(code) } : {}),
-        stack: error.stack,
+        // A failed query's own reason (the database's message and SQLSTATE: no row values — its `detail` has them).
+        ...(cause && typeof cause.message === "string"
+          ? { cause: { message: cause.message, ...(cause.code ? { code: String(cause.code) } : {}) } }
+          : {}),
+        stack: error.stack?.replace(error.message, message),
       },
     };
   }
-  return { error: { message: String(error) } };
+  return { error: { message: withoutParams(String(error)) } };
+}
+
+/**
+ * A failed query's message without its parameters: Drizzle writes them after the SQL ("Failed query: …\nparams: …"),
+ * and they are the row's values — a customer's name and email.
+ */
+function withoutParams(message: string): string {
+  const at = message.indexOf("\nparams: ");
+  return message.startsWith("Failed query: ") && at >= 0
+    ? `${message.slice(0, at)}\nparams: (not logged)`
+    : message;
 }
 
 /**
