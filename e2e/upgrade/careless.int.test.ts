@@ -23,7 +23,7 @@ import { buildCarelessTree } from "./tree";
 const THREADS = 3;
 const order = (n: number) => `ORD-5${String(n).padStart(3, "0")}`;
 
-describe("a careless deploy (a renamed state field, no version bump) pays nothing", () => {
+describe("a careless deploy (a renamed state field, an added node, no version bump) pays nothing", () => {
   let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
   let provider: FakePaymentProvider;
   let tree: ReturnType<typeof buildCarelessTree> | undefined;
@@ -102,7 +102,7 @@ describe("a careless deploy (a renamed state field, no version bump) pays nothin
       (error: Error) => error.message,
     );
     expect(stopped).toMatch(/exited early \(78\)/);
-    expect(stopped).toMatch(/refund@1 refused .* thread\(s\) wait on it/);
+    expect(stopped).toMatch(/refund@1, goodwill@1 refused .* 9 thread\(s\) wait on it/);
     // Told to start anyway, it serves those threads read-only.
     const careless = await startTestServer({
       databaseUrl: prepared.url,
@@ -250,6 +250,31 @@ describe("a careless deploy (a renamed state field, no version bump) pays nothin
     expect(errors.map((r) => r.error_code)).toEqual(resumed.map(() => "conflict:interrupt_changed"));
     // Nothing after the question ran: no refund recorded, none arrived at the provider.
     expect(await prepared.sql.count("refunds", "order_id LIKE 'ORD-5%'")).toBe(0);
+    // The added node sits before the goodwill question, so the question is asked as recorded: that thread continues.
+    const [open] = await prepared.sql.rows<{ interrupt_id: string }>(
+      "SELECT interrupt_id FROM decisions WHERE thread_id = $1 AND status = 'pending'",
+      [goodwill[1]],
+    );
+    const granted = await authedFetch(
+      `${careless.url}/api/threads/${goodwill[1]}/decisions/${open!.interrupt_id}`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ answer: { decision: "grant" } }),
+      },
+    );
+    expect([200, 202]).toContain(granted.status);
+    let continued = "";
+    for (
+      const until = Date.now() + 30_000;
+      Date.now() < until;
+      await new Promise((r) => setTimeout(r, 250))
+    ) {
+      continued = (await approvalOf(careless.url, goodwill[1]!)).status;
+      if (continued === "completed") break;
+    }
+    expect(continued).toBe("completed");
+    expect(await prepared.sql.count("vouchers", "thread_id = $1", [goodwill[1]])).toBe(1);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(provider.created).toHaveLength(0);
   });
