@@ -21,6 +21,19 @@ describe("createAguiMapper lifecycle", () => {
     expect(() => mapper.fail({ code: "internal", message: "late" })).toThrow(/ended/);
   });
 
+  test("a finish whose events were never written can still end with RUN_ERROR; a written one cannot", () => {
+    const mapper = createAguiMapper(ctx);
+    mapper.start();
+    expect(() => mapper.finishNotWritten()).toThrow(/running/);
+    mapper.finish({ values: {}, messages: [], interrupts: [] });
+    mapper.finishNotWritten();
+    expect(typesOf(mapper.fail({ code: "internal:run_failed", message: "the end was not written" }))).toEqual(
+      [T.RUN_ERROR],
+    );
+    expect(() => mapper.finishNotWritten()).toThrow(/ended/);
+    expect(() => mapper.fail({ code: "internal", message: "twice" })).toThrow(/ended/);
+  });
+
   test("fail() ends a run with RUN_ERROR while a message, tool call and step are open", async () => {
     const mapper = createAguiMapper(ctx);
     const chunk = new AIMessageChunk({

@@ -41,6 +41,11 @@ export interface AguiMapper {
    * and a `TOOL_CALL_END` would claim arguments are complete when they may not be.
    */
   fail(error: { code: string; message: string }): AguiEvent[];
+  /**
+   * `finish()`'s events never reached anyone (the write that carries them failed): the run is running again as far as
+   * its events go, so `fail()` can end it. Only right after `finish()`.
+   */
+  finishNotWritten(): void;
 }
 
 /** Creates the mapper for one run. Events carry `timestamp`; add `metadata.seq` with `withSeq` when logging them. */
@@ -48,10 +53,11 @@ export function createAguiMapper(ctx: AguiRunContext): AguiMapper {
   const stamp = createStamp(ctx.now ?? Date.now);
   const steps = createSteps(stamp);
   const streams = createMessageStreams(stamp, steps.isDone);
-  let phase: "new" | "running" | "ended" = "new";
+  let phase: "new" | "running" | "finished" | "ended" = "new";
 
-  const requirePhase = (wanted: "new" | "running", call: string) => {
-    if (phase !== wanted) throw new Error(`agui: ${call}() called while the run is ${phase}`);
+  const requirePhase = (wanted: "new" | "running" | "finished", call: string) => {
+    if (phase !== wanted)
+      throw new Error(`agui: ${call}() called while the run is ${phase === "finished" ? "ended" : phase}`);
   };
 
   const pushMessage = (chunk: unknown): AguiEvent[] => {
@@ -117,7 +123,7 @@ export function createAguiMapper(ctx: AguiRunContext): AguiMapper {
       const messages = toAguiMessages(final.messages);
       const interrupts = final.interrupts.map((i) => toAguiInterrupt(i, ctx.describeInterrupt));
       const snapshot = stateSnapshot(final.values);
-      phase = "ended";
+      phase = "finished";
       const { threadId, runId } = ctx;
       const outcome =
         interrupts.length > 0 ? { type: "interrupt" as const, interrupts } : { type: "success" as const };
@@ -131,9 +137,15 @@ export function createAguiMapper(ctx: AguiRunContext): AguiMapper {
     },
 
     fail({ code, message }) {
-      if (phase === "ended") throw new Error("agui: fail() called after the run ended");
+      if (phase === "ended" || phase === "finished")
+        throw new Error("agui: fail() called after the run ended");
       phase = "ended";
       return [stamp({ type: EventType.RUN_ERROR, message, code })];
+    },
+
+    finishNotWritten() {
+      requirePhase("finished", "finishNotWritten");
+      phase = "running";
     },
   };
 }

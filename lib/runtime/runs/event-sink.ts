@@ -62,6 +62,20 @@ export class EventSink {
     });
   }
 
+  /** The last sequence number given out (to `rewind` to, should the events numbered after it never be written). */
+  mark(): number {
+    return this.seq;
+  }
+
+  /**
+   * Events numbered after `seq` were not written (the transaction that carried them failed, before anyone heard of
+   * them): give their numbers out again, so the log has no hole.
+   */
+  rewind(seq: number): void {
+    if (seq > this.seq) throw new Error(`event sink: cannot rewind forward (${this.seq} → ${seq})`);
+    this.seq = seq;
+  }
+
   /** Wait until everything emitted so far is durable (and published). Throws if a write failed. */
   async drain(): Promise<void> {
     while (this.flushing) await this.flushing;

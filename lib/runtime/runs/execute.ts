@@ -241,6 +241,9 @@ async function endAtHead(
       summary: agent.interrupts.summarize(i.value),
     };
   });
+  // Should the write that ends the run fail (a refused pending decision, a database fault), its events never reached
+  // anyone: the run then ends with a RUN_ERROR numbered where they would have been (endAfterError).
+  const mark = x.sink.mark();
   const ended = await finalizeRun({
     // A run that ends asking nothing while the ledger still waits for a decision did not do what was decided (its
     // graph no longer has the question): that is an error for a supervisor, never a success (checked as it closes).
@@ -256,6 +259,10 @@ async function endAtHead(
     checkpointId: (state.config.configurable?.checkpoint_id as string | undefined) ?? null,
     events: x.sink.number(x.mapper.finish(final)),
     tokens: x.gate?.tokens() ?? { in: 0, out: 0 },
+  }).catch((error: unknown) => {
+    x.sink.rewind(mark);
+    x.mapper.finishNotWritten();
+    throw error;
   });
   observeRunEnd(run, interrupts.length > 0 ? "interrupted" : "succeeded");
   return ended;
