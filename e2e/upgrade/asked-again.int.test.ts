@@ -100,7 +100,13 @@ describe.each<Backend>(["pglite", "postgres"])("the resume check for every agent
     if (!parsed.ok) throw new Error(parsed.error);
     return {
       ledger: [
-        { interruptId: raised.id, action: parsed.action, payload: raised.value, status: "resolved" as const },
+        {
+          interruptId: raised.id,
+          action: parsed.action,
+          payload: raised.value,
+          status: "resolved" as const,
+          askedInBuild: null as string | null,
+        },
       ],
       run: {
         threadId,
@@ -136,6 +142,47 @@ describe.each<Backend>(["pglite", "postgres"])("the resume check for every agent
       const before = await checkpointRows(backend.database);
       await refuseChangedQuestions({ agent, database: backend.database, ...paused });
       expect(await checkpointRows(backend.database)).toBe(before);
+    });
+
+    it("a question this very build asked is not replayed; one another build asked is, and refused", async () => {
+      const [, changed] = variants[0]!;
+      const paused = await pause(agent, text, ticket);
+      const askedHere = paused.ledger.map((d) => ({ ...d, askedInBuild: "build-1" }));
+      const id = paused.ledger[0]!.interruptId;
+      // Same build, as the ledger rows say or as the run's start read them: the changed code never runs.
+      await refuseChangedQuestions({
+        agent: changed,
+        database: backend.database,
+        ...paused,
+        ledger: askedHere,
+        build: "build-1",
+      });
+      await refuseChangedQuestions({
+        agent: changed,
+        database: backend.database,
+        ...paused,
+        askedIn: { [id]: "build-1" },
+        build: "build-1",
+      });
+      // Another build asked it (a deploy since), or the build is not known (a development server): replayed, refused.
+      for (const [askedInBuild, build] of [
+        ["build-0", "build-1"],
+        ["build-1", null],
+      ] as const) {
+        const refused = await refuseChangedQuestions({
+          agent: changed,
+          database: backend.database,
+          ...paused,
+          ledger: paused.ledger.map((d) => ({ ...d, askedInBuild })),
+          build,
+        }).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(errorCodeOf(refused), `asked in ${askedInBuild}, answered in ${build}`).toBe(
+          "conflict:interrupt_changed",
+        );
+      }
     });
 
     it.each(variants)(

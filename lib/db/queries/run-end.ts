@@ -35,6 +35,8 @@ export interface RunClose {
    * superseded — unless the thread failed, which waits for nothing: then every open decision is superseded.
    */
   head: { checkpointId: string; decisions: PendingDecisionRow[] } | null;
+  /** The production build whose code asked the head's decisions (null: not known). */
+  build?: string | null;
   /**
    * A run that ends asking nothing must not end while the ledger still waits for a decision of the thread: then
    * nothing is written (`closed: false`) and `pending` names those decisions.
@@ -88,9 +90,9 @@ export async function closeRun(
     RETURNING 1
   ), recorded AS (
     INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload, title, order_id,
-      customer_name, amount_cents, currency, status)
+      customer_name, amount_cents, currency, status, asked_in_build)
     SELECT x.interrupt_id, ${threadId}, ${runId}, ${head?.checkpointId ?? ""}, x.action, x.payload, x.title, x.order_id,
-      x.customer_name, x.amount_cents, x.currency, ${failed ? "superseded" : "pending"}
+      x.customer_name, x.amount_cents, x.currency, ${failed ? "superseded" : "pending"}, ${close.build ?? null}::text
     FROM unnest(${sql.param(recorded.map((d) => d.interruptId))}::text[],
       ${sql.param(recorded.map((d) => d.action))}::text[],
       ${sql.param(recorded.map((d) => JSON.stringify(d.payload ?? null)))}::jsonb[],

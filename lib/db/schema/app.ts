@@ -191,6 +191,12 @@ export const decisions = pgTable(
     checkpointId: byteText("checkpoint_id").notNull(),
     action: text("action").notNull(),
     payload: jsonb("payload").notNull(),
+    /**
+     * The production build whose code asked it (Next's build id), or null when not known (a development server, a
+     * script). A resume answered under the same build is asked by the same code: the runtime's replay of the paused
+     * step (lib/runtime/runs/asked-again.ts) is only needed for questions another build asked.
+     */
+    askedInBuild: text("asked_in_build"),
     /** Copied from the payload when recorded, so the inbox filters and sorts without reading JSON. */
     title: text("title"),
     orderId: text("order_id"),

@@ -6,6 +6,7 @@ import { AppError } from "@/lib/contract/errors";
 import type { Database } from "@/lib/db/client";
 import { listThreadDecisions } from "@/lib/db/queries/decisions";
 import type { Decision } from "@/lib/db/schema";
+import { currentBuild } from "@/lib/platform/build";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { singleton } from "@/lib/platform/singleton";
 import type { AgentDefinition, AgentGraph } from "../agents/registry";
@@ -21,7 +22,8 @@ import type { RunInput } from "./run-input";
  * ledger recorded them. Otherwise the run stops with `conflict:interrupt_changed` (the thread needs attention)
  * before the answer reaches any code. The replay runs the paused node's code before its question once more (as
  * LangGraph's own resume does), with no checkpoint written; a node that acts before it asks is already unsafe to
- * resume. Skipped for a thread paused by the runtime's own spending limit (its question is not the graph's).
+ * resume. Skipped for a thread paused by the runtime's own spending limit (its question is not the graph's), and for
+ * questions this very production build asked (the ledger records each question's build): the same code asks the same.
  */
 
 /** How long a replay may take before the check gives up (the run then goes on, as it would without the check). */
@@ -67,20 +69,33 @@ export async function refuseChangedQuestions({
   database,
   run: { threadId, input },
   ledger,
+  askedIn,
+  build = currentBuild(),
 }: {
   agent: AgentDefinition;
   database: Database;
   /** The run about to resume the thread (its input says which questions it answers). */
   run: { threadId: string; input: unknown };
   /** The thread's questions as the ledger recorded them (read when not given). */
-  ledger?: Pick<Decision, "interruptId" | "action" | "payload" | "status">[];
+  ledger?: Pick<Decision, "interruptId" | "action" | "payload" | "status" | "askedInBuild">[];
+  /** The build that asked each question, by interrupt id, when the run's start read it already. */
+  askedIn?: Record<string, string | null>;
+  /** The production build this process serves (null: not known — then the step is always replayed). */
+  build?: string | null;
 }): Promise<void> {
   if ((input as RunInput).kind !== "resume") return;
   const answered = (input as Extract<RunInput, { kind: "resume" }>).resume
     .filter((r) => r.status === "resolved")
     .map((r) => r.interruptId);
   if (answered.length === 0) return;
+  // Asked by this very build: the code that would ask again is the code that asked. Nothing to replay.
+  if (build !== null && askedIn && answered.every((id) => askedIn[id] === build)) return;
   ledger ??= await listThreadDecisions({ db: database.db, threadId });
+  if (
+    build !== null &&
+    answered.every((id) => ledger?.find((d) => d.interruptId === id)?.askedInBuild === build)
+  )
+    return;
   const runtime = RUNTIME_QUESTIONS as readonly string[];
   const recorded = new Map(ledger.map((d) => [d.interruptId, d]));
   // Paused by the runtime's spending limit (answered now or still open): the graph did not raise that question, and

@@ -93,6 +93,8 @@ export type StartRead = ThreadSpending & RunContextRead;
 export interface RunContextRead {
   /** Every question the thread's ledger recorded, oldest first (a resume's `expected_interrupts`). */
   asked?: unknown[];
+  /** With `asked`: the production build that asked each of them, by interrupt id (null: not known). */
+  askedIn?: Record<string, string | null>;
   /** The thread's ticket columns (a new message's input); null when the thread row is gone. */
   thread?: Pick<Thread, "ticket" | "customerMessage" | "orderRef"> | null;
 }
@@ -130,6 +132,12 @@ export function runStartRead({ threadId, runId, asked = false, thread = false }:
             WHERE thread_id = ${threadId})`
         : sql`NULL::json`
     },
+    'asked_in', ${
+      asked
+        ? sql`(SELECT coalesce(json_object_agg(interrupt_id, asked_in_build), '{}'::json) FROM decisions
+            WHERE thread_id = ${threadId})`
+        : sql`NULL::json`
+    },
     'thread', ${
       thread
         ? sql`(SELECT json_build_object('ticket', ticket, 'customerMessage', customer_message, 'orderRef', order_ref)
@@ -148,13 +156,14 @@ export function parseRunStartRead(
     tokens_out: string | number;
     decisions: BudgetDecision[] | null;
     asked: unknown[] | null;
+    asked_in: Record<string, string | null> | null;
     thread: Pick<Thread, "ticket" | "customerMessage" | "orderRef"> | null;
   }>(value);
   return {
     tokensIn: Number(row?.tokens_in ?? 0),
     tokensOut: Number(row?.tokens_out ?? 0),
     decisions: row?.decisions ?? [],
-    ...(asked ? { asked: row?.asked ?? [] } : {}),
+    ...(asked ? { asked: row?.asked ?? [], askedIn: row?.asked_in ?? {} } : {}),
     ...(thread ? { thread: row?.thread ?? null } : {}),
   };
 }

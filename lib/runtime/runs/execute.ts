@@ -186,7 +186,13 @@ async function streamRun(
     known: spending,
   });
   // An answer goes only to the question it was given for, whatever the agent's kind (./asked-again.ts).
-  if (input !== null) await refuseChangedQuestions({ agent, database, run });
+  if (input !== null)
+    await refuseChangedQuestions({
+      agent,
+      database,
+      run,
+      ...(spending.askedIn ? { askedIn: spending.askedIn } : {}),
+    });
   x.gate = new BudgetGate(spending, { retry: run.kind === "retry" });
   const stream = await graph.stream(input, {
     // Every checkpoint of the run records the agent version it ran under (the saver stamps it into metadata).

@@ -4,6 +4,7 @@ import type { AppDb } from "@/lib/db/open";
 import type { LoggedEvent } from "@/lib/db/queries/events";
 import { closeRun } from "@/lib/db/queries/run-end";
 import type { Thread } from "@/lib/db/schema";
+import { currentBuild } from "@/lib/platform/build";
 import type { DecisionSummary } from "../agents/registry";
 import { publishEvents } from "./event-bus";
 import { LostOwnershipError } from "./ownership";
@@ -72,6 +73,8 @@ export async function finalizeRun({
           }),
         }
       : null,
+    // The code that asked them: a resume under the same build needs no replay of the step (./asked-again.ts).
+    build: currentBuild(),
     ...(ending.refuseIfPending ? { refuseIfPending: true } : {}),
   });
   if (!closed && pending && pending.length > 0) {

@@ -1,0 +1,1 @@
+ALTER TABLE "decisions" ADD COLUMN "asked_in_build" text;
