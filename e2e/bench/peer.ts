@@ -18,8 +18,10 @@
  * each) with that long idle between them: what a ticket costs right after the machine idled.
  * The last line is one JSON object; ratios are ours ÷ peer.
  * `--cpu-prof <dir>` makes our server write V8 CPU profiles into <dir> when it stops.
- * `--peer embed-memory|embed-postgres` swaps the peer for LangGraph's embeddable API server on the same graph, in memory
- * or with LangGraph's own Postgres checkpointer (`e2e/bench/peer/embed.ts`): what durable checkpoints cost LangGraph.
+ * The peer is LangGraph's embeddable API server with its own Postgres checkpointer by default (`--peer embed-postgres`,
+ * `e2e/bench/peer/embed.ts`); `--peer embed-memory` keeps its checkpoints in memory, `--peer dev` is `langgraphjs dev`.
+ * Our claim → first event figure (p50, p95: from a resume run's claim to its first event in the log) is read from our
+ * database after the rounds.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -61,14 +63,14 @@ const pgStats = args.has("--pg-stats");
  */
 const C10_PAIRS = args.number("--c10-pairs", quick ? 4 : 12);
 /**
- * `--peer <kind>`: which LangGraph server is the peer. `dev` (default): `langgraphjs dev`, everything in memory — the
- * issue's peer. `embed-memory` / `embed-postgres`: LangGraph's embeddable API server (`createEmbedServer`, the same
- * thread and run routes) with `MemorySaver`, or with LangGraph's own `PostgresSaver` on the peer's database — what
- * LangGraph's own durable checkpointing costs a ticket (`e2e/bench/peer/embed.ts`).
+ * `--peer <kind>`: which LangGraph server is the peer. `embed-postgres` (default): LangGraph's embeddable API server
+ * (`createEmbedServer`, the same thread and run routes) with LangGraph's own `PostgresSaver` on the peer's database —
+ * the durable server a team would embed instead of ours (`e2e/bench/peer/embed.ts`). `embed-memory`: the same with
+ * `MemorySaver`. `dev`: `langgraphjs dev`, everything in memory.
  */
 const PEER_KINDS = ["dev", "embed-memory", "embed-postgres"] as const;
 type PeerKind = (typeof PEER_KINDS)[number];
-const peerKind = args.string("--peer", "dev") as PeerKind;
+const peerKind = args.string("--peer", "embed-postgres") as PeerKind;
 if (!PEER_KINDS.includes(peerKind)) throw new Error(`--peer: one of ${PEER_KINDS.join(", ")}`);
 /** The peer as the report names it. */
 const PEER_LABEL = peerKind === "dev" ? `${PEER_PACKAGE} dev` : `${PEER_PACKAGE}'s API, ${peerKind}`;
@@ -888,6 +890,20 @@ try {
     console.log(line(`ours c${CONCURRENCY}`, summary.ours.c10));
     console.log(line(`peer c${CONCURRENCY}`, summary.peer.c10));
     console.log(`RSS after the run: ours ${summary.ours.rss_mb} MB, peer ${summary.peer.rss_mb} MB`);
+    // Our side only (the peer has no such log): from a resume run's claim (the row's start) to its first event written.
+    const [claim] = await databases[0]!.sql.rows<{ p50: number | null; p95: number | null; n: number }>(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY ms) AS p95,
+         count(*)::int AS n
+       FROM (SELECT extract(epoch FROM (SELECT min(e.created_at) FROM events e WHERE e.run_id = r.id) - r.started_at) * 1000 AS ms
+             FROM runs r WHERE r.kind = 'resume' AND r.started_at IS NOT NULL) x WHERE ms IS NOT NULL`,
+    );
+    const claimToFirstEvent = {
+      p50: round(Number(claim?.p50 ?? Number.NaN), 1),
+      p95: round(Number(claim?.p95 ?? Number.NaN), 1),
+    };
+    console.log(
+      `ours: claim → first event in the log p50 ${claimToFirstEvent.p50} / p95 ${claimToFirstEvent.p95} ms over ${claim?.n ?? 0} resumes`,
+    );
     const errors =
       summary.ours.seq.errors + summary.ours.c10.errors + summary.peer.seq.errors + summary.peer.c10.errors;
     const ratios = {
@@ -943,6 +959,7 @@ try {
         ...idleProbeJson,
         errors,
         ...overhead,
+        ours_claim_to_first_event_ms: claimToFirstEvent,
         ours: summary.ours,
         peer_server: summary.peer,
       }),
