@@ -30,6 +30,7 @@ const VERBS: Record<ReviewDecisionType, string> = {
   edit: "Edit, then approve",
   reject: "Reject",
   respond: "Answer the agent instead",
+  ignore: "Ignore (the call is not made)",
 };
 
 interface Draft {
@@ -70,7 +71,12 @@ function initialDraft(request: ReviewedToolCall, taken: ReviewDecision | undefin
       (request.allowed.includes("approve") ? "approve" : (request.allowed[0] as ReviewDecisionType)),
     fields,
     json: JSON.stringify(args, null, 2),
-    message: taken && "message" in taken ? (taken.message ?? "") : "",
+    message:
+      taken && "message" in taken
+        ? (taken.message ?? "")
+        : taken?.type === "ignore"
+          ? (taken.note ?? "")
+          : "",
   };
 }
 
@@ -104,7 +110,9 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
     payload.requests.map((r, i) => {
       const draft = initialDraft(r, takenDecisions[i]);
       // "Answer differently": each call opens on the other way, when the call allows it.
-      const other = taken ? undefined : otherWay?.calls?.[i];
+      const verb = taken ? undefined : otherWay?.calls?.[i];
+      // agent-inbox's way not to make a call is "ignore".
+      const other = verb === "reject" && !r.allowed.includes("reject") ? "ignore" : verb;
       return other && r.allowed.includes(other) ? { ...draft, type: other } : draft;
     }),
   );
@@ -119,6 +127,8 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
       if (d.type === "respond") return { type: "respond", message: d.message.trim() };
       if (d.type === "reject")
         return d.message.trim() ? { type: "reject", message: d.message.trim() } : { type: "reject" };
+      if (d.type === "ignore")
+        return d.message.trim() ? { type: "ignore", note: d.message.trim() } : { type: "ignore" };
       return { type: "approve" };
     });
     form.submit(encodeDecisions(payload, decisions) as AnswerOf["tool_review"], { acts });
@@ -259,17 +269,23 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
                   />
                 </div>
               ))}
-            {(draft.type === "reject" || draft.type === "respond") && (
+            {(draft.type === "reject" || draft.type === "respond" || draft.type === "ignore") && (
               <div>
                 <FieldLabel
                   htmlFor={`${id}-${i}-message`}
                   hint={
                     draft.type === "respond"
                       ? "(required; the agent reads it)"
-                      : "(optional; the agent reads it)"
+                      : draft.type === "ignore"
+                        ? "(optional; kept with the decision and given to the agent)"
+                        : "(optional; the agent reads it)"
                   }
                 >
-                  {draft.type === "respond" ? "Answer to the agent" : "Why"}
+                  {draft.type === "respond"
+                    ? "Answer to the agent"
+                    : draft.type === "ignore"
+                      ? "Note"
+                      : "Why"}
                 </FieldLabel>
                 <textarea
                   id={`${id}-${i}-message`}

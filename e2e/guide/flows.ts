@@ -24,15 +24,19 @@ export const GUIDE_FLOWS: Record<
     other: string;
     /** What the agent's question says when its ticket's own choice fields are filed with their last choice. */
     filedWith?: string;
+    /** Words of the other answer that the ledger, the audit trail and the answer handed to the graph must keep. */
+    kept?: string;
   }
 > = {
   inbox_reply: {
     agent: inboxReplyAgent as AgentDefinition,
     filedWith: "Dear customer",
     tool: "send_reply",
-    otherwise: [{ type: "response", args: "Mention the tracking number." }],
+    // agent-inbox's "ignore", with the reviewer's note: not a rejection the agent reads, but kept.
+    otherwise: [{ type: "ignore", args: "The customer called; the parcel was found." }],
     approved: "Reviewed by a person (approved)",
-    other: "Reviewed by a person (answered)",
+    other: "Reviewed by a person (ignored)",
+    kept: "The customer called; the parcel was found.",
   },
   nested_review: {
     agent: nestedReviewAgent as AgentDefinition,
@@ -113,6 +117,15 @@ export async function runGuideFlow(base: string, agentId: string): Promise<void>
     "resolved",
     "resolved",
   ]);
+  if (flow.kept) {
+    // The other answer's words: in the ledger's answer (what the graph was resumed with) and in the audit trail.
+    const other = (done.decisions as { interruptId: string; answer: unknown }[]).find(
+      (d) => d.interruptId === asked.interruptId,
+    );
+    expect(JSON.stringify(other?.answer)).toContain(flow.kept);
+    const audit = await (await authedFetch(`${base}/api/audit?threadId=${threadId}`, {}, "admin")).json();
+    expect(JSON.stringify(audit)).toContain(flow.kept);
+  }
 }
 
 /**

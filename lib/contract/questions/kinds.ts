@@ -277,6 +277,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
           if (d.type === "approve") return "Approved";
           if (d.type === "edit") return `Approved with edits (${quote(JSON.stringify(d.args))})`;
           if (d.type === "respond") return `Answered the agent: ${quote(d.message)}`;
+          if (d.type === "ignore") return d.note ? `Ignored: ${quote(d.note)}` : "Ignored";
           return d.message ? `Rejected: ${quote(d.message)}` : "Rejected";
         })
         .join("; ");

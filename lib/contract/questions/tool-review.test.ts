@@ -170,3 +170,40 @@ describe("answers to a tool review (generated)", () => {
     expect(check.error).toContain("send_note may not be answered with edit");
   });
 });
+
+describe("agent-inbox's ignore", () => {
+  const ignorable = payloadOf([
+    {
+      action_request: { action: "send_reply", args: { body: "Hello" } },
+      config: { allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true },
+    },
+  ]);
+
+  it("is offered as what it is (ignore), not as a rejection the agent reads", () => {
+    expect(ignorable.requests[0]?.allowed).toEqual(["approve", "ignore"]);
+    expect(validateAnswer(ignorable, [{ type: "ignore", args: null }])).toMatchObject({ ok: true });
+  });
+
+  it("keeps the reviewer's note, whatever it says, in the answer the graph and the ledger get", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 2000 }), (note) => {
+        const trimmed = note.trim();
+        const answer = encodeDecisions(ignorable, [
+          { type: "ignore", ...(trimmed ? { note: trimmed } : {}) },
+        ]);
+        expect(answer).toEqual([{ type: "ignore", args: trimmed || null }]);
+        const checked = validateAnswer(ignorable, answer);
+        expect(checked.ok).toBe(true);
+        expect(reviewDecisions(answer)).toEqual([
+          trimmed ? { type: "ignore", note: trimmed } : { type: "ignore" },
+        ]);
+        expect(toolReviewActs(answer)).toBe(false);
+      }),
+    );
+  });
+
+  it("an ignore is refused where the request does not allow it, and a note over 2,000 characters is refused", () => {
+    expect(validateAnswer(payloadOf(agentInboxRequest), [{ type: "ignore", args: null }]).ok).toBe(false);
+    expect(validateAnswer(ignorable, [{ type: "ignore", args: "x".repeat(2001) }]).ok).toBe(false);
+  });
+});

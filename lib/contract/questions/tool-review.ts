@@ -16,8 +16,11 @@ import { z } from "zod";
  * what its library expects; `reviewDecisions` reads either back into one vocabulary for policy and summaries.
  */
 
-/** What a person may do with a reviewed tool call. */
-export const REVIEW_DECISIONS = ["approve", "edit", "reject", "respond"] as const;
+/**
+ * What a person may do with a reviewed tool call. `ignore` is agent-inbox's own: the call is not made and the agent
+ * moves on (no refusal for it to read); the reviewer's note, if any, is kept with the answer and given to the graph.
+ */
+export const REVIEW_DECISIONS = ["approve", "edit", "reject", "respond", "ignore"] as const;
 export type ReviewDecisionType = (typeof REVIEW_DECISIONS)[number];
 
 const jsonObject = z.record(z.string(), z.unknown());
@@ -64,7 +67,9 @@ export const langchainDecisions = z.strictObject({
 export const agentInboxResponses = z.array(
   z.discriminatedUnion("type", [
     z.strictObject({ type: z.literal("accept"), args: z.null().optional() }),
-    z.strictObject({ type: z.literal("ignore"), args: z.null().optional() }),
+    // agent-inbox sends `args: null`; the console sends the reviewer's note there, when there is one (a graph written
+    // for agent-inbox reads only `type` for an ignore, so the note changes nothing it does, and reaches it).
+    z.strictObject({ type: z.literal("ignore"), args: reason.nullable().optional() }),
     z.strictObject({ type: z.literal("response"), args: reason.min(1, "say what to tell the agent") }),
     z.strictObject({
       type: z.literal("edit"),
@@ -82,7 +87,8 @@ export type ReviewDecision =
   | { type: "approve" }
   | { type: "edit"; args: Record<string, unknown> }
   | { type: "reject"; message?: string }
-  | { type: "respond"; message: string };
+  | { type: "respond"; message: string }
+  | { type: "ignore"; note?: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -120,7 +126,7 @@ export function readStandardInterrupt(value: unknown): ToolReviewPayload | null 
       const allowed: ReviewDecisionType[] = [];
       if (config.allow_accept) allowed.push("approve");
       if (config.allow_edit) allowed.push("edit");
-      if (config.allow_ignore) allowed.push("reject");
+      if (config.allow_ignore) allowed.push("ignore");
       if (config.allow_respond) allowed.push("respond");
       const request = h.action_request as Record<string, unknown>;
       return {
@@ -164,7 +170,8 @@ export function reviewDecisions(answer: unknown): ReviewDecision[] {
       if (d.type === "edit")
         return { type: "edit", args: (d.args as { args: Record<string, unknown> }).args };
       if (d.type === "response") return { type: "respond", message: String(d.args) };
-      if (d.type === "ignore") return { type: "reject" };
+      if (d.type === "ignore")
+        return typeof d.args === "string" && d.args ? { type: "ignore", note: d.args } : { type: "ignore" };
       return { type: "approve" };
     });
   }
@@ -180,6 +187,8 @@ export function encodeDecisions(payload: ToolReviewPayload, decisions: readonly 
           return { type: "edit", editedAction: { name: payload.requests[i]?.name ?? "", args: d.args } };
         if (d.type === "reject") return { type: "reject", ...(d.message ? { message: d.message } : {}) };
         if (d.type === "respond") return { type: "reject", message: d.message };
+        // LangChain has no "ignore": it is a refusal the model reads.
+        if (d.type === "ignore") return { type: "reject", ...(d.note ? { message: d.note } : {}) };
         return { type: "approve" };
       }),
     };
@@ -187,7 +196,11 @@ export function encodeDecisions(payload: ToolReviewPayload, decisions: readonly 
   return decisions.map((d, i) => {
     if (d.type === "edit")
       return { type: "edit", args: { action: payload.requests[i]?.name ?? "", args: d.args } };
-    if (d.type === "reject") return { type: "ignore", args: null };
+    // agent-inbox has no "reject": an ignore, its reason kept as the note.
+    if (d.type === "reject" || d.type === "ignore") {
+      const note = d.type === "reject" ? d.message : d.note;
+      return { type: "ignore", args: note ? note : null };
+    }
     if (d.type === "respond") return { type: "response", args: d.message };
     return { type: "accept", args: null };
   });
