@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { AgentMarkdown } from "@/components/ui/agent-markdown";
 import { Button } from "@/components/ui/button";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import { humanize } from "@/lib/contract/humanize";
@@ -161,9 +162,14 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
               <bdi>{request.name}</bdi>
             </legend>
             {request.description && (
-              <p className="whitespace-pre-wrap text-sm text-slate-700 dark:text-slate-300">
-                <bdi>{request.description}</bdi>
-              </p>
+              // The agent's Markdown, rendered safely; dir="auto" isolates its direction as <bdi> did.
+              <div
+                dir="auto"
+                data-testid="tool-call-description"
+                className="space-y-1 text-sm text-slate-700 dark:text-slate-300"
+              >
+                <AgentMarkdown text={request.description} />
+              </div>
             )}
             <dl
               className="grid grid-cols-[max-content_1fr] gap-x-3 gap-y-1 text-sm"
