@@ -18,6 +18,22 @@ const COLUMNS = [
   { key: "handler", label: "Handled by" },
 ];
 
+/**
+ * Columns only some agents fill (an order, a customer, an amount) are shown when a row on the page has one: a view of an
+ * agent without orders has no Order column of dashes. Which of them a list shows.
+ */
+export function filledColumns(items: readonly InboxDecisionItem[]): Set<string> {
+  const filled = new Set<string>();
+  for (const { decision: d, thread: t } of items) {
+    if (d.customerName) filled.add("customer");
+    if (d.orderId ?? t.orderRef) filled.add("order");
+    if (d.amountCents !== null) filled.add("amount");
+  }
+  return filled;
+}
+
+const OPTIONAL = new Set(["customer", "order", "amount"]);
+
 /* Below the `sm` breakpoint (a phone, 360 px) the table becomes a list: each row a card, the header hidden. */
 const cell = "px-4 py-3 max-sm:p-0";
 
@@ -45,9 +61,11 @@ export function DecisionTable({
   onChange: () => void;
   queue?: string;
 }) {
+  const filled = filledColumns(items);
+  const shown = COLUMNS.filter((c) => !OPTIONAL.has(c.key) || filled.has(c.key));
   const columns = selection
-    ? [{ key: "select", label: <span className="sr-only">Select</span> }, ...COLUMNS]
-    : COLUMNS;
+    ? [{ key: "select", label: <span className="sr-only">Select</span> }, ...shown]
+    : shown;
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm max-sm:overflow-visible max-sm:border-0 max-sm:bg-transparent max-sm:shadow-none">
       <table className="min-w-full divide-y divide-slate-200 text-sm max-sm:block" data-testid="inbox-table">
@@ -113,13 +131,19 @@ export function DecisionTable({
                   )}
                 </td>
                 <td className={`${cell} whitespace-nowrap text-slate-800`}>{actionLabel(d.action)}</td>
-                <td className={`${cell} text-slate-800`}>{d.customerName ?? "—"}</td>
-                <td className={`${cell} whitespace-nowrap font-mono text-xs text-slate-800`}>
-                  {d.orderId ?? t.orderRef ?? "—"}
-                </td>
-                <td className={`${cell} whitespace-nowrap text-right tabular-nums text-slate-900`}>
-                  {d.amountCents === null ? "—" : formatMoney(d.amountCents, d.currency ?? "EUR")}
-                </td>
+                {filled.has("customer") && (
+                  <td className={`${cell} text-slate-800`}>{d.customerName ?? "—"}</td>
+                )}
+                {filled.has("order") && (
+                  <td className={`${cell} whitespace-nowrap font-mono text-xs text-slate-800`}>
+                    {d.orderId ?? t.orderRef ?? "—"}
+                  </td>
+                )}
+                {filled.has("amount") && (
+                  <td className={`${cell} whitespace-nowrap text-right tabular-nums text-slate-900`}>
+                    {d.amountCents === null ? "—" : formatMoney(d.amountCents, d.currency ?? "EUR")}
+                  </td>
+                )}
                 <td className={`${cell} max-sm:w-full`}>
                   <ClaimCell interruptId={d.interruptId} claim={d.claim} onChange={onChange} />
                 </td>

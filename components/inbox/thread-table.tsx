@@ -27,11 +27,14 @@ export function ThreadTable({
   fresh: ReadonlySet<string>;
   now: number;
 }) {
+  // An Order column only when a thread on the page has an order (an agent without orders shows none).
+  const hasOrder = items.some(({ thread }) => thread.orderRef);
+  const columns = hasOrder ? COLUMNS : COLUMNS.filter((c) => c.key !== "order");
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm max-sm:overflow-visible max-sm:border-0 max-sm:bg-transparent max-sm:shadow-none">
       <table className="min-w-full divide-y divide-slate-200 text-sm max-sm:block" data-testid="thread-table">
         <caption className="sr-only">Threads, most recently updated first</caption>
-        <TableHead columns={COLUMNS} />
+        <TableHead columns={columns} />
         <tbody className="divide-y divide-slate-100 max-sm:block max-sm:space-y-3 max-sm:divide-y-0">
           {items.map(({ thread: t, pendingDecisions }) => (
             <tr
@@ -50,9 +53,11 @@ export function ThreadTable({
                   {t.title}
                 </Link>
               </td>
-              <td className={`${cell} whitespace-nowrap font-mono text-xs text-slate-800`}>
-                {t.orderRef ?? "—"}
-              </td>
+              {hasOrder && (
+                <td className={`${cell} whitespace-nowrap font-mono text-xs text-slate-800`}>
+                  {t.orderRef ?? "—"}
+                </td>
+              )}
               <td className={cell}>
                 <StatusBadge status={t.status} />
               </td>
