@@ -81,6 +81,25 @@ const SPECIAL_LIST = SPECIAL_CHANNELS.map((c) => `'${c}'`).join(", ");
  * writes (who produced it) and a count of its children: no blob is read and no value deserialized. The child count
  * uses the (thread, ns, parent) index, the parent's writes the primary key of the writes table.
  */
+const PUSH_PREFIX = "~__pregel_push, ";
+/** A pushed task the history names by the tool it ran: `~tool, <name>` (see `nodeFromTaskPath`). */
+const TOOL_PREFIX = "~tool, ";
+
+/**
+ * The tool a pushed task ran (a `createAgent` runs each tool call as a task pushed by `Send`, whose path names no
+ * node): the `name` of the ToolMessage it wrote to `messages`, read from that write's JSON, for every row of the task.
+ * Only the first match is taken, and an escaped quote never matches, so a tool's output that mentions "name" is not read
+ * as the tool's name.
+ */
+const TOOL_OF_TASK = (
+  t: string,
+) => `max(CASE WHEN ${t}.task_path LIKE '${PUSH_PREFIX}%' AND ${t}.channel = 'messages'
+    AND ${t}.type = 'json' THEN substring(convert_from(${t}.blob, 'UTF8') from '"name":"([A-Za-z0-9_.:-]{1,128})"') END)
+    OVER (PARTITION BY ${t}.task_id)`;
+/** A write's task path, or the tool its pushed task ran. */
+const LABEL = (t: string) =>
+  `CASE WHEN ${t}.tool IS NOT NULL THEN '${TOOL_PREFIX}' || ${t}.tool ELSE ${t}.task_path END`;
+
 const HISTORY_SQL = `SELECT cp.checkpoint_id, cp.parent_checkpoint_id, cp.checkpoint_ns,
   (cp.metadata ->> 'step')::int AS step, cp.metadata ->> 'source' AS source, cp.checkpoint ->> 'ts' AS ts,
   coalesce(cp.metadata ->> 'truncated' = 'true', false) AS truncated, cp.metadata ? 'abandoned' AS abandoned,
@@ -96,17 +115,18 @@ FROM (
 ) cp
 LEFT JOIN LATERAL (
   SELECT array_agg(x.task_id ORDER BY x.task_path, x.task_id, x.idx) AS task_ids,
-    array_agg(x.task_path ORDER BY x.task_path, x.task_id, x.idx) AS task_paths,
+    array_agg(${LABEL("x")} ORDER BY x.task_path, x.task_id, x.idx) AS task_paths,
     array_agg(x.channel ORDER BY x.task_path, x.task_id, x.idx) AS channels,
     count(*) FILTER (WHERE x.channel = '${INTERRUPT}') AS interrupt_count
-  FROM ${WR} x
-  WHERE x.thread_id = cp.thread_id AND x.checkpoint_ns = cp.checkpoint_ns AND x.checkpoint_id = cp.checkpoint_id
+  FROM (SELECT x.*, ${TOOL_OF_TASK("x")} AS tool FROM ${WR} x
+    WHERE x.thread_id = cp.thread_id AND x.checkpoint_ns = cp.checkpoint_ns AND x.checkpoint_id = cp.checkpoint_id) x
 ) w ON true
 LEFT JOIN LATERAL (
-  SELECT array_agg(DISTINCT y.task_path ORDER BY y.task_path) AS task_paths
-  FROM ${WR} y
-  WHERE cp.parent_checkpoint_id IS NOT NULL AND y.thread_id = cp.thread_id AND y.checkpoint_ns = cp.checkpoint_ns
-    AND y.checkpoint_id = cp.parent_checkpoint_id AND y.channel NOT IN (${SPECIAL_LIST})
+  SELECT array_agg(DISTINCT ${LABEL("y")} ORDER BY ${LABEL("y")}) AS task_paths
+  FROM (SELECT y.*, ${TOOL_OF_TASK("y")} AS tool FROM ${WR} y
+    WHERE cp.parent_checkpoint_id IS NOT NULL AND y.thread_id = cp.thread_id AND y.checkpoint_ns = cp.checkpoint_ns
+      AND y.checkpoint_id = cp.parent_checkpoint_id) y
+  WHERE y.channel NOT IN (${SPECIAL_LIST})
 ) pw ON true
 ORDER BY cp.checkpoint_id DESC`;
 
@@ -116,11 +136,13 @@ const UPDATE_PREFIX = `~${INTERRUPT}, `;
 
 /**
  * The node a task path names: `"~__pregel_pull, check_policy"` → `"check_policy"`. Null for writes that no node
- * made: the empty path (the caller's input, Command resume/update values) and `updateState`'s pseudo-task. Other
- * paths (pushed tasks, whose node is not part of the path) come back as they are.
+ * made: the empty path (the caller's input, Command resume/update values) and `updateState`'s pseudo-task. A pushed
+ * task that ran a tool (`~tool, <name>`, from the history's own query) is named by its tool. Other paths (pushed
+ * tasks whose node is not part of the path) come back as they are.
  */
 export function nodeFromTaskPath(taskPath: string): string | null {
   if (taskPath === "" || taskPath.startsWith(UPDATE_PREFIX)) return null;
+  if (taskPath.startsWith(TOOL_PREFIX)) return taskPath.slice(TOOL_PREFIX.length);
   return taskPath.startsWith(PULL_PREFIX) ? taskPath.slice(PULL_PREFIX.length) : taskPath;
 }
 

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
+import { Command } from "@langchain/langgraph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { orderSupportAgent } from "@/lib/agents/order-support/agent";
 import { buildOrderSupportGraph } from "@/lib/agents/order-support/graph";
 import { orderSupportTools } from "@/lib/agents/order-support/tools";
+import { listCheckpointHistory } from "@/lib/checkpoint/history";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { validateAnswer } from "@/lib/contract/questions";
 import { seedDemoOrders } from "@/lib/shop/demo-orders";
@@ -44,7 +46,18 @@ describe.each<Backend>(["pglite"])("a tool reviewed with `true` on %s", (kind) =
     const [raised] = (await graph.getState(config)).tasks.flatMap((t) => t.interrupts ?? []);
     const parsed = orderSupportAgent.interrupts.parse(raised?.value);
     if (!parsed.ok) throw new Error(parsed.error);
-    return { raw: raised?.value as { reviewConfigs: Record<string, unknown>[] }, payload: parsed.payload };
+    return {
+      raw: raised?.value as { reviewConfigs: Record<string, unknown>[] },
+      payload: parsed.payload,
+      /** Approve the reviewed call and run the thread to its end. */
+      async approve() {
+        const resume = new Command({ resume: { [raised!.id!]: { decisions: [{ type: "approve" }] } } });
+        for await (const _ of await graph.stream(resume, config)) {
+          // to the end
+        }
+        return config.configurable.thread_id;
+      },
+    };
   }
 
   it("carries the tool's own argument schema, so the edit form is generated and edits are checked", async () => {
@@ -68,6 +81,16 @@ describe.each<Backend>(["pglite"])("a tool reviewed with `true` on %s", (kind) =
     });
     expect(edited.ok).toBe(false);
     expect(JSON.stringify(edited)).toContain("amountCents");
+  });
+
+  it("the history names the tool's step by its tool, not by LangGraph's push path", async () => {
+    const tools = orderSupportTools(backend.database.db);
+    const asked = await askedWith(reviewToolCalls({ issue_store_credit: true }, { tools }));
+    const threadId = await asked.approve();
+    const page = await listCheckpointHistory({ sql: backend.database.checkpointSql, threadId });
+    const names = page.entries.flatMap((e) => [...e.writtenBy, ...e.writes.map((w) => w.node)]);
+    expect(names).toContain("issue_store_credit");
+    expect(names.filter((n) => n.includes("__pregel_push"))).toEqual([]);
   });
 
   it("without the tools it is as LangChain leaves it: no schema (the reviewer would edit raw JSON)", async () => {

@@ -78,6 +78,8 @@ describe("nodeFromTaskPath", () => {
     expect(nodeFromTaskPath("")).toBeNull();
     expect(nodeFromTaskPath("~__interrupt__, 0000000000")).toBeNull();
     expect(nodeFromTaskPath("~__pregel_push, 0000000001")).toBe("~__pregel_push, 0000000001");
+    // A pushed task the history query found a tool for is named by the tool.
+    expect(nodeFromTaskPath("~tool, issue_store_credit")).toBe("issue_store_credit");
   });
 });
 
