@@ -153,8 +153,9 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
       "resolver_role",
       "resume_run_id",
       "expiry_answer",
+      "asked_in_build",
     ],
-    why: "the ledger: ids, the question kind, statuses, who decided (staff) and the SLA's configured answer",
+    why: "the ledger: ids, the question kind, statuses, who decided (staff), the SLA's configured answer and the build that asked",
   },
   "public.events": { columns: ["thread_id", "run_id", "type"], why: "ids and the event type" },
   "public.effects": {
@@ -269,6 +270,10 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
     why: "staff configuration",
   },
   "public.queue_samples": { columns: ["pending_by_action"], why: "counts" },
+  "public.deploy_shadow_reports": {
+    columns: ["id", "candidate", "baseline", "summary", "threads"],
+    why: "a deploy shadow's verdicts: build directories, counts, thread ids, amounts and digests (an effect's words are kept only as a digest)",
+  },
   "public.scheduled_jobs": {
     columns: ["name", "lease_holder", "last_holder", "last_error", "last_report"],
     why: "server jobs and their counts",
