@@ -277,7 +277,7 @@ function RetentionPanel({ retention }: { retention: OperationsView["retention"] 
               : "Not run yet"}
         </dd>
         <dt className="text-slate-700">It removed</dt>
-        <dd data-testid="retention-removed">{removed ?? "–"}</dd>
+        <dd data-testid="retention-removed">{removed ?? "—"}</dd>
         <dt className="text-slate-700">Runs so far</dt>
         <dd className="tabular-nums">{retention.runs}</dd>
       </dl>

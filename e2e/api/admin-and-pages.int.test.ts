@@ -12,6 +12,17 @@ describe("admin invariants, redirects after sign-in and CSP", () => {
   const ctx = useTestServer("adminpages");
   const url = ctx.url;
 
+  it("has an icon: every page links it, and it is served to anyone (no 404 in a browser's console)", async () => {
+    for (const path of ["/sign-in", "/"]) {
+      const page = await authedFetch(url(path), {}, "viewer");
+      expect(await page.text()).toMatch(/<link rel="icon" href="\/icon\.svg[^"]*"[^>]*type="image\/svg\+xml"/);
+    }
+    const icon = await fetch(url("/icon.svg"));
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toContain("image/svg+xml");
+    expect(await icon.text()).toContain("<svg");
+  });
+
   it("follows only same-origin paths after sign-in", async () => {
     const { cookie } = (await authHeaders(ctx.server!.url, "viewer")) as { cookie: string };
     const landing = async (next: string) => {

@@ -137,10 +137,24 @@ describe("refund runs over HTTP with HttpAgent", () => {
         answer(email.interrupts[0]!, { choice: "send_edited", subject: "Your refund", body: "Edited body." }),
       ],
     });
-    const [refund] = await prepared.sql.rows<{ method: string }>(
-      "SELECT method FROM refunds WHERE order_id = 'ORD-1004'",
+    const [refund] = await prepared.sql.rows<{ method: string; amount_cents: number }>(
+      "SELECT method, amount_cents FROM refunds WHERE order_id = 'ORD-1004'",
     );
     expect(refund?.method).toBe("store_credit");
+    // The inbox shows the method question's money (it asks how the approved amount goes back), not the email's.
+    const amounts = await prepared.sql.rows<{
+      interrupt_id: string;
+      amount_cents: number | null;
+      currency: string;
+    }>("SELECT interrupt_id, amount_cents, currency FROM decisions WHERE interrupt_id = ANY($1)", [
+      [method.interrupts[0]!.id, email.interrupts[0]!.id],
+    ]);
+    const amountOf = (id: string) => amounts.find((a) => a.interrupt_id === id);
+    expect(amountOf(method.interrupts[0]!.id)).toMatchObject({
+      amount_cents: refund?.amount_cents,
+      currency: "EUR",
+    });
+    expect(amountOf(email.interrupts[0]!.id)?.amount_cents).toBeNull();
     const [mail] = await prepared.sql.rows<{ body: string }>("SELECT body FROM outbox WHERE thread_id = $1", [
       threadId,
     ]);

@@ -44,8 +44,21 @@ export const refundAgent: AgentDefinition<InterruptPayload> = {
   personalData: ["customerMessage"],
   actsOnIt: refundActsOnIt,
   context(values) {
-    const order = values.order as { id?: unknown; customerName?: unknown } | null | undefined;
+    const order = values.order as
+      | { id?: unknown; customerName?: unknown; currency?: unknown }
+      | null
+      | undefined;
+    const decision = values.decision as { decision?: unknown; amountCents?: unknown } | null | undefined;
+    // Approved and not yet recorded: the question now (how the customer gets it back) is about that amount.
+    const approved =
+      decision && decision.decision !== "reject" && !values.refund && typeof decision.amountCents === "number"
+        ? decision.amountCents
+        : null;
     return {
+      amount:
+        approved !== null && typeof order?.currency === "string"
+          ? { amountCents: approved, currency: order.currency }
+          : null,
       orderId:
         typeof order?.id === "string"
           ? order.id

@@ -148,7 +148,15 @@ export interface AgentDefinition<P = unknown> {
    */
   systemMayAct?: readonly string[];
   /** What a thread is about, read from its state (for the inbox when a payload does not say). */
-  context(values: Record<string, unknown>): { orderId: string | null; customerName: string | null };
+  context(values: Record<string, unknown>): {
+    orderId: string | null;
+    customerName: string | null;
+    /**
+     * The money the thread's open question is about when its payload does not say it (a refund's method question,
+     * "how should Ann get €120.00 back?"): the inbox's amount. Omitted when no money is at stake there.
+     */
+    amount?: { amountCents: number; currency: string } | null;
+  };
   /** Extra `configurable` keys for a run (e.g. chaos delays). */
   configurable?: Record<string, unknown>;
   /**

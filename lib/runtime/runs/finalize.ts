@@ -20,7 +20,11 @@ export interface RunEnding {
   /** Interrupts pending at the thread's head after the run, read by the thread's agent (action, inbox summary). */
   interrupts: { id: string; value: unknown; action: string; summary: DecisionSummary }[];
   /** What the thread is about, for the inbox when a payload does not say (e.g. a confirm_email has no order). */
-  context?: { orderId?: string | null; customerName?: string | null };
+  context?: {
+    orderId?: string | null;
+    customerName?: string | null;
+    amount?: { amountCents: number; currency: string } | null;
+  };
   checkpointId: string | null;
   error?: { code: string; message: string };
   /** The run's last events (snapshots and RUN_FINISHED / RUN_ERROR), already numbered. */
@@ -89,11 +93,13 @@ export async function finalizeRun({
   return { inputWaiting };
 }
 
-/** Fill the inbox summary's order and customer from the thread when the payload itself does not name them. */
+/** Fill the inbox summary's order, customer and amount from the thread when the payload itself does not name them. */
 function withContext(summary: DecisionSummary, context: RunEnding["context"]): DecisionSummary {
+  const amount = summary.amountCents === null || summary.amountCents === undefined ? context?.amount : null;
   return {
     ...summary,
     orderId: summary.orderId ?? context?.orderId ?? null,
     customerName: summary.customerName ?? context?.customerName ?? null,
+    ...(amount ? { amountCents: amount.amountCents, currency: amount.currency } : {}),
   };
 }
