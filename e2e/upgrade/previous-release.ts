@@ -55,9 +55,20 @@ export function buildPreviousRelease(log: (line: string) => void = console.log):
     readFileSync(join(dir, MARKER), "utf8").trim() === commit;
   if (reuse && built(reuse)) return { commit, dir: reuse, buildSeconds: 0, remove: () => {} };
 
-  // A shallow or partial clone may not have it: say so, rather than letting `git archive` fail obscurely.
-  const present = spawnSync("git", ["cat-file", "-e", `${commit}^{commit}`], { cwd: ROOT });
-  if (present.status !== 0) {
+  // A shallow or partial clone may not have it: fetch it from where the clone came from, and if that fails too, say
+  // so, rather than letting `git archive` fail obscurely.
+  const has = () => spawnSync("git", ["cat-file", "-e", `${commit}^{commit}`], { cwd: ROOT }).status === 0;
+  if (!has()) {
+    log(`[skew] ${commit.slice(0, 7)} is not in this clone: fetching it from origin…`);
+    spawnSync("git", ["fetch", "--quiet", "origin", commit], {
+      cwd: ROOT,
+      stdio: "ignore",
+      timeout: 120_000,
+    });
+    if (!has())
+      spawnSync("git", ["fetch", "--quiet", "--unshallow"], { cwd: ROOT, stdio: "ignore", timeout: 300_000 });
+  }
+  if (!has()) {
     throw new Error(
       `previous release ${commit} (pinned in e2e/upgrade/previous-release.json) is not in this clone's object ` +
         "database: fetch it (a shallow clone: `git fetch --unshallow`) or move the pin to a commit you have",
