@@ -15,7 +15,9 @@ describe("admin invariants, redirects after sign-in and CSP", () => {
   it("has an icon: every page links it, and it is served to anyone (no 404 in a browser's console)", async () => {
     for (const path of ["/sign-in", "/"]) {
       const page = await authedFetch(url(path), {}, "viewer");
-      expect(await page.text()).toMatch(/<link rel="icon" href="\/icon\.svg[^"]*"[^>]*type="image\/svg\+xml"/);
+      expect(await page.text()).toMatch(
+        /<link rel="icon" href="\/icon\.svg[^"]*"[^>]*type="image\/svg\+xml"/,
+      );
     }
     const icon = await fetch(url("/icon.svg"));
     expect(icon.status).toBe(200);
