@@ -85,15 +85,16 @@ export function buildPreviousRelease(log: (line: string) => void = console.log):
   });
   execFileSync("tar", ["-x", "-C", dir], { input: archive });
 
-  // Same lock file: this checkout's node_modules is exactly what `npm ci` would install there, so hard-link it (a
-  // copy of the tree costs no disk; Turbopack refuses a symlinked node_modules). Otherwise install its own.
-  const sameLock =
-    readFileSync(join(ROOT, "package-lock.json"), "utf8") ===
-    readFileSync(join(dir, "package-lock.json"), "utf8");
+  // Every package the previous release pins is installed here at that version (the same lock, or this one only adds
+  // packages): this checkout's node_modules serves it as `npm ci` would, so hard-link it (a copy of the tree costs no
+  // disk; Turbopack refuses a symlinked node_modules). Otherwise install its own.
+  const sameLock = lockServes(join(ROOT, "package-lock.json"), join(dir, "package-lock.json"));
   if (sameLock) {
     execFileSync("cp", ["-al", join(ROOT, "node_modules"), join(dir, "node_modules")]);
   } else {
-    log(`[previous] ${commit.slice(0, 7)} has another package-lock.json: npm ci…`);
+    log(
+      `[previous] ${commit.slice(0, 7)} pins packages this checkout does not have at its versions: npm ci…`,
+    );
     const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], {
       cwd: dir,
       encoding: "utf8",
@@ -130,4 +131,12 @@ export function buildPreviousRelease(log: (line: string) => void = console.log):
       if (!reuse) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether the packages installed by `here` (a lock file) include every package `wanted` pins, at the same version. */
+function lockServes(here: string, wanted: string): boolean {
+  type Lock = { packages?: Record<string, { version?: string }> };
+  const have = (JSON.parse(readFileSync(here, "utf8")) as Lock).packages ?? {};
+  const want = (JSON.parse(readFileSync(wanted, "utf8")) as Lock).packages ?? {};
+  return Object.entries(want).every(([path, pkg]) => path === "" || have[path]?.version === pkg.version);
 }
