@@ -18,9 +18,9 @@ export function ShadowPanel({ report }: { report: ShadowReportView | null }) {
       </h2>
       {!report ? (
         <p className="text-sm text-slate-700">
-          No shadow run yet. Before switching to a new build, run{" "}
-          <code>npm run deploy:shadow -- --baseline &lt;the serving build&gt;</code> from it: it replays the
-          threads waiting for a person on both builds, writing nothing, and says what would differ.
+          No shadow run yet. Before switching to a new build, run the deploy shadow from it (the README&apos;s
+          &ldquo;Shadow the deploy before switching&rdquo;): it continues the threads waiting for a person on
+          both builds, writing nothing, and says what would differ.
         </p>
       ) : (
         <>
@@ -65,7 +65,10 @@ export function ShadowPanel({ report }: { report: ShadowReportView | null }) {
                     </td>
                     <td className="py-1 pr-3">{t.versions}</td>
                     <td className="py-1 pr-3">{t.verdict}</td>
-                    <td className="py-1">{t.details.join("; ") || "—"}</td>
+                    <td className="py-1" data-raw>
+                      {/* The shadow's own findings (an error's code among them): data for the admin, as reported. */}
+                      {t.details.join("; ") || "—"}
+                    </td>
                   </tr>
                 ))}
               </tbody>
