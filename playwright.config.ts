@@ -13,6 +13,9 @@ const outputDir = process.env.PW_OUTPUT_DIR ?? "test-results/e2e";
 process.env.E2E_AUTH_DIR ??= resolve(outputDir, ".auth");
 process.env.BETTER_AUTH_SECRET ??= randomBytes(32).toString("hex");
 process.env.ADMIN_EMAIL ??= "admin@e2e.local";
+// The data keys personal data is sealed under (the server refuses to start on Postgres without them).
+process.env.DATA_MASTER_KEY ??= `e2e:${randomBytes(32).toString("base64")}`;
+process.env.DATA_INDEX_KEY ??= randomBytes(32).toString("base64");
 process.env.ADMIN_PASSWORD ??= `e2e-${randomBytes(16).toString("hex")}`;
 const authEnv = {
   BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET,

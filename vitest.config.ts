@@ -13,6 +13,9 @@ const shared = {
 
 // One receipt key for the whole run: test files, the servers they start and the commands they run sign and verify alike.
 process.env.RECEIPT_KEYS ??= `test:${randomBytes(24).toString("hex")}`;
+// One master key and one index key for the whole run too: test files and their servers seal and open alike.
+process.env.DATA_MASTER_KEY ??= `test:${randomBytes(32).toString("base64")}`;
+process.env.DATA_INDEX_KEY ??= randomBytes(32).toString("base64");
 
 export default defineConfig({
   resolve: { alias: { "server-only": `${root}node_modules/server-only/empty.js`, "@": root } },

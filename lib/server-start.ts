@@ -5,6 +5,7 @@ import { type AppDb, type Database, getDatabase } from "@/lib/db/client";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { countOpenThreadsOn } from "@/lib/db/queries/threads";
 import { startDispatcher } from "@/lib/delivery/dispatcher";
+import { dataKeys } from "@/lib/platform/data-keys";
 import { env } from "@/lib/platform/env";
 import { instanceId, instanceLabels } from "@/lib/platform/instance";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
@@ -36,6 +37,7 @@ import { seedDemoOrders } from "@/lib/shop/demo-orders";
  */
 export async function startServer(): Promise<void> {
   refuseImpliedSimulators();
+  refuseMissingDataKeys();
   refuseUnknownMultitaskAgents();
   installShutdownHandlers();
   // Before anything can claim a run: a version whose graph is not what it declares never runs here.
@@ -73,6 +75,16 @@ function refuseImpliedSimulators(): void {
   if (missing.length === 0) return;
   logger().fatal({ code: "unavailable:configuration", missing }, `start: refused — ${missing.join("; ")}`);
   process.exit(78);
+}
+
+/** Personal data is kept under keys: a deployment without a master key (or a malformed one) does not start. */
+function refuseMissingDataKeys(): void {
+  try {
+    logger().info({ source: dataKeys().source }, "data keys: personal data is sealed under per-subject keys");
+  } catch (error) {
+    logger().fatal({ code: "unavailable:configuration" }, `start: refused — ${(error as Error).message}`);
+    process.exit(78);
+  }
 }
 
 /**

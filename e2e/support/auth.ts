@@ -13,10 +13,17 @@ export const TEST_SECRET = randomBytes(32).toString("hex");
 export const ADMIN_EMAIL = "admin@test.local";
 export const emailOf = (role: Exclude<Who, "intake">) => `${role}@test.local`;
 
+// The data keys (lib/platform/data-keys.ts) every test server and this process share (vitest.config.ts sets them for a
+// vitest run; a harness run by tsx gets its own here).
+process.env.DATA_MASTER_KEY ??= `test:${randomBytes(32).toString("base64")}`;
+process.env.DATA_INDEX_KEY ??= randomBytes(32).toString("base64");
+
 /** Environment every test server starts with (a test may override any of it). */
 export function authEnv(): Record<string, string> {
   return {
     BETTER_AUTH_SECRET: TEST_SECRET,
+    DATA_MASTER_KEY: process.env.DATA_MASTER_KEY ?? "",
+    DATA_INDEX_KEY: process.env.DATA_INDEX_KEY ?? "",
     ADMIN_EMAIL,
     ADMIN_PASSWORD: TEST_PASSWORD,
     // Suites sign in many times from one address; the rate-limit tests set their own limits.

@@ -14,7 +14,9 @@ import {
   TASKS,
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
+import { AppError } from "@/lib/contract/errors";
 import type { SqlClient } from "@/lib/db/sql-client";
+import { openValue, SEALED, sealValue, type ThreadKey, threadKey } from "@/lib/db/vault";
 import { readAddress, requireThread } from "./config";
 import { fromJsonbText, jsonbSafe, toJsonbText } from "./json-text";
 import { noteRunCheckpoint, noteRunWrites, seedRunHead, takeRunHead } from "./run-head";
@@ -40,6 +42,9 @@ const decoder = new TextDecoder();
  *   every write that arrives while an earlier one is on the wire (group commit, `write-batch.ts`);
  * - the task path is stored and pending writes come back ordered by (task_path, task_id, idx);
  * - NUL characters in metadata round-trip instead of being stripped;
+ * - the values and writes of a thread with a data subject are sealed under the subject's key (lib/db/vault.ts): the
+ *   tables hold `sealed:<type>` and ciphertext, never the agent's state in clear; once the key is destroyed (erasure)
+ *   they read as absent;
  * - no `setup()`: the tables come from the Drizzle migrations.
  */
 export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
@@ -143,11 +148,12 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
   ): Promise<RunnableConfig> {
     const { threadId, checkpointNs, checkpointId: parentId } = requireThread("put", config);
     const values = checkpoint.channel_values as Record<string, unknown>;
+    const key = await this.sealingKey(threadId);
     const blobs = await Promise.all(
       Object.entries(newVersions).map(async ([channel, version]) => {
         if (!(channel in values)) return { channel, version: String(version), type: "empty", value: null };
         const [type, value] = await this.serde.dumpsTyped(values[channel]);
-        return { channel, version: String(version), type, value };
+        return { channel, version: String(version), ...sealed(key, threadId, type, value) };
       }),
     );
     const { channel_values: _values, ...rest } = checkpoint;
@@ -189,10 +195,11 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       );
     }
     if (writes.length === 0) return;
+    const key = await this.sealingKey(threadId);
     const serialized = await Promise.all(
       writes.map(async ([channel, value], i) => {
         const [type, bytes] = await this.serde.dumpsTyped(value);
-        return { idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: bytes };
+        return { idx: WRITES_IDX_MAP[channel] ?? i, channel, ...sealed(key, threadId, type, bytes) };
       }),
     );
     const item: WritesPut = {
@@ -238,6 +245,37 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     return nextChannelVersion(current) as unknown as number;
   }
 
+  /** The key `threadId`'s values are sealed with (null: the thread has no subject). An erased subject's is refused. */
+  private async sealingKey(threadId: string): Promise<Buffer | null> {
+    const key = await threadKey(this.sql, threadId);
+    if (key === null) return null;
+    if ("erased" in key) {
+      throw new AppError(
+        "conflict:subject_erased",
+        "This thread's customer was erased: nothing more is written to its state.",
+      );
+    }
+    return key.key;
+  }
+
+  /**
+   * The serializer's value of a stored one: opened first when sealed; `ERASED` when it was sealed under a destroyed
+   * key (the caller leaves it out).
+   */
+  private async load(
+    threadId: string,
+    type: string,
+    blob: Uint8Array | string,
+    keys: KeyMemo,
+  ): Promise<unknown> {
+    if (!type.startsWith(SEALED)) return this.serde.loadsTyped(type, blob);
+    keys.key ??= threadKey(this.sql, threadId);
+    const key = await keys.key;
+    if (key === null || "erased" in key) return ERASED;
+    const bytes = openValue(key.key, threadId, typeof blob === "string" ? Buffer.from(blob, "utf8") : blob);
+    return this.serde.loadsTyped(type.slice(SEALED.length), bytes);
+  }
+
   private async dumpMetadata(metadata: CheckpointMetadata): Promise<string> {
     // Through the serializer, so LangChain objects in metadata are written in their revivable form.
     const [, bytes] = await this.serde.dumpsTyped(metadata);
@@ -248,12 +286,14 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     const stored = JSON.parse(fromJsonbText(row.checkpoint)) as Omit<Checkpoint, "channel_values">;
     const channelValues: Record<string, unknown> = {};
     const blobChannels = row.blob_channels ?? [];
+    const keys: KeyMemo = {};
     await Promise.all(
       blobChannels.map(async (channel, i) => {
         const type = row.blob_types?.[i];
         const blob = row.blob_values?.[i];
         if (type === undefined || type === "empty" || blob === null || blob === undefined) return;
-        channelValues[channel] = await this.serde.loadsTyped(type, blob);
+        const value = await this.load(row.thread_id, type, blob, keys);
+        if (value !== ERASED) channelValues[channel] = value;
       }),
     );
     const checkpoint: Checkpoint = {
@@ -265,15 +305,19 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     if (checkpoint.v < 4 && row.parent_checkpoint_id !== null)
       await this.migratePendingSends(checkpoint, row);
 
-    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
-      (row.write_task_ids ?? []).map(async (taskId, i): Promise<CheckpointPendingWrite> => {
-        const value = await this.serde.loadsTyped(
-          row.write_types?.[i] ?? "json",
-          row.write_values?.[i] ?? "",
-        );
-        return [taskId, row.write_channels?.[i] ?? "", value];
-      }),
-    );
+    const pendingWrites: CheckpointPendingWrite[] = (
+      await Promise.all(
+        (row.write_task_ids ?? []).map(async (taskId, i): Promise<CheckpointPendingWrite | null> => {
+          const value = await this.load(
+            row.thread_id,
+            row.write_types?.[i] ?? "json",
+            row.write_values?.[i] ?? "",
+            keys,
+          );
+          return value === ERASED ? null : [taskId, row.write_channels?.[i] ?? "", value];
+        }),
+      )
+    ).filter((w): w is CheckpointPendingWrite => w !== null);
     const address = { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns };
     return {
       config: { configurable: { ...address, checkpoint_id: row.checkpoint_id } },
@@ -293,14 +337,35 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
   private async migratePendingSends(checkpoint: Checkpoint, row: TupleRow): Promise<void> {
     const sends = row.send_values;
     if (!sends || sends.length === 0) return;
-    const values = await Promise.all(
-      sends.map((blob, i) => this.serde.loadsTyped(row.send_types?.[i] ?? "json", blob)),
-    );
+    const keys: KeyMemo = {};
+    const values = (
+      await Promise.all(
+        sends.map((blob, i) => this.load(row.thread_id, row.send_types?.[i] ?? "json", blob, keys)),
+      )
+    ).filter((v) => v !== ERASED);
     (checkpoint.channel_values as Record<string, unknown>)[TASKS] = values;
     const versions = Object.values(checkpoint.channel_versions);
     checkpoint.channel_versions[TASKS] =
       versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
+}
+
+/** A value sealed under a destroyed key. */
+const ERASED = Symbol("erased");
+
+/** One thread's key, looked up once per tuple read. */
+interface KeyMemo {
+  key?: Promise<ThreadKey>;
+}
+
+/** A serialized value as stored: sealed (`sealed:<type>`, ciphertext) under `key`, or as it is without one. */
+function sealed(
+  key: Buffer | null,
+  threadId: string,
+  type: string,
+  value: Uint8Array,
+): { type: string; value: Uint8Array } {
+  return key ? { type: `${SEALED}${type}`, value: sealValue(key, threadId, value) } : { type, value };
 }
 
 /** The run whose root-namespace writes these are, when it defers them (its head is kept: run-head.ts). */

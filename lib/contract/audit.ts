@@ -29,5 +29,6 @@ export const AUDIT_ACTIONS = [
   "run_cancel",
   "input_queued",
   "team_changed",
+  "keys_rotated",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -174,6 +174,23 @@ export const envShape = {
    * signs, all verify — rotate by putting a new key first. Unset: one key derived from the session secret.
    */
   RECEIPT_KEYS: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(34).optional()),
+  /**
+   * The master key that wraps every data subject's key (lib/platform/data-keys.ts): `id:key`, the key 32 random bytes
+   * in base64 (`openssl rand -base64 32`). Required with DATABASE_URL in production (or DATA_KEYS_FILE, or
+   * KEY_SERVICE_URL); the embedded database keeps one of its own beside its data directory.
+   */
+  DATA_MASTER_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(40).optional()),
+  /** Master keys being retired (`id:key,id:key`): they still unwrap, never wrap; `npm run keys:rotate` moves off them. */
+  DATA_MASTER_KEYS_RETIRED: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(40).optional()),
+  /** The key of the blind indexes (subject ids, search): 32 random bytes in base64. Never rotated (it names subjects). */
+  DATA_INDEX_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(40).optional()),
+  /** A file holding both keys (`master=id:key` and `index=key` lines, 0600): instead of the two settings above. */
+  DATA_KEYS_FILE: z.preprocess((v) => (v === "" ? undefined : v), z.string().trim().min(1).optional()),
+  /**
+   * A key service that wraps and unwraps data keys (a KMS behind a small HTTP contract, see README): when set, the
+   * master key never enters this process. DATA_INDEX_KEY (or DATA_KEYS_FILE) still gives the index key.
+   */
+  KEY_SERVICE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
   /** The first admin, created at start when no admin exists yet (the password is hashed; nothing is logged). */
   ADMIN_EMAIL: z.preprocess((v) => (v === "" ? undefined : v), z.string().trim().email().optional()),
   ADMIN_PASSWORD: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(12).max(128).optional()),

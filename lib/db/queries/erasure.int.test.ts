@@ -13,7 +13,7 @@ it("every column that can hold text is declared personal or not personal, and ev
       `SELECT c.table_schema || '.' || c.table_name || '.' || c.column_name AS name
        FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-       WHERE t.table_type = 'BASE TABLE' AND c.table_schema IN ('public', 'checkpoint')
+       WHERE t.table_type = 'BASE TABLE' AND c.table_schema IN ('public', 'checkpoint', 'vault')
          AND c.data_type IN ('text', 'character varying', 'jsonb', 'json', 'bytea', 'tsvector', 'ARRAY')
          AND c.table_name NOT LIKE '\\_\\_drizzle%'
        ORDER BY 1`,

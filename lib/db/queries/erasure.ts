@@ -152,14 +152,18 @@ export async function listSubjectThreads({
   db,
   email,
   orderIds,
+  subjectId,
 }: {
   db: Queryable;
   email: string;
   orderIds: string[];
+  /** The customer's subject id (lib/db/vault.ts): threads filed under it. */
+  subjectId: string;
 }): Promise<string[]> {
   const orders = sql`${sql.param(orderIds)}::text[]`;
   const rows = rowsOf<{ id: string }>(
     await db.execute(sql`SELECT id FROM threads WHERE customer_order = ANY(${orders})
+      UNION SELECT id FROM threads WHERE subject_id = ${subjectId}
       UNION SELECT thread_id FROM decisions d WHERE order_id = ANY(${orders})
         AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = d.thread_id)
       UNION SELECT thread_id FROM refunds r WHERE order_id = ANY(${orders})
@@ -204,4 +208,24 @@ export async function listActiveThreads({
       WHERE thread_id = ANY(${sql.param(threadIds)}::text[]) AND status IN ('queued', 'running') ORDER BY 1`),
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * The subject ids whose keys an erasure of the customer `subjectId` destroys: theirs, and the own subject (`t_<id>`)
+ * of each of their threads that has one. Never another customer's.
+ */
+export async function listErasableSubjects({
+  db,
+  subjectId,
+  threadIds,
+}: {
+  db: Queryable;
+  subjectId: string;
+  threadIds: string[];
+}): Promise<string[]> {
+  const rows = rowsOf<{ subject_id: string }>(
+    await db.execute(sql`SELECT DISTINCT subject_id FROM threads
+      WHERE id = ANY(${sql.param(threadIds)}::text[]) AND subject_id = 't_' || id`),
+  );
+  return [...new Set([subjectId, ...rows.map((r) => r.subject_id)])].sort();
 }

@@ -112,8 +112,9 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
       "started_by",
       "last_edited_by",
       "search_tsv",
+      "subject_id",
     ],
-    why: "ids, the agent, order numbers, the status, staff principals; the search vector is generated from the text",
+    why: "ids, the agent, order numbers, the status, staff principals, the opaque subject id (a keyed blind index); the search vector is generated from the text",
   },
   "public.runs": {
     columns: [
@@ -294,6 +295,11 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
     columns: ["thread_id", "checkpoint_ns", "channel", "version", "type"],
     why: "the saver's keys",
   },
+  "vault.subject_keys": {
+    columns: ["subject_id", "master_key_id", "wrapped"],
+    why: "the subjects' keys, wrapped by the master key: erasure deletes the subject's row",
+  },
+  "vault.erased_subjects": { columns: ["subject_id", "erasure_id"], why: "opaque subject ids" },
   "checkpoint.checkpoint_writes": {
     columns: ["thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "task_path", "channel", "type"],
     why: "the saver's keys",

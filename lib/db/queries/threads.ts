@@ -4,8 +4,13 @@ import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { isPlausibleId } from "@/lib/contract/params";
 import { decisions, type Thread, threads } from "../schema";
 import { type Alongside, type Queryable, withAlongside } from "../tx";
+import { customerSubjectId, ensureSubjectKey, threadSubjectId } from "../vault";
 
-/** Create a thread for a customer ticket. */
+/**
+ * Create a thread for a customer ticket, under a data subject (lib/db/vault.ts): the customer whose email
+ * `subjectEmail` is (the ticket's order's), or a subject of the thread's own. The subject's key is made first (a key
+ * service that fails answers 503 and nothing is written); from the thread's first checkpoint, its state is sealed.
+ */
 export async function createThread({
   db,
   title,
@@ -17,6 +22,7 @@ export async function createThread({
   agentVersion = "1",
   id = randomUUID(),
   alongside = [],
+  subjectEmail = null,
 }: {
   db: Queryable;
   /** The thread's id (a new UUID when not given: give it to name the thread in `alongside` writes). */
@@ -34,7 +40,11 @@ export async function createThread({
   ticket?: Record<string, unknown> | null;
   /** The principal who filed it (a user id, `key:<id>`, `system:<name>`). */
   createdBy?: string | null;
+  /** The email of the customer the thread is about (its order's), when known. */
+  subjectEmail?: string | null;
 }): Promise<Thread> {
+  const subjectId = subjectEmail ? customerSubjectId(subjectEmail) : threadSubjectId(id);
+  await ensureSubjectKey(db, subjectId);
   const [row] = await withAlongside(db, alongside)
     .insert(threads)
     .values({
@@ -46,6 +56,7 @@ export async function createThread({
       orderRef,
       ticket,
       createdBy: createdBy ?? null,
+      subjectId,
     })
     .returning();
   if (!row) throw new Error("createThread: insert returned no row");

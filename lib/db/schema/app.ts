@@ -58,6 +58,12 @@ export const threads = pgTable(
     contextOrder: text("context_order"),
     /** The order the thread is about, as filed or as found: what search and the customer of a hit go by. */
     customerOrder: text("customer_order").generatedAlwaysAs(sql`coalesce(order_ref, context_order)`),
+    /**
+     * The data subject whose key seals the thread's personal data (its checkpoints and writes): the customer of the
+     * ticket's order (a blind index of their email), or `t_<id>`, a subject of the thread's own when the ticket named
+     * no known order. Null: a thread filed before personal data was kept under keys (plaintext until migrated).
+     */
+    subjectId: text("subject_id"),
     status: text("status", { enum: THREAD_STATUSES }).notNull().default("idle"),
     lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
     /** Retention compacted the event log up to this seq (finished runs only): a reconnect from before it gets a
@@ -72,6 +78,8 @@ export const threads = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    // Erasure finds a subject's threads by their subject.
+    index("threads_subject_idx").on(t.subjectId),
     // The console lists threads newest first, optionally by status (`listInbox` for non-pending statuses).
     index("threads_updated_idx").on(t.updatedAt, t.id),
     index("threads_status_updated_idx").on(t.status, t.updatedAt, t.id),

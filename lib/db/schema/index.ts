@@ -5,3 +5,4 @@ export * from "./instances";
 export * from "./operations";
 export * from "./queue";
 export * from "./teams";
+export * from "./vault";

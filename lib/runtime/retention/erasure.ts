@@ -8,6 +8,7 @@ import { eraseAuditRows, findErasure, listAuditOfThreads } from "@/lib/db/querie
 import {
   findCustomerOrders,
   listActiveThreads,
+  listErasableSubjects,
   listOrphanThreadsNaming,
   listSubjectRows,
   listSubjectThreads,
@@ -20,6 +21,7 @@ import {
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
 import type { Tx } from "@/lib/db/tx";
+import { customerSubjectId, destroySubjectKeys, SEALED } from "@/lib/db/vault";
 import { env } from "@/lib/platform/env";
 import { accountIdOf } from "@/lib/shop/accounts";
 import { agentOfThread } from "../agents/registry";
@@ -53,6 +55,8 @@ export interface ErasureReport {
   customerRef: string;
   namesErased: number;
   threads: number;
+  /** The subject's data keys destroyed (theirs and their threads' own): what they sealed is unreadable. */
+  keysDestroyed: number;
   /** Rows changed per `table.column`. */
   rows: Record<string, number>;
   auditRows: number;
@@ -136,6 +140,7 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
       customerRef,
       namesErased: 0,
       threads: 0,
+      keysDestroyed: 0,
       rows: {},
       auditRows: 0,
       archiveLines: 0,
@@ -148,7 +153,8 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
     { text: address, replacement: ERASED_EMAIL },
     ...allNames.map((text) => ({ text, replacement: ERASED_NAME })),
   ]);
-  const threadIds = await subjectThreads(db, address, orderIds, nameRedactor);
+  const subjectId = customerSubjectId(address);
+  const threadIds = await subjectThreads(db, address, subjectId, orderIds, nameRedactor);
   const active = await listActiveThreads({ db, threadIds });
   if (active.length > 0) {
     throw new AppError(
@@ -177,6 +183,7 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
     .transaction(async (tx) => {
       report = await eraseRows(tx, {
         keys,
+        subjectId,
         redactor,
         actor,
         customerRef,
@@ -204,6 +211,7 @@ async function eraseRows(
   tx: Tx,
   {
     keys,
+    subjectId,
     redactor,
     actor,
     customerRef,
@@ -211,6 +219,7 @@ async function eraseRows(
     values,
   }: {
     keys: SubjectKeys;
+    subjectId: string;
     redactor: Redactor;
     actor: ErasureRequest["actor"];
     customerRef: string;
@@ -246,7 +255,11 @@ async function eraseRows(
     actor,
     detail: { customerRef, namesErased: names, valuesErased: values, threads: keys.threadIds.length, rows },
   });
+  // What is sealed under the subject's keys (their threads' checkpoints and writes) is erased by destroying them.
+  const subjects = await listErasableSubjects({ db: tx, subjectId, threadIds: keys.threadIds });
+  const keysDestroyed = await destroySubjectKeys(tx, subjects, String(erasureId));
   return {
+    keysDestroyed,
     erasureId,
     customerRef,
     namesErased: names,
@@ -278,6 +291,8 @@ function redactRow(table: PersonalTable, row: SubjectRow, redactor: Redactor): R
     } else {
       const bytes = value as Buffer;
       if (NO_VALUE.has(row.type ?? null)) continue;
+      // Sealed under the subject's key: erased with the key, never rewritten.
+      if (row.type?.startsWith(SEALED)) continue;
       if (row.type !== "json") {
         if (redactor.matches(bytes.toString("utf8")) || redactor.matches(bytes.toString("latin1"))) {
           throw new AppError(
@@ -328,10 +343,11 @@ async function resolveSubject({ db, names = [] }: ErasureRequest, address: strin
 async function subjectThreads(
   db: AppDb,
   address: string,
+  subjectId: string,
   orderIds: string[],
   identity: Redactor,
 ): Promise<string[]> {
-  const byKeys = await listSubjectThreads({ db, email: address, orderIds });
+  const byKeys = await listSubjectThreads({ db, email: address, orderIds, subjectId });
   const orphans = (await listOrphanThreadsNaming({ db, email: address }))
     .filter((t) => identity.matches(t.text))
     .map((t) => t.id);

@@ -10,6 +10,7 @@ import { getActiveRun } from "@/lib/db/queries/runs";
 import { createThread, lockThread, setThreadStatus } from "@/lib/db/queries/threads";
 import type { Thread } from "@/lib/db/schema";
 import { boundedLabel, metrics } from "@/lib/platform/observability/metrics";
+import { getOrder } from "@/lib/shop/orders";
 import { getAgent, hasAgent, listAgents } from "../agents/registry";
 import { readTicket } from "./intake";
 
@@ -40,6 +41,8 @@ export async function createTicket({
   }
   const definition = getAgent(agent);
   const { ticket, message, orderRef } = readTicket(definition, fields);
+  // The customer the thread is about, whose key seals its state: the order's, when the ticket names a known one.
+  const order = orderRef ? await getOrder({ db, orderId: orderRef }) : undefined;
   // The thread and its audit row in one statement.
   const id = randomUUID();
   const threadTitle = title ?? titleFrom(message);
@@ -53,6 +56,7 @@ export async function createTicket({
     orderRef,
     ticket,
     createdBy: by.id,
+    subjectEmail: order?.customerEmail ?? null,
     alongside: [
       auditInsert({
         db,

@@ -1,0 +1,189 @@
+import "server-only";
+import { eq, inArray, ne, sql } from "drizzle-orm";
+import { AppError } from "@/lib/contract/errors";
+import { blindIndex, dataKeys, newDataKey, open, seal } from "@/lib/platform/data-keys";
+import { singleton } from "@/lib/platform/singleton";
+import type { AppDb } from "./open";
+import { erasedSubjects, subjectKeys } from "./schema/vault";
+import type { SqlClient } from "./sql-client";
+import type { Queryable } from "./tx";
+
+/*
+ * The data subjects' keys (DESIGN 19; the table is lib/db/schema/vault.ts, the master key lib/platform/data-keys.ts).
+ * A subject's key is made when its first thread is filed, unwrapped when a value of theirs is sealed or opened (kept
+ * unwrapped in this process for KEY_TTL_MS), and destroyed by erasure. What a destroyed key sealed reads as erased.
+ */
+
+/** How long an unwrapped key (or the fact that a thread has none) is kept in memory. */
+const KEY_TTL_MS = 30_000;
+
+/** The subject id of a customer known by email: a blind index (the address itself is never stored here). */
+export function customerSubjectId(email: string): string {
+  return `c_${blindIndex("email", email.trim().toLowerCase())}`;
+}
+
+/** The subject id of a thread that names no known customer: its own. */
+export function threadSubjectId(threadId: string): string {
+  return `t_${threadId}`;
+}
+
+/** A thread's key: `null` when the thread has no subject (plaintext), `erased` when its subject's key is destroyed. */
+export type ThreadKey = { subjectId: string; key: Buffer } | { subjectId: string; erased: true } | null;
+
+/** Unwrapped keys by thread, process-wide (every bundle's copy of this module shares it: erasure empties it). */
+const keyCache = () =>
+  singleton("vault-keys", () => new Map<string, { at: number; value: Promise<ThreadKey> }>());
+
+function remember(threadId: string, value: Promise<ThreadKey>): Promise<ThreadKey> {
+  const cache = keyCache();
+  if (cache.size > 10_000) cache.clear();
+  cache.set(threadId, { at: Date.now(), value });
+  value.catch(() => cache.delete(threadId));
+  return value;
+}
+
+/** Forget every key this process holds (erasure calls it; tests too). */
+export function forgetKeys(): void {
+  keyCache().clear();
+}
+
+interface KeyRow {
+  subject_id: string | null;
+  master_key_id: string | null;
+  wrapped: Uint8Array | null;
+  erased: boolean;
+}
+
+const THREAD_KEY = `SELECT t.subject_id, k.master_key_id, k.wrapped, (e.subject_id IS NOT NULL) AS erased
+  FROM threads t
+  LEFT JOIN vault.subject_keys k ON k.subject_id = t.subject_id
+  LEFT JOIN vault.erased_subjects e ON e.subject_id = t.subject_id
+  WHERE t.id = $1`;
+
+/** The key that seals `threadId`'s values (see {@link ThreadKey}); a key service that fails is 503. */
+export function threadKey(sqlClient: SqlClient, threadId: string): Promise<ThreadKey> {
+  const hit = keyCache().get(threadId);
+  if (hit && Date.now() - hit.at < KEY_TTL_MS) return hit.value;
+  return remember(
+    threadId,
+    (async () => {
+      const [row] = await sqlClient.query<KeyRow>(THREAD_KEY, [threadId], "vault_thread_key");
+      // No such thread (yet): not remembered, so a thread filed a moment later is sealed from its first write.
+      if (!row) keyCache().delete(threadId);
+      if (!row?.subject_id) return null;
+      if (!row.wrapped || !row.master_key_id) {
+        if (row.erased) return { subjectId: row.subject_id, erased: true as const };
+        throw new AppError(
+          "internal:subject_key_missing",
+          `Thread ${threadId} is sealed for a subject with no key and no erasure on record.`,
+        );
+      }
+      const key = await dataKeys().service.unwrap(row.master_key_id, Buffer.from(row.wrapped));
+      return { subjectId: row.subject_id, key };
+    })(),
+  );
+}
+
+/**
+ * Make `subjectId`'s key unless it has one. Wraps before it writes: a key service that fails answers 503 and nothing
+ * is written. A subject erased before is refused (a new key would seal new data under an erased name).
+ */
+export async function ensureSubjectKey(db: Queryable, subjectId: string): Promise<void> {
+  const [existing] = await db
+    .select({ subjectId: subjectKeys.subjectId })
+    .from(subjectKeys)
+    .where(eq(subjectKeys.subjectId, subjectId));
+  if (existing) return;
+  const { keyId, wrapped } = await dataKeys().service.wrap(newDataKey());
+  await db.insert(subjectKeys).values({ subjectId, masterKeyId: keyId, wrapped }).onConflictDoNothing();
+}
+
+/** Whether `subjectId` was erased. */
+export async function isErasedSubject(db: Queryable, subjectId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ subjectId: erasedSubjects.subjectId })
+    .from(erasedSubjects)
+    .where(eq(erasedSubjects.subjectId, subjectId));
+  return Boolean(row);
+}
+
+/**
+ * Destroy the keys of `subjectIds` and record their erasure, in the caller's transaction. Returns how many keys
+ * were destroyed (a subject erased before, or with no key, counts 0).
+ */
+export async function destroySubjectKeys(
+  db: Queryable,
+  subjectIds: readonly string[],
+  erasureId: string,
+): Promise<number> {
+  if (subjectIds.length === 0) return 0;
+  const destroyed = await db
+    .delete(subjectKeys)
+    .where(inArray(subjectKeys.subjectId, [...subjectIds]))
+    .returning({ subjectId: subjectKeys.subjectId });
+  await db
+    .insert(erasedSubjects)
+    .values(subjectIds.map((subjectId) => ({ subjectId, erasureId })))
+    .onConflictDoNothing();
+  forgetKeys();
+  return destroyed.length;
+}
+
+/** The prefix of a sealed saver value's type: `sealed:<the serializer's type>`. */
+export const SEALED = "sealed:";
+
+/** Seal a serialized value of `threadId` under its key (bound to the thread). */
+export function sealValue(key: Buffer, threadId: string, bytes: Uint8Array): Buffer {
+  return seal(key, bytes, `thread:${threadId}`);
+}
+
+/** Open a value sealed by {@link sealValue}. */
+export function openValue(key: Buffer, threadId: string, sealed: Uint8Array): Buffer {
+  return open(key, sealed, `thread:${threadId}`);
+}
+
+export interface RewrapProgress {
+  rewrapped: number;
+  remaining: number;
+}
+
+/**
+ * Re-wrap up to `batch` data keys that are not under the current master key (rotation: no data is rewritten). Each
+ * batch is its own transaction; run it until `remaining` is 0. Safe to run on several instances at once.
+ */
+export async function rewrapKeys(db: AppDb, batch = 200): Promise<RewrapProgress> {
+  const { service } = dataKeys();
+  const current = await service.currentKeyId();
+  const rewrapped = await db.transaction(async (tx) => {
+    const rows = await tx
+      .select()
+      .from(subjectKeys)
+      .where(ne(subjectKeys.masterKeyId, current))
+      .limit(batch)
+      .for("update", { skipLocked: true });
+    for (const row of rows) {
+      const key = await service.unwrap(row.masterKeyId, Buffer.from(row.wrapped));
+      const next = await service.wrap(key);
+      await tx
+        .update(subjectKeys)
+        .set({ masterKeyId: next.keyId, wrapped: next.wrapped, rewrappedAt: sql`now()` })
+        .where(eq(subjectKeys.subjectId, row.subjectId));
+    }
+    return rows.length;
+  });
+  const [left] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(subjectKeys)
+    .where(ne(subjectKeys.masterKeyId, current));
+  forgetKeys();
+  return { rewrapped, remaining: left?.n ?? 0 };
+}
+
+/** Data keys per master key id (for `keys:rotate` and health). */
+export async function keysByMaster(db: Queryable): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ id: subjectKeys.masterKeyId, n: sql<number>`count(*)::int` })
+    .from(subjectKeys)
+    .groupBy(subjectKeys.masterKeyId);
+  return Object.fromEntries(rows.map((r) => [r.id, r.n]));
+}
