@@ -5,6 +5,8 @@
  * DATA_MASTER_KEYS_RETIRED, run this, then drop the retired one. On the embedded default (the keys file beside the
  * data directory) it makes the new master key itself, keeps the old one as `retired=` until every key is moved, then
  * drops it. Interrupted, it is run again and goes on. Audited. Exits 2 on a usage error, 1 when keys are left.
+ * `npm run keys -- seal`: seal the threads filed before personal data was kept under keys (online, batched,
+ * resumable, audited; lib/runtime/retention/seal-existing.ts). Exits 1 when threads are left (a run going on them).
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -15,11 +17,12 @@ import { dataKeys, defaultKeysFile, parseKeysFile } from "@/lib/platform/data-ke
 import { env } from "@/lib/platform/env";
 import { writePrivateFile } from "@/lib/platform/private-files";
 import { clearSingleton } from "@/lib/platform/singleton";
+import { sealExistingThreads } from "@/lib/runtime/retention/seal-existing";
 import { usageExit } from "./cli";
 
-const USAGE = "usage: npm run keys -- status | rotate";
+const USAGE = "usage: npm run keys -- status | rotate | seal";
 const [command, ...rest] = process.argv.slice(2);
-if ((command !== "status" && command !== "rotate") || rest.length > 0)
+if ((command !== "status" && command !== "rotate" && command !== "seal") || rest.length > 0)
   usageExit("keys", USAGE, `unknown command ${command ?? "(none)"}`);
 
 /** The embedded default's keys file, when this process's keys come from it. */
@@ -36,6 +39,23 @@ try {
     for (const [id, n] of Object.entries(counts))
       console.log(`${id}${id === current ? " (current)" : ""}: ${n} data keys`);
     if (Object.keys(counts).length === 0) console.log("no data keys yet");
+  } else if (command === "seal") {
+    // Threads filed before personal data was kept under keys: sealed in place, pass after pass, while serving.
+    const total = { subjects: 0, threads: 0, values: 0 };
+    for (;;) {
+      const pass = await sealExistingThreads(database);
+      total.subjects += pass.subjects;
+      total.threads += pass.threads;
+      total.values += pass.values;
+      console.log(
+        `sealed ${total.values} values of ${total.threads} threads (${total.subjects} given a subject); ${pass.remaining} threads left${pass.busy ? `, ${pass.busy} busy` : ""}`,
+      );
+      if (pass.remaining === 0 || pass.subjects + pass.values === 0) {
+        process.exitCode = pass.remaining === 0 ? 0 : 1;
+        if (pass.remaining > 0) console.log("the threads left have a run going: run this again later");
+        break;
+      }
+    }
   } else {
     if (ownFile) newMasterInFile(ownFile);
     const current = await dataKeys().service.currentKeyId();

@@ -89,12 +89,14 @@ const TOOL_PREFIX = "~tool, ";
  * The tool a pushed task ran (a `createAgent` runs each tool call as a task pushed by `Send`, whose path names no
  * node): the `name` of the ToolMessage it wrote to `messages`, read from that write's JSON, for every row of the task.
  * Only the first match is taken, and an escaped quote never matches, so a tool's output that mentions "name" is not read
- * as the tool's name.
+ * as the tool's name. A sealed write carries the name in its type (`sealed:json;tool=<name>`, lib/db/vault.ts).
  */
 const TOOL_OF_TASK = (
   t: string,
 ) => `max(CASE WHEN ${t}.task_path LIKE '${PUSH_PREFIX}%' AND ${t}.channel = 'messages'
-    AND ${t}.type = 'json' THEN substring(convert_from(${t}.blob, 'UTF8') from '"name":"([A-Za-z0-9_.:-]{1,128})"') END)
+    THEN CASE WHEN ${t}.type = 'json'
+      THEN substring(convert_from(${t}.blob, 'UTF8') from '"name":"([A-Za-z0-9_.:-]{1,128})"')
+      ELSE substring(${t}.type from ';tool=([A-Za-z0-9_.:-]{1,128})$') END END)
     OVER (PARTITION BY ${t}.task_id)`;
 /** A write's task path, or the tool its pushed task ran. */
 const LABEL = (t: string) =>

@@ -16,7 +16,16 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { AppError } from "@/lib/contract/errors";
 import type { SqlClient } from "@/lib/db/sql-client";
-import { openValue, SEALED, sealValue, type ThreadKey, threadKey } from "@/lib/db/vault";
+import {
+  innerType,
+  openValue,
+  SEALED,
+  sealedType,
+  sealingAllowed,
+  sealValue,
+  type ThreadKey,
+  threadKey,
+} from "@/lib/db/vault";
 import { readAddress, requireThread } from "./config";
 import { fromJsonbText, jsonbSafe, toJsonbText } from "./json-text";
 import { noteRunCheckpoint, noteRunWrites, seedRunHead, takeRunHead } from "./run-head";
@@ -44,7 +53,7 @@ const decoder = new TextDecoder();
  * - NUL characters in metadata round-trip instead of being stripped;
  * - the values and writes of a thread with a data subject are sealed under the subject's key (lib/db/vault.ts): the
  *   tables hold `sealed:<type>` and ciphertext, never the agent's state in clear; once the key is destroyed (erasure)
- *   they read as absent;
+ *   they read as absent (sealing waits, mid-rollout, until every live instance can open what it seals);
  * - no `setup()`: the tables come from the Drizzle migrations.
  */
 export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
@@ -199,7 +208,10 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     const serialized = await Promise.all(
       writes.map(async ([channel, value], i) => {
         const [type, bytes] = await this.serde.dumpsTyped(value);
-        return { idx: WRITES_IDX_MAP[channel] ?? i, channel, ...sealed(key, threadId, type, bytes) };
+        const stored = sealed(key, threadId, type, bytes);
+        if (key && channel === "messages" && taskPath.startsWith(PUSH_PREFIX))
+          stored.type = sealedType(type, toolNameOf(value));
+        return { idx: WRITES_IDX_MAP[channel] ?? i, channel, ...stored };
       }),
     );
     const item: WritesPut = {
@@ -249,6 +261,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
   private async sealingKey(threadId: string): Promise<Buffer | null> {
     const key = await threadKey(this.sql, threadId);
     if (key === null) return null;
+    if (!("erased" in key) && !(await sealingAllowed(this.sql))) return null;
     if ("erased" in key) {
       throw new AppError(
         "conflict:subject_erased",
@@ -269,11 +282,14 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     keys: KeyMemo,
   ): Promise<unknown> {
     if (!type.startsWith(SEALED)) return this.serde.loadsTyped(type, blob);
-    keys.key ??= threadKey(this.sql, threadId);
+    keys.key ??= threadKey(this.sql, threadId).then((known) =>
+      // Sealed, though this process knew the thread without a subject: sealed since (`npm run keys -- seal`).
+      known === null ? threadKey(this.sql, threadId, { fresh: true }) : known,
+    );
     const key = await keys.key;
     if (key === null || "erased" in key) return ERASED;
     const bytes = openValue(key.key, threadId, typeof blob === "string" ? Buffer.from(blob, "utf8") : blob);
-    return this.serde.loadsTyped(type.slice(SEALED.length), bytes);
+    return this.serde.loadsTyped(innerType(type), bytes);
   }
 
   private async dumpMetadata(metadata: CheckpointMetadata): Promise<string> {
@@ -348,6 +364,16 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     checkpoint.channel_versions[TASKS] =
       versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
+}
+
+/** The task path of a task pushed by `Send` (a `createAgent` tool call). */
+const PUSH_PREFIX = "~__pregel_push, ";
+
+/** The tool name a tool task's message write carries (a ToolMessage, or a list of them). */
+function toolNameOf(value: unknown): string | null {
+  const first = Array.isArray(value) ? value[0] : value;
+  const name = (first as { name?: unknown } | null)?.name;
+  return typeof name === "string" ? name : null;
 }
 
 /** A value sealed under a destroyed key. */

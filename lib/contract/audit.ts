@@ -30,5 +30,6 @@ export const AUDIT_ACTIONS = [
   "input_queued",
   "team_changed",
   "keys_rotated",
+  "data_sealed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -42,6 +42,29 @@ function remember(threadId: string, value: Promise<ThreadKey>): Promise<ThreadKe
   return value;
 }
 
+const EVERY_INSTANCE_READS_SEALED = `SELECT NOT EXISTS (SELECT 1 FROM instances
+  WHERE stopped_at IS NULL AND seen_at > now() - interval '2 minutes'
+    AND NOT ('sealed' = ANY(coalesce(reads, '{}'::text[])))) AS ok`;
+
+/**
+ * Whether values may be sealed now: when every live instance reads sealed values (`instances.reads`). Mid-rollout
+ * from the release before, which cannot open them, threads are written as before (and sealed by `npm run keys --
+ * seal` afterwards); the answer is kept for 5 s.
+ */
+export async function sealingAllowed(sqlClient: SqlClient): Promise<boolean> {
+  const memo = singleton("vault-sealing", () => ({ at: 0, ok: Promise.resolve(true) }));
+  if (Date.now() - memo.at > 5_000) {
+    memo.at = Date.now();
+    memo.ok = sqlClient
+      .query<{ ok: boolean }>(EVERY_INSTANCE_READS_SEALED, [], "vault_sealing")
+      .then(([row]) => row?.ok !== false);
+    memo.ok.catch(() => {
+      memo.at = 0;
+    });
+  }
+  return memo.ok;
+}
+
 /** Forget every key this process holds (erasure calls it; tests too). */
 export function forgetKeys(): void {
   keyCache().clear();
@@ -61,9 +84,13 @@ const THREAD_KEY = `SELECT t.subject_id, k.master_key_id, k.wrapped, (e.subject_
   WHERE t.id = $1`;
 
 /** The key that seals `threadId`'s values (see {@link ThreadKey}); a key service that fails is 503. */
-export function threadKey(sqlClient: SqlClient, threadId: string): Promise<ThreadKey> {
+export function threadKey(
+  sqlClient: SqlClient,
+  threadId: string,
+  { fresh = false }: { fresh?: boolean } = {},
+): Promise<ThreadKey> {
   const hit = keyCache().get(threadId);
-  if (hit && Date.now() - hit.at < KEY_TTL_MS) return hit.value;
+  if (hit && !fresh && Date.now() - hit.at < KEY_TTL_MS) return hit.value;
   return remember(
     threadId,
     (async () => {
@@ -86,7 +113,7 @@ export function threadKey(sqlClient: SqlClient, threadId: string): Promise<Threa
 
 /**
  * Make `subjectId`'s key unless it has one. Wraps before it writes: a key service that fails answers 503 and nothing
- * is written. A subject erased before is refused (a new key would seal new data under an erased name).
+ * is written. A customer who comes back after their erasure gets a new key (what the old one sealed stays unreadable).
  */
 export async function ensureSubjectKey(db: Queryable, subjectId: string): Promise<void> {
   const [existing] = await db
@@ -131,6 +158,21 @@ export async function destroySubjectKeys(
 
 /** The prefix of a sealed saver value's type: `sealed:<the serializer's type>`. */
 export const SEALED = "sealed:";
+
+/**
+ * The stored type of a sealed value: `sealed:<type>`, and for a tool's message (a write of a task `createAgent` pushed
+ * for a tool call) `;tool=<name>`: the history names such a step by its tool, which is no personal data.
+ */
+export function sealedType(type: string, tool?: string | null): string {
+  return tool && /^[A-Za-z0-9_.:-]{1,128}$/.test(tool) ? `${SEALED}${type};tool=${tool}` : `${SEALED}${type}`;
+}
+
+/** The serializer's type inside a sealed value's stored type. */
+export function innerType(stored: string): string {
+  const inner = stored.slice(SEALED.length);
+  const semi = inner.indexOf(";");
+  return semi < 0 ? inner : inner.slice(0, semi);
+}
 
 /** Seal a serialized value of `threadId` under its key (bound to the thread). */
 export function sealValue(key: Buffer, threadId: string, bytes: Uint8Array): Buffer {

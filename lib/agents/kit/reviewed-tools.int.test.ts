@@ -8,6 +8,7 @@ import { orderSupportTools } from "@/lib/agents/order-support/tools";
 import { listCheckpointHistory } from "@/lib/checkpoint/history";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import { validateAnswer } from "@/lib/contract/questions";
+import { createThread } from "@/lib/db/queries/threads";
 import { seedDemoOrders } from "@/lib/shop/demo-orders";
 import { reviewToolCalls } from "./reviewed-tools";
 
@@ -28,13 +29,25 @@ describe.each<Backend>(["pglite"])("a tool reviewed with `true` on %s", (kind) =
     await backend?.close();
   });
 
-  async function askedWith(middleware: ReturnType<typeof reviewToolCalls>) {
+  async function askedWith(middleware: ReturnType<typeof reviewToolCalls>, { sealed = false } = {}) {
     const graph = buildOrderSupportGraph({
       checkpointer: new DrizzleCheckpointSaver(backend.database.checkpointSql),
       db: backend.database.db,
       middleware: [middleware],
     });
-    const config = { configurable: { thread_id: randomUUID() } };
+    // A thread filed for its customer is sealed under their key (issue 49); one the database does not know is not.
+    const threadId = sealed
+      ? (
+          await createThread({
+            db: backend.database.db,
+            title: "Scratched",
+            customerMessage: "My headphones arrived scratched",
+            orderRef: "ORD-1002",
+            subjectEmail: "headphones@example.com",
+          })
+        ).id
+      : randomUUID();
+    const config = { configurable: { thread_id: threadId } };
     const input = orderSupportAgent.input({
       messageId: randomUUID(),
       text: "My headphones arrived scratched",
@@ -83,15 +96,26 @@ describe.each<Backend>(["pglite"])("a tool reviewed with `true` on %s", (kind) =
     expect(JSON.stringify(edited)).toContain("amountCents");
   });
 
-  it("the history names the tool's step by its tool, not by LangGraph's push path", async () => {
-    const tools = orderSupportTools(backend.database.db);
-    const asked = await askedWith(reviewToolCalls({ issue_store_credit: true }, { tools }));
-    const threadId = await asked.approve();
-    const page = await listCheckpointHistory({ sql: backend.database.checkpointSql, threadId });
-    const names = page.entries.flatMap((e) => [...e.writtenBy, ...e.writes.map((w) => w.node)]);
-    expect(names).toContain("issue_store_credit");
-    expect(names.filter((n) => n.includes("__pregel_push"))).toEqual([]);
-  });
+  it.each([
+    ["in clear", false],
+    ["sealed", true],
+  ])(
+    "the history names the tool's step by its tool, not by LangGraph's push path (%s)",
+    async (_, sealed) => {
+      const tools = orderSupportTools(backend.database.db);
+      const asked = await askedWith(reviewToolCalls({ issue_store_credit: true }, { tools }), { sealed });
+      const threadId = await asked.approve();
+      const types = await backend.database.sql.query<{ type: string }>(
+        "SELECT type FROM checkpoint.checkpoint_writes WHERE thread_id = $1",
+        [threadId],
+      );
+      expect(types.some((t) => t.type.startsWith("sealed:"))).toBe(sealed);
+      const page = await listCheckpointHistory({ sql: backend.database.checkpointSql, threadId });
+      const names = page.entries.flatMap((e) => [...e.writtenBy, ...e.writes.map((w) => w.node)]);
+      expect(names).toContain("issue_store_credit");
+      expect(names.filter((n) => n.includes("__pregel_push"))).toEqual([]);
+    },
+  );
 
   it("without the tools it is as LangChain leaves it: no schema (the reviewer would edit raw JSON)", async () => {
     const { raw } = await askedWith(reviewToolCalls({ issue_store_credit: true }));

@@ -5,6 +5,9 @@ import { ACTIVE_RUN_STATUSES } from "@/lib/contract/wire";
 import { instances, runs, threadFollowers } from "../schema";
 import type { Queryable } from "../tx";
 
+/** The storage formats this build reads (see `instances.reads`). */
+export const READS = ["sealed"] as const;
+
 /** Rows of instances unseen for this long (and owning no active run) are deleted when another instance registers. */
 const FORGET_AFTER = sql`interval '7 days'`;
 
@@ -22,8 +25,11 @@ export async function registerInstance({
 }): Promise<void> {
   await db
     .insert(instances)
-    .values(instance)
-    .onConflictDoUpdate({ target: instances.id, set: { seenAt: sql`now()`, stoppedAt: null } });
+    .values({ ...instance, reads: [...READS] })
+    .onConflictDoUpdate({
+      target: instances.id,
+      set: { seenAt: sql`now()`, stoppedAt: null, reads: [...READS] },
+    });
   await db.delete(instances).where(
     and(
       lt(instances.seenAt, sql`now() - ${FORGET_AFTER}`),

@@ -22,6 +22,12 @@ export const instances = pgTable(
     seenAt: timestamp("seen_at", { withTimezone: true }).notNull().defaultNow(),
     /** Set when the process drained and exited cleanly. */
     stoppedAt: timestamp("stopped_at", { withTimezone: true }),
+    /**
+     * Storage formats this build reads beyond its release's first (`sealed`: values sealed under a subject's key). A
+     * writer uses a new format only once every live instance reads it: mid-rollout, the release before (which writes
+     * no such row, so null) never meets a value it cannot read.
+     */
+    reads: text("reads").array(),
   },
   (t) => [index("instances_pid_scope_idx").on(t.bootId, t.pidNamespace)],
 );

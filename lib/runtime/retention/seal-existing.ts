@@ -1,0 +1,160 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import { AppError } from "@/lib/contract/errors";
+import type { Database } from "@/lib/db/open";
+import { recordAudit } from "@/lib/db/queries/audit";
+import { getActiveRun } from "@/lib/db/queries/runs";
+import { lockThread } from "@/lib/db/queries/threads";
+import { rowsOf } from "@/lib/db/rows";
+import {
+  customerSubjectId,
+  ensureSubjectKey,
+  forgetKeys,
+  SEALED,
+  sealedType,
+  sealingAllowed,
+  sealValue,
+  threadKey,
+  threadSubjectId,
+} from "@/lib/db/vault";
+import { ERASED_EMAIL } from "./erasure";
+
+/*
+ * The move of an existing database to sealed storage (issue 49): threads filed before personal data was kept under
+ * keys get their subject (the customer of their order, or one of their own) and key, and their checkpoint values and
+ * writes are sealed in place — online (a thread whose run is going is left for the next pass), in batches of threads
+ * (each its own transaction), resumable (a pass finds only what is still in clear) and audited. Only the thread's own
+ * rows are rewritten.
+ */
+
+export interface SealProgress {
+  /** Threads given a subject in this pass. */
+  subjects: number;
+  /** Threads whose values were sealed in this pass. */
+  threads: number;
+  /** Values and writes sealed in this pass. */
+  values: number;
+  /** Threads with a run going, left for the next pass. */
+  busy: number;
+  /** Threads still holding values in clear (or without a subject) after this pass. */
+  remaining: number;
+}
+
+const UNSEALED = (alias: string) =>
+  sql.raw(`${alias}.type NOT LIKE '${SEALED}%' AND ${alias}.type NOT IN ('empty', 'null', 'undefined')`);
+
+/** A thread (`t`) still in clear: no subject yet, or values not sealed (an erased subject's are left as erasure left them). */
+const IN_CLEAR = sql`(t.subject_id IS NULL
+  OR (NOT EXISTS (SELECT 1 FROM vault.erased_subjects e WHERE e.subject_id = t.subject_id)
+    AND (EXISTS (SELECT 1 FROM checkpoint.checkpoint_blobs b WHERE b.thread_id = t.id AND ${UNSEALED("b")})
+      OR EXISTS (SELECT 1 FROM checkpoint.checkpoint_writes w WHERE w.thread_id = t.id AND ${UNSEALED("w")}))))`;
+
+/** One pass over up to `batch` threads still in clear. Run it until `remaining` is 0 (or only busy threads are left). */
+export async function sealExistingThreads(database: Database, batch = 50): Promise<SealProgress> {
+  const { db } = database;
+  if (!(await sealingAllowed(database.sql))) {
+    throw new AppError(
+      "conflict:sealing_waits",
+      "An instance of a release that cannot read sealed values is still serving: seal once the rollout is over.",
+    );
+  }
+  const progress: SealProgress = { subjects: 0, threads: 0, values: 0, busy: 0, remaining: 0 };
+  const candidates = rowsOf<{ id: string }>(
+    await db.execute(sql`SELECT t.id FROM threads t WHERE ${IN_CLEAR}
+      ORDER BY t.id LIMIT ${batch}`),
+  ).map((r) => r.id);
+  for (const threadId of candidates) {
+    const outcome = await db.transaction(async (tx) => {
+      const thread = await lockThread({ tx, threadId });
+      if (!thread) return "gone" as const;
+      if (await getActiveRun({ db: tx, threadId })) return "busy" as const;
+      let subjectId = thread.subjectId;
+      if (!subjectId) {
+        const [order] = rowsOf<{ email: string }>(
+          await tx.execute(
+            sql`SELECT customer_email AS email FROM orders WHERE id = ${thread.customerOrder ?? ""}`,
+          ),
+        );
+        subjectId =
+          order && order.email !== ERASED_EMAIL ? customerSubjectId(order.email) : threadSubjectId(threadId);
+        await ensureSubjectKey(tx, subjectId);
+        await tx.execute(sql`UPDATE threads SET subject_id = ${subjectId} WHERE id = ${threadId}`);
+        progress.subjects += 1;
+      }
+      return subjectId;
+    });
+    if (outcome === "busy") {
+      progress.busy += 1;
+      continue;
+    }
+    if (outcome === "gone") continue;
+    forgetKeys();
+    const key = await threadKey(database.sql, threadId);
+    if (!key || "erased" in key) continue;
+    const sealed = await db.transaction(async (tx) => {
+      if (!(await lockThread({ tx, threadId }))) return 0;
+      if (await getActiveRun({ db: tx, threadId })) return -1;
+      let n = 0;
+      const blobs = rowsOf<{ ns: string; channel: string; version: string; type: string; blob: Uint8Array }>(
+        await tx.execute(sql`SELECT checkpoint_ns AS ns, channel, version, type, blob
+          FROM checkpoint.checkpoint_blobs b WHERE thread_id = ${threadId} AND ${UNSEALED("b")} AND blob IS NOT NULL`),
+      );
+      for (const b of blobs) {
+        const value = sealValue(key.key, threadId, Buffer.from(b.blob));
+        await tx.execute(sql`UPDATE checkpoint.checkpoint_blobs SET type = ${SEALED + b.type}, blob = ${value}
+          WHERE thread_id = ${threadId} AND checkpoint_ns = ${b.ns} AND channel = ${b.channel}
+            AND version = ${b.version} AND type = ${b.type}`);
+        n += 1;
+      }
+      const writes = rowsOf<{
+        ns: string;
+        cp: string;
+        task: string;
+        idx: number;
+        type: string;
+        channel: string;
+        path: string;
+        blob: Uint8Array;
+      }>(
+        await tx.execute(sql`SELECT checkpoint_ns AS ns, checkpoint_id AS cp, task_id AS task, idx, type, channel,
+            task_path AS path, blob
+          FROM checkpoint.checkpoint_writes w WHERE thread_id = ${threadId} AND ${UNSEALED("w")} AND blob IS NOT NULL`),
+      );
+      for (const w of writes) {
+        const value = sealValue(key.key, threadId, Buffer.from(w.blob));
+        // A tool task's message keeps its tool's name readable for the history (see sealedType).
+        const tool: string | null | undefined =
+          w.type === "json" && w.channel === "messages" && w.path.startsWith("~__pregel_push, ")
+            ? /"name":"([A-Za-z0-9_.:-]{1,128})"/.exec(Buffer.from(w.blob).toString("utf8"))?.[1]
+            : null;
+        await tx.execute(sql`UPDATE checkpoint.checkpoint_writes SET type = ${sealedType(w.type, tool)}, blob = ${value}
+          WHERE thread_id = ${threadId} AND checkpoint_ns = ${w.ns} AND checkpoint_id = ${w.cp}
+            AND task_id = ${w.task} AND idx = ${w.idx} AND type = ${w.type}`);
+        n += 1;
+      }
+      return n;
+    });
+    if (sealed < 0) progress.busy += 1;
+    else if (sealed > 0) {
+      progress.threads += 1;
+      progress.values += sealed;
+    }
+  }
+  const [left] = rowsOf<{ n: number }>(
+    await db.execute(sql`SELECT count(*)::int AS n FROM threads t WHERE ${IN_CLEAR}`),
+  );
+  progress.remaining = left?.n ?? 0;
+  if (progress.subjects + progress.values > 0) {
+    await recordAudit({
+      db,
+      entries: [
+        {
+          action: "data_sealed",
+          actor: { id: "system:keys", label: "keys seal", role: null },
+          detail: { ...progress },
+        },
+      ],
+    });
+  }
+  return progress;
+}
