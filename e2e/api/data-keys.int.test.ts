@@ -30,8 +30,9 @@ let failing: Server | undefined;
 beforeAll(async () => {
   prepared = await prepareDatabase("keys");
   for (const [id, amount] of [
-    ["ORD-8801", 4900],
-    ["ORD-8802", 5900],
+    // Large enough that a refund always waits for a person.
+    ["ORD-8801", 50000],
+    ["ORD-8802", 52000],
   ] as const) {
     await prepared.sql.rows(
       `INSERT INTO orders (id, customer_name, customer_email, amount_cents, currency, placed_at, payment_method, items, status)

@@ -265,7 +265,10 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
     why: "who works on a decision (staff)",
   },
   "public.inbox_changes": { columns: ["interrupt_id", "thread_id", "kind"], why: "ids" },
-  "public.instances": { columns: ["id", "hostname", "boot_id", "pid_namespace"], why: "server processes" },
+  "public.instances": {
+    columns: ["id", "hostname", "boot_id", "pid_namespace", "reads"],
+    why: "server processes and the storage formats they read",
+  },
   "public.notification_targets": {
     columns: ["id", "kind", "target", "secret", "events"],
     why: "staff configuration",
