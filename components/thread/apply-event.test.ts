@@ -15,6 +15,7 @@ function view(overrides: Partial<ThreadView> = {}): ThreadView {
   return {
     threadId: "t-1",
     forked: false,
+    erased: false,
     answeringDifferently: null,
     agentId: "refund",
     agentVersion: "1",

@@ -81,6 +81,18 @@ export function ThreadConsole({
       <ConnectionBanner state={state} onDismiss={dismissError} />
       <div className="grid items-start gap-6 lg:grid-cols-12">
         <div className="space-y-6 lg:col-span-7">
+          {state.erased && (
+            <section
+              data-testid="thread-erased"
+              className="rounded-md bg-slate-100 p-3 text-sm text-slate-800"
+            >
+              <h2 className="font-medium">This customer's personal data was erased</h2>
+              <p className="mt-1">
+                What the agent held for this thread (its messages and working state) was erased with it and
+                cannot be read any more. The ledger — decisions, refunds and who did what — stays.
+              </p>
+            </section>
+          )}
           {state.status === "needs_attention" && <AttentionPanel view={view} />}
           <DecisionPanel
             state={state}

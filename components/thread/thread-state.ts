@@ -54,6 +54,8 @@ export interface ThreadState {
   queuedInputs: ThreadView["queuedInputs"];
   /** The thread was forked at some point: only then can a branch and the effect ledger disagree. */
   forked: boolean;
+  /** The customer's personal data was erased: the agent's state of the thread is gone (see ThreadView). */
+  erased: boolean;
   /** The head's branch answers a decision otherwise ("Answer differently"): what the other line answered. */
   answeringDifferently: ThreadView["answeringDifferently"];
   /** Seq of the last event this state contains: the server view's lastSeq, then every event applied after it. */
@@ -103,6 +105,7 @@ export function initialThreadState(view: ThreadViewJson): ThreadState {
     decisions: view.decisions,
     queuedInputs: view.queuedInputs ?? [],
     forked: view.forked ?? false,
+    erased: view.erased ?? false,
     answeringDifferently: view.answeringDifferently ?? null,
     lastSeq: view.lastSeq,
     applied: [],
@@ -168,6 +171,7 @@ export function applyView(state: ThreadState, view: ThreadViewJson): ThreadState
     decisions: view.decisions,
     queuedInputs: view.queuedInputs ?? state.queuedInputs,
     forked: view.forked ?? state.forked,
+    erased: view.erased ?? state.erased,
     answeringDifferently: view.answeringDifferently ?? null,
   };
   if (view.activeRunId) {

@@ -170,7 +170,12 @@ it("moves threads written in clear mid-rollout to sealed storage while serving; 
   expect(byMaster.map((r) => r.id)).toEqual([KEY_B.split(":")[0]]);
   await server.stop();
   server = await startTestServer({ databaseUrl: prepared.url, env: { DATA_MASTER_KEY: KEY_B } });
-  for (const id of [paused, plain]) expect(await stateText(id), id).toContain(WORDS);
+  for (const id of [paused, plain]) {
+    expect(await stateText(id), id).toContain(WORDS);
+    expect((await (await authedFetch(`${server.url}/api/threads/${id}`, {}, "viewer")).json()).erased).toBe(
+      false,
+    );
+  }
 
   // Erasure: the keys are destroyed; no checkpoint holds the customer readable, and the threads still answer.
   const erased = await authedFetch(
@@ -187,7 +192,11 @@ it("moves threads written in clear mid-rollout to sealed storage while serving; 
   expect(await prepared.sql.count("vault.subject_keys")).toBe(0);
   for (const id of [paused, plain]) {
     expect(await stateText(id), id).not.toContain(WORDS);
-    expect((await authedFetch(`${server.url}/threads/${id}`, {}, "viewer")).status).toBe(200);
+    const view = await (await authedFetch(`${server.url}/api/threads/${id}`, {}, "viewer")).json();
+    expect(view.erased, id).toBe(true);
+    const page = await authedFetch(`${server.url}/threads/${id}`, {}, "viewer");
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("personal data was erased");
   }
   await until("no checkpoint in clear", async () => (await inClear(WORDS)) === 0 || undefined);
 }, 300_000);

@@ -14,8 +14,11 @@ import type { Queryable } from "./tx";
  * unwrapped in this process for KEY_TTL_MS), and destroyed by erasure. What a destroyed key sealed reads as erased.
  */
 
-/** How long an unwrapped key (or the fact that a thread has none) is kept in memory. */
-const KEY_TTL_MS = 30_000;
+/**
+ * How long an unwrapped key (or the fact that a thread has none) is kept in memory: an erasure on another instance is
+ * felt here within it (this instance's own erasures at once).
+ */
+const KEY_TTL_MS = 5_000;
 
 /** The subject id of a customer known by email: a blind index (the address itself is never stored here). */
 export function customerSubjectId(email: string): string {
@@ -65,9 +68,36 @@ export async function sealingAllowed(sqlClient: SqlClient): Promise<boolean> {
   return memo.ok;
 }
 
+/**
+ * Unwrapped data keys by their wrapped bytes, for 10 minutes: a key service is asked once per key, not once per
+ * thread read. Safe against erasure: a key is only ever looked up here with wrapped bytes just read from its row, and
+ * a destroyed key has no row.
+ */
+const unwrapped = () =>
+  singleton("vault-unwrapped", () => new Map<string, { at: number; key: Promise<Buffer> }>());
+const UNWRAPPED_TTL_MS = 600_000;
+
+function unwrapCached(masterKeyId: string, wrapped: Buffer): Promise<Buffer> {
+  const cache = unwrapped();
+  const id = `${masterKeyId}:${wrapped.toString("base64")}`;
+  const hit = cache.get(id);
+  if (hit && Date.now() - hit.at < UNWRAPPED_TTL_MS) return hit.key;
+  if (cache.size > 10_000) cache.clear();
+  const key = dataKeys().service.unwrap(masterKeyId, wrapped);
+  cache.set(id, { at: Date.now(), key });
+  key.catch(() => cache.delete(id));
+  return key;
+}
+
+/** A thread just filed under `subjectId`, whose key this process holds: its first write needs no lookup. */
+export function primeThreadKey(threadId: string, subjectId: string, key: Buffer): void {
+  remember(threadId, Promise.resolve({ subjectId, key }));
+}
+
 /** Forget every key this process holds (erasure calls it; tests too). */
 export function forgetKeys(): void {
   keyCache().clear();
+  unwrapped().clear();
 }
 
 interface KeyRow {
@@ -105,7 +135,7 @@ export function threadKey(
           `Thread ${threadId} is sealed for a subject with no key and no erasure on record.`,
         );
       }
-      const key = await dataKeys().service.unwrap(row.master_key_id, Buffer.from(row.wrapped));
+      const key = await unwrapCached(row.master_key_id, Buffer.from(row.wrapped));
       return { subjectId: row.subject_id, key };
     })(),
   );
@@ -115,22 +145,32 @@ export function threadKey(
  * Make `subjectId`'s key unless it has one. Wraps before it writes: a key service that fails answers 503 and nothing
  * is written. A customer who comes back after their erasure gets a new key (what the old one sealed stays unreadable).
  */
-export async function ensureSubjectKey(db: Queryable, subjectId: string): Promise<void> {
+export async function ensureSubjectKey(db: Queryable, subjectId: string): Promise<Buffer> {
   const [existing] = await db
-    .select({ subjectId: subjectKeys.subjectId })
+    .select({ masterKeyId: subjectKeys.masterKeyId, wrapped: subjectKeys.wrapped })
     .from(subjectKeys)
     .where(eq(subjectKeys.subjectId, subjectId));
-  if (existing) return;
-  const { keyId, wrapped } = await dataKeys().service.wrap(newDataKey());
-  await db.insert(subjectKeys).values({ subjectId, masterKeyId: keyId, wrapped }).onConflictDoNothing();
+  if (existing) return unwrapCached(existing.masterKeyId, Buffer.from(existing.wrapped));
+  const key = newDataKey();
+  const { keyId, wrapped } = await dataKeys().service.wrap(key);
+  const [made] = await db
+    .insert(subjectKeys)
+    .values({ subjectId, masterKeyId: keyId, wrapped })
+    .onConflictDoNothing()
+    .returning({ subjectId: subjectKeys.subjectId });
+  // Another request made it a moment before: theirs is the key.
+  return made ? key : ensureSubjectKey(db, subjectId);
 }
 
-/** Whether `subjectId` was erased. */
-export async function isErasedSubject(db: Queryable, subjectId: string): Promise<boolean> {
+/** Whether `subjectId` was erased and has no key since (a customer who came back has a new one). */
+export async function isErasedSubject(db: Queryable, subjectId: string | null): Promise<boolean> {
+  if (!subjectId) return false;
   const [row] = await db
     .select({ subjectId: erasedSubjects.subjectId })
     .from(erasedSubjects)
-    .where(eq(erasedSubjects.subjectId, subjectId));
+    .where(
+      sql`${erasedSubjects.subjectId} = ${subjectId} AND NOT EXISTS (SELECT 1 FROM ${subjectKeys} k WHERE k.subject_id = ${subjectId})`,
+    );
   return Boolean(row);
 }
 

@@ -44,6 +44,11 @@ export interface ThreadView {
   /** Whether the thread was ever forked (a run of kind `fork`): only then can its branches disagree. */
   forked: boolean;
   /**
+   * The customer's personal data was erased (their key destroyed): what the agent held of the thread (its state, its
+   * messages) is gone for good; what reads empty is erased, not missing.
+   */
+  erased: boolean;
+  /**
    * The head's branch was made to answer a decision otherwise ("Answer differently", the latest fork): which decision,
    * how and by whom it was answered on the other line, and that line's head (to set the two outcomes side by side).
    */

@@ -4,7 +4,7 @@ import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { isPlausibleId } from "@/lib/contract/params";
 import { decisions, type Thread, threads } from "../schema";
 import { type Alongside, type Queryable, withAlongside } from "../tx";
-import { customerSubjectId, ensureSubjectKey, threadSubjectId } from "../vault";
+import { customerSubjectId, ensureSubjectKey, primeThreadKey, threadSubjectId } from "../vault";
 
 /**
  * Create a thread for a customer ticket, under a data subject (lib/db/vault.ts): the customer whose email
@@ -44,7 +44,7 @@ export async function createThread({
   subjectEmail?: string | null;
 }): Promise<Thread> {
   const subjectId = subjectEmail ? customerSubjectId(subjectEmail) : threadSubjectId(id);
-  await ensureSubjectKey(db, subjectId);
+  const key = await ensureSubjectKey(db, subjectId);
   const [row] = await withAlongside(db, alongside)
     .insert(threads)
     .values({
@@ -60,6 +60,7 @@ export async function createThread({
     })
     .returning();
   if (!row) throw new Error("createThread: insert returned no row");
+  primeThreadKey(id, subjectId, key);
   return row;
 }
 

@@ -14,6 +14,7 @@ import { getActiveRun, getLastFailedRun, lastFork } from "@/lib/db/queries/runs"
 import { getThread } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
+import { isErasedSubject } from "@/lib/db/vault";
 import { listReceiptViews } from "../../delivery/receipts";
 import {
   type AgentDefinition,
@@ -47,7 +48,7 @@ export async function getThreadView({ db, threadId }: { db: AppDb; threadId: str
   if (!thread) throw new AppError("not_found:thread", `Thread ${threadId} does not exist.`);
   const agent = readableAgent(thread);
   const graph = await getAgentGraph(agent);
-  const [state, decisions, active, effects, failedRun, waiting, receipts] = await Promise.all([
+  const [state, decisions, active, effects, failedRun, waiting, receipts, erased] = await Promise.all([
     graph.getState({ configurable: { thread_id: threadId } }),
     listThreadDecisions({ db, threadId }),
     getActiveRun({ db, threadId }),
@@ -55,6 +56,7 @@ export async function getThreadView({ db, threadId }: { db: AppDb; threadId: str
     thread.status === "failed" ? getLastFailedRun({ db, threadId }) : undefined,
     listWaitingInputs({ db, threadId }),
     listReceiptViews({ db, threadId }),
+    isErasedSubject(db, thread.subjectId),
   ]);
   const raised = new Map(decisions.map((d) => [d.interruptId, d]));
   const escalated = decisions.filter((d) => d.escalatedAt !== null).map((d) => d.interruptId);
@@ -71,6 +73,7 @@ export async function getThreadView({ db, threadId }: { db: AppDb; threadId: str
   return {
     threadId,
     forked: fork !== undefined,
+    erased,
     answeringDifferently:
       differently && answered
         ? {
