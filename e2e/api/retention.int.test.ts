@@ -185,7 +185,7 @@ describe("retention and erasure", () => {
     expect(after.map((e) => e.seq)).toEqual(live.map((e) => e.seq));
   }, 120_000);
 
-  it("erasure: no row of any table holds the customer's name or email afterwards, the audit trail verifies, their thread renders with placeholders", async () => {
+  it("erasure: no row of any table holds the customer's name or email afterwards, the audit trail verifies, their thread renders and says so", async () => {
     const threadId = templates.finished[0]!;
     const [customer] = await rows<{ name: string; email: string }>(
       "SELECT customer_name AS name, customer_email AS email FROM orders WHERE id = 'ORD-1002'",
@@ -217,7 +217,8 @@ describe("retention and erasure", () => {
 
     const page = await authedFetch(url(`/threads/${threadId}`), {}, "viewer");
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("[erased customer]");
+    // Its state was sealed under the customer's key, destroyed: the page says so (issue 49).
+    expect(await page.text()).toContain("personal data was erased");
     const state = await authedFetch(url(`/api/threads/${threadId}`), {}, "viewer");
     expect(state.status).toBe(200);
     expect((await authedFetch(url(`/threads/${threadId}/history`), {}, "viewer")).status).toBe(200);
@@ -261,9 +262,11 @@ describe("retention and erasure", () => {
       expect(line.thread.id).toBe(archivedId);
       expect(line.checkpoints.length).toBeGreaterThan(0);
       expect(line.events.length).toBeGreaterThan(0);
-      // Saver values in JSON are kept as text (readable, and reachable by erasure), others as base64.
-      const blob = line.checkpointBlobs.find((b: { type: string }) => b.type === "json");
-      expect(JSON.parse(blob.blobText)).toBeDefined();
+      // Saver values stay sealed under the customer's key (base64): destroying it reaches the archive too. None is
+      // in clear.
+      const types = line.checkpointBlobs.map((b: { type: string }) => b.type);
+      expect(types.filter((t: string) => t.startsWith("sealed:")).length).toBeGreaterThan(0);
+      expect(types.filter((t: string) => t === "json")).toEqual([]);
 
       for (const table of [
         "threads",

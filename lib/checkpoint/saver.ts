@@ -162,7 +162,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       Object.entries(newVersions).map(async ([channel, version]) => {
         if (!(channel in values)) return { channel, version: String(version), type: "empty", value: null };
         const [type, value] = await this.serde.dumpsTyped(values[channel]);
-        return { channel, version: String(version), ...sealed(key, threadId, type, value) };
+        return { channel, version: String(version), ...sealed(key, type, value) };
       }),
     );
     const { channel_values: _values, ...rest } = checkpoint;
@@ -208,7 +208,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     const serialized = await Promise.all(
       writes.map(async ([channel, value], i) => {
         const [type, bytes] = await this.serde.dumpsTyped(value);
-        const stored = sealed(key, threadId, type, bytes);
+        const stored = sealed(key, type, bytes);
         if (key && channel === "messages" && taskPath.startsWith(PUSH_PREFIX))
           stored.type = sealedType(type, toolNameOf(value));
         return { idx: WRITES_IDX_MAP[channel] ?? i, channel, ...stored };
@@ -258,7 +258,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /** The key `threadId`'s values are sealed with (null: the thread has no subject). An erased subject's is refused. */
-  private async sealingKey(threadId: string): Promise<Buffer | null> {
+  private async sealingKey(threadId: string): Promise<SealingKey | null> {
     const key = await threadKey(this.sql, threadId);
     if (key === null) return null;
     if (!("erased" in key) && !(await sealingAllowed(this.sql))) return null;
@@ -268,7 +268,7 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
         "This thread's customer was erased: nothing more is written to its state.",
       );
     }
-    return key.key;
+    return key;
   }
 
   /**
@@ -288,7 +288,11 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     );
     const key = await keys.key;
     if (key === null || "erased" in key) return ERASED;
-    const bytes = openValue(key.key, threadId, typeof blob === "string" ? Buffer.from(blob, "utf8") : blob);
+    const bytes = openValue(
+      key.key,
+      key.subjectId,
+      typeof blob === "string" ? Buffer.from(blob, "utf8") : blob,
+    );
     return this.serde.loadsTyped(innerType(type), bytes);
   }
 
@@ -384,14 +388,21 @@ interface KeyMemo {
   key?: Promise<ThreadKey>;
 }
 
-/** A serialized value as stored: sealed (`sealed:<type>`, ciphertext) under `key`, or as it is without one. */
+/** A serialized value as stored: sealed (`sealed:<type>`, ciphertext) under its subject's key, or as it is without one. */
 function sealed(
-  key: Buffer | null,
-  threadId: string,
+  key: SealingKey | null,
   type: string,
   value: Uint8Array,
 ): { type: string; value: Uint8Array } {
-  return key ? { type: `${SEALED}${type}`, value: sealValue(key, threadId, value) } : { type, value };
+  return key
+    ? { type: `${SEALED}${type}`, value: sealValue(key.key, key.subjectId, value) }
+    : { type, value };
+}
+
+/** The key a thread's values are sealed with, and its subject (what they are bound to). */
+interface SealingKey {
+  subjectId: string;
+  key: Buffer;
 }
 
 /** The run whose root-namespace writes these are, when it defers them (its head is kept: run-head.ts). */

@@ -37,6 +37,8 @@ function previousRelease(sql: SqlClient): SqlClient & { sent: number } {
   const client = {
     sent: 0,
     query<R>(text: string, params?: readonly unknown[], name?: string): Promise<R[]> {
+      // It knows no data keys (the vault came later): its threads are stored as they were.
+      if (text.includes("vault.")) return Promise.resolve([]);
       const unqualified = text.replaceAll('"checkpoint".', "");
       if (unqualified !== text) client.sent += 1;
       // A named statement is prepared once per connection under its name: the old text gets a name of its own.

@@ -125,8 +125,6 @@ export function threadKey(
     threadId,
     (async () => {
       const [row] = await sqlClient.query<KeyRow>(THREAD_KEY, [threadId], "vault_thread_key");
-      // No such thread (yet): not remembered, so a thread filed a moment later is sealed from its first write.
-      if (!row) keyCache().delete(threadId);
       if (!row?.subject_id) return null;
       if (!row.wrapped || !row.master_key_id) {
         if (row.erased) return { subjectId: row.subject_id, erased: true as const };
@@ -214,14 +212,17 @@ export function innerType(stored: string): string {
   return semi < 0 ? inner : inner.slice(0, semi);
 }
 
-/** Seal a serialized value of `threadId` under its key (bound to the thread). */
-export function sealValue(key: Buffer, threadId: string, bytes: Uint8Array): Buffer {
-  return seal(key, bytes, `thread:${threadId}`);
+/**
+ * Seal a serialized value under its subject's key, bound to the subject: a value moved to another subject's thread
+ * does not open (within one subject's threads it may move: a copy of a thread, its archive line).
+ */
+export function sealValue(key: Buffer, subjectId: string, bytes: Uint8Array): Buffer {
+  return seal(key, bytes, `subject:${subjectId}`);
 }
 
 /** Open a value sealed by {@link sealValue}. */
-export function openValue(key: Buffer, threadId: string, sealed: Uint8Array): Buffer {
-  return open(key, sealed, `thread:${threadId}`);
+export function openValue(key: Buffer, subjectId: string, sealed: Uint8Array): Buffer {
+  return open(key, sealed, `subject:${subjectId}`);
 }
 
 export interface RewrapProgress {

@@ -100,7 +100,7 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
           FROM checkpoint.checkpoint_blobs b WHERE thread_id = ${threadId} AND ${UNSEALED("b")} AND blob IS NOT NULL`),
       );
       for (const b of blobs) {
-        const value = sealValue(key.key, threadId, Buffer.from(b.blob));
+        const value = sealValue(key.key, key.subjectId, Buffer.from(b.blob));
         await tx.execute(sql`UPDATE checkpoint.checkpoint_blobs SET type = ${SEALED + b.type}, blob = ${value}
           WHERE thread_id = ${threadId} AND checkpoint_ns = ${b.ns} AND channel = ${b.channel}
             AND version = ${b.version} AND type = ${b.type}`);
@@ -121,7 +121,7 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
           FROM checkpoint.checkpoint_writes w WHERE thread_id = ${threadId} AND ${UNSEALED("w")} AND blob IS NOT NULL`),
       );
       for (const w of writes) {
-        const value = sealValue(key.key, threadId, Buffer.from(w.blob));
+        const value = sealValue(key.key, key.subjectId, Buffer.from(w.blob));
         // A tool task's message keeps its tool's name readable for the history (see sealedType).
         const tool: string | null | undefined =
           w.type === "json" && w.channel === "messages" && w.path.startsWith("~__pregel_push, ")
