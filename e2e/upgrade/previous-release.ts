@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { seedBuildCache } from "./tree";
 
 /*
  * The release before this one, built from git as it shipped: the commit pinned in previous-release.json, extracted
@@ -109,6 +110,8 @@ export function buildPreviousRelease(log: (line: string) => void = console.log):
 
   log(`[previous] ${commit.slice(0, 7)} at ${dir}: building…`);
   const started = Date.now();
+  // Most of its modules are this checkout's as they were: compiled once, here.
+  seedBuildCache(dir);
   const build = spawnSync(join(dir, "node_modules/.bin/next"), ["build"], {
     cwd: dir,
     encoding: "utf8",

@@ -439,6 +439,18 @@ export function shadowCandidateTree(name: ShadowCandidate): { dir: string; remov
   });
 }
 
+/**
+ * Give a tree about to be built a copy of this checkout's build cache (Turbopack's, in `<distDir>/cache`): only what
+ * the tree changed is compiled again (measured: 24 s and 33 s of CPU instead of 63 s and 110 s for a one-file change).
+ * A copy, never links: the build writes to it. Nothing when this checkout has not been built.
+ */
+export function seedBuildCache(dir: string): void {
+  const cache = join(ROOT, process.env.NEXT_DIST_DIR || ".next", "cache");
+  if (!existsSync(cache) || existsSync(join(dir, ".next", "cache"))) return;
+  mkdirSync(join(dir, ".next"), { recursive: true });
+  execFileSync("cp", ["-a", "--reflink=auto", cache, join(dir, ".next", "cache")]);
+}
+
 /** Copy this repository into a new directory, let `prepare` change it, and `next build` there. */
 function buildTree({
   name,
@@ -476,9 +488,11 @@ function buildTree({
   if (!build) return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
   log(`[upgrade] ${name} tree at ${dir}: building…`);
   const started = Date.now();
+  seedBuildCache(dir);
   const built = spawnSync(join(dir, "node_modules/.bin/next"), ["build"], {
     cwd: dir,
     encoding: "utf8",
+    // Type-checked: the build is the only check of e2e/upgrade/v2's files in place (the root tsconfig leaves them out).
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NEXT_DIST_DIR: "", ...buildEnv },
   });
   if (built.status !== 0) {
