@@ -75,6 +75,22 @@ async function stateText(threadId: string): Promise<string> {
   return JSON.stringify((await res.json()).values ?? null);
 }
 
+it("a deployment without its data keys does not start, and says which setting is missing", async () => {
+  const refused = (env: Record<string, string>) => startTestServer({ databaseUrl: prepared.url, env });
+  await expect(refused({ DATA_MASTER_KEY: "", DATA_INDEX_KEY: "" })).rejects.toThrow(
+    /DATA_INDEX_KEY \(or DATA_KEYS_FILE\) is required/,
+  );
+  await expect(refused({ DATA_MASTER_KEY: "" })).rejects.toThrow(
+    /DATA_MASTER_KEY \(or DATA_KEYS_FILE, or KEY_SERVICE_URL\) is required/,
+  );
+  // A key of the wrong size (30 bytes) is refused too, naming the setting.
+  await expect(refused({ DATA_MASTER_KEY: `k1:${"A".repeat(40)}` })).rejects.toThrow(
+    /DATA_MASTER_KEY: a master key is id:key/,
+  );
+  expect(await prepared.sql.count("vault.subject_keys")).toBe(0);
+  expect(await prepared.sql.count("instances")).toBe(0);
+}, 120_000);
+
 it("a key service that fails answers 503 unavailable:key_service, and nothing is written", async () => {
   failing = createServer((_req, res) => {
     res.statusCode = 500;
