@@ -81,7 +81,8 @@ const SPECIAL_LIST = SPECIAL_CHANNELS.map((c) => `'${c}'`).join(", ");
  * writes (who produced it) and a count of its children: no blob is read and no value deserialized. The child count
  * uses the (thread, ns, parent) index, the parent's writes the primary key of the writes table.
  */
-const PUSH_PREFIX = "~__pregel_push, ";
+/** The task path of a task pushed by `Send` (a `createAgent` tool call): its path names no node. */
+export const PUSH_PREFIX = "~__pregel_push, ";
 /** A pushed task the history names by the tool it ran: `~tool, <name>` (see `nodeFromTaskPath`). */
 const TOOL_PREFIX = "~tool, ";
 

@@ -27,6 +27,7 @@ import {
   threadKey,
 } from "@/lib/db/vault";
 import { readAddress, requireThread } from "./config";
+import { PUSH_PREFIX } from "./history";
 import { fromJsonbText, jsonbSafe, toJsonbText } from "./json-text";
 import { noteRunCheckpoint, noteRunWrites, seedRunHead, takeRunHead } from "./run-head";
 import {
@@ -369,9 +370,6 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
       versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
   }
 }
-
-/** The task path of a task pushed by `Send` (a `createAgent` tool call). */
-const PUSH_PREFIX = "~__pregel_push, ";
 
 /** The tool name a tool task's message write carries (a ToolMessage, or a list of them). */
 function toolNameOf(value: unknown): string | null {

@@ -1,5 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
+import { PUSH_PREFIX } from "@/lib/checkpoint/history";
 import { AppError } from "@/lib/contract/errors";
 import type { Database } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
@@ -9,7 +10,6 @@ import { rowsOf } from "@/lib/db/rows";
 import {
   customerSubjectId,
   ensureSubjectKey,
-  forgetKeys,
   SEALED,
   sealedType,
   sealingAllowed,
@@ -88,8 +88,8 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
       continue;
     }
     if (outcome === "gone") continue;
-    forgetKeys();
-    const key = await threadKey(database.sql, threadId);
+    // Read afresh: this process may have known the thread without a subject a moment ago.
+    const key = await threadKey(database.sql, threadId, { fresh: true });
     if (!key || "erased" in key) continue;
     const sealed = await db.transaction(async (tx) => {
       if (!(await lockThread({ tx, threadId }))) return 0;
@@ -124,7 +124,7 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
         const value = sealValue(key.key, key.subjectId, Buffer.from(w.blob));
         // A tool task's message keeps its tool's name readable for the history (see sealedType).
         const tool: string | null | undefined =
-          w.type === "json" && w.channel === "messages" && w.path.startsWith("~__pregel_push, ")
+          w.type === "json" && w.channel === "messages" && w.path.startsWith(PUSH_PREFIX)
             ? /"name":"([A-Za-z0-9_.:-]{1,128})"/.exec(Buffer.from(w.blob).toString("utf8"))?.[1]
             : null;
         await tx.execute(sql`UPDATE checkpoint.checkpoint_writes SET type = ${sealedType(w.type, tool)}, blob = ${value}
