@@ -1,7 +1,16 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { buildApprovalGraph } from "@/e2e/support/approval-graph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
+import { startTestSmtpServer } from "@/e2e/support/smtp";
 import { DrizzleCheckpointSaver } from "../checkpoint/saver";
+import { emailConnector } from "../delivery/connectors/email";
+import { dispatchDueEffects } from "../delivery/dispatcher";
+import { sealExistingThreads } from "../runtime/retention/seal-existing";
+import { getEffect } from "./queries/effects";
+import { listEmailsForThread, queueEmail } from "./queries/outbox";
+import { enqueueInput, getQueuedInput, listWaitingInputs } from "./queries/queued-inputs";
+import { getRun, insertRun, lastFork, setRunInput } from "./queries/runs";
 import { createThread } from "./queries/threads";
 import { customerSubjectId, destroySubjectKeys, forgetKeys } from "./vault";
 
@@ -108,6 +117,208 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     );
     forgetKeys();
     await expect(own.graph.getState(own.config)).rejects.toThrow();
+  });
+
+  /** A run (ended at once: one active run per thread) and a queued input of `threadId`, each carrying `words`. */
+  async function runAndQueued(threadId: string, words: string) {
+    const { db } = backend.database;
+    const runId = randomUUID();
+    const input = { kind: "input", messageId: randomUUID(), text: words, ticket: { note: words } };
+    const run = await insertRun({
+      db,
+      run: {
+        id: runId,
+        threadId,
+        kind: "fork",
+        input,
+        fromCheckpointId: null,
+        owner: "test",
+        startedBy: "user:test",
+        startedByLabel: "Test",
+        agentKey: "refund@1",
+        leaseMs: 60_000,
+      },
+    });
+    expect(run.input, "insertRun returns the input as given").toEqual(input);
+    await db.execute(sql`UPDATE runs SET status = 'succeeded' WHERE id = ${runId}`);
+    const queuedId = randomUUID();
+    const queued = await enqueueInput({
+      db,
+      entry: {
+        id: queuedId,
+        threadId,
+        input: { ...input, text: `${words} (again)` },
+        strategy: "enqueue",
+        behindRunId: null,
+        startedBy: "user:test",
+        startedByLabel: "Test",
+      },
+    });
+    expect((queued.input as { text: string }).text).toBe(`${words} (again)`);
+    return { runId, queuedId, input };
+  }
+
+  async function storedInputs(threadId: string) {
+    return backend.database.sql.query<{ input: string }>(
+      `SELECT input::text AS input FROM runs WHERE thread_id = $1
+       UNION ALL SELECT input::text FROM queued_inputs WHERE thread_id = $1`,
+      [threadId],
+    );
+  }
+
+  it("seals a run's input and a queued input; reads them back whole; after erasure they read as erased", async () => {
+    const { db } = backend.database;
+    const words = `${NAME} wrote: my parcel never came`;
+    const thread = await createThread({
+      db,
+      title: "Inputs",
+      customerMessage: "x",
+      orderRef: null,
+      subjectEmail: "inputs@example.com",
+    });
+    const { runId, queuedId, input } = await runAndQueued(thread.id, words);
+    const rows = await storedInputs(thread.id);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(JSON.parse(row.input)).toEqual({ $sealed: expect.any(String) });
+      const bytes = Buffer.from(JSON.parse(row.input).$sealed, "base64");
+      for (const text of [row.input, bytes.toString("utf8"), bytes.toString("latin1")]) {
+        expect(text).not.toContain(NAME);
+        expect(text).not.toContain("parcel");
+      }
+    }
+    forgetKeys();
+    expect((await getRun({ db, runId }))?.input).toEqual(input);
+    expect((await lastFork({ db, threadId: thread.id }))?.input).toEqual(input);
+    expect((await getQueuedInput({ db, id: queuedId }))?.input).toMatchObject({ text: `${words} (again)` });
+    expect((await listWaitingInputs({ db, threadId: thread.id })).map((q) => q.input)).toEqual([
+      { ...input, text: `${words} (again)` },
+    ]);
+    const changed = { ...input, text: "changed" };
+    expect((await setRunInput({ db, runId, input: changed }))?.input).toEqual(changed);
+    expect((await storedInputs(thread.id)).every((r) => JSON.parse(r.input).$sealed)).toBe(true);
+    expect((await getRun({ db, runId }))?.input).toEqual(changed);
+
+    await db.transaction((tx) => destroySubjectKeys(tx, [customerSubjectId("inputs@example.com")], "test"));
+    expect((await getRun({ db, runId }))?.input).toEqual({ erased: true });
+    expect((await getQueuedInput({ db, id: queuedId }))?.input).toEqual({ erased: true });
+    await expect(
+      runAndQueued(thread.id, "more"),
+      "a new run of an erased subject's thread",
+    ).rejects.toMatchObject({
+      code: "conflict:subject_erased",
+    });
+  });
+
+  it("stores a thread without a subject's inputs in clear; the sealing job seals them later", async () => {
+    const { db } = backend.database;
+    const thread = await createThread({
+      db,
+      title: "Inputs later",
+      customerMessage: "x",
+      orderRef: null,
+      subjectEmail: null,
+    });
+    // A thread of the release before keys: no subject, so nothing is sealed.
+    await db.execute(sql`UPDATE threads SET subject_id = NULL WHERE id = ${thread.id}`);
+    await db.execute(sql`DELETE FROM vault.subject_keys WHERE subject_id = ${`t_${thread.id}`}`);
+    forgetKeys();
+    const { runId, input } = await runAndQueued(thread.id, `${NAME} in clear`);
+    expect((await storedInputs(thread.id)).every((r) => r.input.includes(NAME))).toBe(true);
+    const mail = await queueEmail({
+      db,
+      decisionRef: randomUUID(),
+      threadId: thread.id,
+      to: "later@example.com",
+      subject: NAME,
+      body: `Dear ${NAME}`,
+    });
+    const storedMail = () =>
+      backend.database.sql.query<{ text: string }>(
+        `SELECT to_address || subject || body AS text FROM outbox WHERE thread_id = $1
+         UNION ALL SELECT payload::text FROM effects WHERE thread_id = $1`,
+        [thread.id],
+      );
+    expect((await storedMail()).every((r) => r.text.includes(NAME))).toBe(true);
+
+    for (let pass = 0; pass < 20; pass++) {
+      if ((await sealExistingThreads(backend.database, 500)).remaining === 0) break;
+    }
+    const rows = await storedInputs(thread.id);
+    expect(rows).toHaveLength(2);
+    expect(rows.every((r) => !r.input.includes(NAME) && JSON.parse(r.input).$sealed)).toBe(true);
+    expect((await storedMail()).some((r) => r.text.includes(NAME) || r.text.includes("later@"))).toBe(false);
+    forgetKeys();
+    expect((await getRun({ db, runId }))?.input).toEqual(input);
+    expect((await listEmailsForThread({ db, threadId: thread.id }))[0]?.body).toBe(`Dear ${NAME}`);
+    expect((await getEffect({ db, effectId: mail.effect.id }))?.payload).toMatchObject({ subject: NAME });
+  });
+
+  it("seals an email in the outbox and in its effect; delivers it opened; an erased customer's is never sent", async () => {
+    const { db } = backend.database;
+    const smtp = await startTestSmtpServer();
+    try {
+      const connectors = new Map([
+        ["email", emailConnector({ from: "Shop <shop@example.com>", transport: { smtpUrl: smtp.url } })],
+      ]);
+      const emails = [];
+      for (const who of ["mail-kept", "mail-erased"]) {
+        const thread = await createThread({
+          db,
+          title: "Mail",
+          customerMessage: "x",
+          orderRef: null,
+          subjectEmail: `${who}@example.com`,
+        });
+        const queued = await queueEmail({
+          db,
+          decisionRef: randomUUID(),
+          threadId: thread.id,
+          to: `${who}@example.com`,
+          subject: `Your refund, ${NAME}`,
+          body: `Dear ${NAME}, your parcel refund is on its way.`,
+        });
+        expect(queued.email.toAddress).toBe(`${who}@example.com`);
+        expect(queued.effect.payload).toMatchObject({ to: `${who}@example.com` });
+        emails.push({ threadId: thread.id, who, effectId: queued.effect.id });
+      }
+      for (const { threadId, who, effectId } of emails) {
+        const raw = await backend.database.sql.query<Record<string, string>>(
+          `SELECT to_address || subject || body AS text FROM outbox WHERE thread_id = $1
+           UNION ALL SELECT payload::text FROM effects WHERE thread_id = $1`,
+          [threadId],
+        );
+        expect(raw).toHaveLength(2);
+        for (const row of raw) {
+          for (const word of [NAME, who, "parcel"]) expect(row.text).not.toContain(word);
+        }
+        forgetKeys();
+        expect((await listEmailsForThread({ db, threadId }))[0]).toMatchObject({
+          toAddress: `${who}@example.com`,
+          subject: `Your refund, ${NAME}`,
+        });
+        expect((await getEffect({ db, effectId }))?.payload).toMatchObject({ to: `${who}@example.com` });
+      }
+
+      const [kept, erased] = emails as [(typeof emails)[0], (typeof emails)[0]];
+      await db.transaction((tx) =>
+        destroySubjectKeys(tx, [customerSubjectId("mail-erased@example.com")], "test"),
+      );
+      expect((await listEmailsForThread({ db, threadId: erased.threadId }))[0]?.toAddress).toBe("[erased]");
+      const retry = { maxAttempts: 3, baseMs: 10, maxMs: 20 };
+      for (let i = 0; i < 5; i++)
+        await dispatchDueEffects({ db, connectors, owner: "test-dispatcher", retry });
+      // The SMTP server received the kept customer's email, opened, and nothing for the erased one.
+      const ours = smtp.received.filter((m) => m.to.some((to) => to.startsWith("mail-")));
+      expect(ours.map((m) => m.to)).toEqual([["mail-kept@example.com"]]);
+      expect(ours[0]?.raw).toContain(`Dear ${NAME}`);
+      const refused = await getEffect({ db, effectId: erased.effectId });
+      expect(refused?.status).toBe("failed");
+      expect(refused?.lastError).toMatch(/^conflict:subject_erased/);
+      expect((await getEffect({ db, effectId: kept.effectId }))?.status).toBe("delivered");
+    } finally {
+      await smtp.close();
+    }
   });
 
   it("a thread the saver does not know (no subject) is stored as before", async () => {

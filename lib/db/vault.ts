@@ -1,9 +1,10 @@
 import "server-only";
-import { eq, inArray, ne, sql } from "drizzle-orm";
+import { eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contract/errors";
 import { blindIndex, dataKeys, newDataKey, open, seal } from "@/lib/platform/data-keys";
 import { singleton } from "@/lib/platform/singleton";
 import type { AppDb } from "./open";
+import { rowsOf } from "./rows";
 import { erasedSubjects, subjectKeys } from "./schema/vault";
 import type { SqlClient } from "./sql-client";
 import type { Queryable } from "./tx";
@@ -223,6 +224,139 @@ export function sealValue(key: Buffer, subjectId: string, bytes: Uint8Array): Bu
 /** Open a value sealed by {@link sealValue}. */
 export function openValue(key: Buffer, subjectId: string, sealed: Uint8Array): Buffer {
   return open(key, sealed, `subject:${subjectId}`);
+}
+
+/**
+ * A JSON value of a thread's rows (a run's input, a queued input) as its jsonb column stores it when sealed: the
+ * value's JSON sealed under the thread's subject key ({@link sealValue}), base64.
+ */
+export interface SealedJson {
+  $sealed: string;
+}
+
+/** Whether a stored JSON value is a {@link SealedJson} envelope. */
+export function isSealedJson(value: unknown): value is SealedJson {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as Record<string, unknown>).$sealed === "string" &&
+    Object.keys(value).length === 1
+  );
+}
+
+/** What a sealed JSON value reads as once its subject's key is destroyed. */
+export const ERASED_JSON: Readonly<{ erased: true }> = Object.freeze({ erased: true });
+
+/** Whether an opened JSON value is {@link ERASED_JSON} (its key destroyed). */
+export function isErasedValue(value: unknown): boolean {
+  return value === ERASED_JSON;
+}
+
+/** A {@link SqlClient} over a Drizzle handle: the key lookups run in the caller's transaction (a thread it just filed). */
+function sqlOn(db: Queryable): SqlClient {
+  return {
+    async query<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+      const chunks: SQL[] = text
+        .split(/\$(\d+)/)
+        .map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${params[Number(part) - 1]}`));
+      return rowsOf<R>(await db.execute(sql.join(chunks)));
+    },
+  };
+}
+
+/**
+ * The key a value of `threadId`'s rows is sealed with when written now: null when it is written in clear (a thread
+ * with no subject; mid-rollout, see {@link sealingAllowed}). A thread whose subject was erased is refused
+ * (`conflict:subject_erased`): nothing more is written about them.
+ */
+export async function rowSealingKey(
+  db: Queryable,
+  threadId: string,
+): Promise<{ subjectId: string; key: Buffer } | null> {
+  const client = sqlOn(db);
+  const key = await threadKey(client, threadId);
+  if (key === null) return null;
+  if ("erased" in key) {
+    throw new AppError(
+      "conflict:subject_erased",
+      "This thread's customer was erased: nothing more is written about them.",
+    );
+  }
+  return (await sealingAllowed(client)) ? key : null;
+}
+
+/** Seal a JSON value of `threadId`'s rows for its jsonb column (as it is when the thread is written in clear). */
+export async function sealThreadJson<T>(db: Queryable, threadId: string, value: T): Promise<T | SealedJson> {
+  if (value === null || value === undefined) return value;
+  const key = await rowSealingKey(db, threadId);
+  if (!key) return value;
+  const bytes = Buffer.from(JSON.stringify(value), "utf8");
+  return { $sealed: sealValue(key.key, key.subjectId, bytes).toString("base64") };
+}
+
+/**
+ * The value of a stored JSON value of `threadId`'s rows: opened when sealed, {@link ERASED_JSON} when its subject's key
+ * was destroyed, as it is when stored in clear. A key service that fails is 503.
+ */
+export async function openThreadJson(db: Queryable, threadId: string, stored: unknown): Promise<unknown> {
+  if (!isSealedJson(stored)) return stored;
+  const key = await readingKey(db, threadId);
+  if (key === null || "erased" in key) return ERASED_JSON;
+  const bytes = openValue(key.key, key.subjectId, Buffer.from(stored.$sealed, "base64"));
+  return JSON.parse(bytes.toString("utf8"));
+}
+
+/** The prefix of a text value sealed by {@link sealThreadText}: `sealed:v1:` + base64. */
+export const SEALED_TEXT = "sealed:v1:";
+
+/** What a sealed text reads as once its subject's key is destroyed. */
+export const ERASED_TEXT = "[erased]";
+
+/** Seal a text value of `threadId`'s rows for its text column (as it is when the thread is written in clear). */
+export async function sealThreadText(db: Queryable, threadId: string, value: string): Promise<string>;
+export async function sealThreadText(
+  db: Queryable,
+  threadId: string,
+  value: string | null,
+): Promise<string | null>;
+export async function sealThreadText(
+  db: Queryable,
+  threadId: string,
+  value: string | null,
+): Promise<string | null> {
+  if (value === null) return value;
+  const key = await rowSealingKey(db, threadId);
+  if (!key) return value;
+  return SEALED_TEXT + sealValue(key.key, key.subjectId, Buffer.from(value, "utf8")).toString("base64");
+}
+
+/** The value of a stored text of `threadId`'s rows: opened when sealed, {@link ERASED_TEXT} once erased. */
+export async function openThreadText(db: Queryable, threadId: string, stored: string): Promise<string>;
+export async function openThreadText(
+  db: Queryable,
+  threadId: string,
+  stored: string | null,
+): Promise<string | null>;
+export async function openThreadText(
+  db: Queryable,
+  threadId: string,
+  stored: string | null,
+): Promise<string | null> {
+  if (stored === null || !stored.startsWith(SEALED_TEXT)) return stored;
+  const key = await readingKey(db, threadId);
+  if (key === null || "erased" in key) return ERASED_TEXT;
+  return openValue(key.key, key.subjectId, Buffer.from(stored.slice(SEALED_TEXT.length), "base64")).toString(
+    "utf8",
+  );
+}
+
+/** The key to open `threadId`'s sealed values with (asked afresh when this process knew the thread without one). */
+async function readingKey(db: Queryable, threadId: string): Promise<ThreadKey> {
+  const client = sqlOn(db);
+  const key = await threadKey(client, threadId);
+  // Sealed, though this process knew the thread without a subject: sealed since (`npm run keys -- seal`).
+  return key ?? threadKey(client, threadId, { fresh: true });
 }
 
 export interface RewrapProgress {

@@ -11,6 +11,7 @@ import {
 } from "@/lib/db/queries/effects";
 import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
+import { isErasedValue } from "@/lib/db/vault";
 import { observeDelivery, traceDelivery } from "@/lib/delivery/effects";
 import { connectorsByKind, deliverDue, type RetryPolicy, type Settlement } from "@/lib/delivery/engine";
 import { checkEffectAuthority } from "@/lib/delivery/receipts";
@@ -46,6 +47,9 @@ function authorityCheck(db: Queryable, effect: Effect) {
     return refusal ? refused(refusal) : null;
   };
 }
+
+/** The refusal of an effect whose payload was sealed under a key erasure destroyed. */
+const SUBJECT_ERASED = "conflict:subject_erased";
 
 const DISPATCH_SYSTEM = { id: "system:dispatcher", label: "effect dispatcher", role: null } as const;
 
@@ -88,7 +92,10 @@ export async function dispatchDueEffects({
         },
       }),
       settle: (effect, settlement) => settleEffect(db, owner, effect, settlement),
-      precheck: async (effect) => (await authorityCheck(db, effect)?.()) ?? null,
+      precheck: async (effect) =>
+        isErasedValue(effect.payload)
+          ? refused(`${SUBJECT_ERASED}: the customer's data was erased before it was delivered; not sent`)
+          : ((await authorityCheck(db, effect)?.()) ?? null),
       around: (effect, work) => traceDelivery(effect, work),
     },
     connectors,

@@ -150,6 +150,9 @@ export async function recordRefund({
             ? `${ELSEWHERE}: ${orderId} is another customer's order than this thread's; held for an operator, not paid`
             : `${NO_RECEIPT}: no decision on this thread authorized ${amountCents} cents to ${orderId}; held for an operator, not paid`,
         };
+    // A payment's payload is the money ledger's ids, amount and method, nothing personal: it stays plain (not sealed
+    // like other effects' payloads, lib/db/queries/effects.ts), so a refund owed to a customer erased meanwhile is
+    // still paid.
     const recorded = tx.$with("refund").as(tx.insert(refunds).values(refund).returning({ id: refunds.id }));
     const [effect] = await tx
       .with(recorded)

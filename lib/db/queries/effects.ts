@@ -6,7 +6,27 @@ import { activeRunTrace } from "@/lib/platform/observability/tracing";
 import { rowsOf } from "../rows";
 import { type Effect, effects } from "../schema";
 import type { Queryable } from "../tx";
+import { openThreadJson, sealThreadJson } from "../vault";
 import { type LocalScope, listLocalOwners } from "./instances";
+
+/*
+ * An effect's payload says what is sent (an email's address and words, the account a change goes to): it is stored
+ * sealed under its thread's subject key (lib/db/vault.ts). What writes an effect seals its payload
+ * ({@link sealEffectPayload}); every function here that returns an effect returns it opened.
+ */
+
+/** An effect's payload as its column stores it. */
+export async function sealEffectPayload(db: Queryable, threadId: string, payload: Record<string, unknown>) {
+  return (await sealThreadJson(db, threadId, payload)) as Record<string, unknown>;
+}
+
+/** `effect` with its payload opened (an erased subject's reads `{ erased: true }`). */
+export async function openedEffect<T extends Pick<Effect, "threadId" | "payload">>(
+  db: Queryable,
+  effect: T,
+): Promise<T> {
+  return { ...effect, payload: await openThreadJson(db, effect.threadId, effect.payload) };
+}
 
 /** An effect to record: what delivers it (`kind`), the business row it delivers, and what the connector sends. */
 export interface EffectIntent {
@@ -34,11 +54,12 @@ export async function insertEffect({ db, intent }: { db: Queryable; intent: Effe
       id: randomUUID(),
       ...activeRunTrace(),
       ...row,
+      payload: await sealEffectPayload(db, row.threadId, row.payload),
       ...(held ? { status: "failed" as const, lastError: held } : {}),
     })
     .onConflictDoNothing({ target: effects.idempotencyKey })
     .returning();
-  if (inserted) return inserted;
+  if (inserted) return { ...inserted, payload: row.payload };
   const existing = await getEffectByKey({ db, idempotencyKey: intent.idempotencyKey });
   if (!existing) throw new Error(`insertEffect: no effect under ${intent.idempotencyKey} after a conflict`);
   return existing;
@@ -52,12 +73,12 @@ export async function getEffectByKey({
   idempotencyKey: string;
 }): Promise<Effect | undefined> {
   const [row] = await db.select().from(effects).where(eq(effects.idempotencyKey, idempotencyKey));
-  return row;
+  return row && openedEffect(db, row);
 }
 
 export async function getEffect({ db, effectId }: { db: Queryable; effectId: string }) {
   const [row] = await db.select().from(effects).where(eq(effects.id, effectId));
-  return row;
+  return row && openedEffect(db, row);
 }
 
 /** How many effects a thread recorded at or after `since` (a run's start): a rollback never goes behind one. */
@@ -80,11 +101,12 @@ export async function countEffectsSince({
 
 /** A thread's effects, oldest first. */
 export async function listThreadEffects({ db, threadId }: { db: Queryable; threadId: string }) {
-  return db
+  const rows = await db
     .select()
     .from(effects)
     .where(eq(effects.threadId, threadId))
     .orderBy(asc(effects.createdAt), asc(effects.id));
+  return Promise.all(rows.map((row) => openedEffect(db, row)));
 }
 
 /**
@@ -122,10 +144,11 @@ export async function claimDueEffects({
     returning id`);
   const ids = rowsOf(result).map((r) => String(r.id));
   if (ids.length === 0) return [];
-  return db
+  const rows = await db
     .select()
     .from(effects)
     .where(and(inArray(effects.id, ids), eq(effects.owner, owner)));
+  return Promise.all(rows.map((row) => openedEffect(db, row)));
 }
 
 /**

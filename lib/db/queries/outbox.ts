@@ -5,7 +5,36 @@ import { activeRunTrace } from "@/lib/platform/observability/tracing";
 import { rowsOf, tableRow } from "../rows";
 import { type Effect, effects, type OutboxEmail, outbox } from "../schema";
 import type { Queryable } from "../tx";
-import { insertEffect } from "./effects";
+import { openThreadText, sealThreadText } from "../vault";
+import { insertEffect, sealEffectPayload } from "./effects";
+
+/*
+ * An email's address, subject and body are the customer's: stored sealed under its thread's subject key
+ * (lib/db/vault.ts), in the outbox as in its effect's payload. What is returned here is opened.
+ */
+
+/** An email's address, subject and body as the outbox stores them. */
+async function sealedEmail(
+  db: Queryable,
+  threadId: string,
+  email: { to: string; subject: string; body: string },
+): Promise<{ sealedTo: string; sealedSubject: string; sealedBody: string }> {
+  return {
+    sealedTo: await sealThreadText(db, threadId, email.to),
+    sealedSubject: await sealThreadText(db, threadId, email.subject),
+    sealedBody: await sealThreadText(db, threadId, email.body),
+  };
+}
+
+/** An outbox row with its address, subject and body opened. */
+async function opened(db: Queryable, email: OutboxEmail): Promise<OutboxEmail> {
+  return {
+    ...email,
+    toAddress: await openThreadText(db, email.threadId, email.toAddress),
+    subject: await openThreadText(db, email.threadId, email.subject),
+    body: await openThreadText(db, email.threadId, email.body),
+  };
+}
 
 /**
  * The key of an email: the decision that approved this draft revision (the confirm_email interrupt, or for an agent
@@ -31,23 +60,24 @@ export async function queueEmail(request: EmailRequest): Promise<{ email: Outbox
   const idempotencyKey = emailIdempotencyKey(decisionRef);
   const emailId = randomUUID();
   const { traceId, traceSpanId } = activeRunTrace();
+  const { sealedTo, sealedSubject, sealedBody } = await sealedEmail(db, threadId, { to, subject, body });
+  const payload = await sealEffectPayload(db, threadId, { emailId, to, subject, body });
   const [row] = rowsOf<Record<string, unknown>>(
     await db.execute(sql`WITH email AS (
         INSERT INTO ${outbox} (id, idempotency_key, thread_id, to_address, subject, body)
-        VALUES (${emailId}, ${idempotencyKey}, ${threadId}, ${to}, ${subject}, ${body})
+        VALUES (${emailId}, ${idempotencyKey}, ${threadId}, ${sealedTo}, ${sealedSubject}, ${sealedBody})
         ON CONFLICT (idempotency_key) DO NOTHING
         RETURNING id, created_at
       )
       INSERT INTO ${effects} (id, idempotency_key, thread_id, kind, record_id, payload, trace_id, trace_span_id)
-      SELECT ${randomUUID()}, ${idempotencyKey}, ${threadId}, 'email', email.id,
-        jsonb_build_object('emailId', email.id, 'to', ${to}::text, 'subject', ${subject}::text, 'body', ${body}::text),
+      SELECT ${randomUUID()}, ${idempotencyKey}, ${threadId}, 'email', email.id, ${JSON.stringify(payload)}::jsonb,
         ${traceId}, ${traceSpanId}
       FROM email
       ON CONFLICT (idempotency_key) DO NOTHING
       RETURNING *, (SELECT created_at FROM email) AS email_created_at`),
   );
   if (!row) return queueEmailInTransaction(request);
-  const effect = tableRow(effects, row);
+  const effect = { ...tableRow(effects, row), payload: { emailId, to, subject, body } };
   return {
     email: {
       id: emailId,
@@ -82,14 +112,23 @@ async function queueEmailInTransaction({
 }: EmailRequest): Promise<{ email: OutboxEmail; effect: Effect }> {
   const idempotencyKey = emailIdempotencyKey(decisionRef);
   return db.transaction(async (tx) => {
+    const { sealedTo, sealedSubject, sealedBody } = await sealedEmail(tx, threadId, { to, subject, body });
     const [inserted] = await tx
       .insert(outbox)
-      .values({ id: randomUUID(), idempotencyKey, threadId, toAddress: to, subject, body })
+      .values({
+        id: randomUUID(),
+        idempotencyKey,
+        threadId,
+        toAddress: sealedTo,
+        subject: sealedSubject,
+        body: sealedBody,
+      })
       .onConflictDoNothing({ target: outbox.idempotencyKey })
       .returning();
-    const email =
+    const stored =
       inserted ?? (await tx.select().from(outbox).where(eq(outbox.idempotencyKey, idempotencyKey)))[0];
-    if (!email) throw new Error(`queueEmail: no email under ${idempotencyKey} after a conflict`);
+    if (!stored) throw new Error(`queueEmail: no email under ${idempotencyKey} after a conflict`);
+    const email = await opened(tx, stored);
     const effect = await insertEffect({
       db: tx,
       intent: {
@@ -112,5 +151,6 @@ export async function listEmailsForThread({
   db: Queryable;
   threadId: string;
 }): Promise<OutboxEmail[]> {
-  return db.select().from(outbox).where(eq(outbox.threadId, threadId)).orderBy(outbox.createdAt);
+  const rows = await db.select().from(outbox).where(eq(outbox.threadId, threadId)).orderBy(outbox.createdAt);
+  return Promise.all(rows.map((row) => opened(db, row)));
 }

@@ -4,6 +4,12 @@ import type { MultitaskStrategy } from "@/lib/contract/wire";
 import { rowsOf } from "../rows";
 import { checkpoints, type QueuedInput, queuedInputs, threads } from "../schema";
 import type { Queryable } from "../tx";
+import { openThreadJson, sealThreadJson } from "../vault";
+
+/** A queued input as stored: its input sealed under the thread's subject key (like a run's, lib/db/queries/runs.ts). */
+async function opened(db: Queryable, row: QueuedInput): Promise<QueuedInput> {
+  return { ...row, input: await openThreadJson(db, row.threadId, row.input) };
+}
 
 /**
  * Keep new input for after the thread's active run (its thread is locked by the caller). The same statement touches
@@ -28,9 +34,10 @@ export async function enqueueInput({
   const touched = db
     .$with("touched", {})
     .as(db.update(threads).set({ updatedAt: sql`now()` }).where(eq(threads.id, entry.threadId)).getSQL());
-  const [row] = await db.with(touched).insert(queuedInputs).values(entry).returning();
+  const sealed = { ...entry, input: await sealThreadJson(db, entry.threadId, entry.input) };
+  const [row] = await db.with(touched).insert(queuedInputs).values(sealed).returning();
   if (!row) throw new Error("queued input not inserted");
-  return row;
+  return { ...row, input: entry.input };
 }
 
 /** The thread's inputs still waiting, oldest first. */
@@ -41,11 +48,12 @@ export async function listWaitingInputs({
   db: Queryable;
   threadId: string;
 }): Promise<QueuedInput[]> {
-  return db
+  const rows = await db
     .select()
     .from(queuedInputs)
     .where(and(eq(queuedInputs.threadId, threadId), eq(queuedInputs.status, "waiting")))
     .orderBy(asc(queuedInputs.position));
+  return Promise.all(rows.map((row) => opened(db, row)));
 }
 
 /** Whether anything waits in the thread's queue (one indexed read). */
@@ -72,7 +80,7 @@ export async function getQueuedInput({
   id: string;
 }): Promise<QueuedInput | undefined> {
   const [row] = await db.select().from(queuedInputs).where(eq(queuedInputs.id, id));
-  return row;
+  return row && opened(db, row);
 }
 
 /** Mark a waiting input started (compare-and-set: false when someone else started or dropped it first). */

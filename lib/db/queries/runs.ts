@@ -3,10 +3,31 @@ import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-
 import { ACTIVE_RUN_STATUSES, type RunStatus } from "@/lib/contract/wire";
 import { type Run, runs, threads } from "../schema";
 import { type Alongside, type Queryable, withAlongside } from "../tx";
+import { openThreadJson, sealThreadJson } from "../vault";
+
+/*
+ * A run's input holds the customer's and the staff's words (a message, the answers to a decision): it is stored sealed
+ * under its thread's subject key (lib/db/vault.ts). Every function here that writes it seals it, and every one that
+ * returns a run returns it opened.
+ */
+
+/** `run` with its input opened (see above). */
+async function opened<T extends Pick<Run, "threadId" | "input">>(db: Queryable, run: T): Promise<T>;
+async function opened<T extends Pick<Run, "threadId" | "input">>(
+  db: Queryable,
+  run: T | undefined,
+): Promise<T | undefined>;
+async function opened<T extends Pick<Run, "threadId" | "input">>(
+  db: Queryable,
+  run: T | undefined,
+): Promise<T | undefined> {
+  if (!run) return run;
+  return { ...run, input: await openThreadJson(db, run.threadId, run.input) };
+}
 
 export async function getRun({ db, runId }: { db: Queryable; runId: string }): Promise<Run | undefined> {
   const [row] = await db.select().from(runs).where(eq(runs.id, runId));
-  return row;
+  return opened(db, row);
 }
 
 /** A thread's latest run that ended failed or was stopped, with its error (code and message), or undefined. */
@@ -37,7 +58,7 @@ export async function getActiveRun({
     .select()
     .from(runs)
     .where(and(eq(runs.threadId, threadId), inArray(runs.status, [...ACTIVE_RUN_STATUSES])));
-  return row;
+  return opened(db, row);
 }
 
 /** Insert a run that is already claimed by `owner`. The partial unique index refuses a second active run. */
@@ -74,7 +95,8 @@ export async function insertRun({
       queued?: boolean;
     };
 }): Promise<Run & { startRead?: unknown }> {
-  const { leaseMs, queued = false, ...values } = run;
+  const { leaseMs, queued = false, ...given } = run;
+  const values = { ...given, input: await sealThreadJson(db, given.threadId, given.input) };
   const [row] = await withAlongside(db, alongside)
     .insert(runs)
     .values(
@@ -90,7 +112,7 @@ export async function insertRun({
     )
     .returning({ ...getTableColumns(runs), ...(startRead ? { startRead: sql<unknown>`${startRead}` } : {}) });
   if (!row) throw new Error("insertRun: insert returned no row");
-  return row;
+  return { ...row, input: given.input };
 }
 
 /** Close a run with its final status. Only the current owner may close it (a stale owner's write is ignored). */
@@ -246,7 +268,7 @@ export async function claimExpiredRun({
     .from(runs)
     .innerJoin(threads, eq(threads.id, runs.threadId))
     .where(eq(runs.id, id));
-  return row ? { ...row.run, lastSeq: Number(row.lastSeq) } : undefined;
+  return row ? { ...(await opened(db, row.run)), lastSeq: Number(row.lastSeq) } : undefined;
 }
 
 /**
@@ -338,8 +360,14 @@ export async function setRunInput({
   runId: string;
   input: unknown;
 }): Promise<Run | undefined> {
-  const [row] = await db.update(runs).set({ input }).where(eq(runs.id, runId)).returning();
-  return row;
+  const [stored] = await db.select({ threadId: runs.threadId }).from(runs).where(eq(runs.id, runId));
+  if (!stored) return undefined;
+  const [row] = await db
+    .update(runs)
+    .set({ input: await sealThreadJson(db, stored.threadId, input) })
+    .where(eq(runs.id, runId))
+    .returning();
+  return row ? { ...row, input } : undefined;
 }
 
 /**
@@ -359,5 +387,5 @@ export async function lastFork({
     .where(and(eq(runs.threadId, threadId), eq(runs.kind, "fork")))
     .orderBy(desc(runs.createdAt))
     .limit(1);
-  return row;
+  return row ? { id: row.id, input: await openThreadJson(db, threadId, row.input) } : undefined;
 }

@@ -21,7 +21,7 @@ import {
 import { compactThreadEvents } from "@/lib/db/queries/events";
 import { lockThread } from "@/lib/db/queries/threads";
 import type { Tx } from "@/lib/db/tx";
-import { customerSubjectId, destroySubjectKeys, SEALED } from "@/lib/db/vault";
+import { customerSubjectId, destroySubjectKeys, isSealedJson, SEALED, SEALED_TEXT } from "@/lib/db/vault";
 import { env } from "@/lib/platform/env";
 import { accountIdOf } from "@/lib/shop/accounts";
 import { agentOfThread } from "../agents/registry";
@@ -282,6 +282,8 @@ function redactRow(table: PersonalTable, row: SubjectRow, redactor: Redactor): R
   for (const { column, kind } of table.columns) {
     const value = row.values[column];
     if (value === null || value === undefined) continue;
+    // Sealed under the subject's key (an input, an effect's payload, an email): erased with the key, never rewritten.
+    if (isSealedJson(value) || (typeof value === "string" && value.startsWith(SEALED_TEXT))) continue;
     if (kind === "text") {
       const next = redactor.text(value as string);
       if (next !== value) changes[column] = next;

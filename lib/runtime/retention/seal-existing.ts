@@ -11,6 +11,7 @@ import {
   customerSubjectId,
   ensureSubjectKey,
   SEALED,
+  SEALED_TEXT,
   sealedType,
   sealingAllowed,
   sealValue,
@@ -22,7 +23,7 @@ import { ERASED_EMAIL } from "./erasure";
 /*
  * The move of an existing database to sealed storage (issue 49): threads filed before personal data was kept under
  * keys get their subject (the customer of their order, or one of their own) and key, and their checkpoint values and
- * writes are sealed in place — online (a thread whose run is going is left for the next pass), in batches of threads
+ * writes, run inputs and queued inputs, effects' payloads and outbox emails are sealed in place — online (a thread whose run is going is left for the next pass), in batches of threads
  * (each its own transaction), resumable (a pass finds only what is still in clear) and audited. Only the thread's own
  * rows are rewritten.
  */
@@ -43,11 +44,28 @@ export interface SealProgress {
 const UNSEALED = (alias: string) =>
   sql.raw(`${alias}.type NOT LIKE '${SEALED}%' AND ${alias}.type NOT IN ('empty', 'null', 'undefined')`);
 
+/** A run's or queued input's JSON (`alias.input`) stored in clear. */
+const INPUT_IN_CLEAR = (alias: string) =>
+  sql.raw(
+    `${alias}.input IS NOT NULL AND jsonb_typeof(${alias}.input) <> 'null' AND ${alias}.input ->> '$sealed' IS NULL`,
+  );
+
+/** An effect's payload in clear (a payment's stays plain: lib/shop/refunds.ts). */
+const EFFECT_IN_CLEAR = (alias: string) =>
+  sql.raw(`${alias}.kind <> 'payment' AND ${alias}.payload ->> '$sealed' IS NULL`);
+
+/** An outbox email in clear. */
+const EMAIL_IN_CLEAR = (alias: string) => sql.raw(`${alias}.to_address NOT LIKE '${SEALED_TEXT}%'`);
+
 /** A thread (`t`) still in clear: no subject yet, or values not sealed (an erased subject's are left as erasure left them). */
 const IN_CLEAR = sql`(t.subject_id IS NULL
   OR (NOT EXISTS (SELECT 1 FROM vault.erased_subjects e WHERE e.subject_id = t.subject_id)
     AND (EXISTS (SELECT 1 FROM checkpoint.checkpoint_blobs b WHERE b.thread_id = t.id AND ${UNSEALED("b")})
-      OR EXISTS (SELECT 1 FROM checkpoint.checkpoint_writes w WHERE w.thread_id = t.id AND ${UNSEALED("w")}))))`;
+      OR EXISTS (SELECT 1 FROM checkpoint.checkpoint_writes w WHERE w.thread_id = t.id AND ${UNSEALED("w")})
+      OR EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id AND ${INPUT_IN_CLEAR("r")})
+      OR EXISTS (SELECT 1 FROM queued_inputs q WHERE q.thread_id = t.id AND ${INPUT_IN_CLEAR("q")})
+      OR EXISTS (SELECT 1 FROM effects f WHERE f.thread_id = t.id AND ${EFFECT_IN_CLEAR("f")})
+      OR EXISTS (SELECT 1 FROM outbox o WHERE o.thread_id = t.id AND ${EMAIL_IN_CLEAR("o")}))))`;
 
 /** One pass over up to `batch` threads still in clear. Run it until `remaining` is 0 (or only busy threads are left). */
 export async function sealExistingThreads(database: Database, batch = 50): Promise<SealProgress> {
@@ -130,6 +148,39 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
         await tx.execute(sql`UPDATE checkpoint.checkpoint_writes SET type = ${sealedType(w.type, tool)}, blob = ${value}
           WHERE thread_id = ${threadId} AND checkpoint_ns = ${w.ns} AND checkpoint_id = ${w.cp}
             AND task_id = ${w.task} AND idx = ${w.idx} AND type = ${w.type}`);
+        n += 1;
+      }
+      // JSON values (run and queued inputs, effects' payloads) sealed as lib/db/vault.ts's sealThreadJson seals them.
+      const sealJson = (text: string) =>
+        JSON.stringify({
+          $sealed: sealValue(key.key, key.subjectId, Buffer.from(text, "utf8")).toString("base64"),
+        });
+      for (const [table, column, inClear] of [
+        ["runs", "input", INPUT_IN_CLEAR("x")],
+        ["queued_inputs", "input", INPUT_IN_CLEAR("x")],
+        ["effects", "payload", EFFECT_IN_CLEAR("x")],
+      ] as const) {
+        const rows = rowsOf<{ id: string; value: string }>(
+          await tx.execute(sql`SELECT id, ${sql.identifier(column)}::text AS value FROM ${sql.identifier(table)} x
+            WHERE thread_id = ${threadId} AND ${inClear}`),
+        );
+        for (const row of rows) {
+          await tx.execute(sql`UPDATE ${sql.identifier(table)} SET ${sql.identifier(column)} = ${sealJson(row.value)}::jsonb
+            WHERE id = ${row.id}`);
+          n += 1;
+        }
+      }
+      // Outbox emails: address, subject and body, as sealThreadText seals them.
+      const sealText = (text: string) =>
+        SEALED_TEXT + sealValue(key.key, key.subjectId, Buffer.from(text, "utf8")).toString("base64");
+      const emails = rowsOf<{ id: string; to_address: string; subject: string; body: string }>(
+        await tx.execute(sql`SELECT id, to_address, subject, body FROM outbox x
+          WHERE thread_id = ${threadId} AND ${EMAIL_IN_CLEAR("x")}`),
+      );
+      for (const e of emails) {
+        await tx.execute(sql`UPDATE outbox SET to_address = ${sealText(e.to_address)}, subject = ${sealText(e.subject)},
+            body = ${sealText(e.body)}
+          WHERE id = ${e.id}`);
         n += 1;
       }
       return n;
