@@ -8,6 +8,7 @@ import { emailConnector } from "../delivery/connectors/email";
 import { dispatchDueEffects } from "../delivery/dispatcher";
 import { sealExistingThreads } from "../runtime/retention/seal-existing";
 import { getEffect } from "./queries/effects";
+import { appendEvents, compactThreadEvents, readEvents, readRunEvents } from "./queries/events";
 import { listEmailsForThread, queueEmail } from "./queries/outbox";
 import { enqueueInput, getQueuedInput, listWaitingInputs } from "./queries/queued-inputs";
 import { getRun, insertRun, lastFork, setRunInput } from "./queries/runs";
@@ -319,6 +320,80 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     } finally {
       await smtp.close();
     }
+  });
+
+  it("seals the event log; compaction merges sealed parts; after erasure every event reads as erased, seqs kept", async () => {
+    const { db } = backend.database;
+    const thread = await createThread({
+      db,
+      title: "Events",
+      customerMessage: "x",
+      orderRef: null,
+      subjectEmail: "events@example.com",
+    });
+    const runId = randomUUID();
+    await insertRun({
+      db,
+      run: {
+        id: runId,
+        threadId: thread.id,
+        kind: "input",
+        input: null,
+        fromCheckpointId: null,
+        owner: "events-test",
+        startedBy: "user:test",
+        startedByLabel: "Test",
+        agentKey: "refund@1",
+        leaseMs: 60_000,
+      },
+    });
+    const said = [`Dear ${NAME}, `, "your parcel ", "refund is approved."];
+    const batch = [
+      { type: "RUN_STARTED", threadId: thread.id, runId },
+      { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" },
+      ...said.map((delta) => ({ type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta })),
+      { type: "TEXT_MESSAGE_END", messageId: "m1" },
+      { type: "MESSAGES_SNAPSHOT", messages: [{ id: "u1", role: "user", content: `I am ${NAME}` }] },
+      { type: "MESSAGES_SNAPSHOT", messages: [{ id: "u1", role: "user", content: `I am ${NAME}, again` }] },
+      { type: "RUN_FINISHED", threadId: thread.id, runId },
+    ].map((event, i) => ({ seq: i + 1, runId, type: event.type, event }));
+    expect(await appendEvents({ db, threadId: thread.id, runId, owner: "events-test", batch })).toBe(true);
+    const raw = () =>
+      backend.database.sql.query<{ seq: string; type: string; event: string }>(
+        "SELECT seq::text AS seq, type, event::text AS event FROM events WHERE thread_id = $1 ORDER BY seq",
+        [thread.id],
+      );
+    for (const row of await raw()) {
+      expect(JSON.parse(row.event)).toEqual({ $sealed: expect.any(String) });
+      expect(row.event).not.toContain("parcel");
+    }
+    forgetKeys();
+    expect((await readEvents({ db, threadId: thread.id, afterSeq: 0 })).map((e) => e.event)).toEqual(
+      batch.map((e) => e.event),
+    );
+
+    await db.execute(sql`UPDATE runs SET status = 'succeeded' WHERE id = ${runId}`);
+    const compacted = await db.transaction((tx) => compactThreadEvents({ db: tx, threadId: thread.id }));
+    expect(compacted).toEqual({ eventsDeleted: 5, compactedSeq: batch.length });
+    const after = await readRunEvents({ db, threadId: thread.id, runId });
+    expect(after.map((e) => e.type)).toEqual([
+      "RUN_STARTED",
+      "TEXT_MESSAGE_CHUNK",
+      "MESSAGES_SNAPSHOT",
+      "RUN_FINISHED",
+    ]);
+    expect(after[1]?.event).toEqual({
+      type: "TEXT_MESSAGE_CHUNK",
+      messageId: "m1",
+      role: "assistant",
+      delta: said.join(""),
+    });
+    expect((await raw()).every((r) => !r.event.includes("parcel") && JSON.parse(r.event).$sealed)).toBe(true);
+
+    await db.transaction((tx) => destroySubjectKeys(tx, [customerSubjectId("events@example.com")], "test"));
+    const erased = await readEvents({ db, threadId: thread.id, afterSeq: 0 });
+    expect(erased.map((e) => e.seq)).toEqual(after.map((e) => e.seq));
+    expect(erased.every((e) => e.event.type === "CUSTOM" && e.event.name === "erased")).toBe(true);
   });
 
   it("a thread the saver does not know (no subject) is stored as before", async () => {

@@ -1,7 +1,17 @@
 import "server-only";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { errorCodeOf } from "@/lib/contract/errors";
+import { rowsOf } from "../rows";
 import { events } from "../schema";
 import type { Queryable } from "../tx";
+import { isErasedValue, openThreadJson, rowSealingKey, sealValue } from "../vault";
+
+/*
+ * A logged event carries the customer's and the staff's words (messages, tool arguments, state, questions): it is
+ * stored sealed under its thread's subject key (lib/db/vault.ts); its type, seq and run stay plain. Every write goes
+ * through {@link eventSerializer}; every read opens (an event sealed under a destroyed key reads as
+ * {@link ERASED_EVENT}).
+ */
 
 /** An event ready for the log: its per-thread sequence number and the AG-UI event (already carrying the seq). */
 export interface LoggedEvent {
@@ -14,6 +24,58 @@ export interface LoggedEvent {
 /** jsonb cannot hold U+0000; an event text with one gets the replacement character instead. */
 export function eventJson(event: Record<string, unknown>): string {
   return JSON.stringify(event).replaceAll("\\u0000", "\\ufffd");
+}
+
+/** `undefined` for the refusal of a write to an erased subject's thread; any other error is thrown again. */
+function unlessErased(error: unknown): undefined {
+  if (errorCodeOf(error) === "conflict:subject_erased") return undefined;
+  throw error;
+}
+
+/** Turns an event of one thread into the JSON its log stores (see above). */
+export type EventSerializer = (event: Record<string, unknown>) => string;
+
+/**
+ * The serializer of `threadId`'s events now: sealed under its subject's key, in clear when the thread has none (or
+ * mid-rollout); an erased subject's thread is refused (`conflict:subject_erased`).
+ */
+export async function eventSerializer(db: Queryable, threadId: string): Promise<EventSerializer> {
+  const key = await rowSealingKey(db, threadId).catch(unlessErased);
+  // The thread's subject was erased while a run of it was under way: its last events are logged as erased (the run
+  // still ends, its seqs stay whole), never in clear.
+  if (key === undefined) return () => JSON.stringify(ERASED_EVENT);
+  if (!key) return eventJson;
+  return (event) => {
+    const sealed = sealValue(key.key, key.subjectId, Buffer.from(JSON.stringify(event), "utf8"));
+    return JSON.stringify({ $sealed: sealed.toString("base64") });
+  };
+}
+
+/**
+ * What an event sealed under a destroyed key reads as: an AG-UI custom event a client passes over, in its place (the
+ * log keeps its seqs; a reader's paging is unchanged).
+ */
+export const ERASED_EVENT: Readonly<Record<string, unknown>> = Object.freeze({
+  type: "CUSTOM",
+  name: "erased",
+  value: null,
+});
+
+/** Logged events as stored, opened (see {@link ERASED_EVENT}). */
+async function openEvents<T extends { event: unknown }>(
+  db: Queryable,
+  threadId: string,
+  rows: readonly T[],
+): Promise<(T & { event: Record<string, unknown> })[]> {
+  const out: (T & { event: Record<string, unknown> })[] = [];
+  for (const row of rows) {
+    const event = await openThreadJson(db, threadId, row.event);
+    out.push({
+      ...row,
+      event: isErasedValue(event) ? { ...ERASED_EVENT } : (event as Record<string, unknown>),
+    });
+  }
+  return out;
 }
 
 /** Channel on which every append is announced to the other server instances (LISTEN/NOTIFY). */
@@ -41,13 +103,14 @@ export async function appendEvents({
 }): Promise<boolean> {
   if (batch.length === 0) return true;
   const last = batch[batch.length - 1]!;
+  const serialize = await eventSerializer(db, threadId);
   const result = await db.execute(sql`WITH owned AS (
     SELECT 1 FROM runs WHERE id = ${runId} AND owner = ${owner} AND status IN ('queued', 'running')
   ), inserted AS (
     INSERT INTO ${events} (thread_id, seq, run_id, type, event)
     SELECT ${threadId}, x.seq, x.run_id, x.type, x.event
     FROM unnest(${sql.param(batch.map((e) => e.seq))}::bigint[], ${sql.param(batch.map((e) => e.runId))}::text[],
-      ${sql.param(batch.map((e) => e.type))}::text[], ${sql.param(batch.map((e) => eventJson(e.event)))}::jsonb[])
+      ${sql.param(batch.map((e) => e.type))}::text[], ${sql.param(batch.map((e) => serialize(e.event)))}::jsonb[])
       AS x(seq, run_id, type, event)
     WHERE EXISTS (SELECT 1 FROM owned)
     RETURNING 1
@@ -86,7 +149,7 @@ export async function readEvents({
     .where(and(eq(events.threadId, threadId), gt(events.seq, afterSeq)))
     .orderBy(asc(events.seq))
     .limit(limit);
-  return rows.map((r) => ({ ...r, seq: Number(r.seq), event: r.event as Record<string, unknown> }));
+  return (await openEvents(db, threadId, rows)).map((r) => ({ ...r, seq: Number(r.seq) }));
 }
 
 /** The events one run logged so far, in order (a recovered run reads what its crashed owner left open). */
@@ -104,21 +167,32 @@ export async function readRunEvents({
     .from(events)
     .where(and(eq(events.threadId, threadId), eq(events.runId, runId)))
     .orderBy(asc(events.seq));
-  return rows.map((r) => ({ ...r, seq: Number(r.seq), event: r.event as Record<string, unknown> }));
+  return (await openEvents(db, threadId, rows)).map((r) => ({ ...r, seq: Number(r.seq) }));
 }
 
 function resultRows<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }
 
+const PART_TYPES = [
+  "TEXT_MESSAGE_START",
+  "TEXT_MESSAGE_CONTENT",
+  "TEXT_MESSAGE_END",
+  "TOOL_CALL_START",
+  "TOOL_CALL_ARGS",
+  "TOOL_CALL_END",
+] as const;
+
 /**
- * Compact the event log of a thread's finished runs (every run not queued/running), in one statement: each text
- * message's START, CONTENT… and END become one `TEXT_MESSAGE_CHUNK` (AG-UI's one-event form of a message) at the
- * START's seq, each tool call's START, ARGS… and END one `TOOL_CALL_CHUNK`; of the runs' `MESSAGES_SNAPSHOT` and
- * `STATE_SNAPSHOT` events only the last of each stays (it holds what the earlier ones held); the other events stay as
- * they are. Seqs keep their order (what goes leaves gaps); `threads.events_compacted_seq` moves to the last seq of those runs,
- * and readers asked for anything before it answer with a snapshot (see {@link readCompactionSnapshot}). Idempotent.
- * Returns the events deleted and the new compacted seq.
+ * Compact the event log of a thread's finished runs (every run not queued/running), in the caller's transaction (the
+ * thread locked): each text message's START, CONTENT… and END become one `TEXT_MESSAGE_CHUNK` (AG-UI's one-event form
+ * of a message) at the START's seq, each tool call's START, ARGS… and END one `TOOL_CALL_CHUNK`; of the runs'
+ * `MESSAGES_SNAPSHOT` and `STATE_SNAPSHOT` events only the last of each stays (it holds what the earlier ones held);
+ * the other events stay as they are. Seqs keep their order (what goes leaves gaps); `threads.events_compacted_seq`
+ * moves to the last seq of those runs, and readers asked for anything before it answer with a snapshot (see
+ * {@link readCompactionSnapshot}). The merge reads the events opened and writes the chunk sealed again (events are
+ * sealed, see above); events under a destroyed key are left as they are. Idempotent. Returns the events deleted and the
+ * new compacted seq.
  */
 export async function compactThreadEvents({
   db,
@@ -127,56 +201,77 @@ export async function compactThreadEvents({
   db: Queryable;
   threadId: string;
 }): Promise<{ eventsDeleted: number; compactedSeq: number }> {
-  const [row] = resultRows<{ deleted: number; compacted: string | null }>(
-    await db.execute(sql`WITH done AS (
-      SELECT id FROM runs WHERE thread_id = ${threadId} AND status NOT IN ('queued', 'running')
-    ), parts AS (
-      SELECT e.seq, e.run_id, e.type, e.event,
-        CASE WHEN e.type LIKE 'TEXT_MESSAGE_%' THEN 'm:' || (e.event ->> 'messageId')
-          ELSE 't:' || (e.event ->> 'toolCallId') END AS k
-      FROM events e
-      WHERE e.thread_id = ${threadId} AND e.run_id IN (SELECT id FROM done)
-        AND e.type IN ('TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END',
-          'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END')
-    ), groups AS (
-      SELECT run_id, k, min(seq) AS keep,
-        string_agg(event ->> 'delta', '' ORDER BY seq) FILTER (WHERE type IN ('TEXT_MESSAGE_CONTENT', 'TOOL_CALL_ARGS'))
-          AS delta,
-        (array_agg(event ORDER BY seq) FILTER (WHERE type IN ('TEXT_MESSAGE_START', 'TOOL_CALL_START')))[1] AS head
-      FROM parts GROUP BY run_id, k
-      HAVING count(*) FILTER (WHERE type IN ('TEXT_MESSAGE_START', 'TOOL_CALL_START')) = 1
-    ), merged AS (
-      UPDATE events e SET
-        type = CASE WHEN g.k LIKE 'm:%' THEN 'TEXT_MESSAGE_CHUNK' ELSE 'TOOL_CALL_CHUNK' END,
-        event = (g.head - 'type') || jsonb_build_object(
-          'type', CASE WHEN g.k LIKE 'm:%' THEN 'TEXT_MESSAGE_CHUNK' ELSE 'TOOL_CALL_CHUNK' END,
-          'delta', coalesce(g.delta, ''))
-      FROM groups g WHERE e.thread_id = ${threadId} AND e.seq = g.keep
-      RETURNING 1
-    ), deleted AS (
-      DELETE FROM events e USING parts p JOIN groups g ON g.run_id = p.run_id AND g.k = p.k
-      WHERE e.thread_id = ${threadId} AND e.seq = p.seq AND p.seq > g.keep
+  const done = sql`SELECT id FROM runs WHERE thread_id = ${threadId} AND status NOT IN ('queued', 'running')`;
+  const parts = await openEvents(
+    db,
+    threadId,
+    rowsOf<{ seq: string; run_id: string; type: string; event: unknown }>(
+      await db.execute(sql`SELECT e.seq::text AS seq, e.run_id, e.type, e.event FROM events e
+        WHERE e.thread_id = ${threadId} AND e.run_id IN (${done})
+          AND e.type = ANY(${sql.param([...PART_TYPES])}::text[])
+        ORDER BY e.seq`),
+    ),
+  );
+  // Each message's or tool call's parts, by run: merged only when it has exactly one start.
+  const groups = new Map<
+    string,
+    { starts: number; seqs: string[]; head?: Record<string, unknown>; delta: string }
+  >();
+  for (const part of parts) {
+    if (part.event.type === "CUSTOM") continue;
+    const message = part.type.startsWith("TEXT_MESSAGE_");
+    const k = `${part.run_id}|${message ? `m:${String(part.event.messageId)}` : `t:${String(part.event.toolCallId)}`}`;
+    const group = groups.get(k) ?? { starts: 0, seqs: [], delta: "" };
+    groups.set(k, group);
+    group.seqs.push(part.seq);
+    if (part.type.endsWith("_START")) {
+      group.starts += 1;
+      group.head ??= part.event;
+    } else if (part.type === "TEXT_MESSAGE_CONTENT" || part.type === "TOOL_CALL_ARGS") {
+      group.delta += typeof part.event.delta === "string" ? part.event.delta : "";
+    }
+  }
+  const serialize = await eventSerializer(db, threadId);
+  const merged: { seq: string; type: string; event: string }[] = [];
+  const dropped: string[] = [];
+  for (const group of groups.values()) {
+    if (group.starts !== 1 || !group.head) continue;
+    const [keep, ...rest] = group.seqs;
+    if (keep === undefined) continue;
+    const type = group.head.type === "TEXT_MESSAGE_START" ? "TEXT_MESSAGE_CHUNK" : "TOOL_CALL_CHUNK";
+    const { type: _start, ...head } = group.head;
+    merged.push({ seq: keep, type, event: serialize({ ...head, type, delta: group.delta }) });
+    dropped.push(...rest);
+  }
+  if (merged.length > 0) {
+    await db.execute(sql`UPDATE events e SET type = x.type, event = x.event
+      FROM unnest(${sql.param(merged.map((m) => m.seq))}::bigint[], ${sql.param(merged.map((m) => m.type))}::text[],
+        ${sql.param(merged.map((m) => m.event))}::jsonb[]) AS x(seq, type, event)
+      WHERE e.thread_id = ${threadId} AND e.seq = x.seq`);
+  }
+  const [row] = rowsOf<{ deleted: number; compacted: string | null }>(
+    await db.execute(sql`WITH deleted AS (
+      DELETE FROM events e WHERE e.thread_id = ${threadId} AND e.seq = ANY(${sql.param(dropped)}::bigint[])
       RETURNING 1
     ), superseded AS (
       -- Earlier runs' MESSAGES_SNAPSHOT / STATE_SNAPSHOT: the last one of each holds everything they held, and a
       -- reader of the compacted range is answered with that last one.
       DELETE FROM events e USING (
         SELECT type, max(seq) AS last FROM events
-        WHERE thread_id = ${threadId} AND run_id IN (SELECT id FROM done)
+        WHERE thread_id = ${threadId} AND run_id IN (${done})
           AND type IN ('MESSAGES_SNAPSHOT', 'STATE_SNAPSHOT')
         GROUP BY type
       ) l
-      WHERE e.thread_id = ${threadId} AND e.run_id IN (SELECT id FROM done) AND e.type = l.type AND e.seq < l.last
+      WHERE e.thread_id = ${threadId} AND e.run_id IN (${done}) AND e.type = l.type AND e.seq < l.last
       RETURNING 1
     ), horizon AS (
-      SELECT max(seq) AS seq FROM events WHERE thread_id = ${threadId} AND run_id IN (SELECT id FROM done)
+      SELECT max(seq) AS seq FROM events WHERE thread_id = ${threadId} AND run_id IN (${done})
     ), moved AS (
       UPDATE threads SET events_compacted_seq = greatest(events_compacted_seq, (SELECT seq FROM horizon))
       WHERE id = ${threadId} AND (SELECT seq FROM horizon) IS NOT NULL
       RETURNING events_compacted_seq
     )
     SELECT ((SELECT count(*) FROM deleted) + (SELECT count(*) FROM superseded))::int AS deleted,
-      (SELECT count(*) FROM merged)::int AS merged,
       (SELECT events_compacted_seq FROM moved)::text AS compacted`),
   );
   return { eventsDeleted: row?.deleted ?? 0, compactedSeq: Number(row?.compacted ?? 0) };
@@ -196,7 +291,7 @@ export async function readCompactionSnapshot({
   threadId: string;
   compactedSeq: number;
 }): Promise<LoggedEvent[]> {
-  const rows = resultRows<{ run_id: string; type: string; event: Record<string, unknown>; ord: number }>(
+  const rows = resultRows<{ run_id: string; type: string; event: unknown; ord: number }>(
     await db.execute(sql`SELECT x.run_id, x.type, x.event, k.ord FROM (VALUES
         (1, ARRAY['RUN_STARTED']), (2, ARRAY['MESSAGES_SNAPSHOT']), (3, ARRAY['STATE_SNAPSHOT']),
         (4, ARRAY['RUN_FINISHED', 'RUN_ERROR'])) AS k(ord, types)
@@ -207,7 +302,7 @@ export async function readCompactionSnapshot({
       ) x
       ORDER BY k.ord`),
   );
-  return rows.map((r) => {
+  return (await openEvents(db, threadId, rows)).map((r) => {
     const metadata = {
       ...((r.event.metadata as Record<string, unknown> | undefined) ?? {}),
       seq: compactedSeq,

@@ -2,7 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Thread } from "../schema";
 import type { Queryable } from "../tx";
-import { EVENTS_CHANNEL, eventJson, type LoggedEvent } from "./events";
+import { EVENTS_CHANNEL, eventSerializer, type LoggedEvent } from "./events";
 import { contextOrderUpdate } from "./threads";
 
 /** A pending decision a run leaves behind, as the inbox lists it. */
@@ -75,6 +75,7 @@ export async function closeRun(
   const contextOrder = close.contextOrder
     ? sql`, context_order = ${contextOrderUpdate(close.contextOrder)}`
     : sql``;
+  const serialize = await eventSerializer(db, threadId);
   const result = await db.execute(sql`WITH closed AS (
     UPDATE runs SET status = ${close.status}, error_code = ${close.error?.code ?? null},
       error_message = ${close.error?.message ?? null}, finished_at = now(), lease_expires_at = NULL${tokens}
@@ -84,7 +85,7 @@ export async function closeRun(
     INSERT INTO events (thread_id, seq, run_id, type, event)
     SELECT ${threadId}, x.seq, x.run_id, x.type, x.event
     FROM unnest(${sql.param(batch.map((e) => e.seq))}::bigint[], ${sql.param(batch.map((e) => e.runId))}::text[],
-      ${sql.param(batch.map((e) => e.type))}::text[], ${sql.param(batch.map((e) => eventJson(e.event)))}::jsonb[])
+      ${sql.param(batch.map((e) => e.type))}::text[], ${sql.param(batch.map((e) => serialize(e.event)))}::jsonb[])
       AS x(seq, run_id, type, event)
     WHERE EXISTS (SELECT 1 FROM closed)
     RETURNING 1

@@ -23,7 +23,7 @@ import { ERASED_EMAIL } from "./erasure";
 /*
  * The move of an existing database to sealed storage (issue 49): threads filed before personal data was kept under
  * keys get their subject (the customer of their order, or one of their own) and key, and their checkpoint values and
- * writes, run inputs and queued inputs, effects' payloads and outbox emails are sealed in place — online (a thread whose run is going is left for the next pass), in batches of threads
+ * writes, run inputs and queued inputs, effects' payloads, outbox emails and the event log are sealed in place — online (a thread whose run is going is left for the next pass), in batches of threads
  * (each its own transaction), resumable (a pass finds only what is still in clear) and audited. Only the thread's own
  * rows are rewritten.
  */
@@ -65,7 +65,8 @@ const IN_CLEAR = sql`(t.subject_id IS NULL
       OR EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id AND ${INPUT_IN_CLEAR("r")})
       OR EXISTS (SELECT 1 FROM queued_inputs q WHERE q.thread_id = t.id AND ${INPUT_IN_CLEAR("q")})
       OR EXISTS (SELECT 1 FROM effects f WHERE f.thread_id = t.id AND ${EFFECT_IN_CLEAR("f")})
-      OR EXISTS (SELECT 1 FROM outbox o WHERE o.thread_id = t.id AND ${EMAIL_IN_CLEAR("o")}))))`;
+      OR EXISTS (SELECT 1 FROM outbox o WHERE o.thread_id = t.id AND ${EMAIL_IN_CLEAR("o")})
+      OR EXISTS (SELECT 1 FROM events v WHERE v.thread_id = t.id AND v.event ->> '$sealed' IS NULL))))`;
 
 /** One pass over up to `batch` threads still in clear. Run it until `remaining` is 0 (or only busy threads are left). */
 export async function sealExistingThreads(database: Database, batch = 50): Promise<SealProgress> {
@@ -169,6 +170,18 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
             WHERE id = ${row.id}`);
           n += 1;
         }
+      }
+      // The event log (lib/db/queries/events.ts seals the same way).
+      const logged = rowsOf<{ seq: string; value: string }>(
+        await tx.execute(sql`SELECT seq::text AS seq, event::text AS value FROM events
+          WHERE thread_id = ${threadId} AND event ->> '$sealed' IS NULL`),
+      );
+      if (logged.length > 0) {
+        await tx.execute(sql`UPDATE events e SET event = x.event
+          FROM unnest(${sql.param(logged.map((l) => l.seq))}::bigint[],
+            ${sql.param(logged.map((l) => sealJson(l.value)))}::jsonb[]) AS x(seq, event)
+          WHERE e.thread_id = ${threadId} AND e.seq = x.seq`);
+        n += logged.length;
       }
       // Outbox emails: address, subject and body, as sealThreadText seals them.
       const sealText = (text: string) =>

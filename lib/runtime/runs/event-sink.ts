@@ -3,7 +3,12 @@ import type { BaseEvent } from "@ag-ui/core";
 import { withSeq } from "@/lib/agui";
 import { batcherFor } from "@/lib/checkpoint/write-batch";
 import type { AppDb } from "@/lib/db/open";
-import { appendEvents, eventJson, type LoggedEvent } from "@/lib/db/queries/events";
+import {
+  appendEvents,
+  type EventSerializer,
+  eventSerializer,
+  type LoggedEvent,
+} from "@/lib/db/queries/events";
 import type { SqlClient } from "@/lib/db/sql-client";
 import { metrics } from "@/lib/platform/observability/metrics";
 import { publishEvents } from "./event-bus";
@@ -76,6 +81,15 @@ export class EventSink {
     this.seq = seq;
   }
 
+  /** The serializer of this thread's events (sealed under its key): asked once, again after a few seconds. */
+  private serializing: { at: number; value: Promise<EventSerializer> } | null = null;
+  private serializer(): Promise<EventSerializer> {
+    if (!this.serializing || performance.now() - this.serializing.at > 5_000) {
+      this.serializing = { at: performance.now(), value: eventSerializer(this.db, this.threadId) };
+    }
+    return this.serializing.value;
+  }
+
   /** Wait until everything emitted so far is durable (and published). Throws if a write failed. */
   async drain(): Promise<void> {
     while (this.flushing) await this.flushing;
@@ -91,13 +105,14 @@ export class EventSink {
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.splice(0);
         const since = this.queuedSince;
-        const owned = this.via
-          ? await batcherFor(this.via).write({
+        const serialize = this.via ? await this.serializer() : null;
+        const owned = serialize
+          ? await batcherFor(this.via as SqlClient).write({
               kind: "events",
               threadId: this.threadId,
               runId: this.runId,
               owner: this.owner,
-              events: batch.map((e) => ({ seq: e.seq, type: e.type, event: eventJson(e.event) })),
+              events: batch.map((e) => ({ seq: e.seq, type: e.type, event: serialize(e.event) })),
             })
           : await appendEvents({
               db: this.db,
