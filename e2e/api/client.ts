@@ -88,6 +88,10 @@ export function sqlFor(url: string) {
       const r = await pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, params);
       return r.rows[0].n as number;
     },
+    /** The same pool as a plain client (the vault's key lookups take one). */
+    async query<T = Record<string, unknown>>(text: string, params: readonly unknown[] = []): Promise<T[]> {
+      return (await pool.query(text, [...params])).rows as T[];
+    },
     end: () => pool.end(),
   };
 }

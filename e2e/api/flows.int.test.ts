@@ -2,6 +2,7 @@ import { AppError } from "@/lib/contract/errors";
 import { authedFetch, emailOf } from "../support/auth";
 import type { TestServer } from "../support/server";
 import { agentFor, answer, createTicket, payloadOf, runOnce } from "./client";
+import { emailBodies } from "./sealed";
 import { cleanUp, prepareDatabase, startTestServer } from "./setup";
 
 /**
@@ -155,10 +156,7 @@ describe("refund runs over HTTP with HttpAgent", () => {
       currency: "EUR",
     });
     expect(amountOf(email.interrupts[0]!.id)?.amount_cents).toBeNull();
-    const [mail] = await prepared.sql.rows<{ body: string }>("SELECT body FROM outbox WHERE thread_id = $1", [
-      threadId,
-    ]);
-    expect(mail?.body).toBe("Edited body.");
+    expect(await emailBodies(prepared.sql, threadId)).toEqual(["Edited body."]);
   });
 
   it("lets a new HttpAgent (a refreshed page) read the pending interrupt and resume it", async () => {

@@ -2,6 +2,7 @@ import type { Interrupt } from "@ag-ui/core";
 import { waitForEffectsToSettle } from "../chaos/effects";
 import { authedFetch, emailOf, type Who } from "../support/auth";
 import { agentFor, answer, createTicket, payloadOf, postRun, runBody, runOnce } from "./client";
+import { emailBodies } from "./sealed";
 import { useTestServer } from "./setup";
 import { readSse } from "./sse";
 
@@ -158,12 +159,9 @@ describe("parallel approvals (account-change agent)", () => {
         [change!.account_email],
       );
       expect(account?.payout).toBe("DE89 3704 0044 0532 0130 00");
-      const [mail] = await ctx.prepared.sql.rows<{ n: number; body: string }>(
-        "SELECT count(*) OVER ()::int AS n, body FROM outbox WHERE thread_id = $1",
-        [threadId],
-      );
-      expect(mail).toMatchObject({ n: 1 });
-      expect(mail?.body).toContain("has been updated as you asked");
+      const mails = await emailBodies(ctx.prepared.sql, threadId);
+      expect(mails).toHaveLength(1);
+      expect(mails[0]).toContain("has been updated as you asked");
       const effect = (
         await (await authedFetch(url(`/api/threads/${threadId}`), {}, "viewer")).json()
       ).effects.find((e: { kind: string }) => e.kind === "account_update");

@@ -4,6 +4,7 @@ import { listAgents } from "@/lib/runtime/agents/registry";
 import { authedFetch, signIn, TEST_PASSWORD } from "../support/auth";
 import { threadPrint } from "../support/db-print";
 import { runBody } from "./client";
+import { emailBodies } from "./sealed";
 import { useTestServer } from "./setup";
 
 /*
@@ -586,11 +587,7 @@ describe("one decision policy for every principal (generated over the registry)"
     const replies = (view.messages as { role: string; content?: unknown }[])
       .filter((m) => m.role === "assistant" && typeof m.content === "string")
       .map((m) => String(m.content));
-    const emails = (
-      await ctx.prepared.sql.rows<{ body: string }>("SELECT body FROM outbox WHERE thread_id = $1", [
-        threadId,
-      ])
-    ).map((r) => r.body);
+    const emails = await emailBodies(ctx.prepared.sql, threadId);
     const count = (table: string, where: string) => ctx.prepared.sql.count(table, where, [threadId]);
     const CLAIMS: { says: RegExp; backed: () => Promise<boolean> }[] = [
       {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPostgres } from "@/lib/db/open";
+import { openThreadJson } from "@/lib/db/vault";
 import { eraseCustomer } from "@/lib/runtime/retention/erasure";
 import { applyRetention, defaultRetentionPolicy } from "@/lib/runtime/retention/retention-policy";
 import { makeTemplates, runStorageBench, waitForEffects } from "../bench/storage-core";
@@ -114,28 +115,38 @@ describe("retention and erasure", () => {
 
   it("reconnect after compaction: a client with an old after=seq gets a consistent snapshot and then live events", async () => {
     const threadId = templates.finished[0]!;
-    const [before] = await rows<{ chunks: number; last: string }>(
+    const [before] = await rows<{ chunks: number; last: unknown }>(
       `SELECT count(*) FILTER (WHERE type = 'TEXT_MESSAGE_CONTENT')::int AS chunks,
-         (SELECT event::text FROM events WHERE thread_id = $1 AND type = 'MESSAGES_SNAPSHOT' ORDER BY seq DESC LIMIT 1)
+         (SELECT event FROM events WHERE thread_id = $1 AND type = 'MESSAGES_SNAPSHOT' ORDER BY seq DESC LIMIT 1)
            AS last
        FROM events WHERE thread_id = $1`,
       [threadId],
     );
+    // The log is sealed under the thread's key: opened here as the server opens it.
+    const keys = { query: rows };
+    const opened = (event: unknown) =>
+      openThreadJson(keys, threadId, event) as Promise<Record<string, unknown>>;
     expect(before!.chunks).toBeGreaterThan(1);
     const report = await applyOverHttp({ steps: ["events"] });
     expect(report.steps[0]!.eventsDeleted).toBeGreaterThan(0);
 
     // The log: one event per message, in seq order, saying what the streamed chunks said.
-    const log = await rows<{ seq: string; type: string; event: Record<string, unknown> }>(
-      "SELECT seq, type, event FROM events WHERE thread_id = $1 ORDER BY seq",
-      [threadId],
+    const log = await Promise.all(
+      (
+        await rows<{ seq: string; type: string; event: unknown }>(
+          "SELECT seq, type, event FROM events WHERE thread_id = $1 ORDER BY seq",
+          [threadId],
+        )
+      ).map(async (e) => ({ ...e, event: await opened(e.event) })),
     );
     const types = log.map((e) => e.type);
     expect(types).not.toContain("TEXT_MESSAGE_CONTENT");
     expect(types).not.toContain("TOOL_CALL_ARGS");
     expect(types).toContain("TEXT_MESSAGE_CHUNK");
-    const snapshot = JSON.parse(before!.last) as { messages: { id: string; content?: string }[] };
-    for (const chunk of log.filter((e) => e.type === "TEXT_MESSAGE_CHUNK")) {
+    const snapshot = (await opened(before!.last)) as { messages: { id: string; content?: string }[] };
+    const chunks = log.filter((e) => e.type === "TEXT_MESSAGE_CHUNK");
+    expect(chunks.some((chunk) => snapshot.messages.some((m) => m.id === chunk.event.messageId))).toBe(true);
+    for (const chunk of chunks) {
       const message = snapshot.messages.find((m) => m.id === chunk.event.messageId);
       if (message) expect(chunk.event.delta).toBe(message.content);
     }

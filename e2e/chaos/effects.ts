@@ -1,3 +1,4 @@
+import { openThreadJson } from "@/lib/db/vault";
 import type { sqlFor } from "../api/client";
 import type { TestSmtpServer } from "../support/smtp";
 
@@ -95,10 +96,14 @@ export async function countProviderDeliveries(
   // An unconfirmed email flags its recipient's missing email (the console shows it as an operator task).
   const flagged = tally(
     (
-      await sql.rows<{ to: string }>(
-        "SELECT payload ->> 'to' AS to FROM effects WHERE kind = 'email' AND status = 'unconfirmed'",
+      await Promise.all(
+        (
+          await sql.rows<{ thread_id: string; payload: unknown }>(
+            "SELECT thread_id, payload FROM effects WHERE kind = 'email' AND status = 'unconfirmed'",
+          )
+        ).map(async (r) => (await openThreadJson(sql, r.thread_id, r.payload)) as { to?: string }),
       )
-    ).map((r) => `email ${r.to}`),
+    ).map((p) => `email ${p.to}`),
   );
   let unflagged = 0;
   for (const [what, n] of wanted) {

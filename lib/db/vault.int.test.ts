@@ -396,6 +396,22 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     expect(erased.every((e) => e.event.type === "CUSTOM" && e.event.name === "erased")).toBe(true);
   });
 
+  it("mid-rollout beside a release that reads sealed checkpoints but not sealed rows: rows in clear, checkpoints sealed", async () => {
+    const { db } = backend.database;
+    await db.execute(sql`INSERT INTO instances (id, hostname, pid, seen_at, reads)
+      VALUES ('keys-release', 'old-host', 1, now(), ARRAY['sealed'])`);
+    forgetKeys();
+    try {
+      const { threadId } = await pausedThread("rollout@example.com");
+      expect((await stored(threadId)).every((r) => r.type.startsWith("sealed:"))).toBe(true);
+      await runAndQueued(threadId, `${NAME} mid-rollout`);
+      expect((await storedInputs(threadId)).every((r) => r.input.includes(NAME))).toBe(true);
+    } finally {
+      await db.execute(sql`DELETE FROM instances WHERE id = 'keys-release'`);
+      forgetKeys();
+    }
+  });
+
   it("a thread the saver does not know (no subject) is stored as before", async () => {
     const saver = new DrizzleCheckpointSaver(backend.database.sql);
     const threadId = `plain-${randomUUID()}`;

@@ -2,7 +2,7 @@ import "server-only";
 import { eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import { AppError } from "@/lib/contract/errors";
 import { blindIndex, dataKeys, newDataKey, open, seal } from "@/lib/platform/data-keys";
-import { singleton } from "@/lib/platform/singleton";
+import { peekSingleton, singleton } from "@/lib/platform/singleton";
 import type { AppDb } from "./open";
 import { rowsOf } from "./rows";
 import { erasedSubjects, subjectKeys } from "./schema/vault";
@@ -46,21 +46,30 @@ function remember(threadId: string, value: Promise<ThreadKey>): Promise<ThreadKe
   return value;
 }
 
-const EVERY_INSTANCE_READS_SEALED = `SELECT NOT EXISTS (SELECT 1 FROM instances
+const EVERY_INSTANCE_READS = `SELECT NOT EXISTS (SELECT 1 FROM instances
   WHERE stopped_at IS NULL AND seen_at > now() - interval '2 minutes'
-    AND NOT ('sealed' = ANY(coalesce(reads, '{}'::text[])))) AS ok`;
+    AND NOT ($1 = ANY(coalesce(reads, '{}'::text[])))) AS ok`;
 
 /**
- * Whether values may be sealed now: when every live instance reads sealed values (`instances.reads`). Mid-rollout
- * from the release before, which cannot open them, threads are written as before (and sealed by `npm run keys --
- * seal` afterwards); the answer is kept for 5 s.
+ * What is sealed: `sealed`, the saver's checkpoint values and writes; `sealed-rows`, the thread's rows (events,
+ * inputs, emails, effects' payloads) — the formats of `instances.reads` (lib/db/queries/instances.ts).
  */
-export async function sealingAllowed(sqlClient: SqlClient): Promise<boolean> {
-  const memo = singleton("vault-sealing", () => ({ at: 0, ok: Promise.resolve(true) }));
+export type SealedFormat = "sealed" | "sealed-rows";
+
+/**
+ * Whether values may be sealed in `format` now: when every live instance reads it (`instances.reads`). Mid-rollout
+ * from a release before, which cannot open them, they are written as before (and sealed by `npm run keys -- seal`
+ * afterwards); the answer is kept for 5 s.
+ */
+export async function sealingAllowed(
+  sqlClient: SqlClient,
+  format: SealedFormat = "sealed",
+): Promise<boolean> {
+  const memo = singleton(`vault-sealing:${format}`, () => ({ at: 0, ok: Promise.resolve(true) }));
   if (Date.now() - memo.at > 5_000) {
     memo.at = Date.now();
     memo.ok = sqlClient
-      .query<{ ok: boolean }>(EVERY_INSTANCE_READS_SEALED, [], "vault_sealing")
+      .query<{ ok: boolean }>(EVERY_INSTANCE_READS, [format], `vault_sealing_${format.replace("-", "_")}`)
       .then(([row]) => row?.ok !== false);
     memo.ok.catch(() => {
       memo.at = 0;
@@ -95,10 +104,14 @@ export function primeThreadKey(threadId: string, subjectId: string, key: Buffer)
   remember(threadId, Promise.resolve({ subjectId, key }));
 }
 
-/** Forget every key this process holds (erasure calls it; tests too). */
+/** Forget every key this process holds, and whether sealing is allowed (erasure calls it; tests too). */
 export function forgetKeys(): void {
   keyCache().clear();
   unwrapped().clear();
+  for (const format of ["sealed", "sealed-rows"] as const) {
+    const memo = peekSingleton<{ at: number }>(`vault-sealing:${format}`);
+    if (memo) memo.at = 0;
+  }
 }
 
 interface KeyRow {
@@ -283,7 +296,7 @@ export async function rowSealingKey(
       "This thread's customer was erased: nothing more is written about them.",
     );
   }
-  return (await sealingAllowed(client)) ? key : null;
+  return (await sealingAllowed(client, "sealed-rows")) ? key : null;
 }
 
 /** Seal a JSON value of `threadId`'s rows for its jsonb column (as it is when the thread is written in clear). */
@@ -299,7 +312,7 @@ export async function sealThreadJson<T>(db: Queryable, threadId: string, value: 
  * The value of a stored JSON value of `threadId`'s rows: opened when sealed, {@link ERASED_JSON} when its subject's key
  * was destroyed, as it is when stored in clear. A key service that fails is 503.
  */
-export async function openThreadJson(db: Queryable, threadId: string, stored: unknown): Promise<unknown> {
+export async function openThreadJson(db: KeySource, threadId: string, stored: unknown): Promise<unknown> {
   if (!isSealedJson(stored)) return stored;
   const key = await readingKey(db, threadId);
   if (key === null || "erased" in key) return ERASED_JSON;
@@ -332,14 +345,14 @@ export async function sealThreadText(
 }
 
 /** The value of a stored text of `threadId`'s rows: opened when sealed, {@link ERASED_TEXT} once erased. */
-export async function openThreadText(db: Queryable, threadId: string, stored: string): Promise<string>;
+export async function openThreadText(db: KeySource, threadId: string, stored: string): Promise<string>;
 export async function openThreadText(
-  db: Queryable,
+  db: KeySource,
   threadId: string,
   stored: string | null,
 ): Promise<string | null>;
 export async function openThreadText(
-  db: Queryable,
+  db: KeySource,
   threadId: string,
   stored: string | null,
 ): Promise<string | null> {
@@ -351,9 +364,16 @@ export async function openThreadText(
   );
 }
 
+/** Where a thread's key is looked up: a Drizzle handle (the caller's transaction) or a plain client. */
+export type KeySource = Queryable | SqlClient;
+
+function clientOf(db: KeySource): SqlClient {
+  return "execute" in db && typeof db.execute === "function" ? sqlOn(db as Queryable) : (db as SqlClient);
+}
+
 /** The key to open `threadId`'s sealed values with (asked afresh when this process knew the thread without one). */
-async function readingKey(db: Queryable, threadId: string): Promise<ThreadKey> {
-  const client = sqlOn(db);
+async function readingKey(db: KeySource, threadId: string): Promise<ThreadKey> {
+  const client = clientOf(db);
   const key = await threadKey(client, threadId);
   // Sealed, though this process knew the thread without a subject: sealed since (`npm run keys -- seal`).
   return key ?? threadKey(client, threadId, { fresh: true });

@@ -10,6 +10,7 @@ import {
   type ThreadConfig,
   valuesOf,
 } from "@/e2e/support/refund-harness";
+import { listEmailsForThread } from "@/lib/db/queries/outbox";
 import { refundGraphInput } from "./graph";
 
 /** Run an approved ORD-… refund to the end: approve, then send the email. */
@@ -137,10 +138,7 @@ describe("refund graph on postgres: one effect per authorizing decision", () => 
     const rows = await effectRows(h, threadId);
     expect(rows.map((r) => r.kind)).toEqual(["payment", "email", "payment", "email"]);
     expect(new Set(rows.map((r) => r.idempotency_key)).size).toBe(4);
-    const emails = await h.database.sql.query<{ subject: string; body: string }>(
-      "SELECT subject, body FROM outbox WHERE thread_id = $1 ORDER BY created_at",
-      [threadId],
-    );
+    const emails = await listEmailsForThread({ db: h.database.db, threadId });
     expect(emails.map((e) => e.subject)).toEqual(["Your refund (ORD-1004)", "Your second refund"]);
 
     // Reopened again for €50: only €19 is left, so approving it in full is refused before it reaches the graph.

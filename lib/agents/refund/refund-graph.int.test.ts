@@ -10,6 +10,7 @@ import {
   startThread,
   valuesOf,
 } from "@/e2e/support/refund-harness";
+import { listEmailsForThread } from "@/lib/db/queries/outbox";
 import { refundGraphInput } from "./graph";
 
 describe("refund graph on postgres: approvals", () => {
@@ -127,11 +128,10 @@ describe("refund graph on postgres: approvals", () => {
     const edited = await startThread(h.graph, "Please refund ORD-1003, wrong size.");
     await expectWaitingFor(h.graph, edited, "confirm_email");
     await answer(h.graph, edited, { choice: "send_edited", subject: "Your refund", body: "Done, Sofia!" });
-    const rows = await h.database.sql.query<{ subject: string; body: string }>(
-      "SELECT subject, body FROM outbox WHERE thread_id = $1",
-      [edited.configurable.thread_id],
-    );
-    expect(rows).toEqual([{ subject: "Your refund", body: "Done, Sofia!" }]);
+    const rows = await listEmailsForThread({ db: h.database.db, threadId: edited.configurable.thread_id });
+    expect(rows.map(({ subject, body }) => ({ subject, body }))).toEqual([
+      { subject: "Your refund", body: "Done, Sofia!" },
+    ]);
 
     const silent = await startThread(h.graph, "I'd like my money back for ORD-1005.");
     await expectWaitingFor(h.graph, silent, "select_option");

@@ -5,8 +5,11 @@ import { ACTIVE_RUN_STATUSES } from "@/lib/contract/wire";
 import { instances, runs, threadFollowers } from "../schema";
 import type { Queryable } from "../tx";
 
-/** The storage formats this build reads (see `instances.reads`). */
-export const READS = ["sealed"] as const;
+/**
+ * The storage formats this build reads (see `instances.reads`): `sealed`, checkpoint values and writes sealed under a
+ * subject's key; `sealed-rows`, the thread's rows too (events, inputs, emails, effects' payloads).
+ */
+export const READS = ["sealed", "sealed-rows"] as const;
 
 /** Rows of instances unseen for this long (and owning no active run) are deleted when another instance registers. */
 const FORGET_AFTER = sql`interval '7 days'`;

@@ -71,7 +71,7 @@ const IN_CLEAR = sql`(t.subject_id IS NULL
 /** One pass over up to `batch` threads still in clear. Run it until `remaining` is 0 (or only busy threads are left). */
 export async function sealExistingThreads(database: Database, batch = 50): Promise<SealProgress> {
   const { db } = database;
-  if (!(await sealingAllowed(database.sql))) {
+  if (!(await sealingAllowed(database.sql, "sealed-rows"))) {
     throw new AppError(
       "conflict:sealing_waits",
       "An instance of a release that cannot read sealed values is still serving: seal once the rollout is over.",
