@@ -268,7 +268,7 @@ describe("decisions only through the ledger", () => {
           for (const r of refunds) expect(r.approved_by).toBe("admin@test.local");
           const mails = await ctx.prepared.sql.count("outbox", "thread_id = $1", [threadId]);
           const sentBy = await ctx.prepared.sql.rows<{ resolved_by: string }>(
-            "SELECT resolved_by FROM decisions WHERE thread_id = $1 AND action = 'confirm_email' AND answer->>'choice' <> 'dont_send'",
+            "SELECT resolved_by FROM decisions WHERE thread_id = $1 AND action = 'confirm_email' AND outcome <> 'dont_send'",
             [threadId],
           );
           expect(mails).toBeLessThanOrEqual(sentBy.length);

@@ -57,13 +57,19 @@ export async function countProviderDeliveries(
   smtp: TestSmtpServer,
 ): Promise<EffectCounts> {
   // One approval authorizes one refund of its order; one confirmation one email to its recipient.
+  // The ledger's questions and answers are sealed under each thread's key: opened as the server opens them (the outcome
+  // word is plain).
   const refunds = await sql.rows<{ order_id: string }>(
     `SELECT order_id FROM decisions WHERE action = 'refund_approval' AND status = 'resolved'
-       AND answer ->> 'decision' IN ('approve', 'approve_partial')`,
+       AND outcome IN ('approve', 'approve_partial')`,
   );
-  const emails = await sql.rows<{ to: string }>(
-    `SELECT payload ->> 'to' AS to FROM decisions WHERE action = 'confirm_email' AND status = 'resolved'
-       AND answer ->> 'choice' IN ('send', 'send_edited')`,
+  const emails = await Promise.all(
+    (
+      await sql.rows<{ thread_id: string; payload: unknown }>(
+        `SELECT thread_id, payload FROM decisions WHERE action = 'confirm_email' AND status = 'resolved'
+           AND outcome IN ('send', 'send_edited')`,
+      )
+    ).map(async (d) => (await openThreadJson(sql, d.thread_id, d.payload)) as { to: string }),
   );
   const authorized = [...refunds.map((r) => `refund ${r.order_id}`), ...emails.map((e) => `email ${e.to}`)];
   const received = [

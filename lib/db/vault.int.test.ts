@@ -7,8 +7,10 @@ import { DrizzleCheckpointSaver } from "../checkpoint/saver";
 import { emailConnector } from "../delivery/connectors/email";
 import { dispatchDueEffects } from "../delivery/dispatcher";
 import { sealExistingThreads } from "../runtime/retention/seal-existing";
+import { listThreadDecisions, recordPendingDecisions, resolveDecision } from "./queries/decisions";
 import { getEffect } from "./queries/effects";
 import { appendEvents, compactThreadEvents, readEvents, readRunEvents } from "./queries/events";
+import { listInbox } from "./queries/inbox";
 import { listEmailsForThread, queueEmail } from "./queries/outbox";
 import { enqueueInput, getQueuedInput, listWaitingInputs } from "./queries/queued-inputs";
 import { getRun, insertRun, lastFork, setRunInput } from "./queries/runs";
@@ -241,6 +243,33 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
         [thread.id],
       );
     expect((await storedMail()).every((r) => r.text.includes(NAME))).toBe(true);
+    const timerId = randomUUID();
+    await recordPendingDecisions({
+      db,
+      rows: [
+        {
+          interruptId: timerId,
+          runId,
+          checkpointId: "cp",
+          threadId: thread.id,
+          action: "wait_timer",
+          payload: { durationMs: 30_000, reason: NAME },
+          title: NAME,
+          orderId: null,
+          customerName: NAME,
+          amountCents: null,
+          currency: null,
+        },
+      ],
+    });
+    const storedDecision = async () =>
+      (
+        await backend.database.sql.query<{ text: string; wait_ms: string | null }>(
+          "SELECT concat_ws('|', payload::text, title, customer_name) AS text, wait_ms FROM decisions WHERE interrupt_id = $1",
+          [timerId],
+        )
+      )[0];
+    expect((await storedDecision())?.text).toContain(NAME);
 
     for (let pass = 0; pass < 20; pass++) {
       if ((await sealExistingThreads(backend.database, 500)).remaining === 0) break;
@@ -249,6 +278,12 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => !r.input.includes(NAME) && JSON.parse(r.input).$sealed)).toBe(true);
     expect((await storedMail()).some((r) => r.text.includes(NAME) || r.text.includes("later@"))).toBe(false);
+    expect((await storedDecision())?.text).not.toContain(NAME);
+    expect(Number((await storedDecision())?.wait_ms)).toBe(30_000);
+    expect((await listThreadDecisions({ db, threadId: thread.id }))[0]).toMatchObject({
+      title: NAME,
+      payload: { reason: NAME },
+    });
     forgetKeys();
     expect((await getRun({ db, runId }))?.input).toEqual(input);
     expect((await listEmailsForThread({ db, threadId: thread.id }))[0]?.body).toBe(`Dear ${NAME}`);
@@ -410,6 +445,99 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
       await db.execute(sql`DELETE FROM instances WHERE id = 'keys-release'`);
       forgetKeys();
     }
+  });
+
+  it("seals a decision's question and answer; the inbox and the ledger read them opened; a timer keeps its deadline", async () => {
+    const { db } = backend.database;
+    const thread = await createThread({
+      db,
+      title: "Ledger",
+      customerMessage: "x",
+      orderRef: null,
+      subjectEmail: "ledger@example.com",
+    });
+    const asked = { interruptId: randomUUID(), runId: randomUUID(), checkpointId: "cp" };
+    await recordPendingDecisions({
+      db,
+      rows: [
+        {
+          ...asked,
+          threadId: thread.id,
+          action: "refund_approval",
+          payload: { customer: NAME, note: "parcel never came", amountCents: 4200 },
+          title: `Refund for ${NAME}`,
+          orderId: ORDER,
+          customerName: NAME,
+          amountCents: 4200,
+          currency: "EUR",
+        },
+        {
+          interruptId: randomUUID(),
+          runId: asked.runId,
+          checkpointId: "cp",
+          threadId: thread.id,
+          action: "wait_timer",
+          payload: { durationMs: 90_000, reason: `Call ${NAME} back` },
+          title: "Wait",
+          orderId: null,
+          customerName: null,
+          amountCents: null,
+          currency: null,
+        },
+      ],
+    });
+    const raw = () =>
+      backend.database.sql.query<{ text: string; action: string; due_ms: number; outcome: string | null }>(
+        `SELECT concat_ws('|', payload::text, title, customer_name, answer::text) AS text, action, outcome,
+           (extract(epoch FROM due_at - created_at) * 1000)::int AS due_ms
+         FROM decisions WHERE thread_id = $1 ORDER BY action`,
+        [thread.id],
+      );
+    for (const row of await raw()) {
+      expect(row.text).not.toContain(NAME);
+      expect(row.text).not.toContain("parcel");
+    }
+    expect((await raw()).find((r) => r.action === "wait_timer")?.due_ms).toBe(90_000);
+    forgetKeys();
+    const inbox = await listInbox({ db, status: "pending", limit: 100 });
+    const item = inbox.items.find(
+      (i) => i.kind === "decision" && i.decision.interruptId === asked.interruptId,
+    ) as { decision: { title: string; customerName: string } } | undefined;
+    expect(item?.decision).toMatchObject({ title: `Refund for ${NAME}`, customerName: NAME });
+
+    expect(
+      await resolveDecision({
+        db,
+        interruptId: asked.interruptId,
+        resumeStatus: "resolved",
+        answer: { decision: "approve", note: `${NAME} is a regular` },
+        resolvedBy: "Olga",
+        resumeRunId: randomUUID(),
+      }),
+    ).toBe(true);
+    const approved = (await raw()).find((r) => r.action === "refund_approval");
+    expect(approved?.outcome).toBe("approve");
+    expect(approved?.text).not.toContain("regular");
+    forgetKeys();
+    const ledger = await listThreadDecisions({ db, threadId: thread.id });
+    expect(ledger.find((d) => d.interruptId === asked.interruptId)).toMatchObject({
+      payload: { customer: NAME },
+      title: `Refund for ${NAME}`,
+      customerName: NAME,
+      answer: { decision: "approve", note: `${NAME} is a regular` },
+    });
+
+    await db.transaction((tx) => destroySubjectKeys(tx, [customerSubjectId("ledger@example.com")], "test"));
+    const erased = (await listThreadDecisions({ db, threadId: thread.id })).find(
+      (d) => d.interruptId === asked.interruptId,
+    );
+    expect(erased).toMatchObject({
+      payload: { erased: true },
+      title: "[erased]",
+      customerName: "[erased]",
+      answer: { erased: true },
+      amountCents: 4200,
+    });
   });
 
   it("a thread the saver does not know (no subject) is stored as before", async () => {

@@ -1,6 +1,6 @@
 import "server-only";
 import { eq, inArray, ne, type SQL, sql } from "drizzle-orm";
-import { AppError } from "@/lib/contract/errors";
+import { AppError, errorCodeOf } from "@/lib/contract/errors";
 import { blindIndex, dataKeys, newDataKey, open, seal } from "@/lib/platform/data-keys";
 import { peekSingleton, singleton } from "@/lib/platform/singleton";
 import type { AppDb } from "./open";
@@ -272,7 +272,7 @@ function sqlOn(db: Queryable): SqlClient {
     async query<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
       const chunks: SQL[] = text
         .split(/\$(\d+)/)
-        .map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${params[Number(part) - 1]}`));
+        .map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${sql.param(params[Number(part) - 1])}`));
       return rowsOf<R>(await db.execute(sql.join(chunks)));
     },
   };
@@ -302,10 +302,7 @@ export async function rowSealingKey(
 /** Seal a JSON value of `threadId`'s rows for its jsonb column (as it is when the thread is written in clear). */
 export async function sealThreadJson<T>(db: Queryable, threadId: string, value: T): Promise<T | SealedJson> {
   if (value === null || value === undefined) return value;
-  const key = await rowSealingKey(db, threadId);
-  if (!key) return value;
-  const bytes = Buffer.from(JSON.stringify(value), "utf8");
-  return { $sealed: sealValue(key.key, key.subjectId, bytes).toString("base64") };
+  return (await rowSealer(db, threadId)).json(value) as T | SealedJson;
 }
 
 /**
@@ -326,6 +323,82 @@ export const SEALED_TEXT = "sealed:v1:";
 /** What a sealed text reads as once its subject's key is destroyed. */
 export const ERASED_TEXT = "[erased]";
 
+/** Seals the values of one thread's rows, synchronously, once its key is known (see {@link rowSealer}). */
+export interface RowSealer {
+  json<T>(value: T): T | SealedJson | typeof ERASED_JSON;
+  text<T extends string | null>(value: T): T | string;
+}
+
+const IN_CLEAR: RowSealer = { json: (value) => value, text: (value) => value };
+
+/** Writes what a run of an erased subject's thread still records (its last events, its ledger rows) as erased. */
+const AS_ERASED: RowSealer = {
+  json: (value) => (value === null || value === undefined ? value : ERASED_JSON),
+  text: (value) => (value === null ? value : ERASED_TEXT),
+};
+
+/**
+ * The sealer of `threadId`'s rows now (sealed under its subject's key; in clear when the thread has none, or
+ * mid-rollout). For an erased subject's thread: `refuse` answers 409 `conflict:subject_erased` (a new run, a new
+ * email), `mark` writes every value as erased (what a run under way when the customer was erased still records as it
+ * ends: never in clear).
+ */
+export async function rowSealer(
+  db: Queryable,
+  threadId: string,
+  erased: "refuse" | "mark" = "refuse",
+): Promise<RowSealer> {
+  let key: Awaited<ReturnType<typeof rowSealingKey>>;
+  try {
+    key = await rowSealingKey(db, threadId);
+  } catch (error) {
+    if (erased === "mark" && errorCodeOf(error) === "conflict:subject_erased") return AS_ERASED;
+    throw error;
+  }
+  if (!key) return IN_CLEAR;
+  const { key: dataKey, subjectId } = key;
+  const sealed = (text: string) =>
+    sealValue(dataKey, subjectId, Buffer.from(text, "utf8")).toString("base64");
+  return {
+    json: (value) =>
+      value === null || value === undefined ? value : { $sealed: sealed(JSON.stringify(value)) },
+    text: (value) => (value === null ? value : SEALED_TEXT + sealed(value)),
+  };
+}
+
+const THREAD_KEYS = `SELECT t.id, t.subject_id, k.master_key_id, k.wrapped, (e.subject_id IS NOT NULL) AS erased
+  FROM threads t
+  LEFT JOIN vault.subject_keys k ON k.subject_id = t.subject_id
+  LEFT JOIN vault.erased_subjects e ON e.subject_id = t.subject_id
+  WHERE t.id = ANY($1::text[])`;
+
+/**
+ * Look up the keys of many threads in one statement (a page of the inbox: rows of as many threads), so opening their
+ * values after it asks nothing more of the database. Threads whose key this process holds are not asked again.
+ */
+export async function primeThreadKeys(db: KeySource, threadIds: Iterable<string>): Promise<void> {
+  const cache = keyCache();
+  const wanted = [...new Set(threadIds)].filter((id) => {
+    const hit = cache.get(id);
+    return !hit || Date.now() - hit.at >= KEY_TTL_MS;
+  });
+  if (wanted.length === 0) return;
+  const rows = await clientOf(db).query<KeyRow & { id: string }>(THREAD_KEYS, [wanted], "vault_thread_keys");
+  for (const row of rows) {
+    if (!row.subject_id) {
+      remember(row.id, Promise.resolve(null));
+    } else if (row.wrapped && row.master_key_id) {
+      const subjectId = row.subject_id;
+      remember(
+        row.id,
+        unwrapCached(row.master_key_id, Buffer.from(row.wrapped)).then((key) => ({ subjectId, key })),
+      );
+    } else if (row.erased) {
+      remember(row.id, Promise.resolve({ subjectId: row.subject_id, erased: true as const }));
+    }
+  }
+}
+
 /** Seal a text value of `threadId`'s rows for its text column (as it is when the thread is written in clear). */
 export async function sealThreadText(db: Queryable, threadId: string, value: string): Promise<string>;
 export async function sealThreadText(
@@ -339,9 +412,7 @@ export async function sealThreadText(
   value: string | null,
 ): Promise<string | null> {
   if (value === null) return value;
-  const key = await rowSealingKey(db, threadId);
-  if (!key) return value;
-  return SEALED_TEXT + sealValue(key.key, key.subjectId, Buffer.from(value, "utf8")).toString("base64");
+  return (await rowSealer(db, threadId)).text(value);
 }
 
 /** The value of a stored text of `threadId`'s rows: opened when sealed, {@link ERASED_TEXT} once erased. */

@@ -3,6 +3,9 @@ import { and, asc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { SlaPolicyView } from "@/lib/contract/views/settings";
 import { decisions, slaPolicies } from "../schema";
 import type { Queryable } from "../tx";
+import { openedDecisions, TIMER_ACTION } from "./decisions";
+
+export { TIMER_ACTION };
 
 /** An item that just became overdue and was escalated by this call. */
 export interface EscalatedItem {
@@ -32,11 +35,12 @@ export async function escalateOverdue({ db, limit = 100 }: { db: Queryable; limi
     RETURNING interrupt_id AS "interruptId", thread_id AS "threadId", action, title,
       amount_cents AS "amountCents", currency, to_char(due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "dueAt"`);
   // node-postgres answers { rows }, PGlite too; be lenient about either shape.
-  return (Array.isArray(result) ? result : (result as { rows: EscalatedItem[] }).rows) as EscalatedItem[];
+  const items = (
+    Array.isArray(result) ? result : (result as { rows: EscalatedItem[] }).rows
+  ) as EscalatedItem[];
+  // The title is sealed under the thread's key (lib/db/queries/decisions.ts): opened for the notifications.
+  return openedDecisions(db, items);
 }
-
-/** The question kind of a durable timer: never escalated, answered `fired` when due (lib/queue/deadlines.ts). */
-export const TIMER_ACTION = "wait_timer";
 
 /** Timers whose time is up and that nobody answered yet (oldest first); a timer refused once is left to a person. */
 export async function listDueTimers({ db, limit = 50 }: { db: Queryable; limit?: number }) {

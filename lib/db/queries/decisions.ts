@@ -3,7 +3,84 @@ import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import type { ResumeStatus } from "@/lib/contract/wire";
 import { type Decision, decisions } from "../schema";
 import type { Queryable } from "../tx";
+import {
+  type KeySource,
+  openThreadJson,
+  openThreadText,
+  primeThreadKeys,
+  type RowSealer,
+  rowSealer,
+} from "../vault";
 import { type InvolvedPrincipal, type InvolvedThread, involvedOf, involvedRowsJson } from "./involved";
+
+/*
+ * A decision's question (its payload, title and customer's name) and its answer are the customer's and the staff's
+ * words: stored sealed under the thread's subject key (lib/db/vault.ts). What writes them seals them
+ * ({@link sealedDecisionFields}, {@link resolveDecision}); every function here that returns decisions returns them
+ * opened, their threads' keys looked up in one statement.
+ */
+
+/** The sealed fields of a decision. */
+type SealedFields = Pick<Decision, "payload" | "title" | "customerName" | "answer">;
+
+/** A decision's question fields as stored, sealed by `sealer` (the thread's {@link RowSealer}). */
+export function sealedDecisionFields<T extends Partial<SealedFields>>(sealer: RowSealer, fields: T): T {
+  const out: Record<string, unknown> = { ...fields };
+  if ("payload" in fields) out.payload = sealer.json(fields.payload);
+  if ("answer" in fields) out.answer = sealer.json(fields.answer);
+  if ("title" in fields) out.title = sealer.text(fields.title ?? null);
+  if ("customerName" in fields) out.customerName = sealer.text(fields.customerName ?? null);
+  return out as T;
+}
+
+/** The question kind of a durable timer: never escalated, answered `fired` when due (lib/queue/deadlines.ts). */
+export const TIMER_ACTION = "wait_timer";
+
+/** A wait timer's duration, read from its question before it is sealed (the deadline trigger reads `wait_ms`). */
+export function waitMsOf(action: string, payload: unknown): number | null {
+  if (action !== TIMER_ACTION || typeof payload !== "object" || payload === null) return null;
+  const ms = Number((payload as { durationMs?: unknown }).durationMs);
+  return Number.isFinite(ms) ? Math.max(0, Math.round(ms)) : null;
+}
+
+/** An answer as a word, kept plain beside the sealed answer for the metrics (`decisions.outcome`). */
+export function outcomeOf(resumeStatus: ResumeStatus, answer: unknown): string {
+  if (resumeStatus === "cancelled") return "cancelled";
+  const a = (typeof answer === "object" && answer !== null ? answer : {}) as {
+    decision?: unknown;
+    choice?: unknown;
+  };
+  const word =
+    typeof a.decision === "string" ? a.decision : typeof a.choice === "string" ? a.choice : "answered";
+  return word.slice(0, 64);
+}
+
+/** A decision's stored fields, opened (a destroyed key's read as erased). */
+export async function openedDecision<T extends Partial<SealedFields> & { threadId: string }>(
+  db: KeySource,
+  row: T,
+): Promise<T> {
+  const out: Record<string, unknown> = { ...row };
+  if ("payload" in row) out.payload = await openThreadJson(db, row.threadId, row.payload);
+  if ("answer" in row) out.answer = await openThreadJson(db, row.threadId, row.answer);
+  if ("title" in row) out.title = await openThreadText(db, row.threadId, row.title ?? null);
+  if ("customerName" in row)
+    out.customerName = await openThreadText(db, row.threadId, row.customerName ?? null);
+  return out as T;
+}
+
+/** {@link openedDecision} for rows of many threads: their keys are looked up in one statement first. */
+export async function openedDecisions<T extends Partial<SealedFields> & { threadId: string }>(
+  db: KeySource,
+  rows: readonly T[],
+): Promise<T[]> {
+  if (rows.length === 0) return [];
+  await primeThreadKeys(
+    db,
+    rows.map((r) => r.threadId),
+  );
+  return Promise.all(rows.map((row) => openedDecision(db, row)));
+}
 
 /** One thread's rows, on a handle. */
 type ThreadScope = { db: Queryable; threadId: string };
@@ -32,7 +109,7 @@ export async function listPendingDecisionsOf({
     .from(decisions)
     .where(and(sql`${decisions.threadId} = ANY(${sql.param(ids)}::text[])`, eq(decisions.status, status)))
     .orderBy(decisions.resolvedAt, decisions.createdAt);
-  for (const row of rows) {
+  for (const row of await openedDecisions(db, rows)) {
     const list = out.get(row.threadId);
     if (list) list.push(row);
     else out.set(row.threadId, [row]);
@@ -55,11 +132,14 @@ async function listDecisionsIn({
   threadId: string;
   status: Decision["status"];
 }): Promise<Decision[]> {
-  return db
-    .select()
-    .from(decisions)
-    .where(and(eq(decisions.threadId, threadId), eq(decisions.status, status)))
-    .orderBy(decisions.resolvedAt, decisions.createdAt);
+  return openedDecisions(
+    db,
+    await db
+      .select()
+      .from(decisions)
+      .where(and(eq(decisions.threadId, threadId), eq(decisions.status, status)))
+      .orderBy(decisions.resolvedAt, decisions.createdAt),
+  );
 }
 
 export async function getDecisions({
@@ -70,7 +150,10 @@ export async function getDecisions({
   interruptIds: string[];
 }): Promise<Decision[]> {
   if (interruptIds.length === 0) return [];
-  return db.select().from(decisions).where(inArray(decisions.interruptId, interruptIds));
+  return openedDecisions(
+    db,
+    await db.select().from(decisions).where(inArray(decisions.interruptId, interruptIds)),
+  );
 }
 
 /** All decisions of a thread, oldest first (thread page, audit). */
@@ -81,7 +164,10 @@ export async function listThreadDecisions({
   db: Queryable;
   threadId: string;
 }): Promise<Decision[]> {
-  return db.select().from(decisions).where(eq(decisions.threadId, threadId)).orderBy(decisions.createdAt);
+  return openedDecisions(
+    db,
+    await db.select().from(decisions).where(eq(decisions.threadId, threadId)).orderBy(decisions.createdAt),
+  );
 }
 
 /**
@@ -109,7 +195,12 @@ export async function recordPendingDecisions({
   >[];
 }): Promise<void> {
   if (rows.length === 0) return;
-  await db.insert(decisions).values(rows).onConflictDoNothing({ target: decisions.interruptId });
+  const sealed = [];
+  for (const row of rows) {
+    const plain = { ...row, waitMs: waitMsOf(row.action, row.payload) };
+    sealed.push(sealedDecisionFields(await rowSealer(db, row.threadId, "mark"), plain));
+  }
+  await db.insert(decisions).values(sealed).onConflictDoNothing({ target: decisions.interruptId });
 }
 
 /**
@@ -159,7 +250,7 @@ export async function listOpenDecisions({
       .from(decisions)
       .where(open)
       .orderBy(...order);
-    return split(rows);
+    return split(await openedDecisions(db, rows));
   }
   // With no open decision there is no row to carry the involved principals: the caller reads them if it needs them.
   const rows = await db
@@ -168,9 +259,18 @@ export async function listOpenDecisions({
     .where(open)
     .orderBy(...order);
   const first = rows[0];
+  const opened = await openedDecisions(
+    db,
+    rows.map((r) => r.decision),
+  );
+  const decided = first
+    ? await Promise.all(
+        first.decided.map(async (d) => ({ ...d, answer: await openThreadJson(db, threadId, d.answer) })),
+      )
+    : undefined;
   return {
-    ...split(rows.map((r) => r.decision)),
-    ...(first ? { involved: involvedOf(thread, first.involved), decided: first.decided } : {}),
+    ...split(opened),
+    ...(first ? { involved: involvedOf(thread, first.involved), decided } : {}),
   };
 }
 
@@ -246,9 +346,12 @@ export async function resolveDecision({
   resolvedById,
   resolverRole,
   resumeRunId,
+  threadId,
 }: {
   db: Queryable;
   interruptId: string;
+  /** The decision's thread, when the caller knows it (its answer is sealed under the thread's key). */
+  threadId?: string;
   resumeStatus: ResumeStatus;
   answer: unknown;
   resolvedBy: string;
@@ -256,12 +359,20 @@ export async function resolveDecision({
   resolverRole?: string | null;
   resumeRunId: string | null;
 }): Promise<boolean> {
+  const [row] = threadId
+    ? [{ threadId }]
+    : await db
+        .select({ threadId: decisions.threadId })
+        .from(decisions)
+        .where(eq(decisions.interruptId, interruptId));
+  if (!row) return false;
   const updated = await db
     .update(decisions)
     .set({
       status: resumeRunId ? "resolved" : "answered",
       resumeStatus,
-      answer,
+      answer: (await rowSealer(db, row.threadId)).json(answer),
+      outcome: outcomeOf(resumeStatus, answer),
       resolvedBy,
       resolvedById: resolvedById ?? null,
       resolverRole: resolverRole ?? null,

@@ -27,6 +27,7 @@ import {
 import type { InboxStatus, InboxThreadStatus } from "@/lib/contract/wire";
 import { decisionClaims, decisions, threads } from "../schema";
 import type { Queryable } from "../tx";
+import { openedDecisions } from "./decisions";
 import { decodeInboxCursor, encodeInboxCursor } from "./inbox-cursor";
 
 export { decodeInboxCursor, encodeInboxCursor } from "./inbox-cursor";
@@ -97,6 +98,31 @@ const threadColumns = {
   status: threads.status,
   updatedAt: isoMicros(threads.updatedAt),
 };
+
+/**
+ * Inbox rows with their decisions' title and customer name opened (sealed under their threads' keys,
+ * lib/db/queries/decisions.ts): the page's keys are looked up in one statement.
+ */
+async function openedRows<
+  R extends { decision: { title: string | null; customerName: string | null }; thread: { threadId: string } },
+>(db: Queryable, rows: R[]): Promise<R[]> {
+  const opened = await openedDecisions(
+    db,
+    rows.map((r) => ({
+      threadId: r.thread.threadId,
+      title: r.decision.title,
+      customerName: r.decision.customerName,
+    })),
+  );
+  return rows.map((r, i) => ({
+    ...r,
+    decision: {
+      ...r.decision,
+      title: opened[i]?.title ?? null,
+      customerName: opened[i]?.customerName ?? null,
+    },
+  }));
+}
 
 function clampLimit(limit: number | undefined): number {
   return Math.min(Math.max(Math.trunc(limit ?? INBOX_DEFAULT_LIMIT), 1), INBOX_MAX_LIMIT);
@@ -190,7 +216,7 @@ export async function listPendingInbox({
     limit: size,
     hiddenAgents,
   });
-  const page = rows.slice(0, size);
+  const page = await openedRows(db, rows.slice(0, size));
   const last = page[page.length - 1];
   return {
     items: page.map((row) => ({ kind: "decision", decision: row.decision, thread: row.thread })),
@@ -272,7 +298,10 @@ export async function listThreadInbox({
         .orderBy(asc(decisions.dueAt), asc(decisions.interruptId))
     : [];
   const byThread = new Map<string, InboxDecision[]>();
-  for (const row of pending) {
+  for (const row of await openedRows(
+    db,
+    pending.map((p) => ({ ...p, thread: { threadId: p.threadId } })),
+  )) {
     const list = byThread.get(row.threadId) ?? [];
     list.push(row.decision);
     byThread.set(row.threadId, list);

@@ -4,6 +4,7 @@ import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { NOTIFY_EVENTS, type NotifyEvent, type TargetView } from "@/lib/contract/views/settings";
 import { authUsers, decisions, effects, notifications, notificationTargets } from "../schema";
 import type { Queryable } from "../tx";
+import { openedDecisions } from "./decisions";
 import { OPEN_TASK_STATUSES } from "./effects";
 
 /** The events and the target's shape are the browser's too (lib/contract/views/settings.ts). */
@@ -170,7 +171,7 @@ export async function emailsOfRole({
 
 /** Pending decisions raised in the last `withinSeconds` (for `new_item`). */
 export async function listRecentlyRaised({ db, withinSeconds }: { db: Queryable; withinSeconds: number }) {
-  return db
+  const rows = await db
     .select({
       interruptId: decisions.interruptId,
       threadId: decisions.threadId,
@@ -186,6 +187,8 @@ export async function listRecentlyRaised({ db, withinSeconds }: { db: Queryable;
       ),
     )
     .limit(500);
+  // The title is sealed under the thread's key (lib/db/queries/decisions.ts): opened for the notification.
+  return openedDecisions(db, rows);
 }
 
 /** Effects that failed, or whose outcome became unknown, in the last `withinSeconds` (for `effect_failed`). */

@@ -30,7 +30,7 @@ export interface QueueState {
 }
 
 /** The outcome of a decision as a word: the answer's `decision` or `choice`, `cancelled`, or `answered`. */
-export const DECISION_OUTCOME = sql<string>`coalesce(
+export const DECISION_OUTCOME = sql<string>`coalesce(${decisions.outcome},
   case when ${decisions.resumeStatus} = 'cancelled' then 'cancelled' end,
   ${decisions.answer}->>'decision', ${decisions.answer}->>'choice', 'answered')`;
 

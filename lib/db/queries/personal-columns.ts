@@ -155,8 +155,9 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
       "resume_run_id",
       "expiry_answer",
       "asked_in_build",
+      "outcome",
     ],
-    why: "the ledger: ids, the question kind, statuses, who decided (staff), the SLA's configured answer and the build that asked",
+    why: "the ledger: ids, the question kind, statuses, who decided (staff), the SLA's configured answer, the build that asked and the answer's outcome word (approve, reject, send…)",
   },
   "public.events": { columns: ["thread_id", "run_id", "type"], why: "ids and the event type" },
   "public.effects": {

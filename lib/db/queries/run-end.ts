@@ -2,6 +2,8 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { Thread } from "../schema";
 import type { Queryable } from "../tx";
+import { rowSealer } from "../vault";
+import { sealedDecisionFields, waitMsOf } from "./decisions";
 import { EVENTS_CHANNEL, eventSerializer, type LoggedEvent } from "./events";
 import { contextOrderUpdate } from "./threads";
 
@@ -76,6 +78,14 @@ export async function closeRun(
     ? sql`, context_order = ${contextOrderUpdate(close.contextOrder)}`
     : sql``;
   const serialize = await eventSerializer(db, threadId);
+  // The decisions' questions are sealed under the thread's key like its events (lib/db/queries/decisions.ts).
+  const sealer = recorded.length > 0 ? await rowSealer(db, threadId, "mark") : null;
+  const asked = sealer
+    ? recorded.map((d) => ({
+        ...sealedDecisionFields(sealer, { ...d }),
+        waitMs: waitMsOf(d.action, d.payload),
+      }))
+    : [];
   const result = await db.execute(sql`WITH closed AS (
     UPDATE runs SET status = ${close.status}, error_code = ${close.error?.code ?? null},
       error_message = ${close.error?.message ?? null}, finished_at = now(), lease_expires_at = NULL${tokens}
@@ -91,16 +101,18 @@ export async function closeRun(
     RETURNING 1
   ), recorded AS (
     INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload, title, order_id,
-      customer_name, amount_cents, currency, status, asked_in_build)
+      customer_name, amount_cents, currency, status, asked_in_build, wait_ms)
     SELECT x.interrupt_id, ${threadId}, ${runId}, ${head?.checkpointId ?? ""}, x.action, x.payload, x.title, x.order_id,
-      x.customer_name, x.amount_cents, x.currency, ${failed ? "superseded" : "pending"}, ${close.build ?? null}::text
-    FROM unnest(${sql.param(recorded.map((d) => d.interruptId))}::text[],
-      ${sql.param(recorded.map((d) => d.action))}::text[],
-      ${sql.param(recorded.map((d) => JSON.stringify(d.payload ?? null)))}::jsonb[],
-      ${sql.param(recorded.map((d) => d.title))}::text[], ${sql.param(recorded.map((d) => d.orderId))}::text[],
-      ${sql.param(recorded.map((d) => d.customerName))}::text[],
-      ${sql.param(recorded.map((d) => d.amountCents))}::integer[], ${sql.param(recorded.map((d) => d.currency))}::text[])
-      AS x(interrupt_id, action, payload, title, order_id, customer_name, amount_cents, currency)
+      x.customer_name, x.amount_cents, x.currency, ${failed ? "superseded" : "pending"}, ${close.build ?? null}::text,
+      x.wait_ms
+    FROM unnest(${sql.param(asked.map((d) => d.interruptId))}::text[],
+      ${sql.param(asked.map((d) => d.action))}::text[],
+      ${sql.param(asked.map((d) => JSON.stringify(d.payload ?? null)))}::jsonb[],
+      ${sql.param(asked.map((d) => d.title))}::text[], ${sql.param(asked.map((d) => d.orderId))}::text[],
+      ${sql.param(asked.map((d) => d.customerName))}::text[],
+      ${sql.param(asked.map((d) => d.amountCents))}::integer[], ${sql.param(asked.map((d) => d.currency))}::text[],
+      ${sql.param(asked.map((d) => d.waitMs))}::bigint[])
+      AS x(interrupt_id, action, payload, title, order_id, customer_name, amount_cents, currency, wait_ms)
     WHERE EXISTS (SELECT 1 FROM closed)
     ON CONFLICT (interrupt_id) DO NOTHING
     RETURNING 1

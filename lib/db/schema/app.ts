@@ -205,6 +205,11 @@ export const decisions = pgTable(
      * step (lib/runtime/runs/asked-again.ts) is only needed for questions another build asked.
      */
     askedInBuild: text("asked_in_build"),
+    /**
+     * A wait timer's duration (`wait_timer` questions), copied from the payload when recorded: the deadline trigger
+     * reads it, as the payload is sealed (lib/db/queries/decisions.ts).
+     */
+    waitMs: bigint("wait_ms", { mode: "number" }),
     /** Copied from the payload when recorded, so the inbox filters and sorts without reading JSON. */
     title: text("title"),
     orderId: text("order_id"),
@@ -216,6 +221,11 @@ export const decisions = pgTable(
     /** AG-UI resume status. */
     resumeStatus: text("resume_status", { enum: RESUME_STATUSES }),
     answer: jsonb("answer"),
+    /**
+     * The answer as a word (its `decision` or `choice`, `cancelled`, or `answered`), set when it is taken: the metrics
+     * count outcomes without opening the answer, which is sealed.
+     */
+    outcome: text("outcome"),
     resolvedBy: text("resolved_by"),
     /** The resolver's user id and role when they decided (four-eyes is checked against these). */
     resolvedById: text("resolved_by_id"),

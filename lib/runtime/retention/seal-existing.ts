@@ -4,12 +4,14 @@ import { PUSH_PREFIX } from "@/lib/checkpoint/history";
 import { AppError } from "@/lib/contract/errors";
 import type { Database } from "@/lib/db/open";
 import { recordAudit } from "@/lib/db/queries/audit";
+import { waitMsOf } from "@/lib/db/queries/decisions";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { lockThread } from "@/lib/db/queries/threads";
 import { rowsOf } from "@/lib/db/rows";
 import {
   customerSubjectId,
   ensureSubjectKey,
+  isSealedJson,
   SEALED,
   SEALED_TEXT,
   sealedType,
@@ -23,7 +25,8 @@ import { ERASED_EMAIL } from "./erasure";
 /*
  * The move of an existing database to sealed storage (issue 49): threads filed before personal data was kept under
  * keys get their subject (the customer of their order, or one of their own) and key, and their checkpoint values and
- * writes, run inputs and queued inputs, effects' payloads, outbox emails and the event log are sealed in place — online (a thread whose run is going is left for the next pass), in batches of threads
+ * writes, run inputs and queued inputs, effects' payloads, outbox emails, the event log and the decisions' questions
+ * and answers are sealed in place — online (a thread whose run is going is left for the next pass), in batches of threads
  * (each its own transaction), resumable (a pass finds only what is still in clear) and audited. Only the thread's own
  * rows are rewritten.
  */
@@ -54,6 +57,12 @@ const INPUT_IN_CLEAR = (alias: string) =>
 const EFFECT_IN_CLEAR = (alias: string) =>
   sql.raw(`${alias}.kind <> 'payment' AND ${alias}.payload ->> '$sealed' IS NULL`);
 
+/** A decision whose question or answer is in clear. */
+const DECISION_IN_CLEAR = (alias: string) =>
+  sql.raw(`((jsonb_typeof(${alias}.payload) <> 'null' AND ${alias}.payload ->> '$sealed' IS NULL)
+    OR (${alias}.answer IS NOT NULL AND jsonb_typeof(${alias}.answer) <> 'null' AND ${alias}.answer ->> '$sealed' IS NULL)
+    OR ${alias}.title NOT LIKE '${SEALED_TEXT}%' OR ${alias}.customer_name NOT LIKE '${SEALED_TEXT}%')`);
+
 /** An outbox email in clear. */
 const EMAIL_IN_CLEAR = (alias: string) => sql.raw(`${alias}.to_address NOT LIKE '${SEALED_TEXT}%'`);
 
@@ -66,7 +75,8 @@ const IN_CLEAR = sql`(t.subject_id IS NULL
       OR EXISTS (SELECT 1 FROM queued_inputs q WHERE q.thread_id = t.id AND ${INPUT_IN_CLEAR("q")})
       OR EXISTS (SELECT 1 FROM effects f WHERE f.thread_id = t.id AND ${EFFECT_IN_CLEAR("f")})
       OR EXISTS (SELECT 1 FROM outbox o WHERE o.thread_id = t.id AND ${EMAIL_IN_CLEAR("o")})
-      OR EXISTS (SELECT 1 FROM events v WHERE v.thread_id = t.id AND v.event ->> '$sealed' IS NULL))))`;
+      OR EXISTS (SELECT 1 FROM events v WHERE v.thread_id = t.id AND v.event ->> '$sealed' IS NULL)
+      OR EXISTS (SELECT 1 FROM decisions d WHERE d.thread_id = t.id AND ${DECISION_IN_CLEAR("d")}))))`;
 
 /** One pass over up to `batch` threads still in clear. Run it until `remaining` is 0 (or only busy threads are left). */
 export async function sealExistingThreads(database: Database, batch = 50): Promise<SealProgress> {
@@ -151,6 +161,8 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
             AND task_id = ${w.task} AND idx = ${w.idx} AND type = ${w.type}`);
         n += 1;
       }
+      const sealText = (text: string) =>
+        SEALED_TEXT + sealValue(key.key, key.subjectId, Buffer.from(text, "utf8")).toString("base64");
       // JSON values (run and queued inputs, effects' payloads) sealed as lib/db/vault.ts's sealThreadJson seals them.
       const sealJson = (text: string) =>
         JSON.stringify({
@@ -183,9 +195,33 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
           WHERE e.thread_id = ${threadId} AND e.seq = x.seq`);
         n += logged.length;
       }
+      // Decisions: the question (payload, title, customer's name) and the answer, as lib/db/queries/decisions.ts seals
+      // them; a wait timer's duration is read first (migration 0042 did so for the rows it found).
+      const asked = rowsOf<{
+        id: string;
+        action: string;
+        payload: string;
+        answer: string | null;
+        title: string | null;
+        customer_name: string | null;
+      }>(
+        await tx.execute(sql`SELECT interrupt_id AS id, action, payload::text AS payload, answer::text AS answer, title,
+            customer_name FROM decisions x WHERE thread_id = ${threadId} AND ${DECISION_IN_CLEAR("x")}`),
+      );
+      const isSealedJsonText = (text: string | null) =>
+        text === null || text === "null" || isSealedJson(JSON.parse(text));
+      const sealedText = (text: string | null) =>
+        text === null || text.startsWith(SEALED_TEXT) ? text : sealText(text);
+      for (const d of asked) {
+        await tx.execute(sql`UPDATE decisions SET
+            payload = ${isSealedJsonText(d.payload) ? d.payload : sealJson(d.payload)}::jsonb,
+            answer = ${isSealedJsonText(d.answer) ? d.answer : sealJson(d.answer as string)}::jsonb,
+            title = ${sealedText(d.title)}, customer_name = ${sealedText(d.customer_name)},
+            wait_ms = coalesce(wait_ms, ${waitMsOf(d.action, JSON.parse(d.payload))}::bigint)
+          WHERE interrupt_id = ${d.id}`);
+        n += 1;
+      }
       // Outbox emails: address, subject and body, as sealThreadText seals them.
-      const sealText = (text: string) =>
-        SEALED_TEXT + sealValue(key.key, key.subjectId, Buffer.from(text, "utf8")).toString("base64");
       const emails = rowsOf<{ id: string; to_address: string; subject: string; body: string }>(
         await tx.execute(sql`SELECT id, to_address, subject, body FROM outbox x
           WHERE thread_id = ${threadId} AND ${EMAIL_IN_CLEAR("x")}`),

@@ -17,6 +17,7 @@ import { AppError } from "@/lib/contract/errors";
 import { rowsOf } from "@/lib/db/rows";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
+import { openThreadJson } from "@/lib/db/vault";
 import { env } from "@/lib/platform/env";
 import { tokenUsage } from "@/lib/runtime/runs/graph-callbacks";
 import { RUN_CANCELLED, stoppedMessage } from "./cancel-reason";
@@ -122,7 +123,7 @@ export function runStartRead({ threadId, runId, asked = false, thread = false }:
   return sql`json_build_object(
     'tokens_in', (SELECT coalesce(sum(tokens_in), 0) FROM runs WHERE thread_id = ${threadId} AND id <> ${runId}),
     'tokens_out', (SELECT coalesce(sum(tokens_out), 0) FROM runs WHERE thread_id = ${threadId} AND id <> ${runId}),
-    'decisions', (SELECT coalesce(json_agg(json_build_object('limit', payload->>'limit', 'answer', answer,
+    'decisions', (SELECT coalesce(json_agg(json_build_object('payload', payload, 'answer', answer,
         'by', resolved_by) ORDER BY resolved_at), '[]'::json)
       FROM decisions
       WHERE thread_id = ${threadId} AND action = 'run_budget' AND status = 'resolved' AND resume_status = 'resolved'),
@@ -146,24 +147,39 @@ export function runStartRead({ threadId, runId, asked = false, thread = false }:
     })`;
 }
 
-/** What a run's start read (see {@link runStartRead}), from its json as the driver hands it. */
-export function parseRunStartRead(
+/**
+ * What a run's start read (see {@link runStartRead}), from its json as the driver hands it: the decisions' questions and
+ * answers opened (they are sealed under the thread's key, lib/db/queries/decisions.ts).
+ */
+export async function parseRunStartRead(
+  db: Queryable,
   value: unknown,
-  { asked = false, thread = false }: Pick<RunStartReadOptions, "asked" | "thread">,
-): StartRead {
+  { threadId, asked = false, thread = false }: Pick<RunStartReadOptions, "threadId" | "asked" | "thread">,
+): Promise<StartRead> {
   const row = parsedJson<{
     tokens_in: string | number;
     tokens_out: string | number;
-    decisions: BudgetDecision[] | null;
+    decisions: { payload: unknown; answer: unknown; by: string }[] | null;
     asked: unknown[] | null;
     asked_in: Record<string, string | null> | null;
     thread: Pick<Thread, "ticket" | "customerMessage" | "orderRef"> | null;
   }>(value);
+  const decisions: BudgetDecision[] = [];
+  for (const d of row?.decisions ?? []) {
+    const payload = (await openThreadJson(db, threadId, d.payload)) as { limit?: BudgetLimit } | null;
+    const answer = (await openThreadJson(db, threadId, d.answer)) as RunBudgetAnswer;
+    if (payload?.limit) decisions.push({ limit: payload.limit, answer, by: d.by });
+  }
   return {
     tokensIn: Number(row?.tokens_in ?? 0),
     tokensOut: Number(row?.tokens_out ?? 0),
-    decisions: row?.decisions ?? [],
-    ...(asked ? { asked: row?.asked ?? [], askedIn: row?.asked_in ?? {} } : {}),
+    decisions,
+    ...(asked
+      ? {
+          asked: await Promise.all((row?.asked ?? []).map((p) => openThreadJson(db, threadId, p))),
+          askedIn: row?.asked_in ?? {},
+        }
+      : {}),
     ...(thread ? { thread: row?.thread ?? null } : {}),
   };
 }
@@ -177,7 +193,7 @@ export async function loadThreadSpending({
   ...options
 }: RunStartReadOptions & { db: Queryable }): Promise<StartRead> {
   const [row] = rowsOf<{ read: unknown }>(await db.execute(sql`SELECT ${runStartRead(options)} AS read`));
-  return parseRunStartRead(row?.read, options);
+  return parseRunStartRead(db, row?.read, options);
 }
 
 /** The limits in force for a thread: the deployment's, each replaced by the ledger's latest raise of it. */

@@ -7,6 +7,7 @@ import { QUESTION_KINDS } from "@/lib/contract/questions/kinds";
 import type { Principal } from "@/lib/contract/roles";
 import { openPostgres } from "@/lib/db/open";
 import { createThread } from "@/lib/db/queries/threads";
+import { sealingAllowed } from "@/lib/db/vault";
 import { getAgent } from "../agents/registry";
 import { claimRun } from "./claim";
 
@@ -45,6 +46,8 @@ async function newThread(): Promise<string> {
 
 it("claims a new thread's first run in four statements", async () => {
   const threadId = await newThread();
+  // Whether the thread's rows are sealed is read once per 5 s per process (lib/db/vault.ts), not per claim.
+  await sealingAllowed(ctx.database.sql, "sealed-rows");
   const own = openPostgres(ctx.database.pool!.options.connectionString as string, { max: 1 });
   try {
     const counter = countPoolStatements(own.pool!);

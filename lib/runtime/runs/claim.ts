@@ -241,7 +241,7 @@ export async function startRun(
   return {
     run,
     startSeq: thread.lastSeq,
-    ...(startRead !== undefined ? { startRead: parseRunStartRead(startRead, readOptions) } : {}),
+    ...(startRead !== undefined ? { startRead: await parseRunStartRead(tx, startRead, readOptions) } : {}),
   };
 }
 

@@ -113,6 +113,7 @@ export async function settle(
     const won = await resolveDecision({
       db: tx,
       interruptId: entry.interruptId,
+      threadId: thread.id,
       resumeStatus: entry.status,
       answer: entry.status === "resolved" ? (answers.get(entry.interruptId) ?? null) : null,
       resolvedBy: principal.label,
