@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openThreadJson } from "@/lib/db/vault";
 import { agentFor, createTicket, pausedAtApproval, runOnce } from "../api/client";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { authedFetch } from "../support/auth";
@@ -79,12 +80,16 @@ describe("a careless deploy (a renamed state field, an added node, no version bu
     });
 
   it("the recorded question asked for €120.00", async () => {
-    const v1Answer = await prepared.sql.rows<{ payload: { title: string } }>(
-      "SELECT payload FROM decisions WHERE thread_id = ANY($1) AND action = 'refund_approval'",
+    const stored = await prepared.sql.rows<{ thread_id: string; payload: unknown }>(
+      "SELECT thread_id, payload FROM decisions WHERE thread_id = ANY($1) AND action = 'refund_approval'",
       [[...refused, ...resumed]],
     );
-    expect(v1Answer).toHaveLength(THREADS * 2);
-    for (const row of v1Answer) expect(row.payload.title).toContain("€120.00");
+    expect(stored).toHaveLength(THREADS * 2);
+    // Each question is sealed under its thread's key: opened as the server opens it.
+    for (const row of stored) {
+      const payload = (await openThreadJson(prepared.sql, row.thread_id, row.payload)) as { title: string };
+      expect(payload.title).toContain("€120.00");
+    }
   });
 
   it("the server refuses the mismatching version at start: health names it, no thread resumes under it", async () => {

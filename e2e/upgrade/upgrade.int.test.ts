@@ -1,4 +1,5 @@
 import { chromium } from "@playwright/test";
+import { openThreadJson } from "@/lib/db/vault";
 import { agentFor, createTicket, runOnce, type sqlFor } from "../api/client";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { waitForEffectsToSettle } from "../chaos/effects";
@@ -123,11 +124,14 @@ function useWorld(prefix: string) {
 const order = (n: number) => `ORD-7${String(n).padStart(3, "0")}`;
 const emailOfOrder = (n: number) => `customer${n}@example.com`;
 
-/** The open decisions of a thread, from the ledger. */
+/** The open decisions of a thread, from the ledger (each question opened: it is sealed under the thread's key). */
 async function pendingOf(sql: ReturnType<typeof sqlFor>, threadId: string) {
-  return sql.rows<{ interrupt_id: string; action: string; payload: unknown }>(
+  const rows = await sql.rows<{ interrupt_id: string; action: string; payload: unknown }>(
     "SELECT interrupt_id, action, payload FROM decisions WHERE thread_id = $1 AND status = 'pending' ORDER BY created_at",
     [threadId],
+  );
+  return Promise.all(
+    rows.map(async (r) => ({ ...r, payload: await openThreadJson(sql, threadId, r.payload) })),
   );
 }
 

@@ -51,6 +51,17 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     return { threadId: thread.id, graph, config };
   }
 
+  /** A thread filed for the customer with `email` (null: a subject of its own). */
+  function filed(title: string, email: string | null) {
+    return createThread({
+      db: backend.database.db,
+      title,
+      customerMessage: "x",
+      orderRef: null,
+      subjectEmail: email,
+    });
+  }
+
   async function stored(threadId: string) {
     return backend.database.sql.query<{ type: string; bytes: Uint8Array }>(
       `SELECT type, blob AS bytes FROM checkpoint.checkpoint_blobs WHERE thread_id = $1
@@ -172,13 +183,7 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
   it("seals a run's input and a queued input; reads them back whole; after erasure they read as erased", async () => {
     const { db } = backend.database;
     const words = `${NAME} wrote: my parcel never came`;
-    const thread = await createThread({
-      db,
-      title: "Inputs",
-      customerMessage: "x",
-      orderRef: null,
-      subjectEmail: "inputs@example.com",
-    });
+    const thread = await filed("Inputs", "inputs@example.com");
     const { runId, queuedId, input } = await runAndQueued(thread.id, words);
     const rows = await storedInputs(thread.id);
     expect(rows).toHaveLength(2);
@@ -215,13 +220,7 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
 
   it("stores a thread without a subject's inputs in clear; the sealing job seals them later", async () => {
     const { db } = backend.database;
-    const thread = await createThread({
-      db,
-      title: "Inputs later",
-      customerMessage: "x",
-      orderRef: null,
-      subjectEmail: null,
-    });
+    const thread = await filed("Inputs later", null);
     // A thread of the release before keys: no subject, so nothing is sealed.
     await db.execute(sql`UPDATE threads SET subject_id = NULL WHERE id = ${thread.id}`);
     await db.execute(sql`DELETE FROM vault.subject_keys WHERE subject_id = ${`t_${thread.id}`}`);
@@ -299,13 +298,7 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
       ]);
       const emails = [];
       for (const who of ["mail-kept", "mail-erased"]) {
-        const thread = await createThread({
-          db,
-          title: "Mail",
-          customerMessage: "x",
-          orderRef: null,
-          subjectEmail: `${who}@example.com`,
-        });
+        const thread = await filed("Mail", `${who}@example.com`);
         const queued = await queueEmail({
           db,
           decisionRef: randomUUID(),
@@ -359,13 +352,7 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
 
   it("seals the event log; compaction merges sealed parts; after erasure every event reads as erased, seqs kept", async () => {
     const { db } = backend.database;
-    const thread = await createThread({
-      db,
-      title: "Events",
-      customerMessage: "x",
-      orderRef: null,
-      subjectEmail: "events@example.com",
-    });
+    const thread = await filed("Events", "events@example.com");
     const runId = randomUUID();
     await insertRun({
       db,
@@ -449,13 +436,7 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
 
   it("seals a decision's question and answer; the inbox and the ledger read them opened; a timer keeps its deadline", async () => {
     const { db } = backend.database;
-    const thread = await createThread({
-      db,
-      title: "Ledger",
-      customerMessage: "x",
-      orderRef: null,
-      subjectEmail: "ledger@example.com",
-    });
+    const thread = await filed("Ledger", "ledger@example.com");
     const asked = { interruptId: randomUUID(), runId: randomUUID(), checkpointId: "cp" };
     await recordPendingDecisions({
       db,
