@@ -1,6 +1,7 @@
 import { authedFetch, authHeaders, type Who } from "../support/auth";
 import type { TestServer } from "../support/server";
 import { createTicket, runBody } from "./client";
+import { countCustomEvents } from "./sealed";
 import { type Backend, cleanUp, prepareDatabase, type Sql, serverOn, startTestServer, until } from "./setup";
 import { readSse, readSseBody, type SseEvent } from "./sse";
 
@@ -457,11 +458,7 @@ describe("double texting across a kill", () => {
     );
     expect(runs[0]).toMatchObject({ id: one.runId, kind: "input" });
     // B took run 1 over from where A died (not started again): its log says it was recovered.
-    const recovered = await prepared.sql.count(
-      "events",
-      "run_id = $1 AND type = 'CUSTOM' AND event->>'name' = 'run_recovered'",
-      [one.runId],
-    );
+    const recovered = await countCustomEvents(prepared.sql, "run_recovered", one.runId);
     expect(recovered).toBe(1);
     expect(runs.some((r) => r.id === two.runId && r.kind === "input")).toBe(true);
     const v = await view(b.url, threadId);

@@ -1,4 +1,4 @@
-import { openThreadText } from "@/lib/db/vault";
+import { openThreadJson, openThreadText } from "@/lib/db/vault";
 import type { sqlFor } from "./client";
 
 /**
@@ -12,4 +12,25 @@ export async function emailBodies(sql: ReturnType<typeof sqlFor>, threadId: stri
     [threadId],
   );
   return Promise.all(rows.map((r) => openThreadText(sql, threadId, r.body)));
+}
+
+/**
+ * How many logged events are the custom event `name` — of one run, or of every run (the log is sealed: opened here to
+ * be read).
+ */
+export async function countCustomEvents(
+  sql: ReturnType<typeof sqlFor>,
+  name: string,
+  runId?: string,
+): Promise<number> {
+  const rows = await sql.rows<{ thread_id: string; event: unknown }>(
+    "SELECT thread_id, event FROM events WHERE ($1::text IS NULL OR run_id = $1) AND type = 'CUSTOM'",
+    [runId ?? null],
+  );
+  let n = 0;
+  for (const row of rows) {
+    const event = (await openThreadJson(sql, row.thread_id, row.event)) as { name?: unknown };
+    if (event.name === name) n += 1;
+  }
+  return n;
 }

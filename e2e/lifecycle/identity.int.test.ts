@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { createTicket, runBody } from "../api/client";
+import { countCustomEvents } from "../api/sealed";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { readSse, type SseEvent } from "../api/sse";
 import { authHeaders } from "../support/auth";
@@ -88,10 +89,7 @@ describe.skipIf(!canUnshare)("instance identity", () => {
     const firstOwners = await prepared.sql.rows<{ thread_id: string; owner: string }>(
       "SELECT thread_id, owner FROM runs WHERE kind = 'input'",
     );
-    const takeovers = await prepared.sql.count(
-      "events",
-      "type = 'CUSTOM' AND event ->> 'name' = 'run_recovered'",
-    );
+    const takeovers = await countCustomEvents(prepared.sql, "run_recovered");
     expect({ takeovers, reclaimed: runs.filter((r) => r.attempts !== 1).length }).toEqual({
       takeovers: 0,
       reclaimed: 0,

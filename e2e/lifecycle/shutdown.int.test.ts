@@ -1,4 +1,5 @@
 import { agentFor, createTicket, postRun, runBody, runOnce } from "../api/client";
+import { countCustomEvents } from "../api/sealed";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { readSse, type SseEvent } from "../api/sse";
 import type { TestServer } from "../support/server";
@@ -139,13 +140,7 @@ describe("SIGTERM drains", () => {
     expect(row?.status).toBe("interrupted");
     expect(row?.owner).not.toBe(ownerA);
     // Continued once, by B, from its last checkpoint (not run again by A).
-    expect(
-      await prepared.sql.count(
-        "events",
-        "run_id = $1 AND type = 'CUSTOM' AND event ->> 'name' = 'run_recovered'",
-        [runId],
-      ),
-    ).toBe(1);
+    expect(await countCustomEvents(prepared.sql, "run_recovered", runId)).toBe(1);
     expect(await prepared.sql.count("refunds", "order_id = 'ORD-7000'")).toBe(1);
 
     // The client of A reconnects to B with its last seq and reads the rest, gap-free, to RUN_FINISHED.

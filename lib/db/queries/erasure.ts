@@ -223,9 +223,13 @@ export async function listErasableSubjects({
   subjectId: string;
   threadIds: string[];
 }): Promise<string[]> {
+  // A thread filed under a subject of its own (`t_<id>`): from its row, or — archived, its row gone, its key kept —
+  // from the vault.
+  const own = threadIds.map((id) => `t_${id}`);
   const rows = rowsOf<{ subject_id: string }>(
-    await db.execute(sql`SELECT DISTINCT subject_id FROM threads
-      WHERE id = ANY(${sql.param(threadIds)}::text[]) AND subject_id = 't_' || id`),
+    await db.execute(sql`SELECT subject_id FROM threads
+        WHERE id = ANY(${sql.param(threadIds)}::text[]) AND subject_id = 't_' || id
+      UNION SELECT subject_id FROM vault.subject_keys WHERE subject_id = ANY(${sql.param(own)}::text[])`),
   );
   return [...new Set([subjectId, ...rows.map((r) => r.subject_id)])].sort();
 }
