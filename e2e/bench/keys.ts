@@ -1,7 +1,8 @@
 /**
  * `npm run bench:keys [-- --quick] [-- --blocks N] [-- --threads N]`: what sealing personal data under keys costs.
  * One `next start` on a fresh Postgres database runs the refund flow over HTTP (ticket → approval → reply → end) in
- * interleaved blocks: sealed (every checkpoint value and write of the thread under its subject's key: the default),
+ * interleaved blocks: sealed (every checkpoint value and write, event, decision, run input and email of the thread
+ * under its subject's key: the default),
  * and in clear — the same server, told by a row in `instances` that an instance of a release that cannot read sealed
  * values is live, which is how the product itself writes during a rolling deploy. Each block's threads are checked to
  * be stored as the block says. Prints CPU per ticket (server + its Postgres backends) and p50 latency per side, and
@@ -61,12 +62,19 @@ async function block(side: Side, count: number, measured: boolean) {
     }),
   );
   const cpuMs = processCpuMs(server.pid) - cpu0 + (await backend.stop());
-  // Stored as the side says: every value of its threads sealed, or none.
+  // Stored as the side says: every value of its threads sealed, or none — checkpoint values, events, decisions,
+  // run inputs and emails.
   const [stored] = await sql.rows<{ sealed: number; clear: number }>(
-    `SELECT count(*) FILTER (WHERE b.type LIKE 'sealed:%')::int AS sealed,
-       count(*) FILTER (WHERE b.type NOT LIKE 'sealed:%' AND b.type <> 'empty')::int AS clear
-     FROM checkpoint.checkpoint_blobs b JOIN threads t ON t.id = b.thread_id
-     WHERE t.customer_order = ANY($1)`,
+    `WITH ts AS (SELECT id FROM threads WHERE customer_order = ANY($1)),
+     v AS (
+       SELECT b.type LIKE 'sealed:%' AS sealed FROM checkpoint.checkpoint_blobs b
+         WHERE b.thread_id IN (SELECT id FROM ts) AND b.type <> 'empty'
+       UNION ALL SELECT e.event ? '$sealed' FROM events e WHERE e.thread_id IN (SELECT id FROM ts)
+       UNION ALL SELECT d.payload ? '$sealed' FROM decisions d WHERE d.thread_id IN (SELECT id FROM ts)
+       UNION ALL SELECT r.input ? '$sealed' FROM runs r WHERE r.thread_id IN (SELECT id FROM ts)
+         AND jsonb_typeof(r.input) <> 'null'
+       UNION ALL SELECT o.body LIKE 'sealed:v1:%' FROM outbox o WHERE o.thread_id IN (SELECT id FROM ts))
+     SELECT count(*) FILTER (WHERE sealed)::int AS sealed, count(*) FILTER (WHERE NOT sealed)::int AS clear FROM v`,
     [orders],
   );
   const wrong = side === "sealed" ? (stored?.clear ?? 0) : (stored?.sealed ?? 0);
