@@ -87,6 +87,15 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
       "An instance of a release that cannot read sealed values is still serving: seal once the rollout is over.",
     );
   }
+  // A server keeps its answer to "may I seal?" for 5 s (lib/db/vault.ts): until that long after the last instance of
+  // the release before stopped, a server may still write in clear what this pass has just sealed around. Wait it out.
+  const [recent] = rowsOf<{ wait_ms: number | null }>(
+    await db.execute(sql`SELECT (extract(epoch FROM max(coalesce(stopped_at, seen_at)) + interval '6 seconds' - now())
+        * 1000)::int AS wait_ms
+      FROM instances WHERE NOT ('sealed-rows' = ANY(coalesce(reads, '{}'::text[])))`),
+  );
+  const waitMs = Math.min(recent?.wait_ms ?? 0, 6_000);
+  if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
   const progress: SealProgress = { subjects: 0, threads: 0, values: 0, busy: 0, remaining: 0 };
   const candidates = rowsOf<{ id: string }>(
     await db.execute(sql`SELECT t.id FROM threads t WHERE ${IN_CLEAR}
