@@ -243,6 +243,23 @@ describe("schema skew: the previous release beside this one, on a database this 
       [ids],
     );
     expect(owners.map((o) => o.owner).sort()).toEqual(sides.map((s) => s.instance).sort());
+    // Each release wrote only what the other can read (`instances.reads`): a format the previous release does not read
+    // (the thread's rows sealed, when it opens only sealed checkpoints) is not written while it serves.
+    const [previousReads] = await prepared.sql.rows<{ reads: string[] | null }>(
+      "SELECT reads FROM instances WHERE id = $1",
+      [side("previous").instance],
+    );
+    const reads = new Set(previousReads?.reads ?? []);
+    const sealedRows = await prepared.sql.count("events", "thread_id = ANY($1) AND event ? '$sealed'", [ids]);
+    const sealedValues = await prepared.sql.count(
+      "checkpoint.checkpoint_blobs",
+      "thread_id = ANY($1) AND type LIKE 'sealed:%'",
+      [ids],
+    );
+    expect({ sealedRows: sealedRows > 0, sealedValues: sealedValues > 0 }).toEqual({
+      sealedRows: reads.has("sealed-rows"),
+      sealedValues: reads.has("sealed"),
+    });
 
     // Every refund at the provider once, for the whole €500.00 order approved.
     await waitForEffectsToSettle(prepared.sql, 60_000);
