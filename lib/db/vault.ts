@@ -355,8 +355,11 @@ export async function rowSealer(
     if (erased === "mark" && errorCodeOf(error) === "conflict:subject_erased") return AS_ERASED;
     throw error;
   }
-  if (!key) return IN_CLEAR;
-  const { key: dataKey, subjectId } = key;
+  return key ? keySealer(key) : IN_CLEAR;
+}
+
+/** The {@link RowSealer} of one subject's key (the sealing job seals stored rows with it too). */
+export function keySealer({ key: dataKey, subjectId }: { subjectId: string; key: Buffer }): RowSealer {
   const sealed = (text: string) =>
     sealValue(dataKey, subjectId, Buffer.from(text, "utf8")).toString("base64");
   return {

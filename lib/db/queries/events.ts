@@ -1,10 +1,9 @@
 import "server-only";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
-import { errorCodeOf } from "@/lib/contract/errors";
 import { rowsOf } from "../rows";
 import { events } from "../schema";
 import type { Queryable } from "../tx";
-import { isErasedValue, openThreadJson, rowSealingKey, sealValue } from "../vault";
+import { isErasedValue, openThreadJson, rowSealer } from "../vault";
 
 /*
  * A logged event carries the customer's and the staff's words (messages, tool arguments, state, questions): it is
@@ -26,28 +25,20 @@ export function eventJson(event: Record<string, unknown>): string {
   return JSON.stringify(event).replaceAll("\\u0000", "\\ufffd");
 }
 
-/** `undefined` for the refusal of a write to an erased subject's thread; any other error is thrown again. */
-function unlessErased(error: unknown): undefined {
-  if (errorCodeOf(error) === "conflict:subject_erased") return undefined;
-  throw error;
-}
-
 /** Turns an event of one thread into the JSON its log stores (see above). */
 export type EventSerializer = (event: Record<string, unknown>) => string;
 
 /**
  * The serializer of `threadId`'s events now: sealed under its subject's key, in clear when the thread has none (or
- * mid-rollout); an erased subject's thread is refused (`conflict:subject_erased`).
+ * mid-rollout). The subject erased while a run of the thread was under way: its last events are logged as
+ * {@link ERASED_EVENT} (the run still ends, its seqs stay whole), never in clear.
  */
 export async function eventSerializer(db: Queryable, threadId: string): Promise<EventSerializer> {
-  const key = await rowSealingKey(db, threadId).catch(unlessErased);
-  // The thread's subject was erased while a run of it was under way: its last events are logged as erased (the run
-  // still ends, its seqs stay whole), never in clear.
-  if (key === undefined) return () => JSON.stringify(ERASED_EVENT);
-  if (!key) return eventJson;
+  const sealer = await rowSealer(db, threadId, "mark");
   return (event) => {
-    const sealed = sealValue(key.key, key.subjectId, Buffer.from(JSON.stringify(event), "utf8"));
-    return JSON.stringify({ $sealed: sealed.toString("base64") });
+    const stored = sealer.json(event);
+    if (stored === event) return eventJson(event);
+    return JSON.stringify(isErasedValue(stored) ? ERASED_EVENT : stored);
   };
 }
 

@@ -12,6 +12,7 @@ import {
   customerSubjectId,
   ensureSubjectKey,
   isSealedJson,
+  keySealer,
   SEALED,
   SEALED_TEXT,
   sealedType,
@@ -170,13 +171,10 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
             AND task_id = ${w.task} AND idx = ${w.idx} AND type = ${w.type}`);
         n += 1;
       }
-      const sealText = (text: string) =>
-        SEALED_TEXT + sealValue(key.key, key.subjectId, Buffer.from(text, "utf8")).toString("base64");
-      // JSON values (run and queued inputs, effects' payloads) sealed as lib/db/vault.ts's sealThreadJson seals them.
-      const sealJson = (text: string) =>
-        JSON.stringify({
-          $sealed: sealValue(key.key, key.subjectId, Buffer.from(text, "utf8")).toString("base64"),
-        });
+      // The thread's rows, sealed as the query functions seal them (lib/db/vault.ts); JSON read as the column's text.
+      const sealer = keySealer(key);
+      const sealText = (text: string) => sealer.text(text);
+      const sealJson = (text: string) => JSON.stringify(sealer.json(JSON.parse(text) as unknown));
       for (const [table, column, inClear] of [
         ["runs", "input", INPUT_IN_CLEAR("x")],
         ["queued_inputs", "input", INPUT_IN_CLEAR("x")],
