@@ -6,6 +6,7 @@ import { startTestSmtpServer } from "@/e2e/support/smtp";
 import { DrizzleCheckpointSaver } from "../checkpoint/saver";
 import { emailConnector } from "../delivery/connectors/email";
 import { dispatchDueEffects } from "../delivery/dispatcher";
+import { eraseCustomer } from "../runtime/retention/erasure";
 import { sealExistingThreads } from "../runtime/retention/seal-existing";
 import { listThreadDecisions, recordPendingDecisions, resolveDecision } from "./queries/decisions";
 import { getEffect } from "./queries/effects";
@@ -14,8 +15,9 @@ import { listInbox } from "./queries/inbox";
 import { listEmailsForThread, queueEmail } from "./queries/outbox";
 import { enqueueInput, getQueuedInput, listWaitingInputs } from "./queries/queued-inputs";
 import { getRun, insertRun, lastFork, setRunInput } from "./queries/runs";
-import { createThread } from "./queries/threads";
-import { customerSubjectId, destroySubjectKeys, forgetKeys } from "./vault";
+import { searchThreads } from "./queries/search";
+import { createThread, getThread, getThreads, listRecentThreads } from "./queries/threads";
+import { customerSubjectId, destroySubjectKeys, ERASED_TEXT, forgetKeys, SEALED_TEXT } from "./vault";
 
 /*
  * Issue 49, keys: a thread filed for a customer is sealed under that customer's key from its first checkpoint. The
@@ -222,7 +224,9 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     const { db } = backend.database;
     const thread = await filed("Inputs later", null);
     // A thread of the release before keys: no subject, so nothing is sealed.
-    await db.execute(sql`UPDATE threads SET subject_id = NULL WHERE id = ${thread.id}`);
+    await db.execute(sql`UPDATE threads SET subject_id = NULL, title = 'Inputs later', customer_message = 'x'
+      WHERE id = ${thread.id}`);
+    await db.execute(sql`DELETE FROM thread_search WHERE thread_id = ${thread.id}`);
     await db.execute(sql`DELETE FROM vault.subject_keys WHERE subject_id = ${`t_${thread.id}`}`);
     forgetKeys();
     const { runId, input } = await runAndQueued(thread.id, `${NAME} in clear`);
@@ -519,6 +523,129 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
       answer: { erased: true },
       amountCents: 4200,
     });
+  });
+
+  /** A thread's ticket as stored, and its blind index (null: none). */
+  async function storedTicket(threadId: string) {
+    const [row] = await backend.database.sql.query<{
+      text: string;
+      tsv: string | null;
+      terms: string[] | null;
+    }>(
+      `SELECT concat_ws('|', t.title, t.customer_message, t.ticket::text) AS text, t.search_tsv::text AS tsv,
+         s.terms FROM threads t LEFT JOIN thread_search s ON s.thread_id = t.id WHERE t.id = $1`,
+      [threadId],
+    );
+    return row;
+  }
+
+  it("seals the ticket; reads it back whole; search finds its words through a blind index; erasure leaves nothing", async () => {
+    const { db } = backend.database;
+    const email = "ticket-words@example.com";
+    const title = `Kettle for ${NAME}`;
+    const message = "My quokkaphone stopped chirping after the Zyxwvu update";
+    await db.execute(sql`INSERT INTO orders (id, customer_name, customer_email, amount_cents, placed_at, payment_method,
+        items, status)
+      VALUES ('ORD-TICKET-1', ${NAME}, ${email}, 100, now(), 'card', '[]', 'delivered')`);
+    const thread = await createThread({
+      db,
+      title,
+      customerMessage: message,
+      orderRef: "ORD-TICKET-1",
+      ticket: { note: NAME },
+      subjectEmail: email,
+    });
+    expect(thread).toMatchObject({ title, customerMessage: message, ticket: { note: NAME } });
+    const raw = await storedTicket(thread.id);
+    expect(raw?.text.startsWith(SEALED_TEXT)).toBe(true);
+    for (const word of ["Kettle", "Quaxwell", "quokka", "chirping", "Zyxwvu"]) {
+      expect(raw?.text).not.toContain(word);
+      expect(JSON.stringify(raw?.terms)).not.toContain(word.toLowerCase());
+    }
+    expect(raw?.tsv, "a sealed ticket has no vector of its envelope").toBeNull();
+    expect(raw?.terms?.length).toBeGreaterThan(10);
+
+    forgetKeys();
+    expect(await getThread({ db, threadId: thread.id })).toMatchObject({ title, customerMessage: message });
+    expect((await getThreads({ db, threadIds: [thread.id] })).get(thread.id)?.ticket).toEqual({ note: NAME });
+    expect((await listRecentThreads({ db, limit: 500 })).find((t) => t.id === thread.id)?.title).toBe(title);
+    const page = await listInbox({ db, status: "all", limit: 200 });
+    expect(page.items.find((i) => "thread" in i && i.thread.threadId === thread.id)).toMatchObject({
+      thread: { title },
+    });
+    const found = async (q: string) =>
+      (await searchThreads({ db, q }))
+        .filter((h) => h.threadId === thread.id)
+        .map((h) => `${h.title} ${h.matched}`);
+    // Whole words, prefixes, several words (all must match), in any case; a word not in the ticket finds nothing.
+    for (const q of ["quokkaphone", "quokk", "CHIRP zyxwvu", "kettle quaxwell", "qu st"]) {
+      expect(await found(q), q).toEqual([`${title} text`]);
+    }
+    // ("sealed" is in the customer's name: found as a name, never as the envelope's word.)
+    for (const q of ["quokkaphones", "okkaphone", "sealed", "chirping banana", "v1"]) {
+      expect(
+        (await found(q)).filter((hit) => hit.endsWith(" text")),
+        q,
+      ).toEqual([]);
+    }
+
+    await eraseCustomer({ db, email, actor: { id: "user:dpo", label: "DPO", role: "admin" } });
+    forgetKeys();
+    const after = await storedTicket(thread.id);
+    expect(after?.text, "the ticket is not rewritten: its key is gone").toBe(raw?.text);
+    expect(after?.terms, "its words' index is deleted").toBeNull();
+    expect(await getThread({ db, threadId: thread.id })).toMatchObject({
+      title: ERASED_TEXT,
+      customerMessage: ERASED_TEXT,
+      ticket: { erased: true },
+    });
+    for (const q of ["quokkaphone", "kettle", "Quaxwell"]) expect(await found(q), q).toEqual([]);
+  });
+
+  it("mid-rollout beside a release that does not read sealed tickets: the ticket in clear, sealed by the job later", async () => {
+    const { db } = backend.database;
+    await db.execute(sql`INSERT INTO instances (id, hostname, pid, seen_at, reads)
+      VALUES ('rows-release', 'old-host', 1, now(), ARRAY['sealed', 'sealed-rows'])`);
+    forgetKeys();
+    let threadId = "";
+    try {
+      const thread = await filed(
+        `Rollout ticket of ${NAME} about a glimmerwick`,
+        "ticket-rollout@example.com",
+      );
+      threadId = thread.id;
+      const raw = await storedTicket(threadId);
+      expect(raw?.text).toContain("glimmerwick");
+      expect(raw?.terms).toBeNull();
+      expect((await searchThreads({ db, q: "glimmerw" })).map((h) => h.threadId)).toEqual([threadId]);
+      await expect(sealExistingThreads(backend.database, 500)).rejects.toMatchObject({
+        code: "conflict:sealing_waits",
+      });
+    } finally {
+      await db.execute(
+        sql`UPDATE instances SET stopped_at = now() - interval '1 minute' WHERE id = 'rows-release'`,
+      );
+      forgetKeys();
+    }
+    try {
+      for (let pass = 0; pass < 20; pass++) {
+        if ((await sealExistingThreads(backend.database, 500)).remaining === 0) break;
+      }
+      const sealed = await storedTicket(threadId);
+      expect(sealed?.text.startsWith(SEALED_TEXT)).toBe(true);
+      expect(sealed?.text).not.toContain("glimmerwick");
+      expect(sealed?.tsv).toBeNull();
+      expect(sealed?.terms?.length).toBeGreaterThan(5);
+      forgetKeys();
+      expect((await getThread({ db, threadId }))?.title).toBe(
+        `Rollout ticket of ${NAME} about a glimmerwick`,
+      );
+      expect((await searchThreads({ db, q: "glimmerw" })).map((h) => `${h.threadId} ${h.title}`)).toEqual([
+        `${threadId} Rollout ticket of ${NAME} about a glimmerwick`,
+      ]);
+    } finally {
+      await db.execute(sql`DELETE FROM instances WHERE id = 'rows-release'`);
+    }
   });
 
   it("a thread the saver does not know (no subject) is stored as before", async () => {

@@ -52,9 +52,14 @@ const EVERY_INSTANCE_READS = `SELECT NOT EXISTS (SELECT 1 FROM instances
 
 /**
  * What is sealed: `sealed`, the saver's checkpoint values and writes; `sealed-rows`, the thread's rows (events,
- * inputs, emails, effects' payloads) — the formats of `instances.reads` (lib/db/queries/instances.ts).
+ * inputs, emails, effects' payloads, the decision ledger's words); `sealed-threads`, the ticket itself (the thread's
+ * title, message and fields, searched through a blind index) — the formats of `instances.reads`
+ * (lib/db/queries/instances.ts).
  */
-export type SealedFormat = "sealed" | "sealed-rows";
+export type SealedFormat = "sealed" | "sealed-rows" | "sealed-threads";
+
+/** Every format this build writes sealed. */
+export const SEALED_FORMATS: readonly SealedFormat[] = ["sealed", "sealed-rows", "sealed-threads"];
 
 /**
  * Whether values may be sealed in `format` now: when every live instance reads it (`instances.reads`). Mid-rollout
@@ -108,7 +113,7 @@ export function primeThreadKey(threadId: string, subjectId: string, key: Buffer)
 export function forgetKeys(): void {
   keyCache().clear();
   unwrapped().clear();
-  for (const format of ["sealed", "sealed-rows"] as const) {
+  for (const format of SEALED_FORMATS) {
     const memo = peekSingleton<{ at: number }>(`vault-sealing:${format}`);
     if (memo) memo.at = 0;
   }
@@ -299,6 +304,17 @@ export async function rowSealingKey(
   return (await sealingAllowed(client, "sealed-rows")) ? key : null;
 }
 
+/**
+ * The sealer of a ticket being filed under `subjectId` (whose key the caller just made or found): sealed once every
+ * live instance reads sealed tickets, in clear before (mid-rollout; `npm run keys -- seal` seals it afterwards).
+ */
+export async function ticketSealer(
+  db: Queryable,
+  subject: { subjectId: string; key: Buffer },
+): Promise<RowSealer | null> {
+  return (await sealingAllowed(sqlOn(db), "sealed-threads")) ? keySealer(subject) : null;
+}
+
 /** Seal a JSON value of `threadId`'s rows for its jsonb column (as it is when the thread is written in clear). */
 export async function sealThreadJson<T>(db: Queryable, threadId: string, value: T): Promise<T | SealedJson> {
   if (value === null || value === undefined) return value;
@@ -435,6 +451,29 @@ export async function openThreadText(
   if (key === null || "erased" in key) return ERASED_TEXT;
   return openValue(key.key, key.subjectId, Buffer.from(stored.slice(SEALED_TEXT.length), "base64")).toString(
     "utf8",
+  );
+}
+
+/**
+ * Rows naming their thread (`threadId`) with one text column of it opened (a page of the inbox, search hits: the
+ * threads' titles): their keys are looked up in one statement.
+ */
+export async function openTextColumn<R extends { threadId: string }, K extends keyof R & string>(
+  db: KeySource,
+  rows: readonly R[],
+  column: K,
+): Promise<R[]> {
+  const sealed = (row: R) =>
+    typeof row[column] === "string" && (row[column] as string).startsWith(SEALED_TEXT);
+  if (!rows.some(sealed)) return [...rows];
+  await primeThreadKeys(
+    db,
+    rows.filter(sealed).map((r) => r.threadId),
+  );
+  return Promise.all(
+    rows.map(async (row) =>
+      sealed(row) ? { ...row, [column]: await openThreadText(db, row.threadId, row[column] as string) } : row,
+    ),
   );
 }
 

@@ -1,8 +1,11 @@
 import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import { rowsOf } from "../rows";
+import type { Thread } from "../schema";
+import { queryTerms } from "../search-terms";
 import type { Queryable } from "../tx";
 import type { PersonalTable, SubjectScope } from "./personal-columns";
+import { openThreads } from "./threads";
 
 export {
   NOT_PERSONAL_COLUMNS,
@@ -176,7 +179,8 @@ export async function listSubjectThreads({
 
 /**
  * Threads about no order at all whose ticket holds the address (a candidate list: the caller checks it as a whole
- * word). A thread about another customer's order is never one of them.
+ * word). A thread about another customer's order is never one of them. A ticket in clear is matched by its text, a
+ * sealed one by its words' blind index (lib/db/search-terms.ts), then opened.
  */
 export async function listOrphanThreadsNaming({
   db,
@@ -186,12 +190,51 @@ export async function listOrphanThreadsNaming({
   email: string;
 }): Promise<Array<{ id: string; text: string }>> {
   const pattern = `%${email.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return rowsOf<{ id: string; text: string }>(
+  const inClear = rowsOf<{ id: string; text: string }>(
     await db.execute(sql`SELECT id, concat_ws(' ', title, customer_message, ticket::text) AS text FROM threads
       WHERE customer_order IS NULL
         AND (customer_message ILIKE ${pattern} OR title ILIKE ${pattern} OR ticket::text ILIKE ${pattern})
       ORDER BY id`),
   );
+  const digests = queryTerms(email.replace(/[^\p{L}\p{N}]+/gu, " ")) ?? [];
+  const sealed = rowsOf<{ id: string; title: string; customer_message: string; ticket: unknown }>(
+    await db.execute(sql`SELECT t.id, t.title, t.customer_message, t.ticket FROM threads t
+      JOIN thread_search s ON s.thread_id = t.id
+      WHERE t.customer_order IS NULL AND s.terms @> ${sql.param(digests)}::text[]
+      ORDER BY t.id`),
+  );
+  const opened = await openThreads(
+    db,
+    sealed.map((r) => ({
+      id: r.id,
+      title: r.title,
+      customerMessage: r.customer_message,
+      ticket: r.ticket as Thread["ticket"],
+    })),
+  );
+  return [
+    ...inClear,
+    ...opened.map((t) => ({
+      id: t.id,
+      text: [t.title, t.customerMessage, JSON.stringify(t.ticket)].join(" "),
+    })),
+  ].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Forget the words of these threads' tickets (their blind index rows): erasure leaves nothing of them to match. */
+export async function deleteThreadSearch({
+  db,
+  threadIds,
+}: {
+  db: Queryable;
+  threadIds: string[];
+}): Promise<number> {
+  if (threadIds.length === 0) return 0;
+  const gone = rowsOf<{ thread_id: string }>(
+    await db.execute(sql`DELETE FROM thread_search WHERE thread_id = ANY(${sql.param(threadIds)}::text[])
+      RETURNING thread_id`),
+  );
+  return gone.length;
 }
 
 /** Which of these threads have a run queued or running (erasure waits for them to end). */

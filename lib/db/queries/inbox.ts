@@ -27,6 +27,7 @@ import {
 import type { InboxStatus, InboxThreadStatus } from "@/lib/contract/wire";
 import { decisionClaims, decisions, threads } from "../schema";
 import type { Queryable } from "../tx";
+import { openTextColumn } from "../vault";
 import { openedDecisions } from "./decisions";
 import { decodeInboxCursor, encodeInboxCursor } from "./inbox-cursor";
 
@@ -100,11 +101,14 @@ const threadColumns = {
 };
 
 /**
- * Inbox rows with their decisions' title and customer name opened (sealed under their threads' keys,
- * lib/db/queries/decisions.ts): the page's keys are looked up in one statement.
+ * Inbox rows with their decisions' title and customer name and their thread's title opened (sealed under their
+ * threads' keys, lib/db/queries/decisions.ts and threads.ts): the page's keys are looked up in one statement.
  */
 async function openedRows<
-  R extends { decision: { title: string | null; customerName: string | null }; thread: { threadId: string } },
+  R extends {
+    decision: { title: string | null; customerName: string | null };
+    thread: { threadId: string; title?: string };
+  },
 >(db: Queryable, rows: R[]): Promise<R[]> {
   const opened = await openedDecisions(
     db,
@@ -114,14 +118,27 @@ async function openedRows<
       customerName: r.decision.customerName,
     })),
   );
+  const threadsOpened = await openThreadTitles(
+    db,
+    rows.map((r) => r.thread),
+  );
   return rows.map((r, i) => ({
     ...r,
+    thread: threadsOpened[i] ?? r.thread,
     decision: {
       ...r.decision,
       title: opened[i]?.title ?? null,
       customerName: opened[i]?.customerName ?? null,
     },
   }));
+}
+
+/** Threads' rows (a page, a neighbour) with their titles opened. */
+function openThreadTitles<T extends { threadId: string; title?: string }>(
+  db: Queryable,
+  rows: T[],
+): Promise<T[]> {
+  return openTextColumn(db, rows as (T & { title: string })[], "title");
 }
 
 function clampLimit(limit: number | undefined): number {
@@ -280,7 +297,7 @@ export async function listThreadInbox({
     limit: size,
     hiddenAgents,
   });
-  const page = rows.slice(0, size);
+  const page = await openThreadTitles(db, rows.slice(0, size));
   const pending = page.length
     ? await db
         .select({ threadId: decisions.threadId, decision: decisionColumns })
@@ -398,7 +415,7 @@ export async function queueNeighbours({
       .where(and(...inView, sql`${decisions.threadId} <> ${threadId}`, key))
       .orderBy(...order)
       .limit(1);
-    return row ?? null;
+    return row ? ((await openThreadTitles(db, [row]))[0] ?? null) : null;
   };
   const [previous, next] = await Promise.all([neighbour("previous"), neighbour("next")]);
   return { previous, next };

@@ -234,6 +234,10 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
     ],
     why: "who did what, when, on what (staff); payload, answer and detail of the subject's threads' rows are erased through audit_log_erase_rows",
   },
+  "public.thread_search": {
+    columns: ["thread_id", "terms"],
+    why: "a sealed ticket's words as keyed digests (a blind index under the index key, no words): erasure deletes the subject's threads' rows",
+  },
   "public.audit_chain": { columns: ["content_hash", "row_hash"], why: "digests" },
   "public.audit_chain_state": { columns: ["head_hash", "candidate_running"], why: "the chainer's state" },
   "public.auth_users": { columns: ["id", "email", "name", "image", "role"], why: "staff accounts" },

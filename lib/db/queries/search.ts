@@ -1,6 +1,8 @@
 import "server-only";
 import { type SQL, sql } from "drizzle-orm";
+import { queryTerms } from "../search-terms";
 import type { Queryable } from "../tx";
+import { openTextColumn } from "../vault";
 
 /** A thread found by search. */
 export interface SearchHit {
@@ -149,13 +151,18 @@ export function buildSearchQueries({
       common: sql`SELECT ${hitColumns} FROM threads t JOIN orders o ON o.id = t.customer_order
         WHERE o.name_tsv @@ ${tsq}${seen} ORDER BY ${newest} LIMIT ${limit}`,
     });
-    // Words of the ticket: the window first, then the index read when the window had fewer than a page.
+    // Words of the ticket: the window first, then the index read when the window had fewer than a page. A ticket in
+    // clear is matched by its vector, a sealed one by its words' blind index (lib/db/search-terms.ts).
+    const digests = sql`${sql.param(queryTerms(text) ?? [])}::text[]`;
+    const words = sql`(t.search_tsv @@ ${tsq}
+      OR EXISTS (SELECT 1 FROM thread_search s WHERE s.thread_id = t.id AND s.terms @> ${digests}))`;
     branches.push({
       matched: "text",
       query: sql`WITH w AS MATERIALIZED (SELECT ${hitColumns} FROM ${recent} LEFT JOIN orders o ON o.id = t.customer_order
-            WHERE t.search_tsv @@ ${tsq}${seen} ORDER BY ${newest} LIMIT ${limit}),
+            WHERE ${words}${seen} ORDER BY ${newest} LIMIT ${limit}),
           enough AS MATERIALIZED (SELECT count(*) >= ${limit} AS yes FROM w),
-          every AS MATERIALIZED (SELECT id FROM threads WHERE search_tsv @@ ${tsq} AND NOT (SELECT yes FROM enough)),
+          every AS MATERIALIZED (SELECT id FROM threads WHERE search_tsv @@ ${tsq} AND NOT (SELECT yes FROM enough)
+            UNION ALL SELECT thread_id FROM thread_search WHERE terms @> ${digests} AND NOT (SELECT yes FROM enough)),
           m AS MATERIALIZED (SELECT * FROM every LIMIT ${maxMatches + 1})
         SELECT NULL::boolean AS capped, w.* FROM w WHERE (SELECT yes FROM enough)
         UNION ALL
@@ -165,7 +172,7 @@ export function buildSearchQueries({
           maxMatches,
           sql`NOT (SELECT yes FROM enough)`,
         )}`,
-      common: sql`SELECT ${hitColumns} ${from} WHERE t.search_tsv @@ ${tsq}${seen} ORDER BY ${newest} LIMIT ${limit}`,
+      common: sql`SELECT ${hitColumns} ${from} WHERE ${words}${seen} ORDER BY ${newest} LIMIT ${limit}`,
     });
   }
   return branches;
@@ -220,5 +227,6 @@ export async function searchThreads({
     }
     if (hits.size >= limit) break;
   }
-  return [...hits.values()].slice(0, limit);
+  // A sealed ticket's title is opened for the page (its words were found through the blind index).
+  return openTextColumn(db, [...hits.values()].slice(0, limit), "title");
 }

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, exists, inArray } from "drizzle-orm";
 import { type DeployShadowReport, decisions, deployShadowReports, type Thread, threads } from "../schema";
 import type { Queryable } from "../tx";
+import { openThreads } from "./threads";
 
 /**
  * Threads waiting for a person (paused, with a pending decision), oldest first: what the deploy shadow replays.
@@ -33,7 +34,7 @@ export async function listWaitingThreads({
       ),
     )
     .orderBy(asc(threads.createdAt), asc(threads.id));
-  return limit === undefined ? query : query.limit(limit);
+  return openThreads(db, await (limit === undefined ? query : query.limit(limit)));
 }
 
 /** Keep a deploy shadow report. */

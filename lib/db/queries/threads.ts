@@ -2,14 +2,29 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { isPlausibleId } from "@/lib/contract/params";
-import { decisions, type Thread, threads } from "../schema";
+import { decisions, type Thread, threadSearch, threads } from "../schema";
+import { ticketTerms } from "../search-terms";
 import { type Alongside, type Queryable, withAlongside } from "../tx";
-import { customerSubjectId, ensureSubjectKey, primeThreadKey, threadSubjectId } from "../vault";
+import {
+  customerSubjectId,
+  ensureSubjectKey,
+  isSealedJson,
+  type KeySource,
+  openThreadJson,
+  openThreadText,
+  primeThreadKey,
+  primeThreadKeys,
+  SEALED_TEXT,
+  threadSubjectId,
+  ticketSealer,
+} from "../vault";
 
 /**
  * Create a thread for a customer ticket, under a data subject (lib/db/vault.ts): the customer whose email
  * `subjectEmail` is (the ticket's order's), or a subject of the thread's own. The subject's key is made first (a key
- * service that fails answers 503 and nothing is written); from the thread's first checkpoint, its state is sealed.
+ * service that fails answers 503 and nothing is written); the ticket (title, message, fields) is stored sealed under
+ * it, its words as a blind index (lib/db/search-terms.ts), and from the thread's first checkpoint its state is sealed.
+ * Mid-rollout beside a release that cannot read sealed tickets, the ticket is stored in clear (see `ticketSealer`).
  */
 export async function createThread({
   db,
@@ -45,23 +60,68 @@ export async function createThread({
 }): Promise<Thread> {
   const subjectId = subjectEmail ? customerSubjectId(subjectEmail) : threadSubjectId(id);
   const key = await ensureSubjectKey(db, subjectId);
-  const [row] = await withAlongside(db, alongside)
+  const sealer = await ticketSealer(db, { subjectId, key });
+  const words = sealer
+    ? [db.insert(threadSearch).values({ threadId: id, terms: ticketTerms(title, customerMessage) })]
+    : [];
+  const [row] = await withAlongside(db, [...alongside, ...words])
     .insert(threads)
     .values({
       id,
       agentId,
       agentVersion,
-      title,
-      customerMessage,
+      title: sealer ? sealer.text(title) : title,
+      customerMessage: sealer ? sealer.text(customerMessage) : customerMessage,
       orderRef,
-      ticket,
+      ticket: sealer ? sealer.json(ticket) : ticket,
       createdBy: createdBy ?? null,
       subjectId,
     })
     .returning();
   if (!row) throw new Error("createThread: insert returned no row");
   primeThreadKey(id, subjectId, key);
-  return row;
+  return { ...row, title, customerMessage, ticket };
+}
+
+/** Whether a stored thread's ticket is sealed (its title, message or fields). */
+function ticketSealed(row: Pick<Thread, "title" | "customerMessage" | "ticket">): boolean {
+  return (
+    row.title.startsWith(SEALED_TEXT) ||
+    row.customerMessage.startsWith(SEALED_TEXT) ||
+    isSealedJson(row.ticket)
+  );
+}
+
+/**
+ * Threads as stored, with their tickets opened (title, message, fields; `[erased]` once their subject's key was
+ * destroyed): every query that returns threads returns them so, one key lookup for all of them.
+ */
+export async function openThreads<T extends Pick<Thread, "id" | "title" | "customerMessage" | "ticket">>(
+  db: KeySource,
+  rows: readonly T[],
+): Promise<T[]> {
+  const sealed = rows.filter(ticketSealed);
+  if (sealed.length === 0) return [...rows];
+  await primeThreadKeys(
+    db,
+    sealed.map((r) => r.id),
+  );
+  return Promise.all(
+    rows.map(async (row) =>
+      ticketSealed(row)
+        ? {
+            ...row,
+            title: await openThreadText(db, row.id, row.title),
+            customerMessage: await openThreadText(db, row.id, row.customerMessage),
+            ticket: (await openThreadJson(db, row.id, row.ticket)) as Thread["ticket"],
+          }
+        : row,
+    ),
+  );
+}
+
+async function openThread(db: KeySource, row: Thread | undefined): Promise<Thread | undefined> {
+  return row && ticketSealed(row) ? (await openThreads(db, [row]))[0] : row;
 }
 
 export async function getThread({
@@ -74,7 +134,7 @@ export async function getThread({
   // An id no thread can have (a NUL from a hand-typed URL, say) names nothing; Postgres would refuse it.
   if (!isPlausibleId(threadId)) return undefined;
   const [row] = await db.select().from(threads).where(eq(threads.id, threadId));
-  return row;
+  return openThread(db, row);
 }
 
 /** Several threads by id in one statement (ids no thread can have are skipped): id → thread. */
@@ -91,7 +151,7 @@ export async function getThreads({
     .select()
     .from(threads)
     .where(sql`${threads.id} = ANY(${sql.param(ids)}::text[])`);
-  return new Map(rows.map((row) => [row.id, row]));
+  return new Map((await openThreads(db, rows)).map((row) => [row.id, row]));
 }
 
 /** Lock the thread row for the rest of the transaction: serializes run claims on one thread. */
@@ -104,7 +164,7 @@ export async function lockThread({
 }): Promise<Thread | undefined> {
   if (!isPlausibleId(threadId)) return undefined;
   const [row] = await tx.select().from(threads).where(eq(threads.id, threadId)).for("update");
-  return row;
+  return openThread(tx, row);
 }
 
 export async function setThreadStatus(change: ThreadStatusChange): Promise<void> {
@@ -159,7 +219,7 @@ export async function listRecentThreads({
   db: Queryable;
   limit?: number;
 }): Promise<Thread[]> {
-  return db.select().from(threads).orderBy(desc(threads.updatedAt)).limit(limit);
+  return openThreads(db, await db.select().from(threads).orderBy(desc(threads.updatedAt)).limit(limit));
 }
 
 /** Record who last edited the thread's state (a fork with edits). */

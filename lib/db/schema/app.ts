@@ -91,6 +91,23 @@ export const threads = pgTable(
 );
 
 /**
+ * The words of a sealed thread's ticket (title and message) as a blind index (lib/db/search-terms.ts): keyed digests
+ * of each word's prefixes, under the index key, never the words. Search matches a sealed ticket's words here (a
+ * ticket in clear through `threads.search_tsv`); erasure deletes the subject's rows, so nothing of their words is left
+ * to match. One row per sealed thread, apart from `threads` so a thread's reads never carry its digests.
+ */
+export const threadSearch = pgTable(
+  "thread_search",
+  {
+    threadId: text("thread_id")
+      .primaryKey()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    terms: text("terms").array().notNull(),
+  },
+  (t) => [index("thread_search_terms_idx").using("gin", t.terms).with({ fastupdate: false })],
+);
+
+/**
  * Runs of a thread. At most one active (queued/running) run per thread: the partial unique index makes a second
  * concurrent start fail in the database, whichever process tries.
  */

@@ -6,6 +6,7 @@ import { RUN_KINDS, THREAD_STATUSES } from "@/lib/contract/wire";
 import type { AppDb } from "@/lib/db/open";
 import { eraseAuditRows, findErasure, listAuditOfThreads } from "@/lib/db/queries/audit";
 import {
+  deleteThreadSearch,
   findCustomerOrders,
   listActiveThreads,
   listErasableSubjects,
@@ -240,6 +241,9 @@ async function eraseRows(
       }
     }
   }
+  // The words of their sealed tickets, as a blind index: deleted (the tickets themselves go with their keys).
+  const indexed = await deleteThreadSearch({ db: tx, threadIds: keys.threadIds });
+  if (indexed > 0) rows["thread_search.terms"] = indexed;
   const auditChanges = (await listAuditOfThreads({ db: tx, threadIds: keys.threadIds })).flatMap((row) => {
     const changed: Record<string, unknown> = {};
     for (const field of ["payload", "answer", "detail"] as const) {

@@ -8,6 +8,7 @@ import { waitMsOf } from "@/lib/db/queries/decisions";
 import { getActiveRun } from "@/lib/db/queries/runs";
 import { lockThread } from "@/lib/db/queries/threads";
 import { rowsOf } from "@/lib/db/rows";
+import { ticketTerms } from "@/lib/db/search-terms";
 import {
   customerSubjectId,
   ensureSubjectKey,
@@ -26,8 +27,8 @@ import { ERASED_EMAIL } from "./erasure";
 /*
  * The move of an existing database to sealed storage (issue 49): threads filed before personal data was kept under
  * keys get their subject (the customer of their order, or one of their own) and key, and their checkpoint values and
- * writes, run inputs and queued inputs, effects' payloads, outbox emails, the event log and the decisions' questions
- * and answers are sealed in place — online (a thread whose run is going is left for the next pass), in batches of threads
+ * writes, their tickets (with a blind index of the words), run inputs and queued inputs, effects' payloads, outbox
+ * emails, the event log and the decisions' questions and answers are sealed in place — online (a thread whose run is going is left for the next pass), in batches of threads
  * (each its own transaction), resumable (a pass finds only what is still in clear) and audited. Only the thread's own
  * rows are rewritten.
  */
@@ -67,10 +68,14 @@ const DECISION_IN_CLEAR = (alias: string) =>
 /** An outbox email in clear. */
 const EMAIL_IN_CLEAR = (alias: string) => sql.raw(`${alias}.to_address NOT LIKE '${SEALED_TEXT}%'`);
 
+/** A thread's (`t`) ticket in clear (title, message and fields are sealed together). */
+const TICKET_IN_CLEAR = sql.raw(`t.customer_message NOT LIKE '${SEALED_TEXT}%'`);
+
 /** A thread (`t`) still in clear: no subject yet, or values not sealed (an erased subject's are left as erasure left them). */
 const IN_CLEAR = sql`(t.subject_id IS NULL
   OR (NOT EXISTS (SELECT 1 FROM vault.erased_subjects e WHERE e.subject_id = t.subject_id)
-    AND (EXISTS (SELECT 1 FROM checkpoint.checkpoint_blobs b WHERE b.thread_id = t.id AND ${UNSEALED("b")})
+    AND (${TICKET_IN_CLEAR}
+      OR EXISTS (SELECT 1 FROM checkpoint.checkpoint_blobs b WHERE b.thread_id = t.id AND ${UNSEALED("b")})
       OR EXISTS (SELECT 1 FROM checkpoint.checkpoint_writes w WHERE w.thread_id = t.id AND ${UNSEALED("w")})
       OR EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id AND ${INPUT_IN_CLEAR("r")})
       OR EXISTS (SELECT 1 FROM queued_inputs q WHERE q.thread_id = t.id AND ${INPUT_IN_CLEAR("q")})
@@ -82,7 +87,7 @@ const IN_CLEAR = sql`(t.subject_id IS NULL
 /** One pass over up to `batch` threads still in clear. Run it until `remaining` is 0 (or only busy threads are left). */
 export async function sealExistingThreads(database: Database, batch = 50): Promise<SealProgress> {
   const { db } = database;
-  if (!(await sealingAllowed(database.sql, "sealed-rows"))) {
+  if (!(await sealingAllowed(database.sql, "sealed-threads"))) {
     throw new AppError(
       "conflict:sealing_waits",
       "An instance of a release that cannot read sealed values is still serving: seal once the rollout is over.",
@@ -93,7 +98,7 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
   const [recent] = rowsOf<{ wait_ms: number | null }>(
     await db.execute(sql`SELECT (extract(epoch FROM max(coalesce(stopped_at, seen_at)) + interval '6 seconds' - now())
         * 1000)::int AS wait_ms
-      FROM instances WHERE NOT ('sealed-rows' = ANY(coalesce(reads, '{}'::text[])))`),
+      FROM instances WHERE NOT ('sealed-threads' = ANY(coalesce(reads, '{}'::text[])))`),
   );
   const waitMs = Math.min(recent?.wait_ms ?? 0, 6_000);
   if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
@@ -226,6 +231,21 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
             title = ${sealedText(d.title)}, customer_name = ${sealedText(d.customer_name)},
             wait_ms = coalesce(wait_ms, ${waitMsOf(d.action, JSON.parse(d.payload))}::bigint)
           WHERE interrupt_id = ${d.id}`);
+        n += 1;
+      }
+      // The ticket: title, message and fields, and its words as a blind index (as createThread writes them).
+      const [ticket] = rowsOf<{ title: string; message: string; fields: string | null }>(
+        await tx.execute(sql`SELECT title, customer_message AS message, ticket::text AS fields FROM threads t
+          WHERE id = ${threadId} AND ${TICKET_IN_CLEAR}`),
+      );
+      if (ticket) {
+        await tx.execute(sql`UPDATE threads SET title = ${sealText(ticket.title)},
+            customer_message = ${sealText(ticket.message)},
+            ticket = ${ticket.fields === null ? null : sealJson(ticket.fields)}::jsonb
+          WHERE id = ${threadId}`);
+        await tx.execute(sql`INSERT INTO thread_search (thread_id, terms)
+          VALUES (${threadId}, ${sql.param(ticketTerms(ticket.title, ticket.message))}::text[])
+          ON CONFLICT (thread_id) DO UPDATE SET terms = excluded.terms`);
         n += 1;
       }
       // Outbox emails: address, subject and body, as sealThreadText seals them.

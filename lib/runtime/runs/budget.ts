@@ -17,7 +17,7 @@ import { AppError } from "@/lib/contract/errors";
 import { rowsOf } from "@/lib/db/rows";
 import type { Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { openThreadJson } from "@/lib/db/vault";
+import { openThreadJson, openThreadText } from "@/lib/db/vault";
 import { env } from "@/lib/platform/env";
 import { tokenUsage } from "@/lib/runtime/runs/graph-callbacks";
 import { RUN_CANCELLED, stoppedMessage } from "./cancel-reason";
@@ -114,6 +114,20 @@ export interface RunStartReadOptions {
   thread?: boolean;
 }
 
+/** The ticket a run's start read, its message and fields opened (sealed under the thread's key, threads.ts). */
+async function openedTicket(
+  db: Queryable,
+  threadId: string,
+  thread: Pick<Thread, "ticket" | "customerMessage" | "orderRef"> | null,
+): Promise<Pick<Thread, "ticket" | "customerMessage" | "orderRef"> | null> {
+  if (!thread) return null;
+  return {
+    ...thread,
+    customerMessage: await openThreadText(db, threadId, thread.customerMessage),
+    ticket: (await openThreadJson(db, threadId, thread.ticket)) as Thread["ticket"],
+  };
+}
+
 /**
  * The thread's spending in its other runs and its budget answers — with, on request, the questions its ledger recorded
  * (`asked`) and its ticket (`thread`) — as one json expression, so it can be read on its own
@@ -180,7 +194,7 @@ export async function parseRunStartRead(
           askedIn: row?.asked_in ?? {},
         }
       : {}),
-    ...(thread ? { thread: row?.thread ?? null } : {}),
+    ...(thread ? { thread: await openedTicket(db, threadId, row?.thread ?? null) } : {}),
   };
 }
 
