@@ -8,6 +8,8 @@ import { emailConnector } from "../delivery/connectors/email";
 import { dispatchDueEffects } from "../delivery/dispatcher";
 import { eraseCustomer } from "../runtime/retention/erasure";
 import { sealExistingThreads } from "../runtime/retention/seal-existing";
+import { getOrder, insertOrdersIfMissing } from "../shop/orders";
+import { listOrders } from "../shop/orders-list";
 import { listThreadDecisions, recordPendingDecisions, resolveDecision } from "./queries/decisions";
 import { getEffect } from "./queries/effects";
 import { appendEvents, compactThreadEvents, readEvents, readRunEvents } from "./queries/events";
@@ -539,6 +541,14 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     return row;
   }
 
+  async function storedOrderText(id: string) {
+    const [row] = await backend.database.sql.query<{ text: string; subject_id: string | null }>(
+      "SELECT concat_ws('|', customer_name, customer_email) AS text, subject_id FROM orders WHERE id = $1",
+      [id],
+    );
+    return row;
+  }
+
   it("seals the ticket; reads it back whole; search finds its words through a blind index; erasure leaves nothing", async () => {
     const { db } = backend.database;
     const email = "ticket-words@example.com";
@@ -602,6 +612,112 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     for (const q of ["quokkaphone", "kettle", "Quaxwell"]) expect(await found(q), q).toEqual([]);
   });
 
+  it("seals an order's customer; reads it opened; search finds them by email and name; erasure leaves nothing", async () => {
+    const { db } = backend.database;
+    const order = (id: string, customerName: string, customerEmail: string) => ({
+      id,
+      customerName,
+      customerEmail,
+      amountCents: 4200,
+      placedAt: new Date(),
+      paymentMethod: "card",
+      items: [{ sku: "X", name: "Thing", quantity: 1, unitCents: 4200 }],
+      status: "delivered",
+    });
+    const storedOrder = async (id: string) =>
+      (
+        await backend.database.sql.query<{ text: string; subject_id: string | null; tsv: string | null }>(
+          `SELECT concat_ws('|', o.customer_name, o.customer_email, n.terms::text) AS text, o.subject_id,
+             o.name_tsv::text AS tsv FROM orders o LEFT JOIN order_names n ON n.order_id = o.id WHERE o.id = $1`,
+          [id],
+        )
+      )[0];
+    expect(
+      await insertOrdersIfMissing({
+        db,
+        rows: [
+          order("ORD-SEALED-A1", "Wilhelmina Quorndt", "w.quorndt@example.com"),
+          order("ORD-SEALED-A2", "Wilhelmina Quorndt", "W.Quorndt@example.com"),
+          order("ORD-SEALED-B1", "Barnaby Quorndt", "barnaby@example.com"),
+        ],
+      }),
+    ).toBe(3);
+    const rawA = await storedOrder("ORD-SEALED-A1");
+    const rawB = await storedOrder("ORD-SEALED-B1");
+    for (const raw of [rawA, rawB]) {
+      expect(raw?.text.startsWith(SEALED_TEXT)).toBe(true);
+      for (const word of [
+        "Wilhelmina",
+        "wilhelmina",
+        "Quorndt",
+        "quorndt",
+        "Barnaby",
+        "barnaby",
+        "example",
+      ]) {
+        expect(raw?.text).not.toContain(word);
+      }
+      expect(raw?.tsv).toBeNull();
+    }
+    expect(rawA?.subject_id).toBe(customerSubjectId("w.quorndt@example.com"));
+    forgetKeys();
+    expect(await getOrder({ db, orderId: "ORD-SEALED-A2" })).toMatchObject({
+      customerName: "Wilhelmina Quorndt",
+      customerEmail: "W.Quorndt@example.com",
+    });
+    expect((await listOrders({ db, limit: 1000 })).find((o) => o.id === "ORD-SEALED-B1")?.customerName).toBe(
+      "Barnaby Quorndt",
+    );
+    const threadA = await createThread({
+      db,
+      title: "Where is my parcel",
+      customerMessage: "Still waiting",
+      orderRef: "ORD-SEALED-A1",
+      subjectId: rawA?.subject_id,
+    });
+    const threadB = await createThread({
+      db,
+      title: "Where is my parcel",
+      customerMessage: "Still waiting",
+      orderRef: "ORD-SEALED-B1",
+      subjectEmail: "barnaby@example.com",
+    });
+    const hits = async (q: string) =>
+      (await searchThreads({ db, q }))
+        .filter((h) => [threadA.id, threadB.id].includes(h.threadId))
+        .map(
+          (h) => `${h.threadId === threadA.id ? "A" : "B"} ${h.matched} ${h.customerName} ${h.customerEmail}`,
+        );
+    forgetKeys();
+    expect(await hits("w.quorndt@EXAMPLE.com")).toEqual(["A email Wilhelmina Quorndt w.quorndt@example.com"]);
+    expect(await hits("wilhelm")).toEqual(["A name Wilhelmina Quorndt w.quorndt@example.com"]);
+    expect((await hits("Quorndt")).sort()).toEqual([
+      "A name Wilhelmina Quorndt w.quorndt@example.com",
+      "B name Barnaby Quorndt barnaby@example.com",
+    ]);
+    expect(await hits("quorndts")).toEqual([]);
+
+    const dpo = { id: "user:dpo", label: "DPO", role: "admin" as const };
+    const report = await eraseCustomer({ db, email: "w.quorndt@example.com", actor: dpo });
+    expect(report.rows["order_names.terms"]).toBe(2);
+    forgetKeys();
+    const erasedA = await storedOrder("ORD-SEALED-A1");
+    expect(erasedA?.text, "the order is not rewritten (its key is gone), its names' index is deleted").toBe(
+      rawA?.text.split("|").slice(0, 2).join("|"),
+    );
+    expect(await storedOrder("ORD-SEALED-B1"), "another customer's order is untouched").toEqual(rawB);
+    expect(await getOrder({ db, orderId: "ORD-SEALED-A1" })).toMatchObject({
+      customerName: ERASED_TEXT,
+      customerEmail: ERASED_TEXT,
+    });
+    expect(await hits("w.quorndt@example.com")).toEqual([]);
+    expect(await hits("Quorndt")).toEqual(["B name Barnaby Quorndt barnaby@example.com"]);
+    // A second erasure finds nothing of theirs left.
+    expect(await eraseCustomer({ db, email: "w.quorndt@example.com", actor: dpo })).toMatchObject({
+      alreadyErased: true,
+    });
+  });
+
   it("mid-rollout beside a release that does not read sealed tickets: the ticket in clear, sealed by the job later", async () => {
     const { db } = backend.database;
     await db.execute(sql`INSERT INTO instances (id, hostname, pid, seen_at, reads)
@@ -609,6 +725,22 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     forgetKeys();
     let threadId = "";
     try {
+      await insertOrdersIfMissing({
+        db,
+        rows: [
+          {
+            id: "ORD-ROLLOUT-1",
+            customerName: "Perpetua Glimmerwick",
+            customerEmail: "perpetua@example.com",
+            amountCents: 100,
+            placedAt: new Date(),
+            paymentMethod: "card",
+            items: [],
+            status: "delivered",
+          },
+        ],
+      });
+      expect((await storedOrderText("ORD-ROLLOUT-1"))?.text).toContain("Perpetua");
       const thread = await filed(
         `Rollout ticket of ${NAME} about a glimmerwick`,
         "ticket-rollout@example.com",
@@ -631,6 +763,13 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
       for (let pass = 0; pass < 20; pass++) {
         if ((await sealExistingThreads(backend.database, 500)).remaining === 0) break;
       }
+      const order = await storedOrderText("ORD-ROLLOUT-1");
+      expect(order?.text.startsWith(SEALED_TEXT)).toBe(true);
+      expect(order?.text).not.toContain("Perpetua");
+      expect(order?.subject_id).toBe(customerSubjectId("perpetua@example.com"));
+      expect(await getOrder({ db, orderId: "ORD-ROLLOUT-1" })).toMatchObject({
+        customerName: "Perpetua Glimmerwick",
+      });
       const sealed = await storedTicket(threadId);
       expect(sealed?.text.startsWith(SEALED_TEXT)).toBe(true);
       expect(sealed?.text).not.toContain("glimmerwick");

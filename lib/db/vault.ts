@@ -52,14 +52,14 @@ const EVERY_INSTANCE_READS = `SELECT NOT EXISTS (SELECT 1 FROM instances
 
 /**
  * What is sealed: `sealed`, the saver's checkpoint values and writes; `sealed-rows`, the thread's rows (events,
- * inputs, emails, effects' payloads, the decision ledger's words); `sealed-threads`, the ticket itself (the thread's
+ * inputs, emails, effects' payloads, the decision ledger's words); `sealed-records`, the ticket itself (the thread's
  * title, message and fields, searched through a blind index) — the formats of `instances.reads`
  * (lib/db/queries/instances.ts).
  */
-export type SealedFormat = "sealed" | "sealed-rows" | "sealed-threads";
+export type SealedFormat = "sealed" | "sealed-rows" | "sealed-records";
 
 /** Every format this build writes sealed. */
-export const SEALED_FORMATS: readonly SealedFormat[] = ["sealed", "sealed-rows", "sealed-threads"];
+export const SEALED_FORMATS: readonly SealedFormat[] = ["sealed", "sealed-rows", "sealed-records"];
 
 /**
  * Whether values may be sealed in `format` now: when every live instance reads it (`instances.reads`). Mid-rollout
@@ -144,16 +144,7 @@ export function threadKey(
     threadId,
     (async () => {
       const [row] = await sqlClient.query<KeyRow>(THREAD_KEY, [threadId], "vault_thread_key");
-      if (!row?.subject_id) return null;
-      if (!row.wrapped || !row.master_key_id) {
-        if (row.erased) return { subjectId: row.subject_id, erased: true as const };
-        throw new AppError(
-          "internal:subject_key_missing",
-          `Thread ${threadId} is sealed for a subject with no key and no erasure on record.`,
-        );
-      }
-      const key = await unwrapCached(row.master_key_id, Buffer.from(row.wrapped));
-      return { subjectId: row.subject_id, key };
+      return row?.subject_id ? keyOfRow(row.subject_id, row) : null;
     })(),
   );
 }
@@ -312,7 +303,7 @@ export async function ticketSealer(
   db: Queryable,
   subject: { subjectId: string; key: Buffer },
 ): Promise<RowSealer | null> {
-  return (await sealingAllowed(sqlOn(db), "sealed-threads")) ? keySealer(subject) : null;
+  return (await sealingAllowed(sqlOn(db), "sealed-records")) ? keySealer(subject) : null;
 }
 
 /** Seal a JSON value of `threadId`'s rows for its jsonb column (as it is when the thread is written in clear). */
@@ -403,19 +394,8 @@ export async function primeThreadKeys(db: KeySource, threadIds: Iterable<string>
   });
   if (wanted.length === 0) return;
   const rows = await clientOf(db).query<KeyRow & { id: string }>(THREAD_KEYS, [wanted], "vault_thread_keys");
-  for (const row of rows) {
-    if (!row.subject_id) {
-      remember(row.id, Promise.resolve(null));
-    } else if (row.wrapped && row.master_key_id) {
-      const subjectId = row.subject_id;
-      remember(
-        row.id,
-        unwrapCached(row.master_key_id, Buffer.from(row.wrapped)).then((key) => ({ subjectId, key })),
-      );
-    } else if (row.erased) {
-      remember(row.id, Promise.resolve({ subjectId: row.subject_id, erased: true as const }));
-    }
-  }
+  for (const row of rows)
+    remember(row.id, row.subject_id ? keyOfRow(row.subject_id, row) : Promise.resolve(null));
 }
 
 /** Seal a text value of `threadId`'s rows for its text column (as it is when the thread is written in clear). */
@@ -474,6 +454,74 @@ export async function openTextColumn<R extends { threadId: string }, K extends k
     rows.map(async (row) =>
       sealed(row) ? { ...row, [column]: await openThreadText(db, row.threadId, row[column] as string) } : row,
     ),
+  );
+}
+
+const SUBJECT_KEYS = `SELECT s.subject_id, k.master_key_id, k.wrapped, (e.subject_id IS NOT NULL) AS erased
+  FROM unnest($1::text[]) AS s(subject_id)
+  LEFT JOIN vault.subject_keys k ON k.subject_id = s.subject_id
+  LEFT JOIN vault.erased_subjects e ON e.subject_id = s.subject_id`;
+
+/** The cache entry of a subject's own key (records filed under a customer, not under a thread). */
+const subjectEntry = (subjectId: string) => `\u0000subject:${subjectId}`;
+
+/**
+ * Look up the keys of these subjects in one statement (a page of orders), so opening their records asks nothing
+ * more of the database. A subject with neither a key nor an erasure on record is an error when opened.
+ */
+export async function primeSubjectKeys(db: KeySource, subjectIds: Iterable<string>): Promise<void> {
+  const cache = keyCache();
+  const wanted = [...new Set(subjectIds)].filter((id) => {
+    const hit = cache.get(subjectEntry(id));
+    return !hit || Date.now() - hit.at >= KEY_TTL_MS;
+  });
+  if (wanted.length === 0) return;
+  const rows = await clientOf(db).query<KeyRow & { subject_id: string }>(
+    SUBJECT_KEYS,
+    [wanted],
+    "vault_subject_keys",
+  );
+  for (const row of rows) remember(subjectEntry(row.subject_id), keyOfRow(row.subject_id, row));
+}
+
+/** A key row as a {@link ThreadKey}: unwrapped, erased, or an error when the subject has neither. */
+function keyOfRow(subjectId: string, row: KeyRow): Promise<ThreadKey> {
+  if (row.wrapped && row.master_key_id) {
+    return unwrapCached(row.master_key_id, Buffer.from(row.wrapped)).then((key) => ({ subjectId, key }));
+  }
+  if (row.erased) return Promise.resolve({ subjectId, erased: true as const });
+  return Promise.reject(
+    new AppError("internal:subject_key_missing", `Subject ${subjectId} has no key and no erasure on record.`),
+  );
+}
+
+/** The key of `subjectId` (see {@link primeSubjectKeys}). */
+async function subjectKey(db: KeySource, subjectId: string): Promise<ThreadKey> {
+  const hit = keyCache().get(subjectEntry(subjectId));
+  if (!hit || Date.now() - hit.at >= KEY_TTL_MS) await primeSubjectKeys(db, [subjectId]);
+  return (keyCache().get(subjectEntry(subjectId))?.value ?? Promise.resolve(null)) as Promise<ThreadKey>;
+}
+
+/**
+ * The sealer of a customer's records (the shop's orders and accounts) filed under `subjectId`, whose key the caller
+ * just made or found: sealed once every live instance reads sealed records, in clear before (mid-rollout).
+ */
+export async function recordSealer(db: Queryable, subjectId: string): Promise<RowSealer | null> {
+  const key = await ensureSubjectKey(db, subjectId);
+  return ticketSealer(db, { subjectId, key });
+}
+
+/** A text of a record filed under `subjectId`: opened when sealed, {@link ERASED_TEXT} once their key is destroyed. */
+export async function openSubjectText(
+  db: KeySource,
+  subjectId: string | null,
+  stored: string,
+): Promise<string> {
+  if (!stored.startsWith(SEALED_TEXT)) return stored;
+  const key = subjectId ? await subjectKey(db, subjectId) : null;
+  if (key === null || "erased" in key) return ERASED_TEXT;
+  return openValue(key.key, key.subjectId, Buffer.from(stored.slice(SEALED_TEXT.length), "base64")).toString(
+    "utf8",
   );
 }
 

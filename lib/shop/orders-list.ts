@@ -2,6 +2,7 @@ import "server-only";
 import { asc } from "drizzle-orm";
 import type { OrderChoice } from "@/lib/contract/views/orders";
 import type { Queryable } from "../db/tx";
+import { openOrders } from "./orders";
 import { orders } from "./schema";
 
 /** The order's shape is the browser's (lib/contract/views/orders.ts). */
@@ -15,7 +16,7 @@ export async function listOrders({
   db: Queryable;
   limit?: number;
 }): Promise<OrderChoice[]> {
-  const rows = await db.select().from(orders).orderBy(asc(orders.id)).limit(limit);
+  const rows = await openOrders(db, await db.select().from(orders).orderBy(asc(orders.id)).limit(limit));
   return rows.map((o) => ({
     id: o.id,
     customerName: o.customerName,

@@ -1,7 +1,38 @@
 import "server-only";
 import { eq } from "drizzle-orm";
+import { ticketTerms } from "../db/search-terms";
 import type { Queryable } from "../db/tx";
-import { type NewOrder, type Order, orders } from "./schema";
+import {
+  customerSubjectId,
+  type KeySource,
+  openSubjectText,
+  primeSubjectKeys,
+  recordSealer,
+} from "../db/vault";
+import { type NewOrder, type Order, orderNames, orders } from "./schema";
+
+/*
+ * The shop's orders. An order's customer (name and email) is stored sealed under the customer's key (their subject, a
+ * blind index of the email: lib/db/vault.ts), the name's words as a blind index for search (`order_names`); ids,
+ * amounts, items and statuses stay plain. Every read here opens them: callers see the name and the email, or
+ * `[erased]` once the customer was erased.
+ */
+
+/** Orders as stored, with their customer's name and email opened (one key lookup for all of them). */
+export async function openOrders<T extends Pick<Order, "customerName" | "customerEmail" | "subjectId">>(
+  db: KeySource,
+  rows: readonly T[],
+): Promise<T[]> {
+  const subjects = rows.flatMap((r) => (r.subjectId ? [r.subjectId] : []));
+  if (subjects.length > 0) await primeSubjectKeys(db, subjects);
+  return Promise.all(
+    rows.map(async (row) => ({
+      ...row,
+      customerName: await openSubjectText(db, row.subjectId, row.customerName),
+      customerEmail: await openSubjectText(db, row.subjectId, row.customerEmail),
+    })),
+  );
+}
 
 /** One order by id (`ORD-1234`), or undefined. */
 export async function getOrder({
@@ -12,10 +43,14 @@ export async function getOrder({
   orderId: string;
 }): Promise<Order | undefined> {
   const [row] = await db.select().from(orders).where(eq(orders.id, orderId));
-  return row;
+  return row ? (await openOrders(db, [row]))[0] : undefined;
 }
 
-/** Insert orders that do not exist yet; existing ids are left untouched. Returns how many were inserted. */
+/**
+ * Insert orders that do not exist yet; existing ids are left untouched. Returns how many were inserted. Each is filed
+ * under its customer (their key made on first sight) and sealed, with its name's words indexed — in clear, without
+ * the index, while an instance of a release that cannot read sealed records serves (the sealing job seals it later).
+ */
 export async function insertOrdersIfMissing({
   db,
   rows,
@@ -24,11 +59,33 @@ export async function insertOrdersIfMissing({
   rows: NewOrder[];
 }): Promise<number> {
   if (rows.length === 0) return 0;
+  const stored: NewOrder[] = [];
+  const names = new Map<string, string[]>();
+  for (const row of rows) {
+    const subjectId = customerSubjectId(row.customerEmail);
+    const sealer = await recordSealer(db, subjectId);
+    stored.push(
+      sealer
+        ? {
+            ...row,
+            subjectId,
+            customerName: sealer.text(row.customerName),
+            customerEmail: sealer.text(row.customerEmail),
+          }
+        : { ...row, subjectId },
+    );
+    if (sealer) names.set(row.id, ticketTerms(row.customerName));
+  }
   const inserted = await db
     .insert(orders)
-    .values(rows)
+    .values(stored)
     .onConflictDoNothing({ target: orders.id })
     .returning({ id: orders.id });
+  const indexed = inserted.flatMap(({ id }) => {
+    const terms = names.get(id);
+    return terms ? [{ orderId: id, terms }] : [];
+  });
+  if (indexed.length > 0) await db.insert(orderNames).values(indexed).onConflictDoNothing();
   return inserted.length;
 }
 

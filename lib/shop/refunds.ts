@@ -7,6 +7,7 @@ import { spendAuthorization } from "../db/queries/receipts";
 import { type Effect, effects, threads } from "../db/schema";
 import type { Queryable } from "../db/tx";
 import { termsMatch } from "./authority-terms";
+import { openOrders } from "./orders";
 import { orders, type Refund, refunds } from "./schema";
 
 /**
@@ -45,11 +46,15 @@ async function threadCustomerEmail({
   threadId: string;
 }): Promise<string | null> {
   const [row] = await db
-    .select({ email: orders.customerEmail })
+    .select({
+      customerEmail: orders.customerEmail,
+      customerName: orders.customerName,
+      subjectId: orders.subjectId,
+    })
     .from(threads)
     .innerJoin(orders, eq(orders.id, threads.customerOrder))
     .where(eq(threads.id, threadId));
-  return row?.email ?? null;
+  return row ? ((await openOrders(db, [row]))[0]?.customerEmail ?? null) : null;
 }
 
 /**
@@ -84,11 +89,17 @@ export async function recordRefund({
 }): Promise<RecordRefundResult> {
   const idempotencyKey = refundIdempotencyKey(decisionRef);
   return db.transaction(async (tx) => {
-    const [order] = await tx
-      .select({ amountCents: orders.amountCents, customerEmail: orders.customerEmail })
+    const [locked] = await tx
+      .select({
+        amountCents: orders.amountCents,
+        customerEmail: orders.customerEmail,
+        customerName: orders.customerName,
+        subjectId: orders.subjectId,
+      })
       .from(orders)
       .where(eq(orders.id, orderId))
       .for("update");
+    const [order] = locked ? await openOrders(tx, [locked]) : [];
     if (!order) throw new Error(`recordRefund: no order ${orderId}`);
     // Under the order's lock, in one read (a statement of its own, so it sees every refund committed before the lock
     // was granted): this decision's own refund, if an earlier attempt recorded it, the order's refunds, and one of

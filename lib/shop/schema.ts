@@ -10,30 +10,55 @@ import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex }
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
 
 /** Demo shop orders the refund agent looks up (seeded). Amounts in minor units (cents). */
-export const orders = pgTable("orders", {
-  id: text("id").primaryKey(),
-  customerName: text("customer_name").notNull(),
-  customerEmail: text("customer_email").notNull(),
-  amountCents: integer("amount_cents").notNull(),
-  currency: text("currency").notNull().default("EUR"),
-  placedAt: timestamp("placed_at", { withTimezone: true }).notNull(),
-  /** card | paypal | bank_transfer | gift_card */
-  paymentMethod: text("payment_method").notNull(),
-  items: jsonb("items")
-    .$type<{ sku: string; name: string; quantity: number; unitCents: number }[]>()
-    .notNull(),
-  /** delivered | shipped | processing | cancelled */
-  status: text("status").notNull(),
-  /** Set by fraud screening: refunds on flagged orders always need a human. */
-  flagged: boolean("flagged").notNull().default(false),
-  /**
-   * The payment provider's reference of what the customer paid: with Stripe, the PaymentIntent (`pi_…`) or Charge
-   * (`ch_…`) a refund is made against and whose refunds are listed to reconcile one. Null: the shop did not say; a
-   * Stripe refund of the order is refused for an operator (lib/delivery/connectors/stripe.ts).
-   */
-  paymentRef: text("payment_ref"),
-  createdAt: createdAt(),
-});
+export const orders = pgTable(
+  "orders",
+  {
+    id: text("id").primaryKey(),
+    customerName: text("customer_name").notNull(),
+    customerEmail: text("customer_email").notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    currency: text("currency").notNull().default("EUR"),
+    placedAt: timestamp("placed_at", { withTimezone: true }).notNull(),
+    /** card | paypal | bank_transfer | gift_card */
+    paymentMethod: text("payment_method").notNull(),
+    items: jsonb("items")
+      .$type<{ sku: string; name: string; quantity: number; unitCents: number }[]>()
+      .notNull(),
+    /** delivered | shipped | processing | cancelled */
+    status: text("status").notNull(),
+    /** Set by fraud screening: refunds on flagged orders always need a human. */
+    flagged: boolean("flagged").notNull().default(false),
+    /**
+     * The payment provider's reference of what the customer paid: with Stripe, the PaymentIntent (`pi_…`) or Charge
+     * (`ch_…`) a refund is made against and whose refunds are listed to reconcile one. Null: the shop did not say; a
+     * Stripe refund of the order is refused for an operator (lib/delivery/connectors/stripe.ts).
+     */
+    paymentRef: text("payment_ref"),
+    /**
+     * The customer the order is of, as a data subject (a blind index of their email, lib/db/vault.ts): their name and
+     * email are sealed under that subject's key, and search finds an email by it. Null: an order written in clear
+     * before its customer had a key (the sealing job gives it one).
+     */
+    subjectId: text("subject_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("orders_subject_idx").on(t.subjectId)],
+);
+
+/**
+ * The words of a sealed order's customer name as a blind index (lib/db/search-terms.ts): search finds the customer's
+ * threads by a name or its prefix here (an order in clear by `orders.name_tsv`). Erasure deletes the subject's rows.
+ */
+export const orderNames = pgTable(
+  "order_names",
+  {
+    orderId: text("order_id")
+      .primaryKey()
+      .references(() => orders.id, { onDelete: "cascade" }),
+    terms: text("terms").array().notNull(),
+  },
+  (t) => [index("order_names_terms_idx").using("gin", t.terms).with({ fastupdate: false })],
+);
 
 /**
  * Refunds authorized. `idempotency_key` is derived from the decision that authorized the refund

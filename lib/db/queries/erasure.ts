@@ -4,6 +4,7 @@ import { rowsOf } from "../rows";
 import type { Thread } from "../schema";
 import { queryTerms } from "../search-terms";
 import type { Queryable } from "../tx";
+import { customerSubjectId, ERASED_TEXT, openSubjectText } from "../vault";
 import type { PersonalTable, SubjectScope } from "./personal-columns";
 import { openThreads } from "./threads";
 
@@ -28,6 +29,8 @@ export interface SubjectKeys {
   /** Their account's id (`accountIdOf(email)`). */
   accountId: string;
   threadIds: string[];
+  /** Their orders (in clear by email, sealed by subject). */
+  orderIds: string[];
 }
 
 function scopeWhere(scope: SubjectScope, keys: SubjectKeys): SQL {
@@ -138,12 +141,20 @@ export async function findCustomerOrders({
   db: Queryable;
   email: string;
 }): Promise<{ names: string[]; orderIds: string[] }> {
-  const rows = rowsOf<{ id: string; name: string }>(
+  // Orders in clear by their email; sealed ones by their subject (a blind index of the email), their names opened.
+  const rows = rowsOf<{ id: string; name: string; subject_id: string | null }>(
     await db.execute(
-      sql`SELECT id, customer_name AS name FROM orders WHERE lower(customer_email) = ${email} ORDER BY id`,
+      sql`SELECT id, customer_name AS name, subject_id FROM orders
+        WHERE lower(customer_email) = ${email} OR subject_id = ${customerSubjectId(email)} ORDER BY id`,
     ),
   );
-  return { names: [...new Set(rows.map((r) => r.name))], orderIds: rows.map((r) => r.id) };
+  // An order sealed under a key erasure destroyed holds nothing of theirs any more (a customer who came back has
+  // new orders under a new key): it is not theirs to erase again.
+  const opened = await Promise.all(
+    rows.map(async (r) => ({ id: r.id, name: await openSubjectText(db, r.subject_id, r.name) })),
+  );
+  const live = opened.filter((r) => r.name !== ERASED_TEXT);
+  return { names: [...new Set(live.map((r) => r.name))], orderIds: live.map((r) => r.id) };
 }
 
 /**
@@ -219,6 +230,27 @@ export async function listOrphanThreadsNaming({
       text: [t.title, t.customerMessage, JSON.stringify(t.ticket)].join(" "),
     })),
   ].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * Forget how these orders were found (their customer's name words and their subject, both blind indexes of the
+ * customer): after erasure, neither a name nor an email leads to them. Returns the index rows and subjects removed.
+ */
+export async function forgetOrderIndex({
+  db,
+  orderIds,
+}: {
+  db: Queryable;
+  orderIds: string[];
+}): Promise<{ names: number; subjects: number }> {
+  if (orderIds.length === 0) return { names: 0, subjects: 0 };
+  const ids = sql`${sql.param(orderIds)}::text[]`;
+  const [row] = rowsOf<{ names: number; subjects: number }>(
+    await db.execute(sql`WITH names AS (DELETE FROM order_names WHERE order_id = ANY(${ids}) RETURNING 1),
+        subjects AS (UPDATE orders SET subject_id = NULL WHERE id = ANY(${ids}) AND subject_id IS NOT NULL RETURNING 1)
+      SELECT (SELECT count(*)::int FROM names) AS names, (SELECT count(*)::int FROM subjects) AS subjects`),
+  );
+  return { names: row?.names ?? 0, subjects: row?.subjects ?? 0 };
 }
 
 /** Forget the words of these threads' tickets (their blind index rows): erasure leaves nothing of them to match. */

@@ -7,10 +7,10 @@ import type { Queryable } from "../tx";
 
 /**
  * The storage formats this build reads (see `instances.reads`): `sealed`, checkpoint values and writes sealed under a
- * subject's key; `sealed-rows`, the thread's rows too (events, inputs, emails, effects' payloads); `sealed-threads`,
+ * subject's key; `sealed-rows`, the thread's rows too (events, inputs, emails, effects' payloads); `sealed-records`,
  * the ticket itself (title, message, fields).
  */
-export const READS = ["sealed", "sealed-rows", "sealed-threads"] as const;
+export const READS = ["sealed", "sealed-rows", "sealed-records"] as const;
 
 /** Rows of instances unseen for this long (and owning no active run) are deleted when another instance registers. */
 const FORGET_AFTER = sql`interval '7 days'`;

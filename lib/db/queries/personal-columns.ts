@@ -184,8 +184,8 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
     why: "ids, keys, which field changed and the receipt that authorized it",
   },
   "public.orders": {
-    columns: ["id", "currency", "payment_method", "items", "status", "payment_ref", "name_tsv"],
-    why: "the order's number, money, items and status; the name vector is generated from the name",
+    columns: ["id", "currency", "payment_method", "items", "status", "payment_ref", "name_tsv", "subject_id"],
+    why: "the order's number, money, items and status; the name vector is generated from a name in clear; the opaque subject id (a keyed blind index of the email)",
   },
   "public.customer_accounts": { columns: ["id"], why: "a digest of the email (accountIdOf)" },
   "public.refunds": {
@@ -233,6 +233,10 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
       "detail",
     ],
     why: "who did what, when, on what (staff); payload, answer and detail of the subject's threads' rows are erased through audit_log_erase_rows",
+  },
+  "public.order_names": {
+    columns: ["order_id", "terms"],
+    why: "a sealed customer name's words as keyed digests (a blind index under the index key): erasure deletes the subject's orders' rows",
   },
   "public.thread_search": {
     columns: ["thread_id", "terms"],

@@ -2,7 +2,7 @@ import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import { queryTerms } from "../search-terms";
 import type { Queryable } from "../tx";
-import { openTextColumn } from "../vault";
+import { customerSubjectId, openSubjectText, openTextColumn, primeSubjectKeys } from "../vault";
 
 /** A thread found by search. */
 export interface SearchHit {
@@ -63,7 +63,7 @@ export interface SearchBranch {
 }
 
 const hitColumns = sql`t.id AS "threadId", t.title, t.status, t.customer_order AS "orderRef",
-  o.customer_name AS "customerName", o.customer_email AS "customerEmail",
+  o.customer_name AS "customerName", o.customer_email AS "customerEmail", o.subject_id AS "customerSubject",
   to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
 const newest = sql`t.updated_at DESC, t.id DESC`;
 
@@ -116,10 +116,12 @@ export function buildSearchQueries({
     branches.push({
       matched: "email",
       query: sql`SELECT ${hitColumns} FROM orders o JOIN threads t ON t.customer_order = o.id
-        WHERE lower(o.customer_email) = lower(${text})${seen} ORDER BY ${newest} LIMIT ${limit}`,
+        WHERE (o.subject_id = ${customerSubjectId(text)} OR lower(o.customer_email) = lower(${text}))${seen}
+        ORDER BY ${newest} LIMIT ${limit}`,
     });
   } else if (terms) {
     const tsq = sql`to_tsquery('simple', ${terms})`;
+    const digests = sql`${sql.param(queryTerms(text) ?? [])}::text[]`;
     const recent = sql`(SELECT * FROM threads t ORDER BY ${newest} LIMIT ${recentWindow}) t`;
     // The index read: `every` match, planned as a whole (so through the GIN index: with the LIMIT inside, a small cap
     // made the planner - who cannot estimate a prefix query - prefer a sequential scan, and it would rather walk the
@@ -132,7 +134,13 @@ export function buildSearchQueries({
     // Names: the index read first, then the window when the name is common (each recent thread's order looked up by
     // its key; LIMIT 1 keeps the planner from hashing every order of the name instead).
     const nameCap = Math.min(maxMatches, nameMatches);
-    const nameMatch = sql`SELECT id, customer_name, customer_email FROM orders WHERE name_tsv @@ ${tsq}`;
+    // A name in clear is matched by its vector, a sealed one by its words' blind index (lib/db/search-terms.ts).
+    const nameMatch = sql`SELECT id, customer_name, customer_email, subject_id FROM orders WHERE name_tsv @@ ${tsq}
+      UNION ALL SELECT o.id, o.customer_name, o.customer_email, o.subject_id
+        FROM order_names n JOIN orders o ON o.id = n.order_id WHERE n.terms @> ${digests}`;
+    const named = (order: SQL) =>
+      sql`(${order}.name_tsv @@ ${tsq} OR EXISTS (SELECT 1 FROM order_names n WHERE n.order_id = ${order}.id
+        AND n.terms @> ${digests}))`;
     branches.push({
       matched: "name",
       query: sql`WITH every AS MATERIALIZED (${nameMatch}),
@@ -145,15 +153,14 @@ export function buildSearchQueries({
         )}
         UNION ALL
         SELECT NULL::boolean, w.* FROM (
-          SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email FROM orders
-              WHERE id = t.customer_order AND name_tsv @@ ${tsq} LIMIT 1) o ON true
+          SELECT ${hitColumns} FROM ${recent} JOIN LATERAL (SELECT customer_name, customer_email, subject_id FROM orders
+              WHERE id = t.customer_order AND ${named(sql`orders`)} LIMIT 1) o ON true
           WHERE NOT (SELECT yes FROM few)${seen} ORDER BY ${newest} LIMIT ${limit}) w`,
       common: sql`SELECT ${hitColumns} FROM threads t JOIN orders o ON o.id = t.customer_order
-        WHERE o.name_tsv @@ ${tsq}${seen} ORDER BY ${newest} LIMIT ${limit}`,
+        WHERE ${named(sql`o`)}${seen} ORDER BY ${newest} LIMIT ${limit}`,
     });
     // Words of the ticket: the window first, then the index read when the window had fewer than a page. A ticket in
     // clear is matched by its vector, a sealed one by its words' blind index (lib/db/search-terms.ts).
-    const digests = sql`${sql.param(queryTerms(text) ?? [])}::text[]`;
     const words = sql`(t.search_tsv @@ ${tsq}
       OR EXISTS (SELECT 1 FROM thread_search s WHERE s.thread_id = t.id AND s.terms @> ${digests}))`;
     branches.push({
@@ -182,7 +189,8 @@ function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }
 
-type HitRow = Omit<SearchHit, "matched">;
+/** A hit as its statement returns it: with the subject its customer's name and email are sealed under. */
+type HitRow = Omit<SearchHit, "matched"> & { customerSubject: string | null };
 
 /** A branch's rows: its statement's, or the walk's when the statement could not answer (see {@link SearchBranch}). */
 async function runBranch(db: Queryable, branch: SearchBranch, limit: number): Promise<HitRow[]> {
@@ -213,7 +221,7 @@ export async function searchThreads({
   nameMatches?: number;
   recentWindow?: number;
 }): Promise<SearchHit[]> {
-  const hits = new Map<string, SearchHit>();
+  const hits = new Map<string, HitRow & { matched: SearchHit["matched"] }>();
   for (const branch of buildSearchQueries({
     q,
     limit,
@@ -227,6 +235,15 @@ export async function searchThreads({
     }
     if (hits.size >= limit) break;
   }
-  // A sealed ticket's title is opened for the page (its words were found through the blind index).
-  return openTextColumn(db, [...hits.values()].slice(0, limit), "title");
+  // A sealed ticket's title and a sealed customer's name and email are opened for the page.
+  const page = await openTextColumn(db, [...hits.values()].slice(0, limit), "title");
+  const subjects = page.flatMap((h) => (h.customerSubject ? [h.customerSubject] : []));
+  if (subjects.length > 0) await primeSubjectKeys(db, subjects);
+  return Promise.all(
+    page.map(async ({ customerSubject, ...hit }) => ({
+      ...hit,
+      customerName: hit.customerName && (await openSubjectText(db, customerSubject, hit.customerName)),
+      customerEmail: hit.customerEmail && (await openSubjectText(db, customerSubject, hit.customerEmail)),
+    })),
+  );
 }

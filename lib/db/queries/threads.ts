@@ -38,6 +38,7 @@ export async function createThread({
   id = randomUUID(),
   alongside = [],
   subjectEmail = null,
+  subjectId: filedUnder = null,
 }: {
   db: Queryable;
   /** The thread's id (a new UUID when not given: give it to name the thread in `alongside` writes). */
@@ -57,8 +58,10 @@ export async function createThread({
   createdBy?: string | null;
   /** The email of the customer the thread is about (its order's), when known. */
   subjectEmail?: string | null;
+  /** The subject of the customer the thread is about, when known as such (its order's `subject_id`). */
+  subjectId?: string | null;
 }): Promise<Thread> {
-  const subjectId = subjectEmail ? customerSubjectId(subjectEmail) : threadSubjectId(id);
+  const subjectId = filedUnder ?? (subjectEmail ? customerSubjectId(subjectEmail) : threadSubjectId(id));
   const key = await ensureSubjectKey(db, subjectId);
   const sealer = await ticketSealer(db, { subjectId, key });
   const words = sealer
@@ -200,13 +203,15 @@ function statusChange(status: Thread["status"], contextOrder: string | null | un
 
 /**
  * The thread's found order becomes `order` only while the thread is about no customer yet, or `order` is the same
- * customer's: a thread belongs to the customer it was first found to be about. A branch whose state names another
- * customer's order (an edit, a typo) cannot make money follow it (the ledger pays only the thread's own customer).
+ * customer's (the same subject; for orders in clear, the same email): a thread belongs to the customer it was first
+ * found to be about. A branch whose state names another customer's order (an edit, a typo) cannot make money follow
+ * it (the ledger pays only the thread's own customer).
  */
 export function contextOrderUpdate(order: string) {
   return sql`CASE WHEN threads.context_order IS NULL OR threads.context_order = ${order}
     OR NOT EXISTS (SELECT 1 FROM orders o WHERE o.id = threads.context_order)
-    OR EXISTS (SELECT 1 FROM orders o JOIN orders n ON lower(n.customer_email) = lower(o.customer_email)
+    OR EXISTS (SELECT 1 FROM orders o
+        JOIN orders n ON n.subject_id = o.subject_id OR lower(n.customer_email) = lower(o.customer_email)
       WHERE o.id = threads.context_order AND n.id = ${order})
     THEN ${order} ELSE threads.context_order END`;
 }

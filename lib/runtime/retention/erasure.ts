@@ -8,6 +8,7 @@ import { eraseAuditRows, findErasure, listAuditOfThreads } from "@/lib/db/querie
 import {
   deleteThreadSearch,
   findCustomerOrders,
+  forgetOrderIndex,
   listActiveThreads,
   listErasableSubjects,
   listOrphanThreadsNaming,
@@ -170,7 +171,7 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
     ...allNames.map((text) => ({ text, replacement: ERASED_NAME })),
     ...values.map((text) => ({ text, replacement: ERASED_VALUE })),
   ]);
-  const keys: SubjectKeys = { email: address, accountId: accountIdOf(address), threadIds };
+  const keys: SubjectKeys = { email: address, accountId: accountIdOf(address), threadIds, orderIds };
 
   if (!preview) {
     for (const threadId of threadIds) {
@@ -244,6 +245,9 @@ async function eraseRows(
   // The words of their sealed tickets, as a blind index: deleted (the tickets themselves go with their keys).
   const indexed = await deleteThreadSearch({ db: tx, threadIds: keys.threadIds });
   if (indexed > 0) rows["thread_search.terms"] = indexed;
+  const orderIndex = await forgetOrderIndex({ db: tx, orderIds: keys.orderIds });
+  if (orderIndex.names > 0) rows["order_names.terms"] = orderIndex.names;
+  if (orderIndex.subjects > 0) rows["orders.subject_id"] = orderIndex.subjects;
   const auditChanges = (await listAuditOfThreads({ db: tx, threadIds: keys.threadIds })).flatMap((row) => {
     const changed: Record<string, unknown> = {};
     for (const field of ["payload", "answer", "detail"] as const) {

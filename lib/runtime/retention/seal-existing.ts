@@ -84,10 +84,39 @@ const IN_CLEAR = sql`(t.subject_id IS NULL
       OR EXISTS (SELECT 1 FROM events v WHERE v.thread_id = t.id AND v.event ->> '$sealed' IS NULL)
       OR EXISTS (SELECT 1 FROM decisions d WHERE d.thread_id = t.id AND ${DECISION_IN_CLEAR("d")}))))`;
 
+/** An order (`o`) whose customer is in clear (an erased customer's order holds placeholders: left as it is). */
+const ORDER_IN_CLEAR = sql.raw(
+  `o.customer_email NOT LIKE '${SEALED_TEXT}%' AND o.customer_email <> '${ERASED_EMAIL}'`,
+);
+
+/**
+ * Seal up to `batch` orders in clear under their customer's key (made on first sight), with their names' blind index,
+ * as `insertOrdersIfMissing` writes them; one transaction. Returns how many were sealed.
+ */
+async function sealOrders(db: Database["db"], batch: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const rows = rowsOf<{ id: string; name: string; email: string }>(
+      await tx.execute(sql`SELECT id, customer_name AS name, customer_email AS email FROM orders o
+        WHERE ${ORDER_IN_CLEAR} ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED`),
+    );
+    for (const order of rows) {
+      const subjectId = customerSubjectId(order.email);
+      const sealer = keySealer({ subjectId, key: await ensureSubjectKey(tx, subjectId) });
+      await tx.execute(sql`UPDATE orders SET customer_name = ${sealer.text(order.name)},
+          customer_email = ${sealer.text(order.email)}, subject_id = ${subjectId}
+        WHERE id = ${order.id}`);
+      await tx.execute(sql`INSERT INTO order_names (order_id, terms)
+        VALUES (${order.id}, ${sql.param(ticketTerms(order.name))}::text[])
+        ON CONFLICT (order_id) DO UPDATE SET terms = excluded.terms`);
+    }
+    return rows.length;
+  });
+}
+
 /** One pass over up to `batch` threads still in clear. Run it until `remaining` is 0 (or only busy threads are left). */
 export async function sealExistingThreads(database: Database, batch = 50): Promise<SealProgress> {
   const { db } = database;
-  if (!(await sealingAllowed(database.sql, "sealed-threads"))) {
+  if (!(await sealingAllowed(database.sql, "sealed-records"))) {
     throw new AppError(
       "conflict:sealing_waits",
       "An instance of a release that cannot read sealed values is still serving: seal once the rollout is over.",
@@ -98,11 +127,12 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
   const [recent] = rowsOf<{ wait_ms: number | null }>(
     await db.execute(sql`SELECT (extract(epoch FROM max(coalesce(stopped_at, seen_at)) + interval '6 seconds' - now())
         * 1000)::int AS wait_ms
-      FROM instances WHERE NOT ('sealed-threads' = ANY(coalesce(reads, '{}'::text[])))`),
+      FROM instances WHERE NOT ('sealed-records' = ANY(coalesce(reads, '{}'::text[])))`),
   );
   const waitMs = Math.min(recent?.wait_ms ?? 0, 6_000);
   if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
   const progress: SealProgress = { subjects: 0, threads: 0, values: 0, busy: 0, remaining: 0 };
+  progress.values += await sealOrders(db, batch);
   const candidates = rowsOf<{ id: string }>(
     await db.execute(sql`SELECT t.id FROM threads t WHERE ${IN_CLEAR}
       ORDER BY t.id LIMIT ${batch}`),
@@ -114,13 +144,16 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
       if (await getActiveRun({ db: tx, threadId })) return "busy" as const;
       let subjectId = thread.subjectId;
       if (!subjectId) {
-        const [order] = rowsOf<{ email: string }>(
+        const [order] = rowsOf<{ email: string; subject_id: string | null }>(
           await tx.execute(
-            sql`SELECT customer_email AS email FROM orders WHERE id = ${thread.customerOrder ?? ""}`,
+            sql`SELECT customer_email AS email, subject_id FROM orders WHERE id = ${thread.customerOrder ?? ""}`,
           ),
         );
         subjectId =
-          order && order.email !== ERASED_EMAIL ? customerSubjectId(order.email) : threadSubjectId(threadId);
+          order?.subject_id ??
+          (order && order.email !== ERASED_EMAIL && !order.email.startsWith(SEALED_TEXT)
+            ? customerSubjectId(order.email)
+            : threadSubjectId(threadId));
         await ensureSubjectKey(tx, subjectId);
         await tx.execute(sql`UPDATE threads SET subject_id = ${subjectId} WHERE id = ${threadId}`);
         progress.subjects += 1;
@@ -268,7 +301,8 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
     }
   }
   const [left] = rowsOf<{ n: number }>(
-    await db.execute(sql`SELECT count(*)::int AS n FROM threads t WHERE ${IN_CLEAR}`),
+    await db.execute(sql`SELECT (SELECT count(*)::int FROM threads t WHERE ${IN_CLEAR})
+      + (SELECT count(*)::int FROM orders o WHERE ${ORDER_IN_CLEAR}) AS n`),
   );
   progress.remaining = left?.n ?? 0;
   if (progress.subjects + progress.values > 0) {

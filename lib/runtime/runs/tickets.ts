@@ -56,6 +56,7 @@ export async function createTicket({
     orderRef,
     ticket,
     createdBy: by.id,
+    subjectId: order?.subjectId ?? null,
     subjectEmail: order?.customerEmail ?? null,
     alongside: [
       auditInsert({
