@@ -8,6 +8,13 @@ import { emailConnector } from "../delivery/connectors/email";
 import { dispatchDueEffects } from "../delivery/dispatcher";
 import { eraseCustomer } from "../runtime/retention/erasure";
 import { sealExistingThreads } from "../runtime/retention/seal-existing";
+import {
+  accountIdOf,
+  applyAccountChange,
+  getCustomerAccount,
+  listAccountChangesForThread,
+  recordAccountChange,
+} from "../shop/accounts";
 import { getOrder, insertOrdersIfMissing } from "../shop/orders";
 import { listOrders } from "../shop/orders-list";
 import { listThreadDecisions, recordPendingDecisions, resolveDecision } from "./queries/decisions";
@@ -541,6 +548,18 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     return row;
   }
 
+  /** An account and the changes made to it, as stored. */
+  async function storedAccount(email: string) {
+    return (
+      await backend.database.sql.query<{ text: string }>(
+        `SELECT concat_ws('|', account_email, customer_name, from_value, to_value) AS text FROM account_changes
+           WHERE lower(account_email) = $1 OR thread_id IN (SELECT id FROM threads WHERE subject_id = $3)
+         UNION ALL SELECT concat_ws('|', email, address, payout) FROM customer_accounts WHERE id = $2`,
+        [email, accountIdOf(email), customerSubjectId(email)],
+      )
+    ).map((r) => r.text);
+  }
+
   async function storedOrderText(id: string) {
     const [row] = await backend.database.sql.query<{ text: string; subject_id: string | null }>(
       "SELECT concat_ws('|', customer_name, customer_email) AS text, subject_id FROM orders WHERE id = $1",
@@ -718,6 +737,55 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     });
   });
 
+  it("seals an account change and the account it changes; reads them opened; erasure leaves nothing readable", async () => {
+    const { db } = backend.database;
+    const email = "iban-owner@example.com";
+    const iban = "DE89370400440532013000";
+    const thread = await filed("Payout change", email);
+    const { change } = await recordAccountChange({
+      db,
+      decisionRef: randomUUID(),
+      threadId: thread.id,
+      accountEmail: email,
+      customerName: NAME,
+      field: "payout",
+      from: "DE02120300000000202051",
+      to: iban,
+    });
+    expect(change).toMatchObject({ accountEmail: email, customerName: NAME, toValue: iban });
+    await applyAccountChange({ db, changeId: change.id });
+    const stored = async () =>
+      (
+        await backend.database.sql.query<{ text: string }>(
+          `SELECT concat_ws('|', account_email, customer_name, from_value, to_value) AS text FROM account_changes
+             WHERE thread_id = $1
+           UNION ALL SELECT concat_ws('|', email, address, payout) FROM customer_accounts WHERE id = $2`,
+          [thread.id, accountIdOf(email)],
+        )
+      ).map((r) => r.text);
+    const before = await stored();
+    expect(before).toHaveLength(2);
+    for (const text of before) {
+      expect(text.startsWith(SEALED_TEXT)).toBe(true);
+      for (const word of [iban, "DE02120300000000202051", "iban-owner", NAME])
+        expect(text).not.toContain(word);
+    }
+    forgetKeys();
+    expect(await getCustomerAccount({ db, email })).toMatchObject({ email, payout: iban });
+    expect(await listAccountChangesForThread({ db, threadId: thread.id })).toMatchObject([
+      { accountEmail: email, customerName: NAME, fromValue: "DE02120300000000202051", toValue: iban },
+    ]);
+    await db.transaction((tx) => destroySubjectKeys(tx, [customerSubjectId(email)], "test"));
+    expect(await stored(), "nothing rewritten: the key is gone").toEqual(before);
+    expect(await getCustomerAccount({ db, email })).toMatchObject({
+      email: ERASED_TEXT,
+      payout: ERASED_TEXT,
+    });
+    expect(await listAccountChangesForThread({ db, threadId: thread.id })).toMatchObject([
+      { accountEmail: ERASED_TEXT, toValue: ERASED_TEXT },
+    ]);
+  });
+
   it("mid-rollout beside a release that does not read sealed tickets: the ticket in clear, sealed by the job later", async () => {
     const { db } = backend.database;
     await db.execute(sql`INSERT INTO instances (id, hostname, pid, seen_at, reads)
@@ -746,6 +814,18 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
         "ticket-rollout@example.com",
       );
       threadId = thread.id;
+      const { change } = await recordAccountChange({
+        db,
+        decisionRef: randomUUID(),
+        threadId,
+        accountEmail: "ticket-rollout@example.com",
+        customerName: NAME,
+        field: "address",
+        from: null,
+        to: "12 Glimmerwick Lane",
+      });
+      await applyAccountChange({ db, changeId: change.id });
+      expect((await storedAccount("ticket-rollout@example.com")).join("\n")).toContain("Glimmerwick Lane");
       const raw = await storedTicket(threadId);
       expect(raw?.text).toContain("glimmerwick");
       expect(raw?.terms).toBeNull();
@@ -769,6 +849,13 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
       expect(order?.subject_id).toBe(customerSubjectId("perpetua@example.com"));
       expect(await getOrder({ db, orderId: "ORD-ROLLOUT-1" })).toMatchObject({
         customerName: "Perpetua Glimmerwick",
+      });
+      for (const text of await storedAccount("ticket-rollout@example.com")) {
+        expect(text.startsWith(SEALED_TEXT)).toBe(true);
+        expect(text).not.toContain("Glimmerwick");
+      }
+      expect(await getCustomerAccount({ db, email: "ticket-rollout@example.com" })).toMatchObject({
+        address: "12 Glimmerwick Lane",
       });
       const sealed = await storedTicket(threadId);
       expect(sealed?.text.startsWith(SEALED_TEXT)).toBe(true);

@@ -282,6 +282,7 @@ function sqlOn(db: Queryable): SqlClient {
 export async function rowSealingKey(
   db: Queryable,
   threadId: string,
+  format: SealedFormat = "sealed-rows",
 ): Promise<{ subjectId: string; key: Buffer } | null> {
   const client = sqlOn(db);
   const key = await threadKey(client, threadId);
@@ -292,7 +293,7 @@ export async function rowSealingKey(
       "This thread's customer was erased: nothing more is written about them.",
     );
   }
-  return (await sealingAllowed(client, "sealed-rows")) ? key : null;
+  return (await sealingAllowed(client, format)) ? key : null;
 }
 
 /**
@@ -354,10 +355,12 @@ export async function rowSealer(
   db: Queryable,
   threadId: string,
   erased: "refuse" | "mark" = "refuse",
+  /** The format the rows are of (those new in a release are sealed once every instance reads them). */
+  format: SealedFormat = "sealed-rows",
 ): Promise<RowSealer> {
   let key: Awaited<ReturnType<typeof rowSealingKey>>;
   try {
-    key = await rowSealingKey(db, threadId);
+    key = await rowSealingKey(db, threadId, format);
   } catch (error) {
     if (erased === "mark" && errorCodeOf(error) === "conflict:subject_erased") return AS_ERASED;
     throw error;

@@ -6,6 +6,14 @@ import type { Queryable } from "@/lib/db/tx";
 import { insertEffect } from "../db/queries/effects";
 import { queueEmail } from "../db/queries/outbox";
 import { spendAuthorization } from "../db/queries/receipts";
+import {
+  customerSubjectId,
+  type KeySource,
+  openSubjectText,
+  openThreadText,
+  recordSealer,
+  rowSealer,
+} from "../db/vault";
 import { accountIdOf, termsMatch } from "./authority-terms";
 import { type AccountChangeRow, accountChanges, customerAccounts } from "./schema";
 
@@ -58,24 +66,27 @@ export async function recordAccountChange({
       key: idempotencyKey,
       matches: (terms) => termsMatch("account_change", terms, wanted),
     });
+    // The customer's words (their address, email, payout account, name) sealed under the thread's key.
+    const sealer = await rowSealer(tx, threadId, "refuse", "sealed-records");
     const [inserted] = await tx
       .insert(accountChanges)
       .values({
         id: randomUUID(),
         idempotencyKey,
         threadId,
-        accountEmail,
-        customerName,
+        accountEmail: sealer.text(accountEmail),
+        customerName: sealer.text(customerName),
         field,
-        fromValue: from,
-        toValue: to,
+        fromValue: sealer.text(from),
+        toValue: sealer.text(to),
         receiptId: authority?.receipt.id ?? null,
       })
       .onConflictDoNothing({ target: accountChanges.idempotencyKey })
       .returning();
-    const change =
+    const stored =
       inserted ??
       (await tx.select().from(accountChanges).where(eq(accountChanges.idempotencyKey, idempotencyKey)))[0];
+    const change = stored && (await openChange(tx, stored));
     if (!change) throw new Error(`recordAccountChange: no change under ${idempotencyKey} after a conflict`);
     const effect = await insertEffect({
       db: tx,
@@ -110,22 +121,27 @@ export async function applyAccountChange({
   changeId: string;
 }): Promise<{ applied: boolean; change: AccountChangeRow }> {
   return db.transaction(async (tx) => {
-    const [change] = await tx
+    const [applied] = await tx
       .update(accountChanges)
       .set({ appliedAt: sql`now()` })
       .where(and(eq(accountChanges.id, changeId), isNull(accountChanges.appliedAt)))
       .returning();
-    if (!change) {
+    if (!applied) {
       const [known] = await tx.select().from(accountChanges).where(eq(accountChanges.id, changeId));
       if (!known) throw new Error(`applyAccountChange: no change ${changeId}`);
-      return { applied: false, change: known };
+      return { applied: false, change: await openChange(tx, known) };
     }
+    const change = await openChange(tx, applied);
     const field = change.field as AccountField;
     const id = accountIdOf(change.accountEmail);
-    const value = { [field]: change.toValue, updatedAt: sql`now()` };
+    // The account is the customer's record: sealed under their key (their subject, by the email it is known by).
+    const subjectId = customerSubjectId(change.accountEmail);
+    const sealer = await recordSealer(tx, subjectId);
+    const seal = (text: string) => (sealer ? sealer.text(text) : text);
+    const value = { [field]: seal(change.toValue), subjectId, updatedAt: sql`now()` };
     await tx
       .insert(customerAccounts)
-      .values({ id, email: change.accountEmail, ...value })
+      .values({ id, email: seal(change.accountEmail), ...value })
       .onConflictDoUpdate({ target: customerAccounts.id, set: value });
     const to = field === "email" ? change.toValue : change.accountEmail;
     await queueEmail({
@@ -140,20 +156,41 @@ export async function applyAccountChange({
   });
 }
 
-/** A customer's account, by the email the orders know them by. */
+/** A customer's account, by the email the orders know them by, its values opened. */
 export async function getCustomerAccount({ db, email }: { db: Queryable; email: string }) {
   const [row] = await db
     .select()
     .from(customerAccounts)
     .where(eq(customerAccounts.id, accountIdOf(email)));
-  return row;
+  if (!row) return row;
+  const subjectId = row.subjectId;
+  const open = (text: string | null) => (text === null ? null : openSubjectText(db, subjectId, text));
+  return {
+    ...row,
+    email: await openSubjectText(db, subjectId, row.email),
+    address: await open(row.address),
+    payout: await open(row.payout),
+  };
+}
+
+/** A recorded change with the customer's words opened (sealed under its thread's key). */
+async function openChange(db: KeySource, row: AccountChangeRow): Promise<AccountChangeRow> {
+  const open = (text: string) => openThreadText(db, row.threadId, text);
+  return {
+    ...row,
+    accountEmail: await open(row.accountEmail),
+    customerName: await open(row.customerName),
+    fromValue: row.fromValue === null ? null : await open(row.fromValue),
+    toValue: await open(row.toValue),
+  };
 }
 
 /** The thread's recorded account changes, oldest first. */
 export async function listAccountChangesForThread({ db, threadId }: { db: Queryable; threadId: string }) {
-  return db
+  const rows = await db
     .select()
     .from(accountChanges)
     .where(eq(accountChanges.threadId, threadId))
     .orderBy(accountChanges.createdAt);
+  return Promise.all(rows.map((row) => openChange(db, row)));
 }

@@ -100,7 +100,7 @@ export const refunds = pgTable(
 /**
  * The shop's customer accounts: what the account-change agent changes. One row per customer: its id is derived from
  * the email the shop's orders know them by (`accountIdOf`), so two changes never create two accounts; created on
- * the first change applied to it. The email column is data (erasure replaces it), not the key.
+ * the first change applied to it. The email column is data (sealed under the customer's key), not the key.
  */
 export const customerAccounts = pgTable("customer_accounts", {
   id: text("id").primaryKey(),
@@ -108,6 +108,11 @@ export const customerAccounts = pgTable("customer_accounts", {
   email: text("email").notNull(),
   address: text("address"),
   payout: text("payout"),
+  /**
+   * The customer as a data subject (a blind index of the email the account is known by, as `id` is): its values are
+   * sealed under that subject's key. Null: an account written in clear before (the sealing job seals it).
+   */
+  subjectId: text("subject_id"),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 

@@ -187,7 +187,10 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
     columns: ["id", "currency", "payment_method", "items", "status", "payment_ref", "name_tsv", "subject_id"],
     why: "the order's number, money, items and status; the name vector is generated from a name in clear; the opaque subject id (a keyed blind index of the email)",
   },
-  "public.customer_accounts": { columns: ["id"], why: "a digest of the email (accountIdOf)" },
+  "public.customer_accounts": {
+    columns: ["id", "subject_id"],
+    why: "a digest of the email (accountIdOf) and the opaque subject id (a keyed blind index of the email)",
+  },
   "public.refunds": {
     columns: [
       "id",

@@ -14,6 +14,7 @@ import {
   ensureSubjectKey,
   isSealedJson,
   keySealer,
+  openThreadText,
   SEALED,
   SEALED_TEXT,
   sealedType,
@@ -22,6 +23,7 @@ import {
   threadKey,
   threadSubjectId,
 } from "@/lib/db/vault";
+import { accountIdOf } from "@/lib/shop/accounts";
 import { ERASED_EMAIL } from "./erasure";
 
 /*
@@ -68,6 +70,12 @@ const DECISION_IN_CLEAR = (alias: string) =>
 /** An outbox email in clear. */
 const EMAIL_IN_CLEAR = (alias: string) => sql.raw(`${alias}.to_address NOT LIKE '${SEALED_TEXT}%'`);
 
+/** An account change in clear (its values are sealed together). */
+const CHANGE_IN_CLEAR = (alias: string) => sql.raw(`${alias}.to_value NOT LIKE '${SEALED_TEXT}%'`);
+
+/** A customer account in clear (`c`): its email (an erased customer's holds a placeholder: left as it is). */
+const ACCOUNT_IN_CLEAR = sql.raw(`c.email NOT LIKE '${SEALED_TEXT}%' AND c.email <> '${ERASED_EMAIL}'`);
+
 /** A thread's (`t`) ticket in clear (title, message and fields are sealed together). */
 const TICKET_IN_CLEAR = sql.raw(`t.customer_message NOT LIKE '${SEALED_TEXT}%'`);
 
@@ -81,6 +89,7 @@ const IN_CLEAR = sql`(t.subject_id IS NULL
       OR EXISTS (SELECT 1 FROM queued_inputs q WHERE q.thread_id = t.id AND ${INPUT_IN_CLEAR("q")})
       OR EXISTS (SELECT 1 FROM effects f WHERE f.thread_id = t.id AND ${EFFECT_IN_CLEAR("f")})
       OR EXISTS (SELECT 1 FROM outbox o WHERE o.thread_id = t.id AND ${EMAIL_IN_CLEAR("o")})
+      OR EXISTS (SELECT 1 FROM account_changes a WHERE a.thread_id = t.id AND ${CHANGE_IN_CLEAR("a")})
       OR EXISTS (SELECT 1 FROM events v WHERE v.thread_id = t.id AND v.event ->> '$sealed' IS NULL)
       OR EXISTS (SELECT 1 FROM decisions d WHERE d.thread_id = t.id AND ${DECISION_IN_CLEAR("d")}))))`;
 
@@ -113,6 +122,37 @@ async function sealOrders(db: Database["db"], batch: number): Promise<number> {
   });
 }
 
+/**
+ * Seal up to `batch` customer accounts in clear under their customer's key, as `applyAccountChange` writes them. An
+ * account is its customer's by the email it was first known by (its id is that email's digest): after a change of
+ * its email, that is the email of the changes made to it, not the one it holds now.
+ */
+async function sealAccounts(db: Database["db"], batch: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const rows = rowsOf<{ id: string; email: string; address: string | null; payout: string | null }>(
+      await tx.execute(sql`SELECT id, email, address, payout FROM customer_accounts c
+        WHERE ${ACCOUNT_IN_CLEAR} ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED`),
+    );
+    if (rows.length === 0) return 0;
+    const known = new Map<string, string>();
+    const changed = rowsOf<{ thread_id: string; email: string }>(
+      await tx.execute(sql`SELECT DISTINCT thread_id, account_email AS email FROM account_changes`),
+    );
+    for (const c of changed) {
+      const email = await openThreadText(tx, c.thread_id, c.email);
+      known.set(accountIdOf(email), email);
+    }
+    for (const account of rows) {
+      const subjectId = customerSubjectId(known.get(account.id) ?? account.email);
+      const sealer = keySealer({ subjectId, key: await ensureSubjectKey(tx, subjectId) });
+      await tx.execute(sql`UPDATE customer_accounts SET email = ${sealer.text(account.email)},
+          address = ${sealer.text(account.address)}, payout = ${sealer.text(account.payout)}, subject_id = ${subjectId}
+        WHERE id = ${account.id}`);
+    }
+    return rows.length;
+  });
+}
+
 /** One pass over up to `batch` threads still in clear. Run it until `remaining` is 0 (or only busy threads are left). */
 export async function sealExistingThreads(database: Database, batch = 50): Promise<SealProgress> {
   const { db } = database;
@@ -133,6 +173,7 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
   if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
   const progress: SealProgress = { subjects: 0, threads: 0, values: 0, busy: 0, remaining: 0 };
   progress.values += await sealOrders(db, batch);
+  progress.values += await sealAccounts(db, batch);
   const candidates = rowsOf<{ id: string }>(
     await db.execute(sql`SELECT t.id FROM threads t WHERE ${IN_CLEAR}
       ORDER BY t.id LIMIT ${batch}`),
@@ -281,6 +322,18 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
           ON CONFLICT (thread_id) DO UPDATE SET terms = excluded.terms`);
         n += 1;
       }
+      // Account changes: the account's email, the customer's name and the values (lib/shop/accounts.ts).
+      const changes = rowsOf<{ id: string; email: string; name: string; from: string | null; to: string }>(
+        await tx.execute(sql`SELECT id, account_email AS email, customer_name AS name, from_value AS from,
+            to_value AS to FROM account_changes x WHERE thread_id = ${threadId} AND ${CHANGE_IN_CLEAR("x")}`),
+      );
+      for (const c of changes) {
+        await tx.execute(sql`UPDATE account_changes SET account_email = ${sealText(c.email)},
+            customer_name = ${sealText(c.name)}, from_value = ${c.from === null ? null : sealText(c.from)},
+            to_value = ${sealText(c.to)}
+          WHERE id = ${c.id}`);
+        n += 1;
+      }
       // Outbox emails: address, subject and body, as sealThreadText seals them.
       const emails = rowsOf<{ id: string; to_address: string; subject: string; body: string }>(
         await tx.execute(sql`SELECT id, to_address, subject, body FROM outbox x
@@ -302,7 +355,8 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
   }
   const [left] = rowsOf<{ n: number }>(
     await db.execute(sql`SELECT (SELECT count(*)::int FROM threads t WHERE ${IN_CLEAR})
-      + (SELECT count(*)::int FROM orders o WHERE ${ORDER_IN_CLEAR}) AS n`),
+      + (SELECT count(*)::int FROM orders o WHERE ${ORDER_IN_CLEAR})
+      + (SELECT count(*)::int FROM customer_accounts c WHERE ${ACCOUNT_IN_CLEAR}) AS n`),
   );
   progress.remaining = left?.n ?? 0;
   if (progress.subjects + progress.values > 0) {

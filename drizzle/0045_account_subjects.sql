@@ -1,0 +1,1 @@
+ALTER TABLE "customer_accounts" ADD COLUMN "subject_id" text;
