@@ -40,7 +40,8 @@ try {
       console.log(`${id}${id === current ? " (current)" : ""}: ${n} data keys`);
     if (Object.keys(counts).length === 0) console.log("no data keys yet");
   } else if (command === "seal") {
-    // Threads filed before personal data was kept under keys: sealed in place, pass after pass, while serving.
+    // Threads, orders and accounts written before personal data was kept under keys: sealed in place, pass after
+    // pass, while serving.
     const total = { subjects: 0, threads: 0, values: 0 };
     for (;;) {
       const pass = await sealExistingThreads(database);
@@ -48,7 +49,7 @@ try {
       total.threads += pass.threads;
       total.values += pass.values;
       console.log(
-        `sealed ${total.values} values of ${total.threads} threads (${total.subjects} given a subject); ${pass.remaining} threads left${pass.busy ? `, ${pass.busy} busy` : ""}`,
+        `sealed ${total.values} values of ${total.threads} threads, orders and accounts (${total.subjects} threads given a subject); ${pass.remaining} threads, orders or accounts left${pass.busy ? `, ${pass.busy} busy` : ""}`,
       );
       if (pass.remaining === 0 || pass.subjects + pass.values === 0) {
         process.exitCode = pass.remaining === 0 ? 0 : 1;

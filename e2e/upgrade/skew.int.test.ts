@@ -244,7 +244,8 @@ describe("schema skew: the previous release beside this one, on a database this 
     );
     expect(owners.map((o) => o.owner).sort()).toEqual(sides.map((s) => s.instance).sort());
     // Each release wrote only what the other can read (`instances.reads`): a format the previous release does not read
-    // (the thread's rows sealed, when it opens only sealed checkpoints) is not written while it serves.
+    // (the thread's rows sealed, when it opens only sealed checkpoints; the ticket sealed, when it opens sealed rows but
+    // not sealed records) is not written while it serves.
     const [previousReads] = await prepared.sql.rows<{ reads: string[] | null }>(
       "SELECT reads FROM instances WHERE id = $1",
       [side("previous").instance],
@@ -256,9 +257,19 @@ describe("schema skew: the previous release beside this one, on a database this 
       "thread_id = ANY($1) AND type LIKE 'sealed:%'",
       [ids],
     );
-    expect({ sealedRows: sealedRows > 0, sealedValues: sealedValues > 0 }).toEqual({
+    const sealedRecords = await prepared.sql.count(
+      "threads",
+      "id = ANY($1) AND customer_message LIKE 'sealed:v1:%'",
+      [ids],
+    );
+    expect({
+      sealedRows: sealedRows > 0,
+      sealedValues: sealedValues > 0,
+      sealedRecords: sealedRecords > 0,
+    }).toEqual({
       sealedRows: reads.has("sealed-rows"),
       sealedValues: reads.has("sealed"),
+      sealedRecords: reads.has("sealed-records"),
     });
 
     // Every refund at the provider once, for the whole €500.00 order approved.

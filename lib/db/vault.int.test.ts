@@ -98,6 +98,16 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
       [threadId],
     );
     expect(thread?.subject_id).toBe(customerSubjectId("Ingrid@Example.com "));
+    // The checkpoints' metadata is the engine's bookkeeping (kept in clear, filtered on): none of the state's values.
+    const metadata = await backend.database.sql.query<{ text: string }>(
+      "SELECT metadata::text AS text FROM checkpoint.checkpoints WHERE thread_id = $1",
+      [threadId],
+    );
+    expect(metadata.length).toBeGreaterThan(1);
+    for (const { text } of metadata) {
+      expect(text).not.toContain(NAME);
+      expect(text).not.toContain(ORDER);
+    }
     const state = await graph.getState(config);
     expect(state.values).toMatchObject({ order: ORDER, note: NAME });
     expect(state.tasks[0]?.interrupts[0]?.value).toMatchObject({ order: ORDER });

@@ -89,7 +89,6 @@ export const PERSONAL_COLUMNS: readonly PersonalTable[] = [
     scope: { by: "json_thread", column: "payload" },
     columns: [json("payload"), text("last_error")],
   },
-  { schema: "checkpoint", table: "checkpoints", scope: ofThread(), columns: [json("metadata")] },
   { schema: "checkpoint", table: "checkpoint_blobs", scope: ofThread(), columns: [blob("blob")] },
   { schema: "checkpoint", table: "checkpoint_writes", scope: ofThread(), columns: [blob("blob")] },
 ];
@@ -303,8 +302,15 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
   "public.team_members": { columns: ["team_id", "user_id"], why: "staff configuration" },
   "public.thread_followers": { columns: ["thread_id", "instance_id"], why: "server processes" },
   "checkpoint.checkpoints": {
-    columns: ["thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "checkpoint"],
-    why: "the checkpoint's structure (its values are blobs): never rewritten",
+    columns: [
+      "thread_id",
+      "checkpoint_ns",
+      "checkpoint_id",
+      "parent_checkpoint_id",
+      "checkpoint",
+      "metadata",
+    ],
+    why: "the checkpoint's structure (its values are blobs) and the engine's bookkeeping (step, source, run id, parents, the agent version: no value of the state, lib/db/vault.int.test.ts checks): never rewritten",
   },
   "checkpoint.checkpoint_blobs": {
     columns: ["thread_id", "checkpoint_ns", "channel", "version", "type"],
