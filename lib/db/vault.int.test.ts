@@ -17,6 +17,7 @@ import {
 } from "../shop/accounts";
 import { getOrder, insertOrdersIfMissing } from "../shop/orders";
 import { listOrders } from "../shop/orders-list";
+import { listAudit, recordAudit, verifyAuditTrail } from "./queries/audit";
 import { listThreadDecisions, recordPendingDecisions, resolveDecision } from "./queries/decisions";
 import { getEffect } from "./queries/effects";
 import { appendEvents, compactThreadEvents, readEvents, readRunEvents } from "./queries/events";
@@ -794,6 +795,73 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     expect(await listAccountChangesForThread({ db, threadId: thread.id })).toMatchObject([
       { accountEmail: ERASED_TEXT, toValue: ERASED_TEXT },
     ]);
+  });
+
+  it("seals what an audit entry says of a thread; the trail reads it opened and verifies; erasure rewrites no row", async () => {
+    const { db } = backend.database;
+    const email = "audited@example.com";
+    const thread = await filed("Audited", email);
+    const actor = { id: "user:op", label: "op@example.com", role: "operator" as const };
+    await recordAudit({
+      db,
+      entries: [
+        {
+          action: "decision",
+          actor,
+          threadId: thread.id,
+          payload: { title: `Refund ${NAME}?` },
+          answer: { decision: "reject", note: `${NAME} asked twice` },
+          detail: { message: `${NAME} wrote again` },
+        },
+        { action: "user_created", actor, detail: { email: "new-staff@example.com" } },
+      ],
+    });
+    const stored = async () =>
+      backend.database.sql.query<{ text: string; thread_id: string | null }>(
+        `SELECT concat_ws('|', payload::text, answer::text, detail::text) AS text, thread_id FROM audit_log
+         WHERE thread_id = $1 OR detail ->> 'email' = 'new-staff@example.com' ORDER BY id`,
+        [thread.id],
+      );
+    const before = await stored();
+    expect(before).toHaveLength(2);
+    expect(before[0]?.text).not.toContain(NAME);
+    expect(before[0]?.text).toContain("$sealed");
+    expect(before[1]?.text, "an entry about no thread stays as it is").toContain("new-staff@example.com");
+    forgetKeys();
+    const listed = await listAudit({ db, filter: { threadId: thread.id, limit: 10 } });
+    expect(listed.items[0]).toMatchObject({
+      payload: { title: `Refund ${NAME}?` },
+      answer: { note: `${NAME} asked twice` },
+      detail: { message: `${NAME} wrote again` },
+      actor: "op@example.com",
+    });
+    expect((await verifyAuditTrail({ db })).problems).toEqual([]);
+
+    await db.execute(sql`INSERT INTO orders (id, customer_name, customer_email, amount_cents, placed_at,
+        payment_method, items, status)
+      VALUES ('ORD-AUDITED-1', 'Audited Person', ${email}, 100, now(), 'card', '[]', 'delivered')`);
+    await db.execute(sql`UPDATE threads SET order_ref = 'ORD-AUDITED-1' WHERE id = ${thread.id}`);
+    const report = await eraseCustomer({ db, email, actor: { id: "user:dpo", label: "DPO", role: "admin" } });
+    expect(report.auditRows, "nothing of the trail rewritten: the key is gone").toBe(0);
+    expect(await stored()).toEqual(before);
+    forgetKeys();
+    expect((await listAudit({ db, filter: { threadId: thread.id, limit: 10 } })).items[0]).toMatchObject({
+      payload: { erased: true },
+      answer: { erased: true },
+      detail: { erased: true },
+      actor: "op@example.com",
+    });
+    expect((await verifyAuditTrail({ db })).problems).toEqual([]);
+    // An entry written about their thread afterwards records them as erased, never in clear.
+    await recordAudit({
+      db,
+      entries: [{ action: "decision", actor, threadId: thread.id, answer: { note: `${NAME} again` } }],
+    });
+    const [last] = await backend.database.sql.query<{ answer: string }>(
+      "SELECT answer::text AS answer FROM audit_log WHERE thread_id = $1 ORDER BY id DESC LIMIT 1",
+      [thread.id],
+    );
+    expect(JSON.parse(last!.answer)).toEqual({ erased: true });
   });
 
   it("mid-rollout beside a release that does not read sealed tickets: the ticket in clear, sealed by the job later", async () => {

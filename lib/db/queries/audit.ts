@@ -5,7 +5,15 @@ import { AppError } from "@/lib/contract/errors";
 import type { Principal } from "@/lib/contract/roles";
 import { rowsOf } from "../rows";
 import { type AuditEntry, auditLog } from "../schema";
-import type { Queryable } from "../tx";
+import type { Alongside, Queryable } from "../tx";
+import {
+  isSealedJson,
+  type KeySource,
+  openThreadJson,
+  primeThreadKeys,
+  type RowSealer,
+  rowSealer,
+} from "../vault";
 
 export interface AuditInput {
   action: AuditAction;
@@ -22,16 +30,41 @@ export interface AuditInput {
 /** Append to the audit trail (the only write it ever gets; a trigger refuses updates and deletes). */
 export async function recordAudit({ db, entries }: { db: Queryable; entries: AuditInput[] }): Promise<void> {
   if (entries.length === 0) return;
-  await auditInsert({ db, entries });
+  await db.insert(auditLog).values(await auditRows(db, entries));
 }
 
 /**
  * The insert of {@link recordAudit}, not yet run: to write it in one statement with other writes (a CTE, see
  * `insertRun`'s `alongside`). `entries` must not be empty.
  */
-export function auditInsert({ db, entries }: { db: Queryable; entries: AuditInput[] }) {
-  return db.insert(auditLog).values(
-    entries.map((e) => ({
+export async function auditInsert({
+  db,
+  entries,
+}: {
+  db: Queryable;
+  entries: AuditInput[];
+}): Promise<Alongside> {
+  const insert = db.insert(auditLog).values(await auditRows(db, entries));
+  // Not the builder itself: it is a thenable, which an async function would run on return.
+  return { getSQL: () => insert.getSQL() };
+}
+
+/**
+ * The rows of audit entries. An entry about a thread keeps what it says of the thread (the question, the answer, the
+ * detail) sealed under the thread's key, as the thread's own rows: the trail digests the sealed values, so destroying
+ * the key erases them without rewriting a row. An entry about an erased customer's thread records them as erased,
+ * never in clear; who did what, when and on which thread stay plain.
+ */
+async function auditRows(db: Queryable, entries: AuditInput[]) {
+  const sealers = new Map<string, RowSealer>();
+  for (const threadId of new Set(entries.flatMap((e) => (e.threadId ? [e.threadId] : [])))) {
+    sealers.set(threadId, await rowSealer(db, threadId, "mark", "sealed-records"));
+  }
+  return entries.map((e) => {
+    const sealer = e.threadId ? sealers.get(e.threadId) : undefined;
+    const seal = (value: unknown) =>
+      value === null || value === undefined || !sealer ? value : sealer.json(value);
+    return {
       action: e.action,
       actorId: e.actor.id,
       actor: e.actor.label,
@@ -39,11 +72,32 @@ export function auditInsert({ db, entries }: { db: Queryable; entries: AuditInpu
       threadId: e.threadId ?? null,
       checkpointId: e.checkpointId ?? null,
       interruptId: e.interruptId ?? null,
-      payload: e.payload ?? null,
-      answer: e.answer ?? null,
-      detail: e.detail ?? null,
+      payload: seal(e.payload) ?? null,
+      answer: seal(e.answer) ?? null,
+      detail: (seal(e.detail) as Record<string, unknown> | undefined) ?? null,
       ipAddress: e.ipAddress ?? null,
-    })),
+    };
+  });
+}
+
+/** Audit entries with what they say of their threads opened (sealed under the threads' keys; erased: `{erased}`). */
+export async function openAuditEntries(db: KeySource, rows: AuditEntry[]): Promise<AuditEntry[]> {
+  const sealed = (row: AuditEntry) =>
+    isSealedJson(row.payload) || isSealedJson(row.answer) || isSealedJson(row.detail);
+  const threads = rows.flatMap((r) => (r.threadId && sealed(r) ? [r.threadId] : []));
+  if (threads.length === 0) return rows;
+  await primeThreadKeys(db, threads);
+  return Promise.all(
+    rows.map(async (row) => {
+      if (!row.threadId || !sealed(row)) return row;
+      const threadId = row.threadId;
+      return {
+        ...row,
+        payload: await openThreadJson(db, threadId, row.payload),
+        answer: await openThreadJson(db, threadId, row.answer),
+        detail: (await openThreadJson(db, threadId, row.detail)) as AuditEntry["detail"],
+      };
+    }),
   );
 }
 
@@ -138,7 +192,7 @@ export async function listAudit({
     .orderBy(desc(auditLog.id))
     .limit(filter.limit + 1);
   const more = rows.length > filter.limit;
-  const items = more ? rows.slice(0, filter.limit) : rows;
+  const items = await openAuditEntries(db, more ? rows.slice(0, filter.limit) : rows);
   return { items, nextBefore: more ? (items.at(-1)?.id ?? null) : null };
 }
 

@@ -251,6 +251,8 @@ async function eraseRows(
   const auditChanges = (await listAuditOfThreads({ db: tx, threadIds: keys.threadIds })).flatMap((row) => {
     const changed: Record<string, unknown> = {};
     for (const field of ["payload", "answer", "detail"] as const) {
+      // Sealed under the thread's key: erased with it, never rewritten (the trail keeps its digest).
+      if (isSealedJson(row[field])) continue;
       const next = redactor.json(row[field]);
       if (next !== row[field]) changed[field] = next;
     }

@@ -217,7 +217,7 @@ export async function startRun(
         status: "running",
         ...(input.kind === "input" && !thread.startedBy ? { startedBy: principal.id } : {}),
       }),
-      auditInsert({
+      await auditInsert({
         db: tx,
         entries: [
           ...(known.audit ?? []),

@@ -59,14 +59,15 @@ export async function createTicket({
     subjectId: order?.subjectId ?? null,
     subjectEmail: order?.customerEmail ?? null,
     alongside: [
-      auditInsert({
+      await auditInsert({
         db,
         entries: [
           {
             action: "ticket_created",
             actor: by,
             threadId: id,
-            detail: { agent, title: threadTitle, orderRef, messageChars: message.length },
+            // No words of the ticket: the entry is written with the thread, before any key could seal it.
+            detail: { agent, orderRef, messageChars: message.length },
           },
         ],
       }),
