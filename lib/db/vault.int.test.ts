@@ -22,6 +22,12 @@ import { listThreadDecisions, recordPendingDecisions, resolveDecision } from "./
 import { getEffect } from "./queries/effects";
 import { appendEvents, compactThreadEvents, readEvents, readRunEvents } from "./queries/events";
 import { listInbox } from "./queries/inbox";
+import {
+  claimDueNotifications,
+  deleteTarget,
+  enqueueNotifications,
+  insertTarget,
+} from "./queries/notifications";
 import { listEmailsForThread, queueEmail } from "./queries/outbox";
 import { enqueueInput, getQueuedInput, listWaitingInputs } from "./queries/queued-inputs";
 import { getRun, insertRun, lastFork, setRunInput } from "./queries/runs";
@@ -864,12 +870,73 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     expect(JSON.parse(last!.answer)).toEqual({ erased: true });
   });
 
+  it("seals what a notification says of a thread; delivery reads it opened; an erased customer's says only that", async () => {
+    const { db } = backend.database;
+    const email = "notified@example.com";
+    const thread = await filed("Notified", email);
+    const target = await insertTarget({
+      db,
+      target: {
+        kind: "webhook",
+        target: "https://hooks.example.com/sealed",
+        events: ["escalated"],
+        minAmountCents: null,
+        secret: null,
+      },
+    });
+    const notify = (subjectId: string) =>
+      enqueueNotifications({
+        db,
+        event: "escalated",
+        subjectId,
+        payload: { threadId: thread.id, title: `Refund ${NAME}?`, link: `/threads/${thread.id}` },
+      });
+    expect(await notify("n-1")).toBe(1);
+    const storedPayloads = async () =>
+      backend.database.sql.query<{ payload: string }>(
+        "SELECT payload::text AS payload FROM notifications WHERE target_id = $1 ORDER BY idempotency_key",
+        [target.id],
+      );
+    const [stored] = await storedPayloads();
+    expect(stored?.payload).not.toContain(NAME);
+    expect(JSON.parse(stored!.payload)).toMatchObject({ event: "escalated", threadId: thread.id });
+    forgetKeys();
+    const due = (await claimDueNotifications({ db, limit: 100, leaseMs: 60_000 })).filter(
+      (n) => n.target === "https://hooks.example.com/sealed",
+    );
+    expect(due.map((n) => n.payload)).toEqual([
+      { event: "escalated", threadId: thread.id, title: `Refund ${NAME}?`, link: `/threads/${thread.id}` },
+    ]);
+    await db.transaction((tx) => destroySubjectKeys(tx, [customerSubjectId(email)], "test"));
+    expect(await notify("n-2")).toBe(1);
+    const after = await storedPayloads();
+    expect(after[1]?.payload).not.toContain(NAME);
+    expect(JSON.parse(after[1]!.payload)).toEqual({ event: "escalated", threadId: thread.id, erased: true });
+    await db.execute(sql`UPDATE notifications SET next_attempt_at = now() WHERE target_id = ${target.id}`);
+    const erased = (await claimDueNotifications({ db, limit: 100, leaseMs: 60_000 })).filter(
+      (n) => n.target === "https://hooks.example.com/sealed",
+    );
+    expect(erased.map((n) => n.payload)).toEqual([
+      { event: "escalated", threadId: thread.id, erased: true },
+      { event: "escalated", threadId: thread.id, erased: true },
+    ]);
+    await deleteTarget({ db, id: target.id });
+  });
+
   it("mid-rollout beside a release that does not read sealed tickets: the ticket in clear, sealed by the job later", async () => {
     const { db } = backend.database;
     await db.execute(sql`INSERT INTO instances (id, hostname, pid, seen_at, reads)
       VALUES ('rows-release', 'old-host', 1, now(), ARRAY['sealed', 'sealed-rows'])`);
     forgetKeys();
     let threadId = "";
+    let noticeTarget = "";
+    const storedNotice = async (targetId: string) =>
+      (
+        await backend.database.sql.query<{ payload: string }>(
+          "SELECT payload::text AS payload FROM notifications WHERE target_id = $1",
+          [targetId],
+        )
+      )[0]?.payload ?? "";
     try {
       await insertOrdersIfMissing({
         db,
@@ -904,6 +971,24 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
       });
       await applyAccountChange({ db, changeId: change.id });
       expect((await storedAccount("ticket-rollout@example.com")).join("\n")).toContain("Glimmerwick Lane");
+      const target = await insertTarget({
+        db,
+        target: {
+          kind: "webhook",
+          target: "https://hooks.example.com/rollout",
+          events: ["escalated"],
+          minAmountCents: null,
+          secret: null,
+        },
+      });
+      await enqueueNotifications({
+        db,
+        event: "escalated",
+        subjectId: "rollout-notice",
+        payload: { threadId, title: "About a glimmerwick" },
+      });
+      noticeTarget = target.id;
+      expect(await storedNotice(noticeTarget)).toContain("glimmerwick");
       const raw = await storedTicket(threadId);
       expect(raw?.text).toContain("glimmerwick");
       expect(raw?.terms).toBeNull();
@@ -928,6 +1013,8 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
       expect(await getOrder({ db, orderId: "ORD-ROLLOUT-1" })).toMatchObject({
         customerName: "Perpetua Glimmerwick",
       });
+      expect(await storedNotice(noticeTarget)).not.toContain("glimmerwick");
+      expect(await storedNotice(noticeTarget)).toContain('"sealed"');
       for (const text of await storedAccount("ticket-rollout@example.com")) {
         expect(text.startsWith(SEALED_TEXT)).toBe(true);
         expect(text).not.toContain("Glimmerwick");

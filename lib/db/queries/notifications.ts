@@ -4,6 +4,7 @@ import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { NOTIFY_EVENTS, type NotifyEvent, type TargetView } from "@/lib/contract/views/settings";
 import { authUsers, decisions, effects, notifications, notificationTargets } from "../schema";
 import type { Queryable } from "../tx";
+import { isErasedValue, isSealedJson, openThreadJson, rowSealer } from "../vault";
 import { openedDecisions } from "./decisions";
 import { OPEN_TASK_STATUSES } from "./effects";
 
@@ -65,9 +66,10 @@ export async function enqueueNotifications({
   amountCents?: number | null;
   payload: Record<string, unknown>;
 }): Promise<number> {
+  const stored = await sealedPayload(db, event, payload);
   const rows = await db.execute(sql`
     INSERT INTO ${notifications} (id, idempotency_key, target_id, event, payload)
-    SELECT gen_random_uuid()::text, ${event} || ':' || ${subjectId} || ':' || t.id, t.id, ${event}, ${JSON.stringify({ event, ...payload })}::jsonb
+    SELECT gen_random_uuid()::text, ${event} || ':' || ${subjectId} || ':' || t.id, t.id, ${event}, ${JSON.stringify(stored)}::jsonb
     FROM ${notificationTargets} t
     WHERE t.enabled AND t.events ? ${event}
       AND (${event} <> 'new_item' OR t.min_amount_cents IS NULL OR coalesce(${amountCents}::int, 0) >= t.min_amount_cents)
@@ -75,6 +77,36 @@ export async function enqueueNotifications({
     RETURNING id`);
   const list = Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows;
   return list.length;
+}
+
+/**
+ * A notification's payload as stored: about a thread, what it says (a decision's title, the customer's name, an
+ * error) sealed under the thread's key beside its event and thread, which stay plain (`{event, threadId, sealed}`);
+ * about an erased customer's thread, only that it was (`erased: true`). Opened when claimed for delivery.
+ */
+async function sealedPayload(
+  db: Queryable,
+  event: string,
+  payload: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const threadId = typeof payload.threadId === "string" ? payload.threadId : null;
+  if (!threadId) return { event, ...payload };
+  const sealed = (await rowSealer(db, threadId, "mark", "sealed-records")).json(payload);
+  if (isErasedValue(sealed)) return { event, threadId, erased: true };
+  return isSealedJson(sealed) ? { event, threadId, sealed } : { event, ...payload };
+}
+
+/** A claimed notification's payload, opened (see {@link sealedPayload}). */
+async function openedPayload(
+  db: Queryable,
+  payload: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const { sealed, ...plain } = payload;
+  if (!isSealedJson(sealed) || typeof plain.threadId !== "string") return payload;
+  const opened = await openThreadJson(db, plain.threadId, sealed);
+  return isErasedValue(opened)
+    ? { ...plain, erased: true }
+    : { ...(opened as Record<string, unknown>), event: plain.event };
 }
 
 export interface DueNotification {
@@ -109,7 +141,8 @@ export async function claimDueNotifications({
       SELECT id FROM ${notifications} WHERE status = 'queued' AND next_attempt_at <= now()
       ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
     RETURNING n.id, n.idempotency_key AS "idempotencyKey", n.event, n.payload, n.attempts, t.kind, t.target, t.secret`);
-  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as DueNotification[];
+  const due = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as DueNotification[];
+  return Promise.all(due.map(async (n) => ({ ...n, payload: await openedPayload(db, n.payload) })));
 }
 
 /** Record one attempt's outcome: delivered, retried after `retryInMs`, or failed for good. */

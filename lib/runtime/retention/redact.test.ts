@@ -121,3 +121,19 @@ describe("whole-word redaction", () => {
     );
   });
 });
+
+describe("sealed values", () => {
+  it("never rewrites a sealed value, at any depth, whatever its ciphertext spells", () => {
+    const redactor = makeRedactor([{ text: "Ann", replacement: "[erased customer]" }]);
+    const sealedText = "sealed:v1:3Ann/xyz";
+    const envelope = { $sealed: "3Ann/xyz" };
+    expect(redactor.json({ note: "Ann", body: envelope, text: sealedText, list: [envelope] })).toEqual({
+      note: "[erased customer]",
+      body: envelope,
+      text: sealedText,
+      list: [envelope],
+    });
+    // An object that only looks like an envelope (more keys) is data: its strings are matched.
+    expect(redactor.json({ $sealed: "Ann", other: 1 })).toEqual({ $sealed: "[erased customer]", other: 1 });
+  });
+});

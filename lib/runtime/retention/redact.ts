@@ -50,6 +50,15 @@ export interface Redactor {
   matches(value: string): boolean;
 }
 
+/** The prefix of a sealed text value and the one key of a sealed JSON value (lib/db/vault.ts: SEALED_TEXT, SealedJson). */
+const SEALED_TEXT_PREFIX = "sealed:v1:";
+const isSealedEnvelope = (value: unknown): boolean =>
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.keys(value).length === 1 &&
+  typeof (value as { $sealed?: unknown }).$sealed === "string";
+
 /**
  * Build the redactor. Needles shorter than 3 characters (after trimming) are ignored: a two-letter value is not
  * distinctive enough to erase by matching. Longer needles are tried first ("Ann Ample" before "Ann").
@@ -71,7 +80,10 @@ export function makeRedactor(needles: readonly Needle[]): Redactor {
       return list[index]?.replacement ?? "";
     });
   const walk = (value: unknown): unknown => {
-    if (typeof value === "string") return text(value);
+    // A value sealed under a key (lib/db/vault.ts), at any depth, is erased with its key: its ciphertext is never
+    // rewritten (its base64 may spell a name by chance).
+    if (typeof value === "string") return value.startsWith(SEALED_TEXT_PREFIX) ? value : text(value);
+    if (isSealedEnvelope(value)) return value;
     if (Array.isArray(value)) {
       let changed = false;
       const out = value.map((v) => {

@@ -73,6 +73,10 @@ const EMAIL_IN_CLEAR = (alias: string) => sql.raw(`${alias}.to_address NOT LIKE 
 /** An account change in clear (its values are sealed together). */
 const CHANGE_IN_CLEAR = (alias: string) => sql.raw(`${alias}.to_value NOT LIKE '${SEALED_TEXT}%'`);
 
+/** A notification about a thread whose payload is in clear (lib/db/queries/notifications.ts seals it). */
+const NOTICE_IN_CLEAR = (alias: string) =>
+  sql.raw(`${alias}.payload -> 'sealed' IS NULL AND ${alias}.payload -> 'erased' IS NULL`);
+
 /** A customer account in clear (`c`): its email (an erased customer's holds a placeholder: left as it is). */
 const ACCOUNT_IN_CLEAR = sql.raw(`c.email NOT LIKE '${SEALED_TEXT}%' AND c.email <> '${ERASED_EMAIL}'`);
 
@@ -90,6 +94,7 @@ const IN_CLEAR = sql`(t.subject_id IS NULL
       OR EXISTS (SELECT 1 FROM effects f WHERE f.thread_id = t.id AND ${EFFECT_IN_CLEAR("f")})
       OR EXISTS (SELECT 1 FROM outbox o WHERE o.thread_id = t.id AND ${EMAIL_IN_CLEAR("o")})
       OR EXISTS (SELECT 1 FROM account_changes a WHERE a.thread_id = t.id AND ${CHANGE_IN_CLEAR("a")})
+      OR EXISTS (SELECT 1 FROM notifications n WHERE n.payload ->> 'threadId' = t.id AND ${NOTICE_IN_CLEAR("n")})
       OR EXISTS (SELECT 1 FROM events v WHERE v.thread_id = t.id AND v.event ->> '$sealed' IS NULL)
       OR EXISTS (SELECT 1 FROM decisions d WHERE d.thread_id = t.id AND ${DECISION_IN_CLEAR("d")}))))`;
 
@@ -332,6 +337,19 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
             customer_name = ${sealText(c.name)}, from_value = ${c.from === null ? null : sealText(c.from)},
             to_value = ${sealText(c.to)}
           WHERE id = ${c.id}`);
+        n += 1;
+      }
+      // Notifications about the thread: what they say, beside their event and thread (notifications.ts).
+      const notices = rowsOf<{ id: string; payload: Record<string, unknown> }>(
+        await tx.execute(sql`SELECT id, payload FROM notifications x
+          WHERE payload ->> 'threadId' = ${threadId} AND ${NOTICE_IN_CLEAR("x")}`),
+      );
+      for (const notice of notices) {
+        const { event, ...said } = notice.payload;
+        const payload = { event, threadId, sealed: sealer.json(said) };
+        await tx.execute(
+          sql`UPDATE notifications SET payload = ${JSON.stringify(payload)}::jsonb WHERE id = ${notice.id}`,
+        );
         n += 1;
       }
       // Outbox emails: address, subject and body, as sealThreadText seals them.
