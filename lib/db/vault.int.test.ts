@@ -18,8 +18,9 @@ import {
 import { getOrder, insertOrdersIfMissing } from "../shop/orders";
 import { listOrders } from "../shop/orders-list";
 import { listAudit, recordAudit, verifyAuditTrail } from "./queries/audit";
+import { markExpiryFailed } from "./queries/deadlines";
 import { listThreadDecisions, recordPendingDecisions, resolveDecision } from "./queries/decisions";
-import { getEffect } from "./queries/effects";
+import { getEffect, markEffectAttemptFailed } from "./queries/effects";
 import { appendEvents, compactThreadEvents, readEvents, readRunEvents } from "./queries/events";
 import { listInbox } from "./queries/inbox";
 import {
@@ -30,7 +31,8 @@ import {
 } from "./queries/notifications";
 import { listEmailsForThread, queueEmail } from "./queries/outbox";
 import { enqueueInput, getQueuedInput, listWaitingInputs } from "./queries/queued-inputs";
-import { getRun, insertRun, lastFork, setRunInput } from "./queries/runs";
+import { closeRun } from "./queries/run-end";
+import { getLastFailedRun, getRun, insertRun, lastFork, setRunInput } from "./queries/runs";
 import { searchThreads } from "./queries/search";
 import { createThread, getThread, getThreads, listRecentThreads } from "./queries/threads";
 import { customerSubjectId, destroySubjectKeys, ERASED_TEXT, forgetKeys, SEALED_TEXT } from "./vault";
@@ -299,6 +301,17 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
         )
       )[0];
     expect((await storedDecision())?.text).toContain(NAME);
+    // Error texts written in clear by the release before.
+    await db.execute(sql`UPDATE runs SET error_message = ${`failed for ${NAME}`} WHERE id = ${runId}`);
+    await db.execute(sql`UPDATE effects SET last_error = ${`550 ${NAME}`} WHERE id = ${mail.effect.id}`);
+    const storedErrors = async () =>
+      (
+        await backend.database.sql.query<{ text: string }>(
+          "SELECT error_message AS text FROM runs WHERE id = $1 UNION ALL SELECT last_error FROM effects WHERE id = $2",
+          [runId, mail.effect.id],
+        )
+      ).map((r) => r.text);
+    expect((await storedErrors()).every((t) => t.includes(NAME))).toBe(true);
 
     for (let pass = 0; pass < 20; pass++) {
       if ((await sealExistingThreads(backend.database, 500)).remaining === 0) break;
@@ -309,6 +322,8 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     expect((await storedMail()).some((r) => r.text.includes(NAME) || r.text.includes("later@"))).toBe(false);
     expect((await storedDecision())?.text).not.toContain(NAME);
     expect(Number((await storedDecision())?.wait_ms)).toBe(30_000);
+    expect((await storedErrors()).every((t) => t.startsWith(SEALED_TEXT) && !t.includes(NAME))).toBe(true);
+    expect((await getEffect({ db, effectId: mail.effect.id }))?.lastError).toBe(`550 ${NAME}`);
     expect((await listThreadDecisions({ db, threadId: thread.id }))[0]).toMatchObject({
       title: NAME,
       payload: { reason: NAME },
@@ -921,6 +936,91 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
       { event: "escalated", threadId: thread.id, erased: true },
     ]);
     await deleteTarget({ db, id: target.id });
+  });
+
+  it("seals the error texts of a thread (a run's, an effect's, an expiry answer's); reads them opened", async () => {
+    const { db } = backend.database;
+    const thread = await filed("Errors", "errors@example.com");
+    const runId = randomUUID();
+    await insertRun({
+      db,
+      run: {
+        id: runId,
+        threadId: thread.id,
+        kind: "input",
+        input: null,
+        fromCheckpointId: null,
+        owner: "errs",
+        startedBy: "user:test",
+        startedByLabel: "Test",
+        agentKey: "refund@1",
+        leaseMs: 60_000,
+      },
+    });
+    const message = `tool lookup failed: no order for ${NAME}`;
+    expect(
+      await closeRun(db, {
+        threadId: thread.id,
+        runId,
+        owner: "errs",
+        status: "failed",
+        error: { code: "internal:tool", message },
+        events: [{ seq: 1, runId, type: "RUN_ERROR", event: { type: "RUN_ERROR", message } }],
+        threadStatus: "failed",
+        contextOrder: null,
+        head: null,
+      }),
+    ).toMatchObject({ closed: true });
+    const mail = await queueEmail({
+      db,
+      decisionRef: randomUUID(),
+      threadId: thread.id,
+      to: "errors@example.com",
+      subject: "Hello",
+      body: "Hi",
+    });
+    await db.execute(sql`UPDATE effects SET status = 'sending', owner = 'errs' WHERE id = ${mail.effect.id}`);
+    const smtp = `550 5.1.1 <errors@example.com>: ${NAME} unknown`;
+    await markEffectAttemptFailed({
+      db,
+      effectId: mail.effect.id,
+      threadId: thread.id,
+      owner: "errs",
+      error: smtp,
+      retryInMs: null,
+    });
+    const decision = randomUUID();
+    await recordPendingDecisions({
+      db,
+      rows: [
+        {
+          interruptId: decision,
+          runId,
+          checkpointId: "cp",
+          threadId: thread.id,
+          action: "refund_approval",
+          payload: {},
+          title: "t",
+          orderId: null,
+          customerName: null,
+          amountCents: null,
+          currency: null,
+        },
+      ],
+    });
+    await markExpiryFailed({ db, threadId: thread.id, interruptId: decision, error: `forbidden:x: ${NAME}` });
+    const [stored] = await backend.database.sql.query<{ text: string }>(
+      `SELECT concat_ws('|', (SELECT error_message FROM runs WHERE id = $1),
+         (SELECT last_error FROM effects WHERE id = $2), (SELECT expiry_error FROM decisions WHERE interrupt_id = $3))
+         AS text`,
+      [runId, mail.effect.id, decision],
+    );
+    expect(stored?.text.split("|").every((t) => t.startsWith(SEALED_TEXT))).toBe(true);
+    expect(stored?.text).not.toContain(NAME);
+    forgetKeys();
+    expect(await getLastFailedRun({ db, threadId: thread.id })).toMatchObject({ errorMessage: message });
+    expect((await getRun({ db, runId }))?.errorMessage).toBe(message);
+    expect((await getEffect({ db, effectId: mail.effect.id }))?.lastError).toBe(smtp);
   });
 
   it("mid-rollout beside a release that does not read sealed tickets: the ticket in clear, sealed by the job later", async () => {

@@ -129,6 +129,7 @@ async function settleEffect(
   const status = await markEffectAttemptFailed({
     db,
     effectId: effect.id,
+    threadId: effect.threadId,
     owner,
     error: settlement.error,
     retryInMs: settlement.retryInMs,

@@ -104,7 +104,12 @@ export async function sweepDeadlines({
       const e = asAppError(error, "expiry");
       // Decided meanwhile, or a run in progress: nothing to mark (the next pass looks again if still pending).
       if (e.type === "conflict" || e.type === "unavailable" || e.type === "internal") continue;
-      await markExpiryFailed({ db, interruptId: item.interruptId, error: `${e.code}: ${e.message}` });
+      await markExpiryFailed({
+        db,
+        threadId: item.threadId,
+        interruptId: item.interruptId,
+        error: `${e.code}: ${e.message}`,
+      });
     }
   }
   return { escalated, expired, fired: await fireDueTimers(database) };
@@ -131,7 +136,12 @@ async function fireDueTimers(database: Database): Promise<number> {
     } catch (error) {
       const e = asAppError(error, "timer");
       if (e.type === "conflict" || e.type === "unavailable" || e.type === "internal") continue;
-      await markExpiryFailed({ db, interruptId: timer.interruptId, error: `${e.code}: ${e.message}` });
+      await markExpiryFailed({
+        db,
+        threadId: timer.threadId,
+        interruptId: timer.interruptId,
+        error: `${e.code}: ${e.message}`,
+      });
     }
   }
   return fired;

@@ -3,6 +3,7 @@ import { and, asc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { SlaPolicyView } from "@/lib/contract/views/settings";
 import { decisions, slaPolicies } from "../schema";
 import type { Queryable } from "../tx";
+import { rowSealer } from "../vault";
 import { openedDecisions, TIMER_ACTION } from "./decisions";
 
 export { TIMER_ACTION };
@@ -82,19 +83,25 @@ export async function listExpiring({ db, limit = 50 }: { db: Queryable; limit?: 
     .limit(limit);
 }
 
-/** Record why an expiry answer was refused (it is not tried again; the item stays escalated for a person). */
+/**
+ * Record why an expiry answer was refused (it is not tried again; the item stays escalated for a person). The reason
+ * is sealed under the thread's key, as the decision's other words (it can repeat the question).
+ */
 export async function markExpiryFailed({
   db,
+  threadId,
   interruptId,
   error,
 }: {
   db: Queryable;
+  threadId: string;
   interruptId: string;
   error: string;
 }) {
+  const sealed = (await rowSealer(db, threadId, "mark", "sealed-records")).text(error.slice(0, 500));
   await db
     .update(decisions)
-    .set({ expiryError: error.slice(0, 500) })
+    .set({ expiryError: sealed })
     .where(and(eq(decisions.interruptId, interruptId), isNull(decisions.expiryError)));
 }
 

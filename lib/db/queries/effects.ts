@@ -6,7 +6,7 @@ import { activeRunTrace } from "@/lib/platform/observability/tracing";
 import { rowsOf } from "../rows";
 import { type Effect, effects } from "../schema";
 import type { Queryable } from "../tx";
-import { openThreadJson, sealThreadJson } from "../vault";
+import { ERASED_TEXT, openThreadJson, openThreadText, rowSealer, sealThreadJson } from "../vault";
 import { type LocalScope, listLocalOwners } from "./instances";
 
 /*
@@ -20,12 +20,27 @@ export async function sealEffectPayload(db: Queryable, threadId: string, payload
   return (await sealThreadJson(db, threadId, payload)) as Record<string, unknown>;
 }
 
-/** `effect` with its payload opened (an erased subject's reads `{ erased: true }`). */
-export async function openedEffect<T extends Pick<Effect, "threadId" | "payload">>(
-  db: Queryable,
-  effect: T,
-): Promise<T> {
-  return { ...effect, payload: await openThreadJson(db, effect.threadId, effect.payload) };
+/** `effect` with its payload and last error opened (an erased subject's read `{ erased: true }` and `[erased]`). */
+export async function openedEffect<
+  T extends Pick<Effect, "threadId" | "payload"> & { lastError?: string | null },
+>(db: Queryable, effect: T): Promise<T> {
+  return {
+    ...effect,
+    payload: await openThreadJson(db, effect.threadId, effect.payload),
+    ...(effect.lastError ? { lastError: await openThreadText(db, effect.threadId, effect.lastError) } : {}),
+  };
+}
+
+/**
+ * An effect's error as its column stores it: sealed under the thread's key (a provider's or a mail server's answer can
+ * name the customer: `550 <ann@…>: mailbox unavailable`); for an erased customer's thread, `[erased]`.
+ */
+export async function sealEffectError(db: Queryable, threadId: string, error: string): Promise<string> {
+  const sealed = (await rowSealer(db, threadId, "mark", "sealed-records")).text(error);
+  if (sealed !== ERASED_TEXT) return sealed;
+  // Erased: the error's code stays (what an operator acts on, `conflict:subject_erased` among them), its words not.
+  const code = /^[a-z_]+:[a-z0-9_]+/.exec(error)?.[0];
+  return code ? `${code}: ${ERASED_TEXT}` : ERASED_TEXT;
 }
 
 /** An effect to record: what delivers it (`kind`), the business row it delivers, and what the connector sends. */
@@ -55,11 +70,13 @@ export async function insertEffect({ db, intent }: { db: Queryable; intent: Effe
       ...activeRunTrace(),
       ...row,
       payload: await sealEffectPayload(db, row.threadId, row.payload),
-      ...(held ? { status: "failed" as const, lastError: held } : {}),
+      ...(held
+        ? { status: "failed" as const, lastError: await sealEffectError(db, row.threadId, held) }
+        : {}),
     })
     .onConflictDoNothing({ target: effects.idempotencyKey })
     .returning();
-  if (inserted) return { ...inserted, payload: row.payload };
+  if (inserted) return { ...inserted, payload: row.payload, lastError: held ?? inserted.lastError };
   const existing = await getEffectByKey({ db, idempotencyKey: intent.idempotencyKey });
   if (!existing) throw new Error(`insertEffect: no effect under ${intent.idempotencyKey} after a conflict`);
   return existing;
@@ -245,6 +262,7 @@ export const HANDED_OVER = "handed-over:";
 export async function markEffectAttemptFailed({
   db,
   effectId,
+  threadId,
   owner,
   error,
   retryInMs,
@@ -252,6 +270,8 @@ export async function markEffectAttemptFailed({
 }: {
   db: Queryable;
   effectId: string;
+  /** The effect's thread: its error is sealed under the thread's key. */
+  threadId: string;
   owner: string;
   error: string;
   retryInMs: number | null;
@@ -262,7 +282,7 @@ export async function markEffectAttemptFailed({
     .update(effects)
     .set({
       status,
-      lastError: error.slice(0, 2000),
+      lastError: await sealEffectError(db, threadId, error.slice(0, 2000)),
       // A hand-over the provider then refused did not happen; an unconfirmed one keeps what to look for.
       providerRef: unconfirmed?.providerRef ?? null,
       nextAttemptAt:

@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { NOTIFY_EVENTS, type NotifyEvent, type TargetView } from "@/lib/contract/views/settings";
 import { authUsers, decisions, effects, notifications, notificationTargets } from "../schema";
 import type { Queryable } from "../tx";
-import { isErasedValue, isSealedJson, openThreadJson, rowSealer } from "../vault";
+import { isErasedValue, isSealedJson, openThreadJson, openThreadText, rowSealer } from "../vault";
 import { openedDecisions } from "./decisions";
 import { OPEN_TASK_STATUSES } from "./effects";
 
@@ -232,7 +232,7 @@ export async function listRecentlyFailedEffects({
   db: Queryable;
   withinSeconds: number;
 }) {
-  return db
+  const rows = await db
     .select({ id: effects.id, threadId: effects.threadId, kind: effects.kind, lastError: effects.lastError })
     .from(effects)
     .where(
@@ -242,6 +242,13 @@ export async function listRecentlyFailedEffects({
       ),
     )
     .limit(500);
+  // The errors are sealed under their threads' keys (effects.ts): opened for the notification, which seals them again.
+  return Promise.all(
+    rows.map(async (r) => ({
+      ...r,
+      lastError: r.lastError && (await openThreadText(db, r.threadId, r.lastError)),
+    })),
+  );
 }
 
 /** Who a decision's escalation went to: each notification target it was sent to, and whether it arrived. */

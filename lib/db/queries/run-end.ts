@@ -80,6 +80,10 @@ export async function closeRun(
   const serialize = await eventSerializer(db, threadId);
   // The decisions' questions are sealed under the thread's key like its events (lib/db/queries/decisions.ts).
   const sealer = recorded.length > 0 ? await rowSealer(db, threadId, "mark") : null;
+  // The run's error, as its events (a tool's message can name the customer): sealed under the thread's key.
+  const errorMessage = close.error
+    ? (await rowSealer(db, threadId, "mark", "sealed-records")).text(close.error.message)
+    : null;
   const asked = sealer
     ? recorded.map((d) => ({
         ...sealedDecisionFields(sealer, { ...d }),
@@ -88,7 +92,7 @@ export async function closeRun(
     : [];
   const result = await db.execute(sql`WITH closed AS (
     UPDATE runs SET status = ${close.status}, error_code = ${close.error?.code ?? null},
-      error_message = ${close.error?.message ?? null}, finished_at = now(), lease_expires_at = NULL${tokens}
+      error_message = ${errorMessage}, finished_at = now(), lease_expires_at = NULL${tokens}
     WHERE id = ${runId} AND owner = ${owner} AND status IN ('queued', 'running')${unlessPending}
     RETURNING 1
   ), inserted AS (

@@ -3,7 +3,7 @@ import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-
 import { ACTIVE_RUN_STATUSES, type RunStatus } from "@/lib/contract/wire";
 import { type Run, runs, threads } from "../schema";
 import { type Alongside, type Queryable, withAlongside } from "../tx";
-import { openThreadJson, sealThreadJson } from "../vault";
+import { openThreadJson, openThreadText, sealThreadJson } from "../vault";
 
 /*
  * A run's input holds the customer's and the staff's words (a message, the answers to a decision): it is stored sealed
@@ -22,7 +22,12 @@ async function opened<T extends Pick<Run, "threadId" | "input">>(
   run: T | undefined,
 ): Promise<T | undefined> {
   if (!run) return run;
-  return { ...run, input: await openThreadJson(db, run.threadId, run.input) };
+  const { errorMessage } = run as { errorMessage?: string | null };
+  return {
+    ...run,
+    input: await openThreadJson(db, run.threadId, run.input),
+    ...(errorMessage ? { errorMessage: await openThreadText(db, run.threadId, errorMessage) } : {}),
+  };
 }
 
 export async function getRun({ db, runId }: { db: Queryable; runId: string }): Promise<Run | undefined> {
@@ -44,7 +49,9 @@ export async function getLastFailedRun({
     .where(and(eq(runs.threadId, threadId), inArray(runs.status, ["failed", "cancelled", "timed_out"])))
     .orderBy(desc(runs.createdAt))
     .limit(1);
-  return row;
+  return row?.errorMessage
+    ? { ...row, errorMessage: await openThreadText(db, threadId, row.errorMessage) }
+    : row;
 }
 
 export async function getActiveRun({
@@ -122,7 +129,6 @@ export async function finishRun({
   owner,
   status,
   errorCode,
-  errorMessage,
   tokens,
 }: {
   db: Queryable;
@@ -130,7 +136,6 @@ export async function finishRun({
   owner: string;
   status: Exclude<RunStatus, (typeof ACTIVE_RUN_STATUSES)[number]>;
   errorCode?: string;
-  errorMessage?: string;
   /** Model tokens this execution spent (added: a recovered run's earlier attempts keep theirs). */
   tokens?: { in: number; out: number };
 }): Promise<boolean> {
@@ -139,7 +144,6 @@ export async function finishRun({
     .set({
       status,
       errorCode,
-      errorMessage,
       finishedAt: sql`now()`,
       leaseExpiresAt: null,
       ...(tokens

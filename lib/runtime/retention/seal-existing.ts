@@ -77,6 +77,10 @@ const CHANGE_IN_CLEAR = (alias: string) => sql.raw(`${alias}.to_value NOT LIKE '
 const NOTICE_IN_CLEAR = (alias: string) =>
   sql.raw(`${alias}.payload -> 'sealed' IS NULL AND ${alias}.payload -> 'erased' IS NULL`);
 
+/** An error text (a run's, an effect's, an expiry answer's) in clear. */
+const TEXT_IN_CLEAR = (column: string) =>
+  sql.raw(`${column} IS NOT NULL AND ${column} NOT LIKE '${SEALED_TEXT}%'`);
+
 /** A customer account in clear (`c`): its email (an erased customer's holds a placeholder: left as it is). */
 const ACCOUNT_IN_CLEAR = sql.raw(`c.email NOT LIKE '${SEALED_TEXT}%' AND c.email <> '${ERASED_EMAIL}'`);
 
@@ -94,6 +98,9 @@ const IN_CLEAR = sql`(t.subject_id IS NULL
       OR EXISTS (SELECT 1 FROM effects f WHERE f.thread_id = t.id AND ${EFFECT_IN_CLEAR("f")})
       OR EXISTS (SELECT 1 FROM outbox o WHERE o.thread_id = t.id AND ${EMAIL_IN_CLEAR("o")})
       OR EXISTS (SELECT 1 FROM account_changes a WHERE a.thread_id = t.id AND ${CHANGE_IN_CLEAR("a")})
+      OR EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id AND ${TEXT_IN_CLEAR("r.error_message")})
+      OR EXISTS (SELECT 1 FROM effects f WHERE f.thread_id = t.id AND ${TEXT_IN_CLEAR("f.last_error")})
+      OR EXISTS (SELECT 1 FROM decisions d WHERE d.thread_id = t.id AND ${TEXT_IN_CLEAR("d.expiry_error")})
       OR EXISTS (SELECT 1 FROM notifications n WHERE n.payload ->> 'threadId' = t.id AND ${NOTICE_IN_CLEAR("n")})
       OR EXISTS (SELECT 1 FROM events v WHERE v.thread_id = t.id AND v.event ->> '$sealed' IS NULL)
       OR EXISTS (SELECT 1 FROM decisions d WHERE d.thread_id = t.id AND ${DECISION_IN_CLEAR("d")}))))`;
@@ -351,6 +358,22 @@ export async function sealExistingThreads(database: Database, batch = 50): Promi
           sql`UPDATE notifications SET payload = ${JSON.stringify(payload)}::jsonb WHERE id = ${notice.id}`,
         );
         n += 1;
+      }
+      // Error texts: a run's, an effect's, an expiry answer's (runs.ts, effects.ts, deadlines.ts seal them so).
+      for (const [table, key, column] of [
+        ["runs", "id", "error_message"],
+        ["effects", "id", "last_error"],
+        ["decisions", "interrupt_id", "expiry_error"],
+      ] as const) {
+        const errors = rowsOf<{ id: string; text: string }>(
+          await tx.execute(sql`SELECT ${sql.identifier(key)} AS id, ${sql.identifier(column)} AS text
+            FROM ${sql.identifier(table)} x WHERE thread_id = ${threadId} AND ${TEXT_IN_CLEAR(`x.${column}`)}`),
+        );
+        for (const e of errors) {
+          await tx.execute(sql`UPDATE ${sql.identifier(table)} SET ${sql.identifier(column)} = ${sealText(e.text)}
+            WHERE ${sql.identifier(key)} = ${e.id}`);
+          n += 1;
+        }
       }
       // Outbox emails: address, subject and body, as sealThreadText seals them.
       const emails = rowsOf<{ id: string; to_address: string; subject: string; body: string }>(
