@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { authedFetch, signIn, TEST_PASSWORD } from "../support/auth";
 import { tablesHolding, threadPrint } from "../support/db-print";
@@ -103,6 +105,14 @@ describe("erasure of one customer", () => {
       }
       return texts.join("\n");
     };
+    // The simulated mail wrote his emails as files (the server's MAIL_DIR, `.data/mail` of the checkout).
+    const mailFiles = (
+      await rows<{ id: string }>("SELECT id FROM effects WHERE thread_id = $1 AND kind = 'email'", [
+        larsRefund,
+      ])
+    ).map((r) => join(process.cwd(), ".data", "mail", `${r.id}.eml`));
+    expect(mailFiles.length).toBeGreaterThan(0);
+    for (const file of mailFiles) expect(readFileSync(file, "utf8")).toContain(LARS.email);
     const shown = await readable();
     for (const needle of [LARS.name, LARS.email, IBAN, LARS_WORDS]) {
       expect(await scan(needle), needle).toEqual([]);
@@ -146,6 +156,8 @@ describe("erasure of one customer", () => {
     const report = await res.json();
     expect(report.threads).toBe(2);
 
+    expect(report.mailFiles).toBe(mailFiles.length);
+    for (const file of mailFiles) expect(existsSync(file), file).toBe(false);
     const after = await readable();
     for (const needle of [LARS.name, LARS.email, IBAN, LARS_WORDS]) {
       expect(await scan(needle), needle).toEqual([]);

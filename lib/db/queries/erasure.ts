@@ -269,6 +269,22 @@ export async function deleteThreadSearch({
   return gone.length;
 }
 
+/** The email effects of these threads (the simulated mail names its files by them). */
+export async function listThreadEmailEffects({
+  db,
+  threadIds,
+}: {
+  db: Queryable;
+  threadIds: string[];
+}): Promise<string[]> {
+  if (threadIds.length === 0) return [];
+  const rows = rowsOf<{ id: string }>(
+    await db.execute(sql`SELECT id FROM effects WHERE thread_id = ANY(${sql.param(threadIds)}::text[])
+      AND kind = 'email' ORDER BY id`),
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Which of these threads have a run queued or running (erasure waits for them to end). */
 export async function listActiveThreads({
   db,

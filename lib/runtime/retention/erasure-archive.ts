@@ -1,5 +1,5 @@
 import "server-only";
-import { readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Redactor } from "./redact";
 
@@ -69,4 +69,22 @@ function redactArchived(archived: Record<string, unknown>, redactor: Redactor): 
   const blobRows = blobs(checkpointBlobs);
   const writeRows = blobs(checkpointWrites);
   return changed ? { ...next, checkpointBlobs: blobRows, checkpointWrites: writeRows } : archived;
+}
+
+/**
+ * Delete the customer's emails the simulated mail wrote as files (`<effect id>.eml` in `directory`, the embedded
+ * default's outbox): they hold their address and words in clear. Returns how many were there.
+ */
+export async function eraseMailFiles(directory: string, effectIds: readonly string[]): Promise<number> {
+  let deleted = 0;
+  for (const id of effectIds) {
+    if (!/^[A-Za-z0-9-]{1,100}$/.test(id)) continue;
+    try {
+      await unlink(join(directory, `${id}.eml`));
+      deleted += 1;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+  return deleted;
 }

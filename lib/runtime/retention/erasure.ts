@@ -14,6 +14,7 @@ import {
   listOrphanThreadsNaming,
   listSubjectRows,
   listSubjectThreads,
+  listThreadEmailEffects,
   PERSONAL_COLUMNS,
   type PersonalTable,
   type SubjectKeys,
@@ -27,7 +28,7 @@ import { customerSubjectId, destroySubjectKeys, isSealedJson, SEALED, SEALED_TEX
 import { env } from "@/lib/platform/env";
 import { accountIdOf } from "@/lib/shop/accounts";
 import { agentOfThread } from "../agents/registry";
-import { eraseArchiveFiles } from "./erasure-archive";
+import { eraseArchiveFiles, eraseMailFiles } from "./erasure-archive";
 import { makeRedactor, type Redactor } from "./redact";
 
 /*
@@ -64,6 +65,8 @@ export interface ErasureReport {
   auditRows: number;
   /** Archive lines rewritten (in the archive folder of this instance). */
   archiveLines: number;
+  /** Emails to the customer written as files by the simulated mail (`MAIL_DIR` of this instance), deleted. */
+  mailFiles?: number;
   /** The customer was erased before (this request found nothing left and changed nothing). */
   alreadyErased?: boolean;
 }
@@ -116,6 +119,8 @@ export interface ErasureRequest {
   actor: Pick<Principal, "id" | "label" | "role">;
   /** The archive folder whose files are rewritten too. */
   archiveDir?: string;
+  /** The simulated mail's folder (one `.eml` per email, by effect id): the customer's emails there are deleted. */
+  mailDir?: string;
   /** Say what would change (rows per column, threads, values) and change nothing. */
   preview?: boolean;
 }
@@ -126,7 +131,13 @@ export interface ErasureRequest {
  * spelling of theirs. `preview` reports the same and rolls back.
  */
 export async function eraseCustomer(request: ErasureRequest): Promise<ErasureReport & { preview: boolean }> {
-  const { db, actor, archiveDir = env.RETENTION_ARCHIVE_DIR, preview = false } = request;
+  const {
+    db,
+    actor,
+    archiveDir = env.RETENTION_ARCHIVE_DIR,
+    mailDir = env.MAIL_DIR,
+    preview = false,
+  } = request;
   const address = normalizeEmail(request.email);
   const customerRef = createHash("sha256").update(address).digest("hex").slice(0, 16);
   const subject = await resolveSubject(request, address);
@@ -200,7 +211,8 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
   if (!report) throw new Error("erasure: no report");
   if (preview) return { ...report, erasureId: 0, preview: true };
   const archiveLines = await eraseArchiveFiles(archiveDir, new Set(threadIds), new Set(orderIds), redactor);
-  return { ...report, archiveLines, preview: false };
+  const mailFiles = await eraseMailFiles(mailDir, await listThreadEmailEffects({ db, threadIds }));
+  return { ...report, archiveLines, mailFiles, preview: false };
 }
 
 const PREVIEW = Symbol("erasure preview");
