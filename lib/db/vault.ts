@@ -528,6 +528,20 @@ export async function openSubjectText(
   );
 }
 
+/**
+ * Which of these threads are of an erased subject (their key destroyed): nothing of them may be found any more —
+ * not through an index row a backup taken before the erasure still holds.
+ */
+export async function erasedThreads(db: KeySource, threadIds: readonly string[]): Promise<Set<string>> {
+  await primeThreadKeys(db, threadIds);
+  const erased = new Set<string>();
+  for (const id of threadIds) {
+    const key = await readingKey(db, id);
+    if (key !== null && "erased" in key) erased.add(id);
+  }
+  return erased;
+}
+
 /** Where a thread's key is looked up: a Drizzle handle (the caller's transaction) or a plain client. */
 export type KeySource = Queryable | SqlClient;
 

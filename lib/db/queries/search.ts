@@ -2,7 +2,13 @@ import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import { queryTerms } from "../search-terms";
 import type { Queryable } from "../tx";
-import { customerSubjectId, openSubjectText, openTextColumn, primeSubjectKeys } from "../vault";
+import {
+  customerSubjectId,
+  erasedThreads,
+  openSubjectText,
+  openTextColumn,
+  primeSubjectKeys,
+} from "../vault";
 
 /** A thread found by search. */
 export interface SearchHit {
@@ -235,8 +241,18 @@ export async function searchThreads({
     }
     if (hits.size >= limit) break;
   }
-  // A sealed ticket's title and a sealed customer's name and email are opened for the page.
-  const page = await openTextColumn(db, [...hits.values()].slice(0, limit), "title");
+  // A thread of an erased customer is never a hit (a database restored from before the erasure still holds its index
+  // rows); a sealed ticket's title and a sealed customer's name and email are opened for the page.
+  const found = [...hits.values()];
+  const erased = await erasedThreads(
+    db,
+    found.map((h) => h.threadId),
+  );
+  const page = await openTextColumn(
+    db,
+    found.filter((h) => !erased.has(h.threadId)).slice(0, limit),
+    "title",
+  );
   const subjects = page.flatMap((h) => (h.customerSubject ? [h.customerSubject] : []));
   if (subjects.length > 0) await primeSubjectKeys(db, subjects);
   return Promise.all(
