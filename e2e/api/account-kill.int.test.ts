@@ -1,6 +1,7 @@
 import pg from "pg";
 import { startTestSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { agentFor, createTicket, runOnce } from "./client";
+import { customerAccount } from "./sealed";
 import { cleanUp, prepareDatabase, startTestServer, until } from "./setup";
 import { postDecision, settledView } from "./thread-api";
 
@@ -86,9 +87,7 @@ describe("an account change killed mid-effect", () => {
       },
       60_000,
     );
-    const [account] = await prepared.sql.rows<{ payout: string | null }>(
-      "SELECT payout FROM customer_accounts WHERE email = 'sofia.rossi@example.com'",
-    );
+    const account = await customerAccount(prepared.sql, "sofia.rossi@example.com");
     expect(account?.payout).toBe("DE89 3704 0044 0532 0130 00");
     const applied = await prepared.sql.rows<{ applied_at: string | null }>(
       "SELECT applied_at FROM account_changes WHERE thread_id = $1",

@@ -1,8 +1,9 @@
 import type { Interrupt } from "@ag-ui/core";
+import { openThreadText } from "@/lib/db/vault";
 import { waitForEffectsToSettle } from "../chaos/effects";
 import { authedFetch, emailOf, type Who } from "../support/auth";
 import { agentFor, answer, createTicket, payloadOf, postRun, runBody, runOnce } from "./client";
-import { emailBodies } from "./sealed";
+import { customerAccount, emailBodies } from "./sealed";
 import { useTestServer } from "./setup";
 import { readSse } from "./sse";
 
@@ -144,7 +145,7 @@ describe("parallel approvals (account-change agent)", () => {
       expect(await ctx.prepared.sql.count("runs", "thread_id = $1 AND kind = 'resume'", [threadId])).toBe(1);
       // The change is made once in the customer's account by its effect, and only then is the customer emailed.
       await waitForEffectsToSettle(ctx.prepared.sql, 20_000);
-      const [change] = await ctx.prepared.sql.rows<{
+      const [stored] = await ctx.prepared.sql.rows<{
         to_value: string;
         applied: boolean;
         account_email: string;
@@ -152,12 +153,15 @@ describe("parallel approvals (account-change agent)", () => {
         "SELECT to_value, applied_at IS NOT NULL AS applied, account_email FROM account_changes WHERE thread_id = $1",
         [threadId],
       );
+      // Its values are sealed under the thread's key (lib/shop/accounts.ts): opened as the server reads them.
+      const change = stored && {
+        ...stored,
+        to_value: await openThreadText(ctx.prepared.sql, threadId, stored.to_value),
+        account_email: await openThreadText(ctx.prepared.sql, threadId, stored.account_email),
+      };
       expect(change).toMatchObject({ to_value: "DE89 3704 0044 0532 0130 00", applied: true });
       expect(await ctx.prepared.sql.count("account_changes", "thread_id = $1", [threadId])).toBe(1);
-      const [account] = await ctx.prepared.sql.rows<{ payout: string }>(
-        "SELECT payout FROM customer_accounts WHERE email = $1",
-        [change!.account_email],
-      );
+      const account = await customerAccount(ctx.prepared.sql, change!.account_email);
       expect(account?.payout).toBe("DE89 3704 0044 0532 0130 00");
       const mails = await emailBodies(ctx.prepared.sql, threadId);
       expect(mails).toHaveLength(1);

@@ -1,4 +1,5 @@
-import { openThreadJson, openThreadText } from "@/lib/db/vault";
+import { openThreadJson, openThreadText, subjectOpener } from "@/lib/db/vault";
+import { accountIdOf } from "@/lib/shop/authority-terms";
 import type { sqlFor } from "./client";
 
 /**
@@ -33,4 +34,35 @@ export async function countCustomEvents(
     if (event.name === name) n += 1;
   }
   return n;
+}
+
+/** An order's customer (name and email), opened: they are sealed under the customer's key. */
+export async function orderCustomer(
+  sql: ReturnType<typeof sqlFor>,
+  orderId: string,
+): Promise<{ name: string; email: string } | undefined> {
+  const [row] = await sql.rows<{ name: string; email: string; subject_id: string | null }>(
+    "SELECT customer_name AS name, customer_email AS email, subject_id FROM orders WHERE id = $1",
+    [orderId],
+  );
+  if (!row) return undefined;
+  const open = await subjectOpener(sql, [row.subject_id]);
+  return { name: open(row.subject_id, row.name), email: open(row.subject_id, row.email) };
+}
+
+/** A customer account's values by the email it is known by, opened (sealed under the customer's key). */
+export async function customerAccount(
+  sql: ReturnType<typeof sqlFor>,
+  email: string,
+): Promise<{ email: string; address: string | null; payout: string | null } | undefined> {
+  const [row] = await sql.rows<{
+    email: string;
+    address: string | null;
+    payout: string | null;
+    subject_id: string | null;
+  }>("SELECT email, address, payout, subject_id FROM customer_accounts WHERE id = $1", [accountIdOf(email)]);
+  if (!row) return undefined;
+  const open = await subjectOpener(sql, [row.subject_id]);
+  const text = (value: string | null) => (value === null ? null : open(row.subject_id, value));
+  return { email: open(row.subject_id, row.email), address: text(row.address), payout: text(row.payout) };
 }

@@ -465,28 +465,6 @@ const SUBJECT_KEYS = `SELECT s.subject_id, k.master_key_id, k.wrapped, (e.subjec
   LEFT JOIN vault.subject_keys k ON k.subject_id = s.subject_id
   LEFT JOIN vault.erased_subjects e ON e.subject_id = s.subject_id`;
 
-/** The cache entry of a subject's own key (records filed under a customer, not under a thread). */
-const subjectEntry = (subjectId: string) => `\u0000subject:${subjectId}`;
-
-/**
- * Look up the keys of these subjects in one statement (a page of orders), so opening their records asks nothing
- * more of the database. A subject with neither a key nor an erasure on record is an error when opened.
- */
-export async function primeSubjectKeys(db: KeySource, subjectIds: Iterable<string>): Promise<void> {
-  const cache = keyCache();
-  const wanted = [...new Set(subjectIds)].filter((id) => {
-    const hit = cache.get(subjectEntry(id));
-    return !hit || Date.now() - hit.at >= KEY_TTL_MS;
-  });
-  if (wanted.length === 0) return;
-  const rows = await clientOf(db).query<KeyRow & { subject_id: string }>(
-    SUBJECT_KEYS,
-    [wanted],
-    "vault_subject_keys",
-  );
-  for (const row of rows) remember(subjectEntry(row.subject_id), keyOfRow(row.subject_id, row));
-}
-
 /** A key row as a {@link ThreadKey}: unwrapped, erased, or an error when the subject has neither. */
 function keyOfRow(subjectId: string, row: KeyRow): Promise<ThreadKey> {
   if (row.wrapped && row.master_key_id) {
@@ -498,11 +476,51 @@ function keyOfRow(subjectId: string, row: KeyRow): Promise<ThreadKey> {
   );
 }
 
-/** The key of `subjectId` (see {@link primeSubjectKeys}). */
-async function subjectKey(db: KeySource, subjectId: string): Promise<ThreadKey> {
-  const hit = keyCache().get(subjectEntry(subjectId));
-  if (!hit || Date.now() - hit.at >= KEY_TTL_MS) await primeSubjectKeys(db, [subjectId]);
-  return (keyCache().get(subjectEntry(subjectId))?.value ?? Promise.resolve(null)) as Promise<ThreadKey>;
+/**
+ * Opens the records filed under these subjects (a page of orders, an account): their keys looked up in one statement
+ * for this call — not kept by subject id, which names the same customer in every database a process may open (a key
+ * unwrapped once is kept by its wrapped bytes, see `unwrapCached`). A subject with neither a key nor an erasure on
+ * record is an error when one of its values is opened.
+ */
+export async function subjectOpener(
+  db: KeySource,
+  subjectIds: Iterable<string | null>,
+): Promise<(subjectId: string | null, stored: string) => string> {
+  const wanted = [...new Set([...subjectIds].filter((id): id is string => Boolean(id)))];
+  const keys = new Map<string, ThreadKey>();
+  if (wanted.length > 0) {
+    const rows = await clientOf(db).query<KeyRow & { subject_id: string }>(
+      SUBJECT_KEYS,
+      [wanted],
+      "vault_subject_keys",
+    );
+    for (const row of rows) {
+      if (row.wrapped && row.master_key_id) {
+        keys.set(row.subject_id, {
+          subjectId: row.subject_id,
+          key: await unwrapCached(row.master_key_id, Buffer.from(row.wrapped)),
+        });
+      } else if (row.erased) {
+        keys.set(row.subject_id, { subjectId: row.subject_id, erased: true });
+      }
+    }
+  }
+  return (subjectId, stored) => {
+    if (!stored.startsWith(SEALED_TEXT)) return stored;
+    const key = subjectId ? keys.get(subjectId) : null;
+    if (key === undefined) {
+      throw new AppError(
+        "internal:subject_key_missing",
+        `Subject ${subjectId} has no key and no erasure on record.`,
+      );
+    }
+    if (key === null || "erased" in key) return ERASED_TEXT;
+    return openValue(
+      key.key,
+      key.subjectId,
+      Buffer.from(stored.slice(SEALED_TEXT.length), "base64"),
+    ).toString("utf8");
+  };
 }
 
 /**
@@ -512,20 +530,6 @@ async function subjectKey(db: KeySource, subjectId: string): Promise<ThreadKey> 
 export async function recordSealer(db: Queryable, subjectId: string): Promise<RowSealer | null> {
   const key = await ensureSubjectKey(db, subjectId);
   return ticketSealer(db, { subjectId, key });
-}
-
-/** A text of a record filed under `subjectId`: opened when sealed, {@link ERASED_TEXT} once their key is destroyed. */
-export async function openSubjectText(
-  db: KeySource,
-  subjectId: string | null,
-  stored: string,
-): Promise<string> {
-  if (!stored.startsWith(SEALED_TEXT)) return stored;
-  const key = subjectId ? await subjectKey(db, subjectId) : null;
-  if (key === null || "erased" in key) return ERASED_TEXT;
-  return openValue(key.key, key.subjectId, Buffer.from(stored.slice(SEALED_TEXT.length), "base64")).toString(
-    "utf8",
-  );
 }
 
 /**

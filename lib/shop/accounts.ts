@@ -9,10 +9,10 @@ import { spendAuthorization } from "../db/queries/receipts";
 import {
   customerSubjectId,
   type KeySource,
-  openSubjectText,
   openThreadText,
   recordSealer,
   rowSealer,
+  subjectOpener,
 } from "../db/vault";
 import { accountIdOf, termsMatch } from "./authority-terms";
 import { type AccountChangeRow, accountChanges, customerAccounts } from "./schema";
@@ -163,13 +163,13 @@ export async function getCustomerAccount({ db, email }: { db: Queryable; email: 
     .from(customerAccounts)
     .where(eq(customerAccounts.id, accountIdOf(email)));
   if (!row) return row;
-  const subjectId = row.subjectId;
-  const open = (text: string | null) => (text === null ? null : openSubjectText(db, subjectId, text));
+  const opener = await subjectOpener(db, [row.subjectId]);
+  const open = (text: string | null) => (text === null ? null : opener(row.subjectId, text));
   return {
     ...row,
-    email: await openSubjectText(db, subjectId, row.email),
-    address: await open(row.address),
-    payout: await open(row.payout),
+    email: opener(row.subjectId, row.email),
+    address: open(row.address),
+    payout: open(row.payout),
   };
 }
 

@@ -2,13 +2,7 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import { ticketTerms } from "../db/search-terms";
 import type { Queryable } from "../db/tx";
-import {
-  customerSubjectId,
-  type KeySource,
-  openSubjectText,
-  primeSubjectKeys,
-  recordSealer,
-} from "../db/vault";
+import { customerSubjectId, type KeySource, recordSealer, subjectOpener } from "../db/vault";
 import { type NewOrder, type Order, orderNames, orders } from "./schema";
 
 /*
@@ -23,15 +17,15 @@ export async function openOrders<T extends Pick<Order, "customerName" | "custome
   db: KeySource,
   rows: readonly T[],
 ): Promise<T[]> {
-  const subjects = rows.flatMap((r) => (r.subjectId ? [r.subjectId] : []));
-  if (subjects.length > 0) await primeSubjectKeys(db, subjects);
-  return Promise.all(
-    rows.map(async (row) => ({
-      ...row,
-      customerName: await openSubjectText(db, row.subjectId, row.customerName),
-      customerEmail: await openSubjectText(db, row.subjectId, row.customerEmail),
-    })),
+  const open = await subjectOpener(
+    db,
+    rows.map((r) => r.subjectId),
   );
+  return rows.map((row) => ({
+    ...row,
+    customerName: open(row.subjectId, row.customerName),
+    customerEmail: open(row.subjectId, row.customerEmail),
+  }));
 }
 
 /** One order by id (`ORD-1234`), or undefined. */

@@ -4,7 +4,7 @@ import { rowsOf } from "../rows";
 import type { Thread } from "../schema";
 import { queryTerms } from "../search-terms";
 import type { Queryable } from "../tx";
-import { customerSubjectId, ERASED_TEXT, openSubjectText } from "../vault";
+import { customerSubjectId, ERASED_TEXT, subjectOpener } from "../vault";
 import type { PersonalTable, SubjectScope } from "./personal-columns";
 import { openThreads } from "./threads";
 
@@ -150,9 +150,11 @@ export async function findCustomerOrders({
   );
   // An order sealed under a key erasure destroyed holds nothing of theirs any more (a customer who came back has
   // new orders under a new key): it is not theirs to erase again.
-  const opened = await Promise.all(
-    rows.map(async (r) => ({ id: r.id, name: await openSubjectText(db, r.subject_id, r.name) })),
+  const open = await subjectOpener(
+    db,
+    rows.map((r) => r.subject_id),
   );
+  const opened = rows.map((r) => ({ id: r.id, name: open(r.subject_id, r.name) }));
   const live = opened.filter((r) => r.name !== ERASED_TEXT);
   return { names: [...new Set(live.map((r) => r.name))], orderIds: live.map((r) => r.id) };
 }

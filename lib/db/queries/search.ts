@@ -2,13 +2,7 @@ import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import { queryTerms } from "../search-terms";
 import type { Queryable } from "../tx";
-import {
-  customerSubjectId,
-  erasedThreads,
-  openSubjectText,
-  openTextColumn,
-  primeSubjectKeys,
-} from "../vault";
+import { customerSubjectId, erasedThreads, openTextColumn, subjectOpener } from "../vault";
 
 /** A thread found by search. */
 export interface SearchHit {
@@ -253,13 +247,13 @@ export async function searchThreads({
     found.filter((h) => !erased.has(h.threadId)).slice(0, limit),
     "title",
   );
-  const subjects = page.flatMap((h) => (h.customerSubject ? [h.customerSubject] : []));
-  if (subjects.length > 0) await primeSubjectKeys(db, subjects);
-  return Promise.all(
-    page.map(async ({ customerSubject, ...hit }) => ({
-      ...hit,
-      customerName: hit.customerName && (await openSubjectText(db, customerSubject, hit.customerName)),
-      customerEmail: hit.customerEmail && (await openSubjectText(db, customerSubject, hit.customerEmail)),
-    })),
+  const open = await subjectOpener(
+    db,
+    page.map((h) => h.customerSubject),
   );
+  return page.map(({ customerSubject, ...hit }) => ({
+    ...hit,
+    customerName: hit.customerName && open(customerSubject, hit.customerName),
+    customerEmail: hit.customerEmail && open(customerSubject, hit.customerEmail),
+  }));
 }
