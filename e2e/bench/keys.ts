@@ -63,7 +63,7 @@ async function block(side: Side, count: number, measured: boolean) {
   );
   const cpuMs = processCpuMs(server.pid) - cpu0 + (await backend.stop());
   // Stored as the side says: every value of its threads sealed, or none — checkpoint values, events, decisions,
-  // run inputs and emails.
+  // run inputs, emails, the ticket and the audit trail's words.
   const [stored] = await sql.rows<{ sealed: number; clear: number }>(
     `WITH ts AS (SELECT id FROM threads WHERE customer_order = ANY($1)),
      v AS (
@@ -73,7 +73,10 @@ async function block(side: Side, count: number, measured: boolean) {
        UNION ALL SELECT d.payload ? '$sealed' FROM decisions d WHERE d.thread_id IN (SELECT id FROM ts)
        UNION ALL SELECT r.input ? '$sealed' FROM runs r WHERE r.thread_id IN (SELECT id FROM ts)
          AND jsonb_typeof(r.input) <> 'null'
-       UNION ALL SELECT o.body LIKE 'sealed:v1:%' FROM outbox o WHERE o.thread_id IN (SELECT id FROM ts))
+       UNION ALL SELECT o.body LIKE 'sealed:v1:%' FROM outbox o WHERE o.thread_id IN (SELECT id FROM ts)
+       UNION ALL SELECT t.customer_message LIKE 'sealed:v1:%' FROM threads t WHERE t.id IN (SELECT id FROM ts)
+       UNION ALL SELECT a.detail ? '$sealed' FROM audit_log a WHERE a.thread_id IN (SELECT id FROM ts)
+         AND a.action = 'run_started')
      SELECT count(*) FILTER (WHERE sealed)::int AS sealed, count(*) FILTER (WHERE NOT sealed)::int AS clear FROM v`,
     [orders],
   );

@@ -113,11 +113,22 @@ export function primeThreadKey(threadId: string, subjectId: string, key: Buffer)
 export function forgetKeys(): void {
   keyCache().clear();
   unwrapped().clear();
+  forgetSealingAnswers();
+}
+
+/**
+ * Ask afresh, at the next write, whether every live instance reads each sealed format: an instance came live (the
+ * database announces it on {@link INSTANCES_CHANNEL}).
+ */
+export function forgetSealingAnswers(): void {
   for (const format of SEALED_FORMATS) {
     const memo = peekSingleton<{ at: number }>(`vault-sealing:${format}`);
     if (memo) memo.at = 0;
   }
 }
+
+/** Where the database announces an instance that came live (migration 0046: a trigger on `instances`). */
+export const INSTANCES_CHANNEL = "hitl_instances";
 
 interface KeyRow {
   subject_id: string | null;

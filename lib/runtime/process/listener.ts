@@ -5,6 +5,7 @@ import { getDatabase } from "@/lib/db/client";
 import type { Database } from "@/lib/db/open";
 import { EVENTS_CHANNEL } from "@/lib/db/queries/events";
 import { getRun, RUNS_CHANNEL } from "@/lib/db/queries/runs";
+import { forgetSealingAnswers, INSTANCES_CHANNEL } from "@/lib/db/vault";
 import { listenUrl } from "@/lib/platform/env";
 import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
 import { instanceId } from "../../platform/instance";
@@ -55,6 +56,11 @@ export async function startEventListener(): Promise<void> {
     client.on("error", retry);
     client.on("end", () => retry(new Error("connection ended")));
     client.on("notification", (message) => {
+      // An instance came live, perhaps of a release that cannot read what this one seals: ask again before sealing.
+      if (message.channel === INSTANCES_CHANNEL) {
+        forgetSealingAnswers();
+        return;
+      }
       if (message.channel === AUTH_CHANNEL) {
         invalidateSessions();
         return;
@@ -74,6 +80,7 @@ export async function startEventListener(): Promise<void> {
       await client.query(`LISTEN ${EVENTS_CHANNEL}`);
       await client.query(`LISTEN ${RUNS_CHANNEL}`);
       await client.query(`LISTEN ${AUTH_CHANNEL}`);
+      await client.query(`LISTEN ${INSTANCES_CHANNEL}`);
       if (state.stopped) {
         retry(new Error("stopped"));
         return;
