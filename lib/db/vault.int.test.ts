@@ -163,6 +163,27 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     await expect(own.graph.getState(own.config)).rejects.toThrow();
   });
 
+  /** A run of `threadId` started now by `owner` (input: none), as a claim starts one. */
+  async function runningRun(threadId: string, owner: string): Promise<string> {
+    const id = randomUUID();
+    await insertRun({
+      db: backend.database.db,
+      run: {
+        id,
+        threadId,
+        kind: "input",
+        input: null,
+        fromCheckpointId: null,
+        owner,
+        startedBy: "user:test",
+        startedByLabel: "Test",
+        agentKey: "refund@1",
+        leaseMs: 60_000,
+      },
+    });
+    return id;
+  }
+
   /** A run (ended at once: one active run per thread) and a queued input of `threadId`, each carrying `words`. */
   async function runAndQueued(threadId: string, words: string) {
     const { db } = backend.database;
@@ -398,22 +419,7 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
   it("seals the event log; compaction merges sealed parts; after erasure every event reads as erased, seqs kept", async () => {
     const { db } = backend.database;
     const thread = await filed("Events", "events@example.com");
-    const runId = randomUUID();
-    await insertRun({
-      db,
-      run: {
-        id: runId,
-        threadId: thread.id,
-        kind: "input",
-        input: null,
-        fromCheckpointId: null,
-        owner: "events-test",
-        startedBy: "user:test",
-        startedByLabel: "Test",
-        agentKey: "refund@1",
-        leaseMs: 60_000,
-      },
-    });
+    const runId = await runningRun(thread.id, "events-test");
     const said = [`Dear ${NAME}, `, "your parcel ", "refund is approved."];
     const batch = [
       { type: "RUN_STARTED", threadId: thread.id, runId },
@@ -941,22 +947,7 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
   it("seals the error texts of a thread (a run's, an effect's, an expiry answer's); reads them opened", async () => {
     const { db } = backend.database;
     const thread = await filed("Errors", "errors@example.com");
-    const runId = randomUUID();
-    await insertRun({
-      db,
-      run: {
-        id: runId,
-        threadId: thread.id,
-        kind: "input",
-        input: null,
-        fromCheckpointId: null,
-        owner: "errs",
-        startedBy: "user:test",
-        startedByLabel: "Test",
-        agentKey: "refund@1",
-        leaseMs: 60_000,
-      },
-    });
+    const runId = await runningRun(thread.id, "errs");
     const message = `tool lookup failed: no order for ${NAME}`;
     expect(
       await closeRun(db, {
