@@ -416,8 +416,15 @@ describe("erasure of one customer", () => {
       ]);
     const labelsBefore = await staffLabels();
     expect(labelsBefore.length).toBeGreaterThanOrEqual(2);
+    // Every other subject's rows (Ann's erased ones and Joanna's included) and every audit row stay byte-identical.
+    const doraSubject = { threads: await threadsOf("dora"), orders: CUSTOMERS.dora.orders };
+    const doraAudit = await lastAudit();
+    const beforeDora = await othersDump(doraSubject, doraAudit);
     const dora = await erase({ email: CUSTOMERS.dora.email });
     expect(dora.status, await dora.clone().text()).toBe(200);
+    expect((await dora.json()).auditRows).toBe(0);
+    const afterDora = await othersDump(doraSubject, doraAudit);
+    for (const table of Object.keys(beforeDora)) expect(afterDora[table], table).toEqual(beforeDora[table]);
     expect(await staffLabels()).toEqual(labelsBefore);
     expect(await rows("SELECT email FROM auth_users WHERE email = $1", [CUSTOMERS.dora.email])).toHaveLength(
       1,
@@ -425,6 +432,32 @@ describe("erasure of one customer", () => {
     await signIn(base, CUSTOMERS.dora.email);
     // Dora's own words named Ann: they are Dora's, erased with Dora's thread only as far as Dora goes.
     expect(await view(doraPaused.threadId)).toBeTruthy();
+    expect(await rows("SELECT * FROM audit_log_verify()")).toEqual([]);
+    // A paused thread of an erased customer can still be closed.
+    const closed = await authedFetch(
+      ctx.url(`/api/threads/${annPaused.threadId}/close`),
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ note: "Customer erased" }),
+      },
+      "supervisor",
+    );
+    expect(closed.status, await closed.clone().text()).toBe(200);
+    expect((await view(annPaused.threadId)).status).toBe("closed");
+
+    // Joanna last: again nobody else's row, and no audit row, changes.
+    const joannaSubject = { threads: await threadsOf("joanna"), orders: CUSTOMERS.joanna.orders };
+    const joannaAudit = await lastAudit();
+    const beforeJoanna = await othersDump(joannaSubject, joannaAudit);
+    const joanna = await erase({ email: CUSTOMERS.joanna.email });
+    expect(joanna.status, await joanna.clone().text()).toBe(200);
+    expect((await joanna.json()).auditRows).toBe(0);
+    const afterJoanna = await othersDump(joannaSubject, joannaAudit);
+    for (const table of Object.keys(beforeJoanna))
+      expect(afterJoanna[table], table).toEqual(beforeJoanna[table]);
+    expect(await search("Joanna Annis")).toEqual([]);
+    expect(await search(CUSTOMERS.joanna.email)).toEqual([]);
     expect(await rows("SELECT * FROM audit_log_verify()")).toEqual([]);
 
     // A second erasure of Ann is a no-op that says so; an unknown customer is refused; neither writes.
