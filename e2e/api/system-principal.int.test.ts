@@ -10,6 +10,7 @@ import {
   selectOptionAnswer,
   waitTimerAnswer,
 } from "@/lib/contract/questions/contract";
+import { openThreadText } from "@/lib/db/vault";
 import { authedFetch } from "../support/auth";
 import { pausedTicket } from "./client";
 import { useTestServer } from "./setup";
@@ -164,7 +165,11 @@ describe("system:expiry may not act where a person must", () => {
     }
     expect(row?.escalated_at).toBeTruthy();
     expect(row?.status).toBe("pending");
-    expect(row?.expiry_error).toMatch(/^forbidden:system_acting/);
+    // The refusal is sealed under the thread's key (it can repeat the question): opened as the server reads it.
+    expect(row?.expiry_error?.startsWith("sealed:v1:")).toBe(true);
+    expect(await openThreadText(ctx.prepared.sql, threadId, row?.expiry_error ?? null)).toMatch(
+      /^forbidden:system_acting/,
+    );
     expect(await ctx.prepared.sql.count("refunds", "order_id = 'ORD-7000'")).toBe(0);
     expect(await ctx.prepared.sql.count("runs", "thread_id = $1 AND kind <> 'input'", [threadId])).toBe(0);
     await ctx.prepared.sql.rows("DELETE FROM sla_policies WHERE id = 'refund_approval:0'");
