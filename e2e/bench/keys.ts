@@ -24,14 +24,23 @@ const CONCURRENCY = 4;
 const prepared = await prepareDatabase("benchkeys");
 const sql = sqlFor(prepared.url);
 await sql.rows(BENCH_ORDERS_SQL, [6000, BLOCKS * 2 * PER_BLOCK + 20]);
-const server = await startTestServer({ databaseUrl: prepared.url, env: { LOG_LEVEL: "warn" } });
+// BENCH_SERVER_PROFILE=<dir>: the server runs under `node --cpu-prof` and writes its profile there when it stops.
+const profile = process.env.BENCH_SERVER_PROFILE;
+const server = await startTestServer({
+  databaseUrl: prepared.url,
+  env: { LOG_LEVEL: "warn" },
+  ...(profile ? { wrap: [process.execPath, "--cpu-prof", `--cpu-prof-dir=${profile}`] } : {}),
+});
 const admin = new pg.Pool({ connectionString: ADMIN_URL, max: 1 });
 const dbName = new URL(prepared.url).pathname.slice(1);
 
 type Side = "sealed" | "clear";
-const totals: Record<Side, { cpuMs: number; threads: number; latencies: number[]; wrongStorage: number }> = {
-  sealed: { cpuMs: 0, threads: 0, latencies: [], wrongStorage: 0 },
-  clear: { cpuMs: 0, threads: 0, latencies: [], wrongStorage: 0 },
+const totals: Record<
+  Side,
+  { cpuMs: number; serverMs: number; threads: number; latencies: number[]; wrongStorage: number }
+> = {
+  sealed: { cpuMs: 0, serverMs: 0, threads: 0, latencies: [], wrongStorage: 0 },
+  clear: { cpuMs: 0, serverMs: 0, threads: 0, latencies: [], wrongStorage: 0 },
 };
 let next = 6000;
 
@@ -61,7 +70,9 @@ async function block(side: Side, count: number, measured: boolean) {
       }
     }),
   );
-  const cpuMs = processCpuMs(server.pid) - cpu0 + (await backend.stop());
+  // The server's own CPU and its Postgres backends', apart: where a difference between the sides is.
+  const serverMs = processCpuMs(server.pid) - cpu0;
+  const cpuMs = serverMs + (await backend.stop());
   // Stored as the side says: every value of its threads sealed, or none — checkpoint values, events, decisions,
   // run inputs, emails, the ticket and the audit trail's words.
   const [stored] = await sql.rows<{ sealed: number; clear: number }>(
@@ -84,11 +95,12 @@ async function block(side: Side, count: number, measured: boolean) {
   if (!measured) return;
   const total = totals[side];
   total.cpuMs += cpuMs;
+  total.serverMs += serverMs;
   total.threads += count;
   total.latencies.push(...latencies);
   total.wrongStorage += wrong;
   console.log(
-    `${side.padEnd(6)} block: ${count} tickets, ${round(cpuMs / count, 1)} ms CPU per ticket, p50 ${round(median(latencies), 0)} ms${wrong ? `, ${wrong} values stored the other way` : ""}`,
+    `${side.padEnd(6)} block: ${count} tickets, ${round(cpuMs / count, 1)} ms CPU per ticket (server ${round(serverMs / count, 1)}, database ${round((cpuMs - serverMs) / count, 1)}), p50 ${round(median(latencies), 0)} ms${wrong ? `, ${wrong} values stored the other way` : ""}`,
   );
 }
 
@@ -108,6 +120,10 @@ try {
     ticketsPerSide: totals.sealed.threads,
     cpuPerTicketMs: { sealed: round(per("sealed"), 1), clear: round(per("clear"), 1) },
     cpuRatio: round(per("sealed") / per("clear"), 3),
+    serverPerTicketMs: {
+      sealed: round(totals.sealed.serverMs / totals.sealed.threads, 1),
+      clear: round(totals.clear.serverMs / totals.clear.threads, 1),
+    },
     p50Ms: {
       sealed: round(median(totals.sealed.latencies), 0),
       clear: round(median(totals.clear.latencies), 0),

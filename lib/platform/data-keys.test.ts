@@ -93,3 +93,16 @@ it("reads master keys and keys files, and says what is wrong with a malformed on
   expect(() => parseKeysFile("index=x", "f")).toThrow();
   expect(() => parseKeysFile(`${newKeysFileText()}colour=blue\n`, "f")).toThrow(/unknown line/);
 });
+
+it("never seals two values under one IV, across many refills of the IV pool", () => {
+  const k = key();
+  const ivs = new Set<string>();
+  // 4 KiB of random bytes make 341 IVs: 3,000 seals cross the pool's refill several times.
+  for (let i = 0; i < 3_000; i++)
+    ivs.add(
+      seal(k, Buffer.from([i & 255]), "x")
+        .subarray(0, 12)
+        .toString("hex"),
+    );
+  expect(ivs.size).toBe(3_000);
+});
