@@ -52,9 +52,9 @@ const EVERY_INSTANCE_READS = `SELECT NOT EXISTS (SELECT 1 FROM instances
 
 /**
  * What is sealed: `sealed`, the saver's checkpoint values and writes; `sealed-rows`, the thread's rows (events,
- * inputs, emails, effects' payloads, the decision ledger's words); `sealed-records`, the ticket itself (the thread's
- * title, message and fields, searched through a blind index) — the formats of `instances.reads`
- * (lib/db/queries/instances.ts).
+ * inputs, emails, effects' payloads, the decision ledger's words); `sealed-records`, the rest of what is about a
+ * customer (the ticket itself, searched through a blind index; the shop's orders and accounts; account changes; the
+ * audit trail's words; notifications; error texts) — the formats of `instances.reads` (lib/db/queries/instances.ts).
  */
 export type SealedFormat = "sealed" | "sealed-rows" | "sealed-records";
 

@@ -8,7 +8,7 @@ import type { Queryable } from "../tx";
 /**
  * The storage formats this build reads (see `instances.reads`): `sealed`, checkpoint values and writes sealed under a
  * subject's key; `sealed-rows`, the thread's rows too (events, inputs, emails, effects' payloads); `sealed-records`,
- * the ticket itself (title, message, fields).
+ * the rest of what is about a customer (the ticket, orders, accounts, the audit trail's words, notifications, errors).
  */
 export const READS = ["sealed", "sealed-rows", "sealed-records"] as const;
 
