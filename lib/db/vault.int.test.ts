@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { buildApprovalGraph } from "@/e2e/support/approval-graph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
@@ -769,8 +769,36 @@ describe.each<Backend>(["pglite", "postgres"])("personal data under keys (%s)", 
     });
     expect(await hits("w.quorndt@example.com")).toEqual([]);
     expect(await hits("Quorndt")).toEqual(["B name Barnaby Quorndt barnaby@example.com"]);
+    // The trail names them by their subject (a keyed blind index), not by a plain hash anyone can test guesses against.
+    expect(report.customerRef).toBe(customerSubjectId("w.quorndt@example.com"));
+    const sha = createHash("sha256").update("w.quorndt@example.com").digest("hex");
+    const [entry] = await backend.database.sql.query<{ detail: string }>(
+      "SELECT detail::text AS detail FROM audit_log WHERE id = $1",
+      [report.erasureId],
+    );
+    expect(entry?.detail).not.toContain(sha.slice(0, 16));
     // A second erasure finds nothing of theirs left.
     expect(await eraseCustomer({ db, email: "w.quorndt@example.com", actor: dpo })).toMatchObject({
+      alreadyErased: true,
+      erasureId: report.erasureId,
+    });
+    // One recorded before, under the plain hash the trail used then, is found too.
+    await recordAudit({
+      db,
+      entries: [
+        {
+          action: "erasure",
+          actor: dpo,
+          detail: {
+            customerRef: createHash("sha256")
+              .update("erased-long-ago@example.com")
+              .digest("hex")
+              .slice(0, 16),
+          },
+        },
+      ],
+    });
+    expect(await eraseCustomer({ db, email: "erased-long-ago@example.com", actor: dpo })).toMatchObject({
       alreadyErased: true,
     });
   });

@@ -311,18 +311,23 @@ export async function eraseAuditRows({
   return { erasureId: Number(row?.id), auditRows: rows.length };
 }
 
-/** The latest erasure entry naming this customer reference (`customerRef`), if any. */
+/** The latest erasure entry naming one of these customer references (`customerRef`), if any. */
 export async function findErasure({
   db,
-  customerRef,
+  customerRefs,
 }: {
   db: Queryable;
-  customerRef: string;
+  customerRefs: readonly string[];
 }): Promise<{ id: number; at: Date } | null> {
   const [row] = await db
     .select({ id: auditLog.id, at: auditLog.at })
     .from(auditLog)
-    .where(and(eq(auditLog.action, "erasure"), sql`${auditLog.detail} ->> 'customerRef' = ${customerRef}`))
+    .where(
+      and(
+        eq(auditLog.action, "erasure"),
+        sql`${auditLog.detail} ->> 'customerRef' = ANY(${sql.param([...customerRefs])}::text[])`,
+      ),
+    )
     .orderBy(desc(auditLog.id))
     .limit(1);
   return row ? { id: Number(row.id), at: row.at } : null;

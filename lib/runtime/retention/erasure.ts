@@ -54,7 +54,10 @@ export const ERASED_EMAIL = "erased@erased.invalid";
 export interface ErasureReport {
   /** The audit entry that records the erasure. */
   erasureId: number;
-  /** First 16 hex characters of sha256(email): how the audit entry names the customer. */
+  /**
+   * How the audit entry names the customer: their subject id, a keyed blind index of the email (lib/db/vault.ts) —
+   * opaque without the index key, unlike a plain hash of the address, which anyone can test a guess against.
+   */
   customerRef: string;
   namesErased: number;
   threads: number;
@@ -139,10 +142,12 @@ export async function eraseCustomer(request: ErasureRequest): Promise<ErasureRep
     preview = false,
   } = request;
   const address = normalizeEmail(request.email);
-  const customerRef = createHash("sha256").update(address).digest("hex").slice(0, 16);
+  const customerRef = customerSubjectId(address);
   const subject = await resolveSubject(request, address);
   if (!subject) {
-    const before = await findErasure({ db, customerRef });
+    // Erasures recorded before named the customer by the first 16 hex characters of sha256(email).
+    const legacyRef = createHash("sha256").update(address).digest("hex").slice(0, 16);
+    const before = await findErasure({ db, customerRefs: [customerRef, legacyRef] });
     if (!before) {
       throw new AppError("not_found:customer", "No customer has that email address on an order.", {
         fields: ["email"],
