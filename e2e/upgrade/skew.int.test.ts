@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { pausedAtApproval } from "../api/client";
+import { orderCustomer } from "../api/sealed";
 import { cleanUp, prepareDatabase, startTestServer } from "../api/setup";
 import { waitForEffectsToSettle } from "../chaos/effects";
 import { authedFetch, type Who } from "../support/auth";
+import { tablesHolding } from "../support/db-print";
 import { type FakePaymentProvider, startFakePaymentProvider } from "../support/fake-payment";
 import type { TestServer } from "../support/server";
+import { runTsx } from "../support/spawn";
 import { buildPreviousRelease, migrationTags, type PreviousRelease } from "./previous-release";
 
 /*
@@ -125,6 +128,8 @@ describe("schema skew: the previous release beside this one, on a database this 
   });
 
   const side = (name: Side["name"]) => sides.find((s) => s.name === name)!;
+  /** The threads the first test drove to the end (the second moves what was written of them in clear). */
+  let cases: Case[] = [];
   const other = (s: Side) => sides.find((o) => o !== s)!;
 
   /** The thread's open questions, from the ledger. */
@@ -208,7 +213,7 @@ describe("schema skew: the previous release beside this one, on a database this 
       for (const s of sides)
         console.log(`[skew] ${s.name} release, its last errors:\n${lastErrors(s.server.log())}`);
     });
-    const cases: Case[] = await Promise.all(
+    cases = await Promise.all(
       Array.from({ length: PER_SIDE * 2 }, async (_, n): Promise<Case> => {
         const filedOn = side(n % 2 === 0 ? "new" : "previous");
         const threadId = await within(
@@ -309,5 +314,57 @@ describe("schema skew: the previous release beside this one, on a database this 
         `${owners.map((o) => `${o.runs} runs on ${sides.find((s) => s.instance === o.owner)?.name}`).join(", ")}; ` +
         `${through("new")} responses from the new release, ${through("previous")} from the previous, none ≥ 500`,
     );
+  });
+  it("once the previous release stops, the sealing job moves what it wrote in clear while serving; erasure then leaves nothing of a customer", async () => {
+    expect(cases.length).toBeGreaterThan(0);
+    const ids = cases.map((c) => c.threadId);
+    const ticketsInClear = () =>
+      prepared.sql.count("threads", "id = ANY($1) AND customer_message NOT LIKE 'sealed:v1:%'", [ids]);
+    // While the previous release served, every ticket was written in clear (it reads no sealed ticket).
+    expect(await ticketsInClear()).toBe(ids.length);
+    // Its last instance stops (its shutdown records it); the move runs while the new release serves.
+    await side("previous").server.stop();
+    const [gone] = await prepared.sql.rows<{ stopped: boolean }>(
+      "SELECT stopped_at IS NOT NULL AS stopped FROM instances WHERE id = $1",
+      [side("previous").instance],
+    );
+    expect(gone?.stopped).toBe(true);
+    const out = await runTsx("scripts/keys.ts", ["seal"], { DATABASE_URL: prepared.url });
+    expect(out).toMatch(/; 0 threads, orders or accounts left/);
+    expect(await ticketsInClear()).toBe(0);
+    expect(
+      await prepared.sql.count("orders", "id = ANY($1) AND customer_email NOT LIKE 'sealed:v1:%'", [
+        cases.map((c) => c.orderId),
+      ]),
+    ).toBe(0);
+    // Every thread still reads through the new release.
+    for (const c of cases) {
+      const view = await authedFetch(`${side("new").server.url}/api/threads/${c.threadId}`, {}, "viewer");
+      expect(view.status, c.threadId).toBe(200);
+      expect(((await view.json()) as { erased: boolean }).erased).toBe(false);
+    }
+    // One customer is erased: nothing of theirs is left in clear anywhere, what the previous release audited in clear
+    // included (rewritten by the erasure), and the trail verifies.
+    const customer = await orderCustomer(prepared.sql, cases[0]!.orderId);
+    expect(customer?.email).toMatch(/@/);
+    const erased = await authedFetch(
+      `${side("new").server.url}/api/admin/erasure`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: customer!.email }),
+      },
+      "admin",
+    );
+    expect(erased.status, await erased.clone().text()).toBe(200);
+    const rows = <T>(text: string, params: unknown[] = []) => prepared.sql.rows<T>(text, params);
+    expect(await tablesHolding(rows, customer!.email)).toEqual([]);
+    expect(await rows("SELECT * FROM audit_log_verify()")).toEqual([]);
+    const after = await authedFetch(
+      `${side("new").server.url}/api/threads/${cases[0]!.threadId}`,
+      {},
+      "viewer",
+    );
+    expect(((await after.json()) as { erased: boolean }).erased).toBe(true);
   });
 });
