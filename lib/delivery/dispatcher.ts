@@ -17,8 +17,8 @@ import { connectorsByKind, deliverDue, type RetryPolicy, type Settlement } from 
 import { checkEffectAuthority } from "@/lib/delivery/receipts";
 import { env } from "@/lib/platform/env";
 import { instanceId, instanceLabels, isGoneHere } from "@/lib/platform/instance";
-import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
+import { reportReachable, reportTaskFailure } from "@/lib/platform/status";
 import { type DeliveryResult, type EffectConnector, refused } from "./connector";
 import { EFFECT_KINDS, effectKind } from "./kinds";
 
@@ -185,8 +185,9 @@ export async function startDispatcher(): Promise<void> {
     try {
       // Keep going while full batches come back: a backlog drains without waiting for the next tick.
       while ((await dispatchDueEffects({ db, connectors, owner: instanceId(), retry })) >= 16) {}
+      reportReachable("delivery");
     } catch (error) {
-      logger().error(errorFields(error), "effects: dispatch failed");
+      reportTaskFailure("delivery", error, "effects: dispatch failed");
     } finally {
       running = false;
     }

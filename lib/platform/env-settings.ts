@@ -368,6 +368,12 @@ export const envShape = {
    * another instance when no NOTIFY arrives (no LISTEN connection, or a lost notification).
    */
   STREAM_POLL_MS: z.coerce.number().int().min(20).default(1_000),
+  /**
+   * How long an open event stream waits for an unavailable database (a failover, a pooler restart) before it gives up
+   * with a RUN_ERROR `unavailable:database`; meanwhile it keeps its connection (keep-alives) and reads the log again
+   * with back-off, so a stream open across a failover goes on where it was. 60 s covers a managed database's failover.
+   */
+  STREAM_DATABASE_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(60_000),
   /** How often a live inbox stream checks the change feed when no NOTIFY woke it (embedded database: no NOTIFY). */
   INBOX_FEED_POLL_MS: z.coerce.number().int().min(50).default(2_000),
   /**

@@ -1,5 +1,6 @@
 import "server-only";
-import { logger } from "@/lib/platform/observability/logger";
+import { databaseFault } from "@/lib/platform/database-faults";
+import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { singleton } from "@/lib/platform/singleton";
 
 /**
@@ -56,6 +57,16 @@ export function reportReachable(task: string): void {
   if (since === undefined) return;
   failing.delete(task);
   logger().info({ task, downSeconds: (Date.now() - since) / 1000 }, `[${task}] database reachable again`);
+}
+
+/**
+ * A tick of a background task failed. A database fault (unreachable, failing over, out of connections, too slow)
+ * marks the task unreachable — one log line per outage, and /api/health names it — instead of an error line every
+ * tick; anything else is logged as `message` says. The task's next success calls {@link reportReachable}.
+ */
+export function reportTaskFailure(task: string, error: unknown, message: string): void {
+  if (databaseFault(error)) reportUnreachable(task, error);
+  else logger().error({ task, ...errorFields(error) }, message);
 }
 
 /** Delays for retrying: doubling from `initialMs` up to `maxMs`, with jitter so replicas do not retry in step. */

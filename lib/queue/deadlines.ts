@@ -13,9 +13,8 @@ import {
   listRecentlyRaised,
 } from "@/lib/db/queries/notifications";
 import { env } from "@/lib/platform/env";
-import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { clearSingleton, peekSingleton, singleton } from "@/lib/platform/singleton";
-import { isDraining } from "@/lib/platform/status";
+import { isDraining, reportReachable, reportTaskFailure } from "@/lib/platform/status";
 import { decideAndResume } from "@/lib/runtime/runs/decide";
 import { deliverNotifications } from "../delivery/notify";
 import { asAppError } from "./app-error";
@@ -202,8 +201,9 @@ function startTimer(): NodeJS.Timeout {
       // An expired claim goes (its feed row tells open inboxes); feed rows are kept an hour.
       await deleteExpiredClaims({ db, graceMs: 0 });
       if (passes++ % 60 === 0) await pruneInboxChanges({ db, keepSeconds: 3600 });
+      reportReachable("deadlines");
     } catch (error) {
-      logger().error(errorFields(error), "deadlines: sweep failed");
+      reportTaskFailure("deadlines", error, "deadlines: sweep failed");
     } finally {
       running = false;
     }

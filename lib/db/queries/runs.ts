@@ -319,6 +319,33 @@ export async function releaseRuns({ db, owner }: { db: Queryable; owner: string 
 }
 
 /**
+ * Hand one run of `owner` to whoever sweeps next, as {@link releaseRuns} does for all of them: its execution here
+ * stopped because the database went away mid-step (a failover), and it continues from its last committed checkpoint.
+ * Announced with a payload that is no instance's id, so every instance — this one too — sweeps at once. Whether it
+ * was still ours to release.
+ */
+export async function releaseRun({
+  db,
+  runId,
+  owner,
+}: {
+  db: Queryable;
+  runId: string;
+  owner: string;
+}): Promise<boolean> {
+  const result = await db.execute(sql`WITH released AS (
+    UPDATE runs SET owner = NULL, lease_expires_at = now() - interval '1 millisecond'
+    WHERE id = ${runId} AND owner = ${owner} AND status IN ('queued', 'running')
+    RETURNING id
+  ), announced AS (
+    SELECT pg_notify(${RUNS_CHANNEL}, 'released') WHERE EXISTS (SELECT 1 FROM released)
+  )
+  SELECT id, (SELECT count(*) FROM announced)::int AS announced FROM released`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { id: string }[];
+  return rows.length > 0;
+}
+
+/**
  * Let the sweepers take over the active runs of owners known to be dead (a process gone on this machine) without
  * waiting for their leases: the leases end now. The takeover itself is the ordinary expired-lease claim.
  */

@@ -2,8 +2,8 @@ import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { chainAuditTrail } from "@/lib/db/queries/audit";
 import { env } from "@/lib/platform/env";
-import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { peekSingleton, singleton } from "@/lib/platform/singleton";
+import { reportReachable, reportTaskFailure } from "@/lib/platform/status";
 
 /*
  * The audit trail's chainer (migration audit_chain_after_commit). An audited transaction only digests its rows; every
@@ -35,10 +35,12 @@ export async function chainOnce(): Promise<number> {
   if (state) state.running = true;
   try {
     const { db } = await getDatabase();
-    return await chainAuditTrail({ db, wait: false });
+    const linked = await chainAuditTrail({ db, wait: false });
+    reportReachable("audit chainer");
+    return linked;
   } catch (error) {
     // The rows stay unchained and are linked on a later tick; verification reports them only once they are late.
-    logger().warn(errorFields(error), "audit: chaining failed");
+    reportTaskFailure("audit chainer", error, "audit: chaining failed");
     return 0;
   } finally {
     if (state) state.running = false;

@@ -3,7 +3,7 @@ import { getDatabase } from "@/lib/db/client";
 import { recordQueueSample } from "@/lib/db/queries/operations";
 import { env } from "@/lib/platform/env";
 import { singleton } from "@/lib/platform/singleton";
-import { errorFields, logger } from "../../platform/observability/logger";
+import { reportReachable, reportTaskFailure } from "../../platform/status";
 import { refreshQueueGauges } from "../views/scrape";
 
 /**
@@ -27,8 +27,9 @@ function startSampling(): NodeJS.Timeout {
         intervalMs: env.OPS_SAMPLE_INTERVAL_MS,
         keepHours: env.OPS_SAMPLE_KEEP_HOURS,
       });
+      reportReachable("queue sampler");
     } catch (error) {
-      logger().warn(errorFields(error), "operations: queue sample not recorded");
+      reportTaskFailure("queue sampler", error, "operations: queue sample not recorded");
     }
   };
   const timer = setInterval(() => void sample(), env.OPS_SAMPLE_INTERVAL_MS);

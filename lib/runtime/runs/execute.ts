@@ -13,8 +13,9 @@ import { batcherFor } from "@/lib/checkpoint/write-batch";
 import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/contract/errors";
 import type { Database } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
-import { resetRunAttempts } from "@/lib/db/queries/runs";
+import { releaseRun, resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
+import { databaseFault } from "@/lib/platform/database-faults";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger, runFields } from "@/lib/platform/observability/logger";
 import type { RunTraceHandler } from "@/lib/runtime/runs/graph-callbacks";
@@ -33,7 +34,7 @@ import {
 } from "./cancel-reason";
 import { EventSink } from "./event-sink";
 import { finalizeRun } from "./finalize";
-import { isLostOwnership, LostOwnershipError } from "./ownership";
+import { isLostOwnership, LostOwnershipError, RunHandedOverError } from "./ownership";
 import { graphInputFor } from "./run-graph-input";
 import type { RunInput } from "./run-input";
 import { armLimits } from "./run-limits";
@@ -316,6 +317,15 @@ async function endAfterError(
   await batcherFor(database.checkpointSql)
     .settled(run.threadId, true)
     .catch(() => {});
+  // The database went away or stopped answering mid-step: the run did not fail. Recovery continues it from its last
+  // committed checkpoint (here or on another instance); nothing more is written by this execution.
+  if (databaseFault(error) && !abort.signal.aborted) {
+    await x.sink.drain().catch(() => {});
+    handOver(database, run, x.owner);
+    throw new RunHandedOverError(`database fault mid-step: ${databaseFault(error)?.reason}`, {
+      cause: error,
+    });
+  }
   const stop = stopOf(error, abort.signal);
   const tokens = x.gate ? { tokens: x.gate.tokens() } : {};
   if (stop) {
@@ -350,6 +360,26 @@ async function endAfterError(
     ...(attention ? { threadStatus: "needs_attention" as const } : {}),
   });
   return undefined;
+}
+
+/**
+ * Release a run whose execution stopped on a database fault, as soon as the database takes the write (retried with
+ * back-off): every instance's sweeper then takes it over at once. Until then — or if the database stays away longer
+ * than the lease — its lease simply runs out (the heartbeat extends only runs executing here), with the same result.
+ */
+function handOver(database: Database, run: Run, owner: string): void {
+  const deadline = Date.now() + env.RUN_LEASE_MS;
+  let delayMs = 100;
+  const attempt = async (): Promise<void> => {
+    try {
+      await releaseRun({ db: database.db, runId: run.id, owner });
+    } catch {
+      if (Date.now() + delayMs >= deadline) return;
+      setTimeout(() => void attempt(), delayMs).unref();
+      delayMs = Math.min(2_000, delayMs * 2);
+    }
+  };
+  void attempt();
 }
 
 /** End a run as failed with a RUN_ERROR carrying a stable code. */

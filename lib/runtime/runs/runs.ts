@@ -11,6 +11,7 @@ import {
   startRunSpan,
   withRunSpan,
 } from "../../platform/observability/tracing";
+import { isHandedOver } from "./ownership";
 
 /**
  * What the runtime reports about claims and runs, in one place so the runtime's hot paths each get one call: the run
@@ -127,7 +128,13 @@ export function observeRunEnd(
 /** A run stopped executing here without an ending of its own (taken over, or it could not be finalized). */
 export function observeRunStopped(run: Run, lost: boolean, error?: unknown): void {
   clock().delete(run.id);
-  if (lost) {
+  if (isHandedOver(error)) {
+    metrics().leaseTakeovers.inc({ reason: "database_fault" });
+    logger().warn(
+      { ...runFields(run), ...errorFields(error) },
+      "run stopped here: the database went away mid-step; recovery continues it from its last checkpoint",
+    );
+  } else if (lost) {
     metrics().leaseTakeovers.inc({ reason: "lost" });
     logger().warn(runFields(run), "run taken over by another instance; stopped here");
   } else {

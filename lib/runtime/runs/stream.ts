@@ -6,6 +6,7 @@ import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
 import { followThread, unfollowThread } from "@/lib/db/queries/followers";
 import { getRun } from "@/lib/db/queries/runs";
+import { databaseFault, databaseFaultError } from "@/lib/platform/database-faults";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { metrics } from "@/lib/platform/observability/metrics";
@@ -80,7 +81,9 @@ export async function* tailEventBatches(options: TailOptions): AsyncGenerator<Lo
       } else if (mustRead || heard.length > 0) {
         // A gap between what was yielded and what was heard, or news from elsewhere: the log has it.
         mustRead = false;
-        next = await readEvents({ db, threadId, afterSeq: after, limit: PAGE });
+        next = await untilDatabaseAnswers(signal, () =>
+          readEvents({ db, threadId, afterSeq: after, limit: PAGE }),
+        );
         // A full page: there may be more behind it.
         if (next.length === PAGE) mustRead = true;
       } else {
@@ -112,12 +115,16 @@ export async function* tailEventBatches(options: TailOptions): AsyncGenerator<Lo
       });
       wake = null;
       if (!woke && !signal.aborted) {
-        const more = await readEvents({ db, threadId, afterSeq: after, limit: 1 });
+        const more = await untilDatabaseAnswers(signal, () =>
+          readEvents({ db, threadId, afterSeq: after, limit: 1 }),
+        );
         if (more.length > 0) mustRead = true;
-        else if (await options.idle(after)) {
+        else if (await untilDatabaseAnswers(signal, () => options.idle(after))) {
           // The run may have written its last events and ended between the read above and that check: a run's
           // events are logged before it leaves the active states, so one more read now sees all of them.
-          const last = await readEvents({ db, threadId, afterSeq: after });
+          const last = await untilDatabaseAnswers(signal, () =>
+            readEvents({ db, threadId, afterSeq: after }),
+          );
           if (last.length > 0) yield last;
           return;
         }
@@ -126,6 +133,31 @@ export async function* tailEventBatches(options: TailOptions): AsyncGenerator<Lo
   } finally {
     unsubscribe();
     follower?.stop();
+  }
+}
+
+/**
+ * `read`, again with back-off while the database is unavailable or busy (a failover, a pooler restart), for up to
+ * STREAM_DATABASE_GRACE_MS from the first failure: a stream open across an outage goes on where it was (the log
+ * holds every event; the keep-alives keep the connection). Past the grace, or on any other error, it throws.
+ */
+async function untilDatabaseAnswers<T>(signal: AbortSignal, read: () => Promise<T>): Promise<T> {
+  let since: number | null = null;
+  let delayMs = 200;
+  for (;;) {
+    try {
+      const value = await read();
+      if (since !== null) {
+        logger().info({ waitedMs: Math.round(performance.now() - since) }, "event stream: database back");
+      }
+      return value;
+    } catch (error) {
+      if (!databaseFault(error) || signal.aborted) throw error;
+      since ??= performance.now();
+      if (performance.now() - since + delayMs > env.STREAM_DATABASE_GRACE_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      delayMs = Math.min(2_000, delayMs * 2);
+    }
   }
 }
 
@@ -211,12 +243,24 @@ export function sseBody(
           controller.enqueue(encodeBatch(batch));
         }
       } catch (error) {
-        logger().error({ threadId: options.threadId, ...errorFields(error) }, "event stream: tail failed");
-        const failure = {
-          type: "RUN_ERROR",
-          message: "The event stream failed on the server.",
-          code: "internal:stream",
-        };
+        // The database did not come back within the grace: a retryable code (the client reconnects with its last
+        // seq, and the log has everything); anything else is a failure of the stream itself.
+        const fault = databaseFaultError(error);
+        logger().error(
+          { threadId: options.threadId, ...(fault ? { code: fault.code } : {}), ...errorFields(error) },
+          "event stream: tail failed",
+        );
+        const failure = fault
+          ? {
+              type: "RUN_ERROR",
+              message: "The database did not answer in time; reconnect to continue from the last event.",
+              code: fault.code,
+            }
+          : {
+              type: "RUN_ERROR",
+              message: "The event stream failed on the server.",
+              code: "internal:stream",
+            };
         controller.enqueue(encoder.encode(`data: ${JSON.stringify(failure)}\n\n`));
       } finally {
         if (openStreams().delete(end)) sseClosed();
