@@ -80,6 +80,8 @@ export function answer(interrupt: Interrupt, payload: unknown): ResumeEntry {
 /** A small direct SQL helper for assertions (counts, rows). */
 export function sqlFor(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: 3 });
+  // An idle connection cut by the database (a failover suite kills it) is dropped by the pool, not thrown.
+  pool.on("error", () => {});
   return {
     async rows<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
       return (await pool.query(text, params)).rows as T[];

@@ -10,8 +10,10 @@ import { sqlFor } from "./client";
 export async function prepareDatabase(
   prefix: string,
   extraOrders: { prefix: string; count: number } = { prefix: "ORD-5", count: 0 },
+  /** Another server's admin URL (default: the test Postgres), e.g. a failover cluster's stable address. */
+  adminUrl?: string,
 ) {
-  const db = await createTestDatabase(prefix);
+  const db = await createTestDatabase(prefix, adminUrl ? { adminUrl } : {});
   const database = openPostgres(db.url, { max: 2 });
   await migrateDatabase(database, join(process.cwd(), "drizzle"));
   await database.close();

@@ -9,6 +9,20 @@ export interface Target {
   url: string;
   /** Resolves when the server answers again after a kill. */
   up(): Promise<void>;
+  /** How requests are sent (default: `authedFetch`): the failover run counts every status and code through it. */
+  fetch?: (url: string, init?: RequestInit, who?: Who) => Promise<Response>;
+  /** Told once a run's stream ended, however it ended. */
+  streamEnded?: (report: StreamReport) => void;
+}
+
+/** One run's event stream as its client saw it: every seq in order, and what ended it. */
+export interface StreamReport {
+  threadId: string;
+  seqs: number[];
+  /** The last event's type when it was RUN_FINISHED or RUN_ERROR; null when the stream ended without one. */
+  terminal: string | null;
+  /** A RUN_ERROR's code. */
+  code?: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,7 +57,7 @@ async function postAndWatch(
   observe: Observer,
   who: Who = "resume" in body ? "supervisor" : "intake",
 ): Promise<number> {
-  const res = await authedFetch(
+  const res = await (target.fetch ?? authedFetch)(
     `${target.url}/api/threads/${threadId}/runs`,
     {
       method: "POST",
@@ -66,20 +80,30 @@ async function postAndWatch(
   const decoder = new TextDecoder();
   let buffer = "";
   const reader = res.body.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut = buffer.indexOf("\n\n");
-    while (cut >= 0) {
-      const data = buffer
-        .slice(0, cut)
-        .split("\n")
-        .find((l) => l.startsWith("data: "));
-      buffer = buffer.slice(cut + 2);
-      if (data) observe(JSON.parse(data.slice(6)));
-      cut = buffer.indexOf("\n\n");
+  const report: StreamReport = { threadId, seqs: [], terminal: null };
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut = buffer.indexOf("\n\n");
+      while (cut >= 0) {
+        const lines = buffer.slice(0, cut).split("\n");
+        const data = lines.find((l) => l.startsWith("data: "));
+        const id = lines.find((l) => l.startsWith("id: "));
+        buffer = buffer.slice(cut + 2);
+        if (data) {
+          const event = JSON.parse(data.slice(6)) as { type: string; code?: string };
+          if (id) report.seqs.push(Number(id.slice(4)));
+          report.terminal = event.type === "RUN_FINISHED" || event.type === "RUN_ERROR" ? event.type : null;
+          if (event.type === "RUN_ERROR") report.code = event.code;
+          observe(event);
+        }
+        cut = buffer.indexOf("\n\n");
+      }
     }
+  } finally {
+    target.streamEnded?.(report);
   }
   return 200;
 }
@@ -99,7 +123,7 @@ export async function driveThread(
   let last = "nothing yet";
   while (Date.now() < deadline) {
     try {
-      const res = await authedFetch(`${target.url}/api/threads/${ticket.threadId}`);
+      const res = await (target.fetch ?? authedFetch)(`${target.url}/api/threads/${ticket.threadId}`);
       if (res.status !== 200) throw new Error(`state: ${res.status}`);
       const view = (await res.json()) as {
         status: string;

@@ -187,7 +187,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       : (provider?.created.map((c) => c.orderId) ?? []);
     const effects = await countProviderDeliveries(prepared.sql, paid, smtp);
     return {
-      ...(await verify(prepared, { ...options, kills, threads: issued }, outcomes, started)),
+      ...(await verifyRunOutcomes(prepared, { ...options, kills, threads: issued }, outcomes, started)),
       ...effects,
     };
   } finally {
@@ -202,7 +202,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   }
 }
 
-async function verify(
+export async function verifyRunOutcomes(
   prepared: Awaited<ReturnType<typeof prepareDatabase>>,
   options: ChaosOptions,
   outcomes: string[],

@@ -7,10 +7,14 @@ export const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgres://postgres@1
 /** A fresh, empty Postgres database for one test file or run; `drop()` removes it. */
 export async function createTestDatabase(
   prefix = "t",
-  options: { icuLocale?: string } = {},
+  options: {
+    icuLocale?: string /** Another server's admin URL (default: the test Postgres). */;
+    adminUrl?: string;
+  } = {},
 ): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const name = `hitl_${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  const adminUrl = options.adminUrl ?? ADMIN_URL;
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     // A locale-aware default collation (ICU en-US, where "a" < "B") shows that byte order does not come from it.
@@ -21,13 +25,13 @@ export async function createTestDatabase(
   } finally {
     await admin.end();
   }
-  const url = new URL(ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
     async drop() {
-      const c = new pg.Client({ connectionString: ADMIN_URL });
+      const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       try {
         await waitForNoConnections(c, name);

@@ -18,6 +18,8 @@ export interface Pooler {
   port: number;
   /** What the pooler did: transactions and queries it passed on, per database (its admin console's SHOW STATS). */
   stats(): Promise<{ database: string; transactions: number; queries: number }[]>;
+  /** Kill PgBouncer (SIGKILL: every client and server connection cut) and start it again on the same port. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -79,43 +81,52 @@ export async function startPooler(): Promise<Pooler> {
   chmodSync(join(dir, "pgbouncer.ini"), 0o644);
   const asRoot = process.getuid?.() === 0;
   let output = "";
-  const child: ChildProcess = spawn(
-    PGBOUNCER,
-    [...(asRoot ? ["-u", "nobody"] : []), join(dir, "pgbouncer.ini")],
-    {
+  const launch = (): ChildProcess => {
+    const started = spawn(PGBOUNCER, [...(asRoot ? ["-u", "nobody"] : []), join(dir, "pgbouncer.ini")], {
       stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  child.stdout?.on("data", (d) => {
-    output = (output + d).slice(-20_000);
-  });
-  child.stderr?.on("data", (d) => {
-    output = (output + d).slice(-20_000);
-  });
+    });
+    started.stdout?.on("data", (d) => {
+      output = (output + d).slice(-20_000);
+    });
+    started.stderr?.on("data", (d) => {
+      output = (output + d).slice(-20_000);
+    });
+    return started;
+  };
+  let child = launch();
   const url = pooledUrl(ADMIN_URL, port);
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}):\n${output}`);
-    const client = new pg.Client({ connectionString: url });
-    client.on("error", () => {});
-    try {
-      await client.connect();
-      await client.query("SELECT 1");
-      await client.end();
-      break;
-    } catch {
-      await client.end().catch(() => {});
-      if (Date.now() > deadline) throw new Error(`pgbouncer did not answer in 15 s:\n${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await answering(
+    () => child,
+    url,
+    () => output,
+  );
   const console_ = () => {
     const u = new URL(url);
     u.pathname = "/pgbouncer";
     return u.toString();
   };
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill(signal);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  };
   return {
     port,
+    async restart() {
+      await kill("SIGKILL");
+      // The port is free once the process is gone; a new PgBouncer takes it (and the same configuration).
+      child = launch();
+      await answering(
+        () => child,
+        url,
+        () => output,
+      );
+    },
     async stats() {
       const client = new pg.Client({ connectionString: console_() });
       await client.connect();
@@ -132,13 +143,29 @@ export async function startPooler(): Promise<Pooler> {
       }
     },
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
-        if (child.exitCode === null) child.kill("SIGKILL");
-      }
+      await kill("SIGTERM");
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Wait until PgBouncer at `url` answers a query (15 s at most), or throw with its output. */
+async function answering(child: () => ChildProcess, url: string, output: () => string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const process_ = child();
+    if (process_.exitCode !== null) throw new Error(`pgbouncer exited (${process_.exitCode}):\n${output()}`);
+    const client = new pg.Client({ connectionString: url });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query("SELECT 1");
+      await client.end();
+      break;
+    } catch {
+      await client.end().catch(() => {});
+      if (Date.now() > deadline) throw new Error(`pgbouncer did not answer in 15 s:\n${output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }

@@ -52,6 +52,15 @@ function heads(): Map<string, Head> {
   return singleton("run-heads", () => new Map<string, Head>());
 }
 
+/**
+ * Forget what this process kept of the thread's head. An execution of a run starts with it: a run handed over after a
+ * database fault and continued here (same run id, same thread) must not end on the head its first execution held —
+ * that head's last checkpoint may never have been stored, and the continuation wrote its own from the last stored one.
+ */
+export function forgetRunHead(threadId: string): void {
+  heads().delete(threadId);
+}
+
 /** The run's first read of its thread's latest root checkpoint (`row`, or none): what its writes build on. */
 export function seedRunHead(threadId: string, runId: string, row: TupleRow | undefined): void {
   const all = heads();

@@ -1,5 +1,6 @@
 import "server-only";
 import { errorCodeOf } from "@/lib/contract/errors";
+import { databaseFault, type UnavailableReason } from "@/lib/platform/database-faults";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
 import type { Database } from "./open";
@@ -13,6 +14,8 @@ export interface DatabaseHealth {
   code?: "unavailable:database" | "unavailable:database_busy";
   /** Embedded database: statements waiting for its one connection now. */
   waiting?: number;
+  /** Why it is unhealthy, as `lib/platform/database-faults.ts` reads the driver's error (no database details). */
+  fault?: UnavailableReason | "pool" | "statement_timeout" | "lock_timeout" | "timeout";
 }
 
 /** Whether the last check failed (process-wide: the health route and instrumentation.ts may be bundled apart). */
@@ -48,12 +51,15 @@ export async function checkDatabase({
     }
     setSingleton(FAILING, true);
     // Opened, but the statement waited past its limit: busy (a long or stuck transaction), not unreachable.
+    const fault = databaseFault(error);
     const busy =
-      database !== undefined && (errorCodeOf(error) === "unavailable:database_busy" || isTimeout(error));
+      fault?.kind === "busy" ||
+      (database !== undefined && (errorCodeOf(error) === "unavailable:database_busy" || isTimeout(error)));
     return {
       ok: false,
       database: "unavailable",
       code: busy ? "unavailable:database_busy" : "unavailable:database",
+      ...(fault ? { fault: fault.reason } : isTimeout(error) ? { fault: "timeout" as const } : {}),
       ...(database?.gate ? { waiting: database.gate.waiting } : {}),
     };
   }

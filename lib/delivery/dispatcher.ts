@@ -177,6 +177,8 @@ export async function startDispatcher(): Promise<void> {
     maxAttempts: env.EFFECT_MAX_ATTEMPTS,
     baseMs: env.EFFECT_RETRY_BASE_MS,
     maxMs: env.EFFECT_RETRY_MAX_MS,
+    // Recording an outcome rides out a failover within half the claim's lease (see `settleRetryMs`).
+    settleRetryMs: Math.floor(env.EFFECT_LEASE_MS / 2),
   };
   let running = false;
   const tick = async () => {

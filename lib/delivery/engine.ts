@@ -6,6 +6,7 @@ import {
   refused,
   retryable,
 } from "@/lib/delivery/connector";
+import { databaseFault } from "@/lib/platform/database-faults";
 
 /*
  * The one delivery engine (issue 29): side effects (payments, emails, account changes) and notifications (webhooks,
@@ -20,6 +21,12 @@ export interface RetryPolicy {
   maxAttempts: number;
   baseMs: number;
   maxMs: number;
+  /**
+   * How long recording an outcome is tried again while the database is unavailable (a failover between the
+   * provider's answer and our record of it). Within the claim's lease: past it, the item is reconciled as a crashed
+   * delivery would be (a payment looked up by key; an email left unconfirmed). 0 or absent: not retried.
+   */
+  settleRetryMs?: number;
 }
 
 /**
@@ -42,6 +49,33 @@ export type Settlement =
       /** Nobody can tell whether it arrived: an operator looks for it at the provider under this reference. */
       unconfirmed?: { providerRef: string };
     };
+
+/**
+ * Record an outcome; while the database is unavailable, again with back-off for up to `settleRetryMs`. What was
+ * delivered is then recorded as delivered — not left `sending` for the reconciler, which cannot tell whether an email
+ * arrived and would open an operator task for one that did. A record that committed although its answer was lost
+ * changes nothing the second time (the settle is a compare-and-set on the claim).
+ */
+async function settleRetrying<T>(
+  queue: DeliveryQueue<T>,
+  item: T,
+  settlement: Settlement,
+  policy: RetryPolicy,
+): Promise<void> {
+  const started = Date.now();
+  let delayMs = 100;
+  for (;;) {
+    try {
+      await queue.settle(item, settlement);
+      return;
+    } catch (error) {
+      const within = Date.now() - started + delayMs <= (policy.settleRetryMs ?? 0);
+      if (!databaseFault(error) || !within) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      delayMs = Math.min(2_000, delayMs * 2);
+    }
+  }
+}
 
 /** A delivery result under the policy: delivered, tried again after a back-off, or final. */
 export function settlementOf(
@@ -114,7 +148,7 @@ export async function deliverDue<T>(
         } catch (error) {
           result = retryable(error instanceof Error ? error.message : String(error));
         }
-        await queue.settle(item, settlementOf(result, queue.attemptsOf(item), policy));
+        await settleRetrying(queue, item, settlementOf(result, queue.attemptsOf(item), policy), policy);
       }),
     ),
   );

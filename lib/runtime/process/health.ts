@@ -49,6 +49,17 @@ export async function checkHealth({
   };
 }
 
+/** What an unavailable database's fault means, for the people reading /api/health (docs/operations.md). */
+const UNAVAILABLE_WORDS: Record<string, string> = {
+  unreachable: "The database is unreachable (refused, or no answer).",
+  connection_lost: "The database cut its connections (it died, restarted or moved).",
+  shutting_down: "The database is shutting down (a failover's old primary, a restart).",
+  starting_up: "The database is starting up or in recovery (a failover's new primary, a restart).",
+  read_only: "The database answers read-only: the address still points at a standby.",
+  too_many_connections: "The database has no connection slot free (max_connections, or the role's limit).",
+  timeout: "The database did not answer the health check in time.",
+};
+
 async function checkRuntimeHealth(): Promise<HealthReport> {
   if (runtimePhase() === "draining") {
     return {
@@ -76,7 +87,7 @@ async function checkRuntimeHealth(): Promise<HealthReport> {
       ...db,
       status: "degraded",
       code: "unavailable:database",
-      reason: "The database is unreachable; recovery, heartbeat and LISTEN resume when it is back.",
+      reason: `${UNAVAILABLE_WORDS[db.fault ?? "unreachable"] ?? UNAVAILABLE_WORDS.unreachable} Requests answer 503 unavailable:database; recovery, heartbeat and LISTEN resume when it is back.`,
     };
   }
   if (runtimePhase() === "starting") {

@@ -9,6 +9,7 @@ import {
   requireId,
   runWasStarted,
 } from "@/lib/agui";
+import { forgetRunHead } from "@/lib/checkpoint/run-head";
 import { batcherFor } from "@/lib/checkpoint/write-batch";
 import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/contract/errors";
 import type { Database } from "@/lib/db/client";
@@ -108,6 +109,8 @@ async function beginExecution(
   options: StartOptions,
 ): Promise<Execution> {
   const owner = run.owner ?? "";
+  // Nothing kept of an earlier execution of this run (one handed over mid-step in this process) may end this one.
+  forgetRunHead(run.threadId);
   // An event write that finds the run owned elsewhere stops the graph there and then, not at the next heartbeat: an
   // execution that lost its run must not go on writing checkpoints beside the new owner's.
   // Events go out with the checkpointer's writes (one statement per step when they meet).
