@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { AppError, appErrorResponse } from "@/lib/contract/errors";
-import { newNonce, pageContentSecurityPolicy } from "@/lib/platform/http/csp";
+import { newNonce, PAGE_PATH_HEADER, pageContentSecurityPolicy } from "@/lib/platform/http/csp";
 import { MAX_BODY_BYTES } from "@/lib/platform/http/http";
 
 /**
@@ -25,6 +25,7 @@ export function proxy(request: NextRequest): Response {
   const policy = pageContentSecurityPolicy({ nonce: newNonce(), dev: process.env.NODE_ENV !== "production" });
   const headers = new Headers(request.headers);
   headers.set("content-security-policy", policy);
+  headers.set(PAGE_PATH_HEADER, `${path}${request.nextUrl.search}`);
   const response = NextResponse.next({ request: { headers } });
   response.headers.set("content-security-policy", policy);
   return response;

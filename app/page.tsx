@@ -7,7 +7,7 @@ import {
   pickInboxParams,
 } from "@/components/inbox/inbox-query";
 import { InboxView } from "@/components/inbox/inbox-view";
-import { requirePageUser } from "@/lib/auth/page";
+import { answeringPage, requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { issuesMessage } from "@/lib/contract/wire";
 import { getDatabase } from "@/lib/db/client";
@@ -20,7 +20,7 @@ export const metadata: Metadata = { title: "Inbox" };
  * The start page: the operator's inbox. The URL carries the view and filters in the API's own terms; the first page
  * is read here and handed to the live client view, which keeps polling.
  */
-export default async function InboxPage({
+async function InboxPage({
   searchParams,
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
@@ -58,3 +58,5 @@ export default async function InboxPage({
     />
   );
 }
+
+export default answeringPage(InboxPage);

@@ -75,6 +75,31 @@ const poolerOk = run(
 );
 countVitest(poolerReport, poolerOk, "pooler suite");
 
+// Faults below the app under load (e2e/failover/run.ts, also `npm run test:failover`): the database failing over to
+// its synchronous standby five times, PgBouncer restarted, the connections run out, a row lock that never returns —
+// each scenario one test, with its figures in test-results/failover.json.
+const failoverReport = join(reportDir, "failover.json");
+const failoverOk = run(
+  "faults below the app: failover, pooler restart, connection exhaustion, a locked row",
+  bin("tsx"),
+  ["--conditions=react-server", "e2e/failover/run.ts"],
+  { FAILOVER_REPORT: failoverReport },
+);
+if (existsSync(failoverReport)) {
+  const counts = JSON.parse(readFileSync(failoverReport, "utf8"));
+  totals.passed += counts.passed;
+  totals.failed += counts.failed;
+  for (const scenario of counts.scenarios ?? []) {
+    if (!scenario.ok)
+      failedTests.push(`failover suite: ${scenario.scenario} › ${scenario.broken.join("; ")}`);
+  }
+  if (counts.failed > 0 || !failoverOk) failures.push("failover suite");
+  if (!failoverOk && counts.failed === 0) totals.failed += 1;
+} else {
+  totals.failed += 1;
+  failures.push("failover suite (no report)");
+}
+
 /** Add a vitest JSON report's counts to the totals; a run that failed without a failed test counts as one failure. */
 function countVitest(path, ok, label) {
   if (!existsSync(path)) {

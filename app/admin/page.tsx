@@ -6,7 +6,7 @@ import { ShadowPanel } from "@/components/admin/shadow-panel";
 import { TeamsPanel } from "@/components/admin/teams-panel";
 import { QueueSettings } from "@/components/queue/queue-settings";
 import { listApiKeys } from "@/lib/auth/api-keys";
-import { requirePageUser } from "@/lib/auth/page";
+import { answeringPage, requirePageUser } from "@/lib/auth/page";
 import { listUsers } from "@/lib/auth/users";
 import { getDatabase } from "@/lib/db/client";
 import { env } from "@/lib/platform/env";
@@ -20,7 +20,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };
 
 /** Users and intake keys, retention and erasure (admins only). */
-export default async function AdminPage() {
+async function AdminPage() {
   const me = await requirePageUser("/admin", "admin");
   const { db } = await getDatabase();
   const [users, keys, policies, targets, teamsAndAgents, shadow] = await Promise.all([
@@ -76,3 +76,5 @@ export default async function AdminPage() {
     </div>
   );
 }
+
+export default answeringPage(AdminPage);

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { summarizeAnswer } from "@/components/thread/answer-summary";
 import { controlClass, FieldLabel } from "@/components/ui/field";
 import { LocalTime } from "@/components/ui/local-time";
-import { requirePageUser } from "@/lib/auth/page";
+import { answeringPage, requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { AUDIT_ACTIONS, type AuditAction } from "@/lib/contract/audit";
 import { showControls } from "@/lib/contract/bidi";
@@ -37,7 +37,7 @@ function jsonText(value: unknown): string | null {
  * Who did what and when: decisions (with what the operator was shown and answered), forks, prunes, sign-ins, user
  * and key changes. Newest first, filterable; there is nothing here (or anywhere) that edits or deletes an entry.
  */
-export default async function AuditPage({
+async function AuditPage({
   searchParams,
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
@@ -230,3 +230,5 @@ function actorName(actor: string): string {
   if (!system) return actor;
   return `the system (${system[1]!.replace(/[_-]+/g, " ")})`;
 }
+
+export default answeringPage(AuditPage);

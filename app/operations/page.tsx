@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { OperationsDashboard } from "@/components/operations/operations-dashboard";
-import { requirePageUser } from "@/lib/auth/page";
+import { answeringPage, requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { loadOperationsView } from "@/lib/runtime/views/operations-view";
@@ -13,7 +13,7 @@ export const metadata: Metadata = { title: "Operations" };
  * decisions per hour by outcome, and failed runs and effects. The current numbers come from the same query as the
  * gauges of `/api/metrics`; the history from the queue samples and the decision ledger.
  */
-export default async function OperationsPage() {
+async function OperationsPage() {
   const user = await requirePageUser("/operations", "supervisor");
   const { db } = await getDatabase();
   const { hiddenAgents } = await teamScope(db, principalOfUser(user));
@@ -31,3 +31,5 @@ export default async function OperationsPage() {
     </div>
   );
 }
+
+export default answeringPage(OperationsPage);

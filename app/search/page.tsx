@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
-import { requirePageUser } from "@/lib/auth/page";
+import { answeringPage, requirePageUser } from "@/lib/auth/page";
 import { principalOfUser, teamScope } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { findThreads } from "@/lib/runtime/views/search-view";
@@ -18,11 +18,7 @@ const MATCHED: Record<string, string> = {
 };
 
 /** Search results: threads by order number, customer email or name, thread id or the words of the ticket. */
-export default async function SearchPage({
-  searchParams,
-}: {
-  searchParams: Promise<{ q?: string | string[] }>;
-}) {
+async function SearchPage({ searchParams }: { searchParams: Promise<{ q?: string | string[] }> }) {
   const raw = (await searchParams).q;
   const q = (Array.isArray(raw) ? raw[0] : raw)?.trim().slice(0, 200) ?? "";
   const user = await requirePageUser(`/search?q=${encodeURIComponent(q)}`);
@@ -66,3 +62,5 @@ export default async function SearchPage({
     </div>
   );
 }
+
+export default answeringPage(SearchPage);

@@ -66,6 +66,12 @@ export class Traffic {
     const ms = performance.now() - started;
     this.slowestMs = Math.max(this.slowestMs, ms);
     this.statuses.set(res.status, (this.statuses.get(res.status) ?? 0) + 1);
+    if (res.status === 307 && res.headers.get("location")?.startsWith("/unavailable")) {
+      this.unavailable.set(
+        "page → /unavailable (503)",
+        (this.unavailable.get("page → /unavailable (503)") ?? 0) + 1,
+      );
+    }
     if (res.status >= 400 && res.status < 500) {
       const body = (await res
         .clone()
@@ -247,6 +253,21 @@ export async function underLoad(options: {
       } while (!stopIssuing && issued < 1000);
     };
     const drivers = Promise.all(Array.from({ length: options.threads }, worker));
+    // A viewer reloading the inbox and a thread page meanwhile: a page must never answer 5xx either (a database fault
+    // sends it to /unavailable, a 503 that comes back by itself).
+    const viewer = (async () => {
+      let thread: string | null = null;
+      while (!stopIssuing) {
+        for (const path of ["/", ...(thread ? [`/threads/${thread}`] : [])]) {
+          const res = await traffic
+            .fetch(`${up.url}${path}`, { redirect: "manual" }, "viewer")
+            .catch(() => null);
+          await res?.arrayBuffer();
+        }
+        thread ??= traffic.streams[0]?.threadId ?? null;
+        await sleep(250);
+      }
+    })();
     const ctx: LoadContext = {
       server: up,
       databaseUrl: prepared.url,
@@ -286,6 +307,7 @@ export async function underLoad(options: {
       stopIssuing = true;
     }
     await drivers;
+    await viewer;
     await waitForEffectsToSettle(prepared.sql, 120_000);
     const effects = await countProviderDeliveries(
       prepared.sql,

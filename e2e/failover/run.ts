@@ -4,6 +4,7 @@
  * out of connections, a row lock that never returns. Prints progress, one JSON line per scenario with its figures,
  * and a last line `N passed, N failed` counting the scenarios; exits 1 if any invariant broke.
  */
+import { writeFileSync } from "node:fs";
 import {
   exhaustionUnderLoad,
   failoverUnderLoad,
@@ -25,8 +26,11 @@ const runs = (name: string) => only === undefined || only === name;
 const log = (line: string) => console.log(`[failover] ${line}`);
 let passed = 0;
 let failed = 0;
+const scenarios: object[] = [];
 const report = (scenario: string, figures: object, broken: string[]) => {
-  console.log(JSON.stringify({ scenario, ok: broken.length === 0, broken, ...figures }));
+  const line = { scenario, ok: broken.length === 0, broken, ...figures };
+  console.log(JSON.stringify(line));
+  scenarios.push(line);
   if (broken.length === 0) passed += 1;
   else failed += 1;
 };
@@ -49,4 +53,8 @@ if (runs("lock")) {
 }
 
 console.log(`${passed} passed, ${failed} failed`);
+// FAILOVER_REPORT: where `npm test` reads the counts (and each scenario's figures) from.
+if (process.env.FAILOVER_REPORT) {
+  writeFileSync(process.env.FAILOVER_REPORT, JSON.stringify({ passed, failed, scenarios }, null, 2));
+}
 process.exit(failed === 0 ? 0 : 1);

@@ -1,6 +1,7 @@
 import "server-only";
 import { databaseFault } from "@/lib/platform/database-faults";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
+import { metrics } from "@/lib/platform/observability/metrics";
 import { singleton } from "@/lib/platform/singleton";
 
 /**
@@ -46,6 +47,7 @@ export function reportUnreachable(task: string, error: unknown): void {
   const { failing } = state();
   if (failing.has(task)) return;
   failing.set(task, Date.now());
+  metrics().databaseOutages.inc({ task });
   const reason = error instanceof Error ? error.message || error.name : String(error);
   logger().error({ task, reason }, `[${task}] database unreachable; retrying with back-off`);
 }

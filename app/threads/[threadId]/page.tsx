@@ -10,7 +10,7 @@ import {
 } from "@/components/inbox/inbox-query";
 import type { StreamEvent } from "@/components/thread/apply-event";
 import { ThreadConsole } from "@/components/thread/thread-console";
-import { requirePageUser } from "@/lib/auth/page";
+import { answeringPage, requirePageUser } from "@/lib/auth/page";
 import { pageSeesThread, principalOfUser, teamScope } from "@/lib/auth/teams";
 import { errorCodeOf } from "@/lib/contract/errors";
 import { type AppDb, getDatabase } from "@/lib/db/client";
@@ -51,7 +51,7 @@ async function activeRunEvents(db: AppDb, view: ThreadView): Promise<StreamEvent
   return (await readActiveRunEvents({ db, view })).map((e) => e as unknown as StreamEvent);
 }
 
-export async function generateMetadata({ params }: Params): Promise<Metadata> {
+async function metadataOf({ params }: Params): Promise<Metadata> {
   const { threadId } = await params;
   await requirePageUser(`/threads/${threadId}`);
   return { title: (await loadView(threadId)).view.title };
@@ -73,7 +73,7 @@ async function queueView(
   return { filter: inboxListArgs(parsed.data, userId).filter, search: queueSearch(params) };
 }
 
-export default async function ThreadPage({ params, searchParams }: Params) {
+async function ThreadPage({ params, searchParams }: Params) {
   const { threadId } = await params;
   const user = await requirePageUser(`/threads/${threadId}`);
   const { db, view } = await loadView(threadId);
@@ -99,3 +99,6 @@ export default async function ThreadPage({ params, searchParams }: Params) {
     />
   );
 }
+
+export default answeringPage(ThreadPage);
+export const generateMetadata = answeringPage(metadataOf);

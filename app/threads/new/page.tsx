@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { NewTicketForm } from "@/components/new-ticket/new-ticket-form";
-import { requirePageUser } from "@/lib/auth/page";
+import { answeringPage, requirePageUser } from "@/lib/auth/page";
 import { getDatabase } from "@/lib/db/client";
 import { listAgents } from "@/lib/runtime/agents/registry";
 import { intakeJsonSchema } from "@/lib/runtime/runs/intake";
@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New ticket" };
 
 /** Start a ticket as the shop's ticket system would: a customer message about one of the demo orders. */
-export default async function NewTicketPage() {
+async function NewTicketPage() {
   await requirePageUser("/threads/new", "operator");
   const { db } = await getDatabase();
   const orders = await listOrders({ db });
@@ -37,3 +37,5 @@ export default async function NewTicketPage() {
     </div>
   );
 }
+
+export default answeringPage(NewTicketPage);

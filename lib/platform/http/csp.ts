@@ -26,3 +26,6 @@ export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 
 export function newNonce(): string {
   return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
 }
+
+/** The request header proxy.ts sets on a page request: its path and query, for a page that must send the reader back. */
+export const PAGE_PATH_HEADER = "x-hitl-page-path";

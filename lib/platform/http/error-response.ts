@@ -2,6 +2,7 @@ import "server-only";
 import { appErrorResponse, toAppError } from "@/lib/contract/errors";
 import { databaseFaultError } from "@/lib/platform/database-faults";
 import { errorFields, logger, logUnexpected } from "@/lib/platform/observability/logger";
+import { metrics } from "@/lib/platform/observability/metrics";
 
 /**
  * The JSON response for an error thrown in a route handler. An AppError answers with its own status and code; a
@@ -17,6 +18,7 @@ export function errorResponse(error: unknown, context = "request"): Response {
       { context, code: fault.code, reason: fault.details?.reason, ...errorFields(error) },
       fault.code === "unavailable:database" ? "database unavailable" : "database wait exceeded",
     );
+    metrics().databaseFaults.inc({ code: fault.code, reason: String(fault.details?.reason ?? "unknown") });
     return appErrorResponse(fault);
   }
   const appError = toAppError(error, (e) => logUnexpected(e, context));

@@ -81,6 +81,18 @@ function create() {
       labelNames: ["reason"] as const,
       registers,
     }),
+    databaseFaults: new Counter({
+      name: "hitl_database_faults_total",
+      help: "Requests this instance answered 503 because of the database, by code (unavailable:database, unavailable:database_busy) and reason (connection_lost, too_many_connections, statement_timeout…).",
+      labelNames: ["code", "reason"] as const,
+      registers,
+    }),
+    databaseOutages: new Counter({
+      name: "hitl_database_task_outages_total",
+      help: "Times a background task of this instance (heartbeat, sweeper, listener, delivery, deadlines, audit chainer…) lost the database.",
+      labelNames: ["task"] as const,
+      registers,
+    }),
     effectDeliveries: new Counter({
       name: "hitl_effect_deliveries_total",
       help: "Side-effect delivery attempts on this instance, by kind and result (delivered, retry, failed, unconfirmed).",

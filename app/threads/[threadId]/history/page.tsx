@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { z } from "zod";
 import { HistoryExplorer } from "@/components/history/history-explorer";
 import { HISTORY_PAGE_SIZE } from "@/components/history/paging";
-import { requirePageUser } from "@/lib/auth/page";
+import { answeringPage, requirePageUser } from "@/lib/auth/page";
 import { pageSeesThread } from "@/lib/auth/teams";
 import { getDatabase } from "@/lib/db/client";
 import { findAgent, readableAgent } from "@/lib/runtime/agents/registry";
@@ -16,7 +16,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "History" };
 
 /** A thread's checkpoint history as a branch tree, with diffs and time travel (fork from any checkpoint). */
-export default async function HistoryPage({
+async function HistoryPage({
   params,
   searchParams,
 }: {
@@ -77,3 +77,5 @@ export default async function HistoryPage({
     </div>
   );
 }
+
+export default answeringPage(HistoryPage);
