@@ -153,6 +153,8 @@ export interface LoadContext {
   busy(): Promise<void>;
   /** /api/health now: its status and what its body says. */
   health(): Promise<{ status: number; code?: string; reason?: string }>;
+  /** The `n` threads created last. */
+  recentThreads(n: number): string[];
 }
 
 /**
@@ -210,6 +212,7 @@ export async function underLoad(options: {
     };
     let issued = 0;
     let stopIssuing = false;
+    const created: string[] = [];
     const outcomes: string[] = [];
     let steps = 0;
     const deadline = Date.now() + (options.deadlineMs ?? 150_000);
@@ -231,7 +234,9 @@ export async function underLoad(options: {
           )
           .catch(() => null);
         if (res?.status === 201) {
-          return { threadId: ((await res.json()) as { threadId: string }).threadId, message, orderId };
+          const { threadId } = (await res.json()) as { threadId: string };
+          created.push(threadId);
+          return { threadId, message, orderId };
         }
         // Refused during the fault (counted by the traffic): the intake tries again.
         await res?.text();
@@ -295,6 +300,7 @@ export async function underLoad(options: {
           ...(body.reason ? { reason: body.reason } : {}),
         };
       },
+      recentThreads: (n) => created.slice(-n),
       async busy() {
         const before = steps;
         const until = Date.now() + 10_000;
@@ -362,6 +368,10 @@ export async function underLoad(options: {
     throw error;
   } finally {
     await server?.stop();
+    // FAILOVER_LOG=<prefix>: each scenario's whole server log, for a post-mortem.
+    if (process.env.FAILOVER_LOG && server) {
+      writeFileSync(`${process.env.FAILOVER_LOG}.${options.scenario.replace(/\W+/g, "-")}.log`, server.log());
+    }
     await provider.close();
     await smtp.close();
     await prepared.sql.end();
@@ -428,16 +438,84 @@ export function invariantsHold(s: LoadSummary): string[] {
   return broken;
 }
 
+/**
+ * A browser tab following a thread's events (`GET /events`) that loses its connection when the database dies
+ * (`cut`) and comes back after the promotion (`resume`) with the last seq it saw: what it got over both connections
+ * must be the thread's log without a gap or a repeat.
+ */
+function followAcross(
+  baseUrl: string,
+  threadId: string,
+): { cut(): void; resume(): void; done: Promise<{ seqs: number[]; whole: boolean }> } {
+  const seqs: number[] = [];
+  let abort = new AbortController();
+  let resumed: () => void = () => {};
+  const resumeNow = new Promise<void>((r) => {
+    resumed = r;
+  });
+  const read = async (after: number) => {
+    const res = await authedFetch(`${baseUrl}/api/threads/${threadId}/events?after=${after}`, {
+      headers: { accept: "text/event-stream" },
+      signal: abort.signal,
+    });
+    if (res.status !== 200 || !res.body) {
+      await res.text();
+      return;
+    }
+    const decoder = new TextDecoder();
+    let buffer = "";
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += decoder.decode(value, { stream: true });
+        // Whole lines only: a chunk may end in the middle of one.
+        const end = buffer.lastIndexOf("\n") + 1;
+        for (const m of buffer.slice(0, end).matchAll(/^id: (\d+)$/gm)) seqs.push(Number(m[1]));
+        buffer = buffer.slice(end);
+      }
+    } catch {
+      // cut
+    }
+  };
+  const done = (async () => {
+    await read(0).catch(() => {});
+    await resumeNow;
+    abort = new AbortController();
+    const stop = setTimeout(() => abort.abort(), 20_000);
+    await read(seqs.at(-1) ?? 0).catch(() => {});
+    clearTimeout(stop);
+    const whole = seqs.length > 0 && seqs.every((seq, i) => seq === i + 1);
+    return { seqs, whole };
+  })();
+  return {
+    cut: () => abort.abort(),
+    resume: () => resumed(),
+    done,
+  };
+}
+
 /** Failover: the primary is stopped hard under load and the standby promoted, `times` times. */
 export async function failoverUnderLoad(options: {
   times: number;
   threads: number;
   log?: (line: string) => void;
-}): Promise<LoadSummary & { recovery_ms: number[]; promote_ms: number[]; health_during: unknown }> {
+}): Promise<
+  LoadSummary & {
+    recovery_ms: number[];
+    promote_ms: number[];
+    health_during: unknown;
+    reconnected_tabs: number;
+    reconnected_tabs_whole: number;
+  }
+> {
   const cluster = await startFailoverCluster({ maxConnections: 80 });
   const recovery: number[] = [];
   const promoted: number[] = [];
   let health: unknown = null;
+  let reconnects = 0;
+  let reconnectsWhole = 0;
   try {
     const summary = await underLoad({
       scenario: "failover",
@@ -448,7 +526,11 @@ export async function failoverUnderLoad(options: {
         await ctx.untilHealthy();
         for (let i = 0; i < options.times; i += 1) {
           await ctx.busy();
+          // Two tabs follow the newest threads; their connections drop with the primary, and come back after.
+          const tabs = ctx.recentThreads(2).map((threadId) => followAcross(ctx.server.url, threadId));
+          await sleep(200);
           await cluster.killPrimary();
+          for (const tab of tabs) tab.cut();
           // A managed database takes seconds to notice and promote: requests meet the outage meanwhile.
           await sleep(1_000);
           if (i === 0) {
@@ -459,6 +541,11 @@ export async function failoverUnderLoad(options: {
           promoted.push(await cluster.promote());
           const ms = await ctx.untilHealthy();
           recovery.push(ms);
+          for (const tab of tabs) tab.resume();
+          for (const followed of await Promise.all(tabs.map((tab) => tab.done))) {
+            reconnects += 1;
+            if (followed.whole) reconnectsWhole += 1;
+          }
           ctx.log(
             `failover ${i + 1}/${options.times}: promoted in ${promoted.at(-1)} ms, full service ${ms} ms after`,
           );
@@ -467,7 +554,15 @@ export async function failoverUnderLoad(options: {
         await ctx.busy();
       },
     });
-    return { ...summary, recovery_ms: recovery, promote_ms: promoted, health_during: health };
+    return {
+      ...summary,
+      recovery_ms: recovery,
+      promote_ms: promoted,
+      health_during: health,
+      // Tabs whose connection dropped with the primary and came back by seq: whole logs, no gap, no repeat.
+      reconnected_tabs: reconnects,
+      reconnected_tabs_whole: reconnectsWhole,
+    };
   } catch (error) {
     console.error(cluster.logs());
     throw error;

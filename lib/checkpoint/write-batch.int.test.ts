@@ -186,4 +186,33 @@ describe.each(backends)("events in the checkpointer's batch, on %s", (kind) => {
     expect(again.status).toBe("rejected");
     expect(await logged(a.threadId)).toEqual({ seqs: [1], lastSeq: 1 });
   });
+  it("a batch whose commit answer was lost (a failover, a pooler restart) is not sent again: each item fails with the fault, each event is stored once", async () => {
+    const a = await running("me");
+    const b = await running("me");
+    let statements = 0;
+    // The database commits the batch, then the connection dies before its answer arrives.
+    const lossy: SqlClient = {
+      async query<R>(text: string, params?: readonly unknown[], name?: string): Promise<R[]> {
+        statements += 1;
+        const rows = await sql.query<R>(text, params, name);
+        if (statements === 1) throw Object.assign(new Error("Connection terminated unexpectedly"), { rows });
+        return rows;
+      },
+    };
+    const batcher = new WriteBatcher(lossy);
+    const results = await Promise.allSettled([
+      batcher.write(eventsOf(a.threadId, a.runId, "me", [1, 2])),
+      batcher.write(eventsOf(b.threadId, b.runId, "me", [1])),
+    ]);
+    // Sent once: a second try of what may have committed would write the events twice, or fail on their seq.
+    expect(statements).toBe(1);
+    for (const result of results) {
+      expect(result.status).toBe("rejected");
+      expect(((result as PromiseRejectedResult).reason as Error).message).toBe(
+        "Connection terminated unexpectedly",
+      );
+    }
+    expect(await logged(a.threadId)).toEqual({ seqs: [1, 2], lastSeq: 2 });
+    expect(await logged(b.threadId)).toEqual({ seqs: [1], lastSeq: 1 });
+  });
 });

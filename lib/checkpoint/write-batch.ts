@@ -1,4 +1,5 @@
 import type { SqlClient } from "@/lib/db/sql-client";
+import { databaseFault } from "@/lib/platform/database-faults";
 import { singleton } from "@/lib/platform/singleton";
 import { WRITE_BATCH } from "./sql";
 
@@ -186,7 +187,11 @@ export class WriteBatcher {
           const owned = await this.send(batch);
           for (const q of batch) q.resolve(written(q.item, owned));
         } catch (error) {
-          if (batch.length === 1) batch[0]!.reject(error);
+          // The database went away or stopped answering: the batch may have committed all the same (a commit whose
+          // answer was lost), so nothing is sent again — each item fails with the fault, and its run is handed to
+          // recovery, which reads what was stored. One by one is only for an error of the statement itself: it finds
+          // the item the database refused and lets the others through.
+          if (batch.length === 1 || databaseFault(error)) for (const q of batch) q.reject(error);
           else await this.oneByOne(batch);
         }
       }

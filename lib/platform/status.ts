@@ -16,10 +16,16 @@ interface State {
   phase: Phase;
   /** Background tasks that cannot reach the database, by name, since when. */
   failing: Map<string, number>;
+  /** What each failing task last met, as `database-faults.ts` names it (`too_many_connections`…), or `error`. */
+  faults: Map<string, string>;
 }
 
 function state(): State {
-  return singleton<State>("runtime-status", () => ({ phase: "starting", failing: new Map() }));
+  return singleton<State>("runtime-status", () => ({
+    phase: "starting",
+    failing: new Map(),
+    faults: new Map(),
+  }));
 }
 
 export function runtimePhase(): Phase {
@@ -34,9 +40,10 @@ export function isDraining(): boolean {
   return state().phase === "draining";
 }
 
-/** Names of the background tasks currently unable to reach the database. */
-export function failingTasks(): string[] {
-  return [...state().failing.keys()];
+/** The failing tasks with what each last met: `sweeper (too_many_connections)`. */
+export function failingTasksWithFaults(): string[] {
+  const { failing, faults } = state();
+  return [...failing.keys()].map((task) => (faults.has(task) ? `${task} (${faults.get(task)})` : task));
 }
 
 /**
@@ -44,7 +51,8 @@ export function failingTasks(): string[] {
  * retry loop would otherwise fill the log): the next line about it says it is back.
  */
 export function reportUnreachable(task: string, error: unknown): void {
-  const { failing } = state();
+  const { failing, faults } = state();
+  faults.set(task, databaseFault(error)?.reason ?? "error");
   if (failing.has(task)) return;
   failing.set(task, Date.now());
   metrics().databaseOutages.inc({ task });
@@ -58,6 +66,7 @@ export function reportReachable(task: string): void {
   const since = failing.get(task);
   if (since === undefined) return;
   failing.delete(task);
+  state().faults.delete(task);
   logger().info({ task, downSeconds: (Date.now() - since) / 1000 }, `[${task}] database reachable again`);
 }
 

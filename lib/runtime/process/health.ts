@@ -2,7 +2,7 @@ import "server-only";
 import { getDatabase } from "@/lib/db/client";
 import { checkDatabase, type DatabaseHealth } from "@/lib/db/health";
 import { countOpenThreadsOn } from "@/lib/db/queries/threads";
-import { failingTasks, runtimePhase } from "../../platform/status";
+import { failingTasksWithFaults, runtimePhase } from "../../platform/status";
 import { listRefusedVersions, type RefusedVersion } from "../agents/registry";
 
 export interface HealthReport extends Omit<DatabaseHealth, "code"> {
@@ -99,7 +99,7 @@ async function checkRuntimeHealth(): Promise<HealthReport> {
       reason: "Recovery, heartbeat and LISTEN have not started yet (waiting for the database).",
     };
   }
-  const failing = failingTasks();
+  const failing = failingTasksWithFaults();
   if (failing.length > 0) {
     return {
       ...db,
