@@ -54,6 +54,17 @@ export interface ChaosSummary extends EffectCounts {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The `i`-th ticket of a load: its order (ORD-9000…) and the customer's words. Every third leaves the order out, so
+ * the agent asks for it (input_text) first.
+ */
+export function ticketOf(i: number): { orderId: string; message: string } {
+  const orderId = `ORD-9${String(i).padStart(3, "0")}`;
+  const message =
+    i % 3 === 0 ? "My television broke, I want a refund." : `Please refund ${orderId}, it broke.`;
+  return { orderId, message };
+}
+
 /** Kills cycle through moments: any time, inside the refund node, right after a node finished. */
 const MOMENTS = ["random", "refund", "between"] as const;
 /** Orders ORD-9000…ORD-9999 are prepared for the tickets. */
@@ -133,11 +144,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     const outcomes: string[] = [];
     const deadline = Date.now() + 90_000 + options.kills * 8_000;
     const newTicket = async () => {
-      const i = issued++;
-      const orderId = `ORD-9${String(i).padStart(3, "0")}`;
-      // Every third ticket leaves the order out, so the agent asks for it (input_text) first.
-      const message =
-        i % 3 === 0 ? "My television broke, I want a refund." : `Please refund ${orderId}, it broke.`;
+      const { orderId, message } = ticketOf(issued++);
       for (;;) {
         try {
           return { threadId: await createTicket(target.url, message), message, orderId };

@@ -5,7 +5,7 @@ import { pausedTicket, postRun, runBody } from "../api/client";
 import { prepareDatabase } from "../api/setup";
 import { answerFor, driveThread, type StreamReport, type Target } from "../chaos/driver";
 import { countProviderDeliveries, type EffectCounts, waitForEffectsToSettle } from "../chaos/effects";
-import { verifyRunOutcomes } from "../chaos/harness";
+import { ticketOf, verifyRunOutcomes } from "../chaos/harness";
 import { authedFetch, type Who } from "../support/auth";
 import { startFailoverCluster } from "../support/failover-cluster";
 import { startFakePaymentProvider } from "../support/fake-payment";
@@ -217,10 +217,7 @@ export async function underLoad(options: {
     let steps = 0;
     const deadline = Date.now() + (options.deadlineMs ?? 150_000);
     const newTicket = async () => {
-      const i = issued++;
-      const orderId = `ORD-9${String(i).padStart(3, "0")}`;
-      const message =
-        i % 3 === 0 ? "My television broke, I want a refund." : `Please refund ${orderId}, it broke.`;
+      const { orderId, message } = ticketOf(issued++);
       for (;;) {
         const res = await traffic
           .fetch(

@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { appendFile, chmod, chown, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { startTcpProxy, type TcpProxy } from "./tcp-proxy";
 
 /**
  * A PostgreSQL primary with one synchronous streaming standby, started from Debian's server binaries under a fresh
@@ -66,69 +67,6 @@ interface Node {
   port: number;
   log: string;
   live: boolean;
-}
-
-/**
- * A TCP proxy on 127.0.0.1 whose target can move. `retarget()` cuts every open connection (as a DNS switch plus the
- * old server's death would) and pipes new ones to the new port; `refuse()` cuts them too and closes each new
- * connection at once, as a client sees while the primary is down.
- */
-interface RetargetableProxy {
-  port: number;
-  retarget(port: number): void;
-  refuse(): void;
-  close(): Promise<void>;
-}
-
-async function startRetargetableProxy(initialTarget: number): Promise<RetargetableProxy> {
-  let target: number | null = initialTarget;
-  const open = new Set<Socket>();
-  const cutAll = () => {
-    for (const socket of open) socket.destroy();
-    open.clear();
-  };
-  const server: Server = createServer((client) => {
-    client.on("error", () => {});
-    if (target === null) {
-      client.destroy();
-      return;
-    }
-    const upstream = connect(target, "127.0.0.1");
-    open.add(client);
-    open.add(upstream);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      open.delete(client);
-      open.delete(upstream);
-    };
-    client.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const address = server.address();
-  if (typeof address !== "object" || !address) throw new Error("failover proxy: no address");
-  return {
-    port: address.port,
-    retarget(port) {
-      cutAll();
-      target = port;
-    },
-    refuse() {
-      target = null;
-      cutAll();
-    },
-    close() {
-      target = null;
-      cutAll();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 /** A TCP port on 127.0.0.1 nobody listens on right now (the OS picks it; a race with another process is unlikely). */
@@ -254,7 +192,7 @@ export async function startFailoverCluster(
   const nodes: Node[] = [];
   let primary: Node | null = null;
   let standby: Node | null = null;
-  let proxy: RetargetableProxy | null = null;
+  let proxy: TcpProxy | null = null;
   let stopped = false;
 
   const logs = () =>
@@ -463,7 +401,8 @@ export async function startFailoverCluster(
     primary = await createPrimary();
     standby = await createStandby(primary);
     await waitForSync(primary);
-    proxy = await startRetargetableProxy(primary.port);
+    proxy = await startTcpProxy({ host: "127.0.0.1", port: primary.port });
+    proxy.forward();
   } catch (error) {
     await stop().catch(() => {});
     throw error;
@@ -509,7 +448,7 @@ export async function startFailoverCluster(
       });
       primary = node;
       standby = null;
-      stableProxy.retarget(node.port);
+      stableProxy.retarget({ host: "127.0.0.1", port: node.port });
       return ms;
     },
 

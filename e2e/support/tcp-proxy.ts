@@ -12,16 +12,23 @@ export interface TcpProxy {
   urlFor(databaseUrl: string): string;
   forward(): void;
   refuse(): void;
+  /**
+   * Send new connections to another target from now on, cutting the open ones (a managed database's address moving to
+   * the new primary after a failover), and forward.
+   */
+  retarget(target: { host: string; port: number }): void;
   /** Connections accepted so far while refusing (each one a connection attempt that failed). */
   refused(): number;
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(initial: { host: string; port: number }): Promise<TcpProxy> {
+  let target = initial;
   let forwarding = false;
   let refusedCount = 0;
   const open = new Set<Socket>();
   const server: Server = createServer((client) => {
+    client.on("error", () => {});
     if (!forwarding) {
       refusedCount += 1;
       client.destroy();
@@ -63,6 +70,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       forwarding = false;
       for (const socket of open) socket.destroy();
       open.clear();
+    },
+    retarget(next) {
+      for (const socket of open) socket.destroy();
+      open.clear();
+      target = next;
+      forwarding = true;
     },
     refused: () => refusedCount,
     close() {

@@ -303,46 +303,32 @@ export const RUNS_CHANNEL = "hitl_runs";
 
 /**
  * Hand the active runs of `owner` over to whoever sweeps next: no owner (its late writes are refused), lease already
- * expired, announced on {@link RUNS_CHANNEL} at commit. A draining instance calls it for its own runs. Returns the ids.
+ * expired, announced on {@link RUNS_CHANNEL} at commit. A draining instance calls it for its own runs (announced with
+ * its id: the others sweep). With `runId`, only that run: its execution here stopped because the database went away
+ * mid-step (a failover), and it continues from its last committed checkpoint — announced with a payload that is no
+ * instance's id, so every instance, this one too, sweeps at once. Returns the ids released.
  */
-export async function releaseRuns({ db, owner }: { db: Queryable; owner: string }): Promise<string[]> {
+export async function releaseRuns({
+  db,
+  owner,
+  runId,
+}: {
+  db: Queryable;
+  owner: string;
+  runId?: string;
+}): Promise<string[]> {
+  const only = runId === undefined ? sql.empty() : sql` AND id = ${runId}`;
+  const payload = runId === undefined ? owner : "released";
   const result = await db.execute(sql`WITH released AS (
     UPDATE runs SET owner = NULL, lease_expires_at = now() - interval '1 millisecond'
-    WHERE owner = ${owner} AND status IN ('queued', 'running')
+    WHERE owner = ${owner} AND status IN ('queued', 'running')${only}
     RETURNING id
   ), announced AS (
-    SELECT pg_notify(${RUNS_CHANNEL}, ${owner}) WHERE EXISTS (SELECT 1 FROM released)
+    SELECT pg_notify(${RUNS_CHANNEL}, ${payload}) WHERE EXISTS (SELECT 1 FROM released)
   )
   SELECT id, (SELECT count(*) FROM announced)::int AS announced FROM released`);
   const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { id: string }[];
   return rows.map((r) => r.id);
-}
-
-/**
- * Hand one run of `owner` to whoever sweeps next, as {@link releaseRuns} does for all of them: its execution here
- * stopped because the database went away mid-step (a failover), and it continues from its last committed checkpoint.
- * Announced with a payload that is no instance's id, so every instance — this one too — sweeps at once. Whether it
- * was still ours to release.
- */
-export async function releaseRun({
-  db,
-  runId,
-  owner,
-}: {
-  db: Queryable;
-  runId: string;
-  owner: string;
-}): Promise<boolean> {
-  const result = await db.execute(sql`WITH released AS (
-    UPDATE runs SET owner = NULL, lease_expires_at = now() - interval '1 millisecond'
-    WHERE id = ${runId} AND owner = ${owner} AND status IN ('queued', 'running')
-    RETURNING id
-  ), announced AS (
-    SELECT pg_notify(${RUNS_CHANNEL}, 'released') WHERE EXISTS (SELECT 1 FROM released)
-  )
-  SELECT id, (SELECT count(*) FROM announced)::int AS announced FROM released`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { id: string }[];
-  return rows.length > 0;
 }
 
 /**

@@ -14,7 +14,7 @@ import { batcherFor } from "@/lib/checkpoint/write-batch";
 import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/contract/errors";
 import type { Database } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
-import { releaseRun, resetRunAttempts } from "@/lib/db/queries/runs";
+import { releaseRuns, resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
 import { databaseFault } from "@/lib/platform/database-faults";
 import { env } from "@/lib/platform/env";
@@ -375,7 +375,7 @@ function handOver(database: Database, run: Run, owner: string): void {
   let delayMs = 100;
   const attempt = async (): Promise<void> => {
     try {
-      await releaseRun({ db: database.db, runId: run.id, owner });
+      await releaseRuns({ db: database.db, owner, runId: run.id });
     } catch {
       if (Date.now() + delayMs >= deadline) return;
       setTimeout(() => void attempt(), delayMs).unref();
