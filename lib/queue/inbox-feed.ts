@@ -45,6 +45,8 @@ interface Pump {
   start: Promise<void> | null;
   /** Bumped when the pump stops: a read begun before the stop hands nothing on and moves nothing. */
   generation: number;
+  /** Its reads fail (the database is away): said once, not at every poll, until one succeeds. */
+  failing?: boolean;
 }
 
 /** The process's one pump (a process-wide singleton: every route bundle's streams share it). */
@@ -116,8 +118,12 @@ function wake(): void {
         for (const id of p.seen) if (id <= p.lastId - LOOKBACK) p.seen.delete(id);
         // A full page: there may be more behind it.
         if (read.length === READ_LIMIT) p.again = true;
+        if (p.failing) logger().info("inbox feed: reading again");
+        p.failing = false;
       } catch (error) {
-        logger().error(errorFields(error), "inbox feed: read failed");
+        if (!p.failing)
+          logger().error(errorFields(error), "inbox feed: read failed; trying again at each poll");
+        p.failing = true;
       }
       if (fresh.length > 0) for (const listener of p.listeners) listener(fresh);
     } while (p.again);

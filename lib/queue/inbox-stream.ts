@@ -7,6 +7,7 @@ import {
   listInboxChanges,
   oldestInboxChangeId,
 } from "@/lib/db/queries/inbox-changes";
+import { databaseFaultError } from "@/lib/platform/database-faults";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { singleton } from "@/lib/platform/singleton";
 import { subscribeInbox } from "./inbox-feed";
@@ -148,7 +149,19 @@ export function inboxStreamResponse(
         for (const changes of early) push(changes);
       } catch (error) {
         logger().error(errorFields(error), "inbox stream: start failed");
-        send(frame("error", { code: "internal:stream", message: "The inbox stream failed on the server." }));
+        // The database is away (a failover): a code the page retries on; anything else is the stream's own failure.
+        const fault = databaseFaultError(error);
+        send(
+          frame(
+            "error",
+            fault
+              ? {
+                  code: fault.code,
+                  message: "The database is not answering; the inbox reconnects by itself.",
+                }
+              : { code: "internal:stream", message: "The inbox stream failed on the server." },
+          ),
+        );
         close();
       }
     },
