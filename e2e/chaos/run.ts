@@ -6,6 +6,8 @@
  * invariant broke — including, counted at the fake payment provider and the SMTP server, an authorized effect
  * delivered twice, or never without the console flagging it (an email handed over as the server died: unconfirmed).
  */
+// First: the data keys this process shares with the servers it starts (set before anything reads the settings).
+import "../support/auth";
 import { FAULT_MIX, runChaos } from "./harness";
 
 const args = process.argv.slice(2);

@@ -4,6 +4,8 @@
  * out of connections, a row lock that never returns. Prints progress, one JSON line per scenario with its figures,
  * and a last line `N passed, N failed` counting the scenarios; exits 1 if any invariant broke.
  */
+// First: the data keys this process shares with the servers it starts (set before anything reads the settings).
+import "../support/auth";
 import { writeFileSync } from "node:fs";
 import {
   exhaustionUnderLoad,
