@@ -97,4 +97,45 @@ describe("the loop over any queue", () => {
     expect(by.get("c")).toMatchObject({ ok: false, error: "socket hang up" });
     expect((by.get("c") as { retryInMs: number }).retryInMs).toBeGreaterThanOrEqual(500);
   });
+  it("records a delivered outcome again while the database is away (within settleRetryMs), never delivering twice; any other error is not retried", async () => {
+    let delivered = 0;
+    const connectors = connectorsByKind([
+      {
+        kind: "email",
+        deliver: async () => {
+          delivered += 1;
+          return { ok: true, providerRef: "smtp:1" };
+        },
+      },
+    ]);
+    const lost = Object.assign(new Error("Connection terminated unexpectedly"), {});
+    const flaky = (failures: unknown[]) => {
+      const { queue, settled } = queueOf([{ id: "a", kind: "email", attempts: 1 }]);
+      let calls = 0;
+      const settle = queue.settle;
+      queue.settle = async (item, settlement) => {
+        calls += 1;
+        const failure = failures.shift();
+        if (failure) throw failure;
+        await settle(item, settlement);
+      };
+      return { queue, settled, calls: () => calls };
+    };
+    // Two failed records during the outage, then the database is back: recorded once, delivered once.
+    const back = flaky([lost, { code: "57P03", message: "the database system is starting up" }]);
+    expect(await deliverDue(back.queue, connectors, { ...policy, settleRetryMs: 5_000 })).toBe(1);
+    expect(back.calls()).toBe(3);
+    expect(back.settled).toEqual([["a", { ok: true, providerRef: "smtp:1" }]]);
+    expect(delivered).toBe(1);
+    // Not a database fault (a bug, a constraint): thrown at once, not tried again.
+    const bug = flaky([Object.assign(new Error("duplicate key"), { code: "23505" })]);
+    await expect(deliverDue(bug.queue, connectors, { ...policy, settleRetryMs: 5_000 })).rejects.toThrow(
+      "duplicate key",
+    );
+    expect(bug.calls()).toBe(1);
+    // Without settleRetryMs (or past it), a fault is thrown: the claim's lease and the reconciler take over.
+    const away = flaky([lost]);
+    await expect(deliverDue(away.queue, connectors, policy)).rejects.toThrow("Connection terminated");
+    expect(away.calls()).toBe(1);
+  });
 });

@@ -24,9 +24,17 @@ export function signBody(secret: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 }
 
-/** Notifications' attempts and back-off (the engine's model: 1–2 s, 2–4 s … capped at 5 min). */
+/**
+ * Notifications' attempts and back-off (the engine's model: 1–2 s, 2–4 s … capped at 5 min); recording an outcome rides
+ * out a failover within half the claim's lease, as an effect's does (a webhook delivered is not sent again).
+ */
 function notifyPolicy(): RetryPolicy {
-  return { maxAttempts: env.NOTIFY_MAX_ATTEMPTS, baseMs: 2_000, maxMs: 300_000 };
+  return {
+    maxAttempts: env.NOTIFY_MAX_ATTEMPTS,
+    baseMs: 2_000,
+    maxMs: 300_000,
+    settleRetryMs: Math.floor(env.EFFECT_LEASE_MS / 2),
+  };
 }
 
 /** A notification as its channel's connector receives it. */
