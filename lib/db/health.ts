@@ -1,6 +1,6 @@
 import "server-only";
 import { errorCodeOf } from "@/lib/contract/errors";
-import { databaseFault, type UnavailableReason } from "@/lib/platform/database-faults";
+import { type DatabaseFault, databaseFault } from "@/lib/platform/database-faults";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { peekSingleton, setSingleton } from "@/lib/platform/singleton";
 import type { Database } from "./open";
@@ -15,7 +15,7 @@ export interface DatabaseHealth {
   /** Embedded database: statements waiting for its one connection now. */
   waiting?: number;
   /** Why it is unhealthy, as `lib/platform/database-faults.ts` reads the driver's error (no database details). */
-  fault?: UnavailableReason | "pool" | "statement_timeout" | "lock_timeout" | "timeout";
+  fault?: DatabaseFault["reason"] | "timeout";
 }
 
 /** Whether the last check failed (process-wide: the health route and instrumentation.ts may be bundled apart). */

@@ -6,7 +6,7 @@ import {
   refused,
   retryable,
 } from "@/lib/delivery/connector";
-import { databaseFault } from "@/lib/platform/database-faults";
+import { retryingDatabaseFaults } from "@/lib/platform/database-faults";
 
 /*
  * The one delivery engine (issue 29): side effects (payments, emails, account changes) and notifications (webhooks,
@@ -56,25 +56,15 @@ export type Settlement =
  * arrived and would open an operator task for one that did. A record that committed although its answer was lost
  * changes nothing the second time (the settle is a compare-and-set on the claim).
  */
-async function settleRetrying<T>(
+function settleRetrying<T>(
   queue: DeliveryQueue<T>,
   item: T,
   settlement: Settlement,
   policy: RetryPolicy,
 ): Promise<void> {
-  const started = Date.now();
-  let delayMs = 100;
-  for (;;) {
-    try {
-      await queue.settle(item, settlement);
-      return;
-    } catch (error) {
-      const within = Date.now() - started + delayMs <= (policy.settleRetryMs ?? 0);
-      if (!databaseFault(error) || !within) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      delayMs = Math.min(2_000, delayMs * 2);
-    }
-  }
+  return retryingDatabaseFaults(() => queue.settle(item, settlement), {
+    withinMs: policy.settleRetryMs ?? 0,
+  });
 }
 
 /** A delivery result under the policy: delivered, tried again after a back-off, or final. */

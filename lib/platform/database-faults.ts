@@ -125,3 +125,35 @@ export function databaseFaultError(error: unknown): AppError | null {
     { reason: fault.reason, retryAfterSeconds: RETRY_AFTER_SECONDS },
   );
 }
+
+/**
+ * `work`, again with back-off (doubling from `initialMs` up to 2 s) while it fails on a database fault, for up to
+ * `withinMs` from the first failure: how a stream, a delivery's record and a run's release ride out a failover. Any
+ * other error, an aborted `signal` or the time being up: thrown. `onBack` hears how long it waited, once it answers.
+ */
+export async function retryingDatabaseFaults<T>(
+  work: () => Promise<T>,
+  {
+    withinMs,
+    initialMs = 100,
+    signal,
+    onBack,
+  }: { withinMs: number; initialMs?: number; signal?: AbortSignal; onBack?: (waitedMs: number) => void },
+): Promise<T> {
+  let since: number | null = null;
+  let delayMs = initialMs;
+  for (;;) {
+    try {
+      const value = await work();
+      if (since !== null) onBack?.(Math.round(performance.now() - since));
+      return value;
+    } catch (error) {
+      if (!databaseFault(error) || signal?.aborted) throw error;
+      since ??= performance.now();
+      if (performance.now() - since + delayMs > withinMs) throw error;
+      // Not what keeps the process alive: a stopping process does not wait for a retry.
+      await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+      delayMs = Math.min(2_000, delayMs * 2);
+    }
+  }
+}

@@ -16,7 +16,7 @@ import type { Database } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { releaseRuns, resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
-import { databaseFault } from "@/lib/platform/database-faults";
+import { databaseFault, retryingDatabaseFaults } from "@/lib/platform/database-faults";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger, runFields } from "@/lib/platform/observability/logger";
 import type { RunTraceHandler } from "@/lib/runtime/runs/graph-callbacks";
@@ -371,18 +371,9 @@ async function endAfterError(
  * than the lease — its lease simply runs out (the heartbeat extends only runs executing here), with the same result.
  */
 function handOver(database: Database, run: Run, owner: string): void {
-  const deadline = Date.now() + env.RUN_LEASE_MS;
-  let delayMs = 100;
-  const attempt = async (): Promise<void> => {
-    try {
-      await releaseRuns({ db: database.db, owner, runId: run.id });
-    } catch {
-      if (Date.now() + delayMs >= deadline) return;
-      setTimeout(() => void attempt(), delayMs).unref();
-      delayMs = Math.min(2_000, delayMs * 2);
-    }
-  };
-  void attempt();
+  void retryingDatabaseFaults(() => releaseRuns({ db: database.db, owner, runId: run.id }), {
+    withinMs: env.RUN_LEASE_MS,
+  }).catch(() => {});
 }
 
 /** End a run as failed with a RUN_ERROR carrying a stable code. */

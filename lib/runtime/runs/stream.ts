@@ -6,7 +6,7 @@ import type { AppDb } from "@/lib/db/open";
 import { type LoggedEvent, readEvents } from "@/lib/db/queries/events";
 import { followThread, unfollowThread } from "@/lib/db/queries/followers";
 import { getRun } from "@/lib/db/queries/runs";
-import { databaseFault, databaseFaultError } from "@/lib/platform/database-faults";
+import { databaseFaultError, retryingDatabaseFaults } from "@/lib/platform/database-faults";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger } from "@/lib/platform/observability/logger";
 import { metrics } from "@/lib/platform/observability/metrics";
@@ -138,27 +138,16 @@ export async function* tailEventBatches(options: TailOptions): AsyncGenerator<Lo
 
 /**
  * `read`, again with back-off while the database is unavailable or busy (a failover, a pooler restart), for up to
- * STREAM_DATABASE_GRACE_MS from the first failure: a stream open across an outage goes on where it was (the log
- * holds every event; the keep-alives keep the connection). Past the grace, or on any other error, it throws.
+ * STREAM_DATABASE_GRACE_MS: a stream open across an outage goes on where it was (the log holds every event; the
+ * keep-alives keep the connection). Past the grace, or on any other error, it throws.
  */
-async function untilDatabaseAnswers<T>(signal: AbortSignal, read: () => Promise<T>): Promise<T> {
-  let since: number | null = null;
-  let delayMs = 200;
-  for (;;) {
-    try {
-      const value = await read();
-      if (since !== null) {
-        logger().info({ waitedMs: Math.round(performance.now() - since) }, "event stream: database back");
-      }
-      return value;
-    } catch (error) {
-      if (!databaseFault(error) || signal.aborted) throw error;
-      since ??= performance.now();
-      if (performance.now() - since + delayMs > env.STREAM_DATABASE_GRACE_MS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      delayMs = Math.min(2_000, delayMs * 2);
-    }
-  }
+function untilDatabaseAnswers<T>(signal: AbortSignal, read: () => Promise<T>): Promise<T> {
+  return retryingDatabaseFaults(read, {
+    withinMs: env.STREAM_DATABASE_GRACE_MS,
+    initialMs: 200,
+    signal,
+    onBack: (waitedMs) => logger().info({ waitedMs }, "event stream: database back"),
+  });
 }
 
 /** How long a follower's row holds without a refresh (refreshed every third of it while the stream is open). */
