@@ -5,6 +5,7 @@ import { type AppDb, type Database, getDatabase } from "@/lib/db/client";
 import { registerInstance } from "@/lib/db/queries/instances";
 import { countOpenThreadsOn } from "@/lib/db/queries/threads";
 import { startDispatcher } from "@/lib/delivery/dispatcher";
+import { startReconcileSchedule } from "@/lib/delivery/reconcile-schedule";
 import { dataKeys } from "@/lib/platform/data-keys";
 import { env } from "@/lib/platform/env";
 import { instanceId, instanceLabels } from "@/lib/platform/instance";
@@ -133,6 +134,7 @@ async function startRuntime(): Promise<boolean> {
     // Deadlines (escalation, expiry answers), notifications and expired claims: every instance ticks, one works.
     startDeadlines();
     startRetentionSchedule();
+    startReconcileSchedule();
     // The audit trail's hash chain is linked after commit, off every audited transaction's path.
     startAuditChainer();
     // A SIGTERM may have come while the database was away: a drain is never undone.

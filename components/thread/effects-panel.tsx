@@ -10,6 +10,7 @@ import { type EffectTaskAction, type EffectView, STRIPE_TEST_REF } from "@/lib/c
 const STATUS_STYLE: Record<string, string> = {
   queued: "bg-slate-100 text-slate-800 ring-slate-300",
   sending: "bg-sky-50 text-sky-900 ring-sky-300",
+  pending: "bg-amber-50 text-amber-900 ring-amber-300",
   delivered: "bg-emerald-50 text-emerald-900 ring-emerald-300",
   failed: "bg-red-50 text-red-900 ring-red-300",
   unconfirmed: "bg-amber-50 text-amber-900 ring-amber-300",
@@ -23,6 +24,11 @@ const ACTION_LABEL: Record<EffectTaskAction, string> = {
   confirmed_delivered: "It arrived",
 };
 
+/** A refund or credit Stripe holds (`re_…`, `cbtxn_…`, in test mode under the test prefix). */
+function isStripeRef(ref: string | null): boolean {
+  return /^(re|cbtxn)_/.test((ref ?? "").replace(STRIPE_TEST_REF, ""));
+}
+
 /** An effect's delivery status in words. */
 export function effectStatusText(effect: EffectView): string {
   switch (effect.status) {
@@ -30,6 +36,11 @@ export function effectStatusText(effect: EffectView): string {
       return effect.attempts === 0 ? "Queued" : `Queued: retrying after ${effect.attempts} failed attempt(s)`;
     case "sending":
       return `Sending (attempt ${effect.attempts})`;
+    case "pending":
+      // Taken, not settled: never "Delivered" until the provider says it succeeded.
+      return isStripeRef(effect.providerRef)
+        ? "Pending at Stripe: not settled yet"
+        : "Pending at the payment provider: not settled yet";
     case "delivered":
       // A simulator's "delivery" reached nobody: say so, never "Delivered".
       return effect.simulated
@@ -48,6 +59,8 @@ export function effectStatusText(effect: EffectView): string {
         return "Held, never sent: it goes to another customer than this thread's";
       if (code === "forbidden:receipt_mismatch" || code === "forbidden:receipt_invalid")
         return "Refused before sending: it does not match the decision that authorized it";
+      if (code === "provider:refund_failed")
+        return "Failed at the payment provider: the refund did not reach the customer";
       return `Failed after ${effect.attempts} attempt(s)`;
     }
     case "unconfirmed":

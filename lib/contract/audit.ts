@@ -31,5 +31,7 @@ export const AUDIT_ACTIONS = [
   "team_changed",
   "keys_rotated",
   "data_sealed",
+  "provider_event",
+  "provider_finding",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -70,6 +70,7 @@ export type ResumeStatus = (typeof RESUME_STATUSES)[number];
 export const EFFECT_STATUSES = [
   "queued",
   "sending",
+  "pending",
   "delivered",
   "failed",
   "unconfirmed",

@@ -44,7 +44,11 @@ export interface EffectDelivery {
 
 /** What one delivery attempt came to. */
 export type DeliveryResult =
-  | { ok: true; providerRef: string | null }
+  /**
+   * The provider took it. `pending`: it has not settled it yet (a Stripe refund `pending`): recorded `pending`, never
+   * called delivered, until the provider says it succeeded or failed (its webhook, or the reconciliation's look-up).
+   */
+  | { ok: true; providerRef: string | null; pending?: boolean }
   /** `retry`: a transient failure (5xx, network, timeout); otherwise the provider refused it for good. */
   | { ok: false; retry: boolean; error: string; unconfirmed?: undefined }
   /**

@@ -122,8 +122,14 @@ async function settleEffect(
   settlement: Settlement,
 ): Promise<void> {
   if (settlement.ok) {
-    await markEffectDelivered({ db, effectId: effect.id, owner, providerRef: settlement.providerRef });
-    observeDelivery(effect, "delivered");
+    await markEffectDelivered({
+      db,
+      effectId: effect.id,
+      owner,
+      providerRef: settlement.providerRef,
+      pending: settlement.pending ?? false,
+    });
+    observeDelivery(effect, settlement.pending ? "pending" : "delivered");
     return;
   }
   const status = await markEffectAttemptFailed({

@@ -42,13 +42,15 @@ export async function traceDelivery(effect: Effect, work: () => Promise<void>): 
 /** Count an attempt's result and log it (the provider's error at warn; a give-up at error). */
 export function observeDelivery(
   effect: Effect,
-  result: "delivered" | "retry" | "failed" | "unconfirmed",
+  result: "delivered" | "pending" | "retry" | "failed" | "unconfirmed",
   error?: string,
 ): void {
   const kind = boundedLabel(effect.kind);
   metrics().effectDeliveries.inc({ kind, result });
   const fields = { threadId: effect.threadId, effectId: effect.id, kind, attempt: effect.attempts };
   if (result === "delivered") logger().info(fields, "effect delivered");
+  else if (result === "pending")
+    logger().info(fields, "effect taken by the provider, pending its settlement");
   else if (result === "retry") logger().warn({ ...fields, error }, "effect attempt failed; will retry");
   else if (result === "unconfirmed") {
     logger().warn(

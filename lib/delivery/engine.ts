@@ -40,7 +40,7 @@ export function backoffMs(attempt: number, { baseMs, maxMs }: RetryPolicy, rando
 
 /** What one attempt comes to, as a queue records it. */
 export type Settlement =
-  | { ok: true; providerRef: string | null }
+  | { ok: true; providerRef: string | null; pending?: boolean }
   | {
       ok: false;
       error: string;
@@ -74,7 +74,8 @@ export function settlementOf(
   policy: RetryPolicy,
   random = Math.random,
 ): Settlement {
-  if (result.ok) return { ok: true, providerRef: result.providerRef };
+  if (result.ok)
+    return { ok: true, providerRef: result.providerRef, ...(result.pending ? { pending: true } : {}) };
   const again = result.retry && attempts < policy.maxAttempts;
   return {
     ok: false,

@@ -258,6 +258,37 @@ export const envShape = {
       .regex(/^https?:\/\/[^/]+\/?$/, "must be a scheme and host, e.g. https://api.stripe.com")
       .optional(),
   ),
+  /**
+   * The signing secret of the Stripe webhook endpoint (`whsec_…`, from Stripe's dashboard) that posts to
+   * `/api/webhooks/stripe`. Unset: that route answers 404 and a refund Stripe left `pending` is settled by the daily
+   * reconciliation instead.
+   */
+  STRIPE_WEBHOOK_SECRET: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z.string().trim().min(8, "a Stripe webhook signing secret (whsec_…)").optional(),
+  ),
+  /**
+   * How often the server reconciles the ledger with the payment provider by itself (one instance at a time): a
+   * duration like `6h` or `1d`, or `off`. Only with STRIPE_SECRET_KEY or PAYMENT_URL (the simulator has nothing to
+   * compare with).
+   */
+  RECONCILE_SCHEDULE: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default("1d")
+    .transform((value, ctx) => {
+      if (value === "off") return null;
+      const m = value.match(/^(\d{1,9})(ms|s|m|h|d)$/);
+      const ms = m
+        ? Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"]
+        : NaN;
+      if (!(ms >= 100 && ms <= 30 * 86_400_000)) {
+        ctx.addIssue({ code: "custom", message: "a duration from 100ms to 30d (like 6h, 1d), or off" });
+        return z.NEVER;
+      }
+      return ms;
+    }),
   /** How long one payment request may take before its outcome counts as unknown (looked up before a retry). */
   PAYMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Outgoing mail server, e.g. smtp://user:pass@mail.example.com:587. Unset: messages are written to MAIL_DIR. */

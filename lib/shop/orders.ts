@@ -1,5 +1,6 @@
 import "server-only";
-import { eq } from "drizzle-orm";
+import { desc, eq, inArray } from "drizzle-orm";
+import { threads } from "../db/schema";
 import { ticketTerms } from "../db/search-terms";
 import type { Queryable } from "../db/tx";
 import { customerSubjectId, type KeySource, recordSealer, subjectOpener } from "../db/vault";
@@ -84,6 +85,21 @@ export async function insertOrdersIfMissing({
 }
 
 /** The provider's reference of an order's payment (what a refund is made against), or null when none is on record. */
+/** The order's customer at Stripe (`cus_…`), whom store credit goes to; null when the shop did not say. */
+export async function orderStripeCustomer({
+  db,
+  orderId,
+}: {
+  db: Queryable;
+  orderId: string;
+}): Promise<string | null> {
+  const [row] = await db
+    .select({ customer: orders.stripeCustomer })
+    .from(orders)
+    .where(eq(orders.id, orderId));
+  return row?.customer ?? null;
+}
+
 export async function orderPaymentRef({
   db,
   orderId,
@@ -93,4 +109,29 @@ export async function orderPaymentRef({
 }): Promise<string | null> {
   const [row] = await db.select({ ref: orders.paymentRef }).from(orders).where(eq(orders.id, orderId));
   return row?.ref ?? null;
+}
+
+/** The order a provider payment (`pi_…` or `ch_…`) was made for, and the newest thread about that order. */
+export async function orderOfPayment({
+  db,
+  refs,
+}: {
+  db: Queryable;
+  refs: string[];
+}): Promise<{ orderId: string; threadId: string | null } | null> {
+  const wanted = refs.filter(Boolean);
+  if (wanted.length === 0) return null;
+  const [order] = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(inArray(orders.paymentRef, wanted))
+    .limit(1);
+  if (!order) return null;
+  const [thread] = await db
+    .select({ id: threads.id })
+    .from(threads)
+    .where(eq(threads.customerOrder, order.id))
+    .orderBy(desc(threads.createdAt))
+    .limit(1);
+  return { orderId: order.id, threadId: thread?.id ?? null };
 }

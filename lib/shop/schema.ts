@@ -35,6 +35,11 @@ export const orders = pgTable(
      */
     paymentRef: text("payment_ref"),
     /**
+     * The order's customer at Stripe (`cus_…`): store credit is added to their Stripe balance. Null: the shop did not
+     * say; a store credit of the order is then an operator task, and the customer is told a person adds it.
+     */
+    stripeCustomer: text("stripe_customer"),
+    /**
      * The customer the order is of, as a data subject (a blind index of their email, lib/db/vault.ts): their name and
      * email are sealed under that subject's key, and search finds an email by it. Null: an order written in clear
      * before its customer had a key (the sealing job gives it one).

@@ -40,7 +40,9 @@ export function buildOrderSupportGraph({
     model: new OrderSupportOfflineModel({ thinkMsPerWord: env.OFFLINE_TOKEN_DELAY_MS }),
     tools,
     systemPrompt:
-      "You help customers with their orders. Look the order up first; offer store credit when something went wrong.",
+      "You help customers with their orders. Look the order up first; offer store credit when something went wrong. " +
+      "Tell the customer only what the credit tool recorded: when it says a person adds the credit, say a colleague " +
+      "will add it, never that it is being processed.",
     middleware,
     checkpointer,
   }).graph;

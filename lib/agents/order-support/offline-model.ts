@@ -69,8 +69,11 @@ export function answerFor(messages: BaseMessage[]): AIMessage {
       const credit = parse<CreditResult>(tool);
       if (!credit?.recorded)
         return say(`We could not add store credit: ${credit?.reason ?? "the request failed"}.`);
+      const amount = formatMoney(credit.amountCents, credit.currency);
       return say(
-        `Store credit of ${formatMoney(credit.amountCents, credit.currency)} has been queued for your account; it is being processed now.`,
+        credit.by === "person"
+          ? `Store credit of ${amount} has been approved for your account; a colleague will add it by hand and let you know when it is there.`
+          : `Store credit of ${amount} has been queued for your account; it is being processed now.`,
       );
     }
   }

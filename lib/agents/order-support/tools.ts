@@ -2,6 +2,7 @@ import "server-only";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { AppDb } from "@/lib/db/open";
+import { paidWithoutPerson } from "@/lib/delivery/kinds";
 import { getOrder } from "@/lib/shop/orders";
 import { recordRefund, sumRefundsForOrder } from "@/lib/shop/refunds";
 
@@ -39,6 +40,11 @@ export type CreditResult =
       amountCents: number;
       currency: string;
       status: "queued";
+      /**
+       * Who adds it: the payment provider (queued for it now), or a person (the provider cannot: Stripe without the
+       * customer on record). The customer is told which, never that a person's credit is being processed.
+       */
+      by: "provider" | "person";
     }
   | { recorded: false; reason: string };
 
@@ -110,6 +116,9 @@ export function orderSupportTools(db: AppDb) {
         amountCents: recorded.refund.amountCents,
         currency: recorded.refund.currency,
         status: "queued",
+        by: (await paidWithoutPerson({ db, refund: { orderId: order.id, method: "store_credit" } }))
+          ? "provider"
+          : "person",
       } satisfies CreditResult);
     },
     {

@@ -86,6 +86,8 @@ export interface ReplyFacts {
   amount: string | null;
   requested: string | null;
   method: RefundMethod | null;
+  /** A member of the team pays it by hand (the payment provider cannot): never say it is being processed. */
+  byPerson?: boolean;
   /** What the operator wrote to the customer (never their internal note), or null. */
   note: string | null;
 }
@@ -99,7 +101,8 @@ refund request was rejected and why, from the note), already_refunded (earlier r
 order back: nothing more can be refunded), refund_limited (earlier refunds leave only the amount to refund: the team
 will follow up),
 question (no refund involved: acknowledge the message and say the team will follow up).
-Method store_credit means the amount is added as store credit instead of going back to the original payment.`;
+Method store_credit means the amount is added as store credit instead of going back to the original payment.
+byPerson true means a member of the team pays it by hand: say so, and never that it was added or is being processed.`;
 
 /** Messages asking a model to write the customer reply from `facts`. */
 export function replyPrompt(facts: ReplyFacts): BaseMessage[] {

@@ -3,9 +3,14 @@ import type { ReplyFacts } from "./prompts";
 
 const SIGNATURE = "Kind regards,\nCustomer Service";
 
+/** How the money goes back, as far as it is known when the reply is written (the payment is not made yet). */
 function methodSentence(facts: ReplyFacts): string {
+  if (facts.byPerson)
+    return facts.method === "store_credit"
+      ? `A member of our team will add the amount of ${facts.amount} to your account as store credit by hand and let you know when it is there.`
+      : `A member of our team will send the amount of ${facts.amount} back to your original payment method by hand and let you know when it is on its way.`;
   return facts.method === "store_credit"
-    ? `The amount of ${facts.amount} has been added to your account as store credit, ready for your next order.`
+    ? `The amount of ${facts.amount} will be added to your account as store credit, ready for your next order.`
     : `The amount of ${facts.amount} goes back to your original payment method and should arrive within 5 to 10 business days.`;
 }
 

@@ -66,6 +66,11 @@ export interface RefundSummary {
   /** The payment intent (`effects` row) that pays it. */
   effectId: string;
   status: "queued";
+  /**
+   * A person pays it, not the provider (Stripe without the order's payment or customer on record): the customer is
+   * told a member of the team does it. Absent in checkpoints from before it was known: the provider pays.
+   */
+  byPerson?: boolean;
 }
 
 /**

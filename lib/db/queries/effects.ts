@@ -181,25 +181,30 @@ export function listLocalEffectOwners(scope: LocalScope): Promise<{ id: string; 
   });
 }
 
-/** The provider confirmed the effect: delivered (only while this dispatcher still holds it). */
+/**
+ * The provider confirmed the effect: delivered — or `pending` when it took it without settling it yet — only while
+ * this dispatcher still holds it.
+ */
 export async function markEffectDelivered({
   db,
   effectId,
   owner,
   providerRef,
+  pending = false,
 }: {
   db: Queryable;
   effectId: string;
   owner: string;
   providerRef: string | null;
+  pending?: boolean;
 }): Promise<boolean> {
   const rows = await db
     .update(effects)
     .set({
-      status: "delivered",
+      status: pending ? "pending" : "delivered",
       providerRef,
       lastError: null,
-      deliveredAt: sql`now()`,
+      deliveredAt: pending ? null : sql`now()`,
       leaseExpiresAt: null,
       updatedAt: sql`now()`,
     })
@@ -243,6 +248,7 @@ export function isOpenTaskStatus(status: string): boolean {
 export const UNDELIVERED_STATUSES = [
   "queued",
   "sending",
+  "pending",
   ...OPEN_TASK_STATUSES,
 ] as const satisfies readonly EffectStatus[];
 

@@ -365,6 +365,8 @@ export const effects = pgTable(
     index("effects_due_idx").on(t.nextAttemptAt).where(sql`${t.status} in ('queued', 'sending')`),
     // The thread page: a thread's effects in order.
     index("effects_thread_idx").on(t.threadId, t.createdAt),
+    // The provider's webhooks and the reconciliation: an effect by the provider's id for it.
+    index("effects_provider_ref_idx").on(t.providerRef).where(sql`${t.providerRef} IS NOT NULL`),
   ],
 );
 

@@ -26,7 +26,8 @@ export interface RefundOrder {
 
 /** A provider's answer to one request. `unknown`: it may or may not have applied it (a timeout, a cut connection). */
 export type GatewayAnswer =
-  | { kind: "applied"; providerRef: string }
+  /** `pending`: taken, not settled yet (the provider says later whether it succeeded). */
+  | { kind: "applied"; providerRef: string; pending?: boolean }
   | { kind: "not_found" }
   | { kind: "transient"; error: string }
   | { kind: "unknown"; error: string }
@@ -38,6 +39,11 @@ export type GatewayAnswer =
  * refund asked for is passed too).
  */
 export interface PaymentGateway {
+  /**
+   * Whether this provider can pay this refund without a person (Stripe needs the order's payment for a card refund and
+   * its customer for store credit): what the agent may tell the customer. Absent: it can.
+   */
+  handles?(refund: Pick<RefundOrder, "orderId" | "method">): Promise<boolean>;
   createRefund(key: string, refund: RefundOrder): Promise<GatewayAnswer>;
   findRefund(key: string, refund: RefundOrder): Promise<GatewayAnswer>;
 }
@@ -54,16 +60,20 @@ export function paymentConnector(gateway: PaymentGateway): EffectConnector {
       const refund = effect.payload as unknown as RefundOrder;
       if (effect.attempt > 1) {
         const found = await gateway.findRefund(effect.idempotencyKey, refund);
-        if (found.kind === "applied") return { ok: true, providerRef: found.providerRef };
+        if (found.kind === "applied") return appliedResult(found);
         if (found.kind === "refused") return refused(found.error);
         if (found.kind !== "not_found") return retryable(`lookup before retrying: ${explain(found)}`);
       }
       const answer = await gateway.createRefund(effect.idempotencyKey, refund);
-      if (answer.kind === "applied") return { ok: true, providerRef: answer.providerRef };
+      if (answer.kind === "applied") return appliedResult(answer);
       if (answer.kind === "refused") return refused(answer.error);
       return retryable(explain(answer));
     },
   };
+}
+
+function appliedResult(answer: { providerRef: string; pending?: boolean }) {
+  return { ok: true as const, providerRef: answer.providerRef, ...(answer.pending ? { pending: true } : {}) };
 }
 
 function explain(answer: GatewayAnswer): string {
@@ -75,7 +85,9 @@ function explain(answer: GatewayAnswer): string {
 /**
  * The provider's HTTP API: `POST <base>/refunds` (JSON, `Idempotency-Key` header) answers 200/201 `{ id }` when it
  * applied the refund and 409 `{ id }` when that key was applied before; `GET <base>/refunds/by-key/<key>` answers 200
- * `{ id }` or 404. 5xx and 429 are transient; other 4xx are refusals.
+ * `{ id }` or 404. 5xx and 429 are transient; other 4xx are refusals. The answer may say the refund's `status`
+ * (`pending`, `succeeded`, `failed`, `canceled`) and its `amount_cents` and `currency`: a `pending` refund is recorded
+ * pending and settled by the reconciliation's look-up by key (lib/delivery/reconcile.ts).
  */
 export function httpPaymentGateway({
   baseUrl,
@@ -93,14 +105,18 @@ export function httpPaymentGateway({
       // Sent or not, we cannot tell: the next attempt looks the key up before sending again.
       return { kind: "unknown", error: networkError(error, timeoutMs) };
     }
-    let body: { id?: unknown; message?: unknown } = {};
+    let body: { id?: unknown; message?: unknown; status?: unknown } = {};
     try {
       body = (await res.json()) as typeof body;
     } catch {
       // An answer without JSON: judged by its status alone.
     }
     const id = typeof body.id === "string" && body.id ? body.id : null;
-    if ((res.ok || res.status === 409) && id) return { kind: "applied", providerRef: id };
+    // A provider that says a refund's state: `pending` is taken, not paid; `failed` / `canceled` is a refusal.
+    if ((res.ok || res.status === 409) && id && (body.status === "failed" || body.status === "canceled"))
+      return { kind: "refused", error: `the provider's refund ${id} ${String(body.status)}` };
+    if ((res.ok || res.status === 409) && id)
+      return { kind: "applied", providerRef: id, ...(body.status === "pending" ? { pending: true } : {}) };
     if (res.status === 404 && init.method === "GET") return { kind: "not_found" };
     if (res.ok || res.status === 409)
       return { kind: "unknown", error: `${res.status} without the provider's id` };

@@ -219,7 +219,7 @@ describe.each<Backend>(["postgres", "pglite"])("Stripe refunds on %s", (kind) =>
       [currency.id]: /in EUR but the payment was made in USD/,
       [tooMuch.id]: /more than is left to refund on the payment \(300\)/,
       [nothing.id]: /has no Stripe payment on record/,
-      [credit.id]: /store credit refund is not a card refund/,
+      [credit.id]: /has no Stripe customer on record/,
     };
     for (const [id, reason] of Object.entries(reasons)) {
       const row = await effect(id);

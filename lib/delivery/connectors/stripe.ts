@@ -12,11 +12,21 @@ import type { GatewayAnswer, PaymentGateway, RefundOrder } from "./payment";
  * above what was paid, is refused here (an operator task) instead of being sent. Amounts are minor units on both
  * sides (Stripe's `amount` is the currency's smallest unit, as our cents are).
  *
+ * A refund Stripe answers `pending` (or `requires_action`) is recorded `pending`, never paid: Stripe's webhook
+ * (app/api/webhooks/stripe) or the daily reconciliation moves it on when Stripe settles it.
+ *
+ * Store credit goes to the customer's Stripe balance (a customer balance transaction, negative: a credit), when the
+ * order's customer has a Stripe customer id (`orders.stripe_customer`), with the same discipline: our key as the
+ * Idempotency-Key and in the metadata, and a look-up among the customer's balance transactions before sending again.
+ * Without one it is refused for an operator, and the agent told the customer a person adds it (`handles`).
+ *
  * The SDK's own retries are off: the effect dispatcher owns retries, back-off and the attempt count.
  */
 
 /** What a refund is made against: the order's Stripe payment (`orders.payment_ref`). */
 export type StripePaymentOf = (orderId: string) => Promise<string | null>;
+/** Whom store credit goes to: the order's Stripe customer (`orders.stripe_customer`). */
+export type StripeCustomerOf = (orderId: string) => Promise<string | null>;
 
 /** The metadata key that carries our effect's idempotency key on every Stripe refund. */
 export const STRIPE_EFFECT_KEY = "hitl_effect_key";
@@ -27,6 +37,7 @@ export interface StripeGatewayOptions {
   apiBase?: string;
   timeoutMs: number;
   paymentOf: StripePaymentOf;
+  customerOf?: StripeCustomerOf;
   /** Refunds per page when listing a payment's refunds (Stripe's maximum is 100). */
   pageSize?: number;
 }
@@ -56,16 +67,91 @@ export function stripePaymentGateway(options: StripeGatewayOptions): PaymentGate
   // A test-mode key moves no real money: its refunds are recorded as such (`stripe-test:` references), so the console
   // never calls one a refund paid.
   const testMode = isTestModeKey(options.secretKey);
-  const judged = (found: Stripe.Refund, asked: RefundOrder): GatewayAnswer => {
-    const answer = judge(found, asked);
-    return answer.kind === "applied" && testMode
+  const marked = (answer: GatewayAnswer): GatewayAnswer =>
+    answer.kind === "applied" && testMode
       ? { ...answer, providerRef: `${STRIPE_TEST_REF}${answer.providerRef}` }
       : answer;
-  };
+  const judged = (found: Stripe.Refund, asked: RefundOrder): GatewayAnswer => marked(judge(found, asked));
+  const customerOf = options.customerOf ?? (async () => null);
+
+  /** The order's Stripe customer for a store credit, or the refusal that says why there is none. */
+  async function customerFor(refund: Pick<RefundOrder, "orderId">): Promise<{ id: string } | GatewayAnswer> {
+    const id = await customerOf(refund.orderId);
+    if (!id)
+      return {
+        kind: "refused",
+        error: `order ${refund.orderId}'s customer has no Stripe customer on record: add the store credit by hand in the shop`,
+      };
+    if (!/^cus_[A-Za-z0-9_]+$/.test(id))
+      return {
+        kind: "refused",
+        error: `order ${refund.orderId}'s Stripe customer reference is not a customer id`,
+      };
+    return { id };
+  }
+
+  /** A balance transaction Stripe holds, judged against the credit we asked for (a credit is negative there). */
+  const judgedCredit = (found: Stripe.CustomerBalanceTransaction, asked: RefundOrder): GatewayAnswer =>
+    found.amount !== -asked.amountCents || found.currency !== asked.currency.toLowerCase()
+      ? {
+          kind: "refused",
+          error: `Stripe's balance transaction ${found.id} is ${-found.amount} ${found.currency.toUpperCase()}, not the ${asked.amountCents} ${asked.currency.toUpperCase()} asked: check it at Stripe`,
+        }
+      : marked({ kind: "applied", providerRef: found.id });
+
+  async function createCredit(key: string, refund: RefundOrder): Promise<GatewayAnswer> {
+    const customer = await customerFor(refund);
+    if (!("id" in customer)) return customer;
+    try {
+      if (!Number.isSafeInteger(refund.amountCents) || refund.amountCents <= 0)
+        return {
+          kind: "refused",
+          error: `the credit amount ${refund.amountCents} is not a positive whole number`,
+        };
+      const held = await stripe.customers.retrieve(customer.id);
+      if ((held as { deleted?: boolean }).deleted)
+        return { kind: "refused", error: `Stripe customer ${customer.id} was deleted` };
+      const currency = refund.currency.toLowerCase();
+      const own = (held as Stripe.Customer).currency;
+      if (own && own !== currency)
+        return {
+          kind: "refused",
+          error: `the credit is in ${refund.currency.toUpperCase()} but the customer's Stripe balance is in ${own.toUpperCase()}`,
+        };
+      const created = await stripe.customers.createBalanceTransaction(
+        customer.id,
+        {
+          amount: -refund.amountCents,
+          currency,
+          description: `Store credit for ${refund.orderId}`,
+          metadata: { [STRIPE_EFFECT_KEY]: key, refund_id: refund.refundId, order_id: refund.orderId },
+        },
+        { idempotencyKey: key },
+      );
+      return judgedCredit(created, refund);
+    } catch (error) {
+      return classifyStripeError(error);
+    }
+  }
+
+  async function findCredit(key: string, refund: RefundOrder): Promise<GatewayAnswer> {
+    const customer = await customerFor(refund);
+    if (!("id" in customer)) return customer;
+    try {
+      for await (const found of stripe.customers.listBalanceTransactions(customer.id, { limit: pageSize })) {
+        if (found.metadata?.[STRIPE_EFFECT_KEY] === key) return judgedCredit(found, refund);
+      }
+      return { kind: "not_found" };
+    } catch (error) {
+      return classifyStripeError(error);
+    }
+  }
   const pageSize = Math.min(100, Math.max(1, options.pageSize ?? 100));
 
   /** The order's Stripe payment, or the refusal that says why there is none to refund against. */
-  async function paymentFor(refund: RefundOrder): Promise<{ ref: string } | GatewayAnswer> {
+  async function paymentFor(
+    refund: Pick<RefundOrder, "orderId" | "method">,
+  ): Promise<{ ref: string } | GatewayAnswer> {
     if (refund.method !== "original_payment")
       return {
         kind: "refused",
@@ -85,7 +171,13 @@ export function stripePaymentGateway(options: StripeGatewayOptions): PaymentGate
   const against = (ref: string) => (ref.startsWith("pi_") ? { payment_intent: ref } : { charge: ref });
 
   return {
+    async handles(refund) {
+      if (refund.method === "store_credit") return "id" in (await customerFor(refund));
+      return "ref" in (await paymentFor(refund));
+    },
+
     async createRefund(key, refund) {
+      if (refund.method === "store_credit") return createCredit(key, refund);
       const payment = await paymentFor(refund);
       if (!("ref" in payment)) return payment;
       try {
@@ -126,6 +218,7 @@ export function stripePaymentGateway(options: StripeGatewayOptions): PaymentGate
     },
 
     async findRefund(key, refund) {
+      if (refund.method === "store_credit") return findCredit(key, refund);
       const payment = await paymentFor(refund);
       if (!("ref" in payment)) return payment;
       try {
@@ -175,6 +268,9 @@ function judge(found: Stripe.Refund, asked: RefundOrder): GatewayAnswer {
       kind: "refused",
       error: `Stripe's refund ${found.id} ${found.status}${found.failure_reason ? ` (${found.failure_reason.replace(/_/g, " ")})` : ""}`,
     };
+  // Taken, not settled: Stripe says later (its webhook, or the reconciliation's look-up) whether it succeeded.
+  if (found.status === "pending" || found.status === "requires_action")
+    return { kind: "applied", providerRef: found.id, pending: true };
   return { kind: "applied", providerRef: found.id };
 }
 

@@ -93,6 +93,24 @@ function create() {
       labelNames: ["task"] as const,
       registers,
     }),
+    providerEvents: new Counter({
+      name: "hitl_provider_events_total",
+      help: "Payment provider webhook events this instance received, by provider and what applying them did (moved, unchanged, finding, unmatched, ignored, duplicate, refused).",
+      labelNames: ["provider", "outcome"] as const,
+      registers,
+    }),
+    reconciliationRuns: new Counter({
+      name: "hitl_reconciliation_runs_total",
+      help: "Reconciliation runs with the payment provider this instance made, by outcome (ok, failed).",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    reconciliationFindings: new Counter({
+      name: "hitl_reconciliation_findings_total",
+      help: "New differences between the payment provider and the ledger found on this instance, by kind.",
+      labelNames: ["kind"] as const,
+      registers,
+    }),
     effectDeliveries: new Counter({
       name: "hitl_effect_deliveries_total",
       help: "Side-effect delivery attempts on this instance, by kind and result (delivered, retry, failed, unconfirmed).",

@@ -1,6 +1,7 @@
 import "server-only";
 import { askHuman, askHumanDecision, decisionRef } from "@/lib/agents/kit/ask-human";
 import { queueEmail } from "@/lib/db/queries/outbox";
+import { paidWithoutPerson } from "@/lib/delivery/kinds";
 import { recordRefund } from "@/lib/shop/refunds";
 import type { RefundMethod } from "../state";
 import { type NodeContext, type RefundNode, threadIdOf } from "./context";
@@ -43,17 +44,20 @@ export function executeRefundNode({ db, refundNodeDelayMs = 0 }: NodeContext): R
       };
     }
     const { refund, effect } = recorded;
+    const method = refund.method as RefundMethod;
+    const automatic = await paidWithoutPerson({ db, refund: { orderId: refund.orderId, method } });
     return {
       refund: {
         id: refund.id,
         orderId: refund.orderId,
         amountCents: refund.amountCents,
         currency: refund.currency,
-        method: refund.method as RefundMethod,
+        method,
         approvedBy: refund.approvedBy,
         createdAt: refund.createdAt.toISOString(),
         effectId: effect.id,
         status: "queued",
+        ...(automatic ? {} : { byPerson: true }),
       },
     };
   };

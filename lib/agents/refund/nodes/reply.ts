@@ -33,6 +33,7 @@ export function replyFactsOf(state: RefundStateValue): ReplyFacts {
     amount: money(amountCents),
     requested: money(state.requested),
     method: refund?.method ?? null,
+    ...(refund?.byPerson ? { byPerson: true } : {}),
     // The internal note stays internal: only what the operator wrote to the customer goes into the reply.
     note: decision?.customerMessage ?? null,
   };
