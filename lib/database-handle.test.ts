@@ -20,6 +20,7 @@ const ENTRY_POINTS: Record<string, string> = {
   "lib/runtime/runs/recovery.ts": "the run sweeper and heartbeat: job loops started at process start",
   "lib/queue/deadlines.ts": "the deadlines sweep: a timer started at process start",
   "lib/runtime/retention/retention-schedule.ts": "the retention schedule: a timer started at process start",
+  "lib/delivery/reconcile-schedule.ts": "the reconciliation schedule: a timer started at process start",
   "lib/runtime/process/audit-chainer.ts": "the audit chainer: a timer started at process start",
   "lib/runtime/process/sampler.ts": "the queue sampler: a timer started at process start",
   "lib/runtime/process/listener.ts": "the NOTIFY listener: a process-wide job started at process start",

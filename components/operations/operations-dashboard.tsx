@@ -139,6 +139,8 @@ export function OperationsDashboard({ view }: { view: OperationsView }) {
         <TimeChart times={queue.times} series={queue.failed} leftUnit="count" testId="chart-failed" />
       </Panel>
 
+      <ReconciliationPanel reconciliation={view.reconciliation} />
+
       <RetentionPanel retention={view.retention} />
 
       <div className="grid gap-6 md:grid-cols-2">
@@ -248,6 +250,46 @@ const REMOVED_WORDS: [key: string, word: string][] = [
   ["events", "events"],
   ["threads_archived", "threads archived"],
 ];
+
+/** The reconciliation with the payment provider: its schedule, its last run and the differences left open. */
+function ReconciliationPanel({ reconciliation: r }: { reconciliation: OperationsView["reconciliation"] }) {
+  const every = r.everyMs === null ? null : duration(r.everyMs);
+  const provider = r.provider === "stripe" ? "Stripe" : "the payment provider";
+  return (
+    <Panel
+      title="Reconciliation with the payment provider"
+      note={
+        r.provider === null
+          ? "Nothing to compare: payments are simulated"
+          : every
+            ? `${provider}, compared every ${every} (RECONCILE_SCHEDULE), one instance at a time`
+            : "Off (RECONCILE_SCHEDULE=off)"
+      }
+    >
+      <dl
+        className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]"
+        data-testid="reconciliation"
+      >
+        <dt className="text-slate-700">Last run</dt>
+        <dd data-testid="reconciliation-last-run">
+          {r.lastFinishedAt
+            ? `${new Date(r.lastFinishedAt).toLocaleString()} · ${r.lastOutcome === "ok" ? `${r.lastFound ?? 0} new difference(s)` : "failed"}`
+            : "Not run yet"}
+        </dd>
+        <dt className="text-slate-700">Open differences</dt>
+        <dd className="tabular-nums" data-testid="reconciliation-open">
+          {r.openFindings}
+        </dd>
+      </dl>
+      <a
+        href="/operations/reconciliation"
+        className="mt-2 inline-block text-sm text-sky-800 underline underline-offset-2"
+      >
+        Reconciliation report
+      </a>
+    </Panel>
+  );
+}
 
 /** The retention policy's own schedule: on or off, its last run and what that run removed. */
 function RetentionPanel({ retention }: { retention: OperationsView["retention"] }) {

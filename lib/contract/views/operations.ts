@@ -34,6 +34,15 @@ export interface OperationsView {
     finishedAt: string | null;
   }[];
   failedEffects: { effectId: string; threadId: string; kind: string; attempts: number; updatedAt: string }[];
+  /** The reconciliation with the payment provider: what it compares with, its last run, the open findings. */
+  reconciliation: {
+    provider: "stripe" | "http" | null;
+    everyMs: number | null;
+    lastFinishedAt: string | null;
+    lastOutcome: string | null;
+    lastFound: number | null;
+    openFindings: number;
+  };
   /** The scheduled retention job: its interval (null: off) and its last run, by whichever instance. */
   retention: {
     everyMs: number | null;

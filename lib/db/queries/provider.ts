@@ -197,6 +197,11 @@ export async function listFindings({
     .limit(limit);
 }
 
+export async function getFinding({ db, id }: { db: Queryable; id: string }): Promise<ProviderFinding | null> {
+  const [row] = await db.select().from(providerFindings).where(eq(providerFindings.id, id));
+  return row ?? null;
+}
+
 export async function countOpenFindings({ db }: { db: Queryable }): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })

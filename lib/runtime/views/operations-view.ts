@@ -7,9 +7,11 @@ import {
   listFailedRuns,
   listQueueSamples,
 } from "@/lib/db/queries/operations";
+import { countOpenFindings, listReconciliationRuns } from "@/lib/db/queries/provider";
 import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
 import { env } from "@/lib/platform/env";
 import { RETENTION_JOB } from "@/lib/runtime/retention/retention-schedule";
+import { reconciledProvider } from "./reconciliation-view";
 import { refreshQueueGauges } from "./scrape";
 
 /** Hours the operations page looks back. */
@@ -23,14 +25,17 @@ export async function loadOperationsView(
   db: AppDb,
   hiddenAgents: readonly string[] = [],
 ): Promise<OperationsView> {
-  const [state, samples, perHour, failedRuns, failedEffects, retention] = await Promise.all([
-    refreshQueueGauges(db),
-    listQueueSamples({ db, hours: OPERATIONS_HOURS }),
-    countDecisionsPerHour({ db, hours: OPERATIONS_HOURS }),
-    listFailedRuns({ db, limit: 20, hiddenAgents }),
-    listFailedEffects({ db, limit: 20, hiddenAgents }),
-    getScheduledJob({ db, name: RETENTION_JOB }),
-  ]);
+  const [state, samples, perHour, failedRuns, failedEffects, retention, [lastRun], openFindings] =
+    await Promise.all([
+      refreshQueueGauges(db),
+      listQueueSamples({ db, hours: OPERATIONS_HOURS }),
+      countDecisionsPerHour({ db, hours: OPERATIONS_HOURS }),
+      listFailedRuns({ db, limit: 20, hiddenAgents }),
+      listFailedEffects({ db, limit: 20, hiddenAgents }),
+      getScheduledJob({ db, name: RETENTION_JOB }),
+      listReconciliationRuns({ db, limit: 1 }),
+      countOpenFindings({ db }),
+    ]);
   const now = Date.now();
   // Every hour of the window, so an hour without decisions shows as 0 rather than being skipped.
   const firstHour = Math.floor(now / 3_600_000) * 3600 - (OPERATIONS_HOURS - 1) * 3600;
@@ -74,6 +79,14 @@ export async function loadOperationsView(
       attempts: e.attempts,
       updatedAt: e.updatedAt.toISOString(),
     })),
+    reconciliation: {
+      provider: reconciledProvider(),
+      everyMs: reconciledProvider() ? env.RECONCILE_SCHEDULE : null,
+      lastFinishedAt: lastRun?.finishedAt?.toISOString() ?? null,
+      lastOutcome: lastRun?.outcome ?? null,
+      lastFound: lastRun?.found ?? null,
+      openFindings,
+    },
     retention: {
       everyMs: env.RETENTION_SCHEDULE,
       running: !!retention?.leaseHolder && !!retention.leaseUntil && retention.leaseUntil.getTime() > now,

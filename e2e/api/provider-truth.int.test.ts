@@ -1,0 +1,227 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authedFetch, authHeaders } from "../support/auth";
+import { type FakeStripe, startFakeStripe } from "../support/fake-stripe";
+import { agentFor, answer, createTicket, runOnce } from "./client";
+import { cleanUp, prepareDatabase, startTestServer, until } from "./setup";
+
+/*
+ * Provider truth over HTTP (issue 56), on a real server configured with Stripe (the local Stripe-compatible server,
+ * through the official SDK) and its webhook secret: a refund Stripe leaves pending reads "pending at Stripe" and fails
+ * when Stripe says so — after the customer was emailed — as an operator task the thread page words; the webhook route
+ * refuses what does not verify (writing nothing) and never answers 5xx; store credit goes to the customer's Stripe
+ * balance, and the customer's text says what happened in each branch.
+ */
+
+interface EffectRow {
+  id: string;
+  kind: string;
+  status: string;
+  lastError: string | null;
+  providerRef: string | null;
+  summary: string;
+}
+
+describe("provider truth over HTTP", () => {
+  let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
+  let stripe: FakeStripe;
+  let server: Awaited<ReturnType<typeof startTestServer>> | undefined;
+  let base = "";
+  const webhook = () => `${base}/api/webhooks/stripe`;
+
+  beforeAll(async () => {
+    prepared = await prepareDatabase("provider-truth");
+    stripe = await startFakeStripe();
+    server = await startTestServer({
+      databaseUrl: prepared.url,
+      env: {
+        STRIPE_SECRET_KEY: stripe.secretKey,
+        STRIPE_API_BASE: stripe.url,
+        STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+        PAYMENT_SIMULATED: "0",
+        EFFECT_POLL_MS: "100",
+        RECONCILE_SCHEDULE: "off",
+      },
+    });
+    base = server.url;
+  }, 120_000);
+  afterAll(async () => {
+    await cleanUp([server], prepared);
+    await stripe?.close();
+  });
+
+  const effects = async (threadId: string) =>
+    (
+      (await (await authedFetch(`${base}/api/threads/${threadId}/effects`)).json()) as {
+        effects: EffectRow[];
+      }
+    ).effects;
+  const counts = async () =>
+    (
+      await prepared.sql.rows<{ events: number; findings: number; moved: number }>(
+        `SELECT (SELECT count(*)::int FROM provider_events) AS events,
+                (SELECT count(*)::int FROM provider_findings) AS findings,
+                (SELECT count(*)::int FROM effects WHERE status IN ('delivered', 'failed')) AS moved`,
+      )
+    )[0]!;
+
+  it("pending → failed after the customer email: 'pending at Stripe', then an operator task the thread page words; the email claimed no refund paid", async () => {
+    const { paymentIntent } = stripe.addPayment({ amount: 24_900, currency: "eur" });
+    await prepared.sql.rows("UPDATE orders SET payment_ref = $1 WHERE id = 'ORD-1002'", [paymentIntent]);
+    stripe.setRefundStatus("pending");
+    const message = "My headphones from ORD-1002 arrived broken, please refund them.";
+    const threadId = await createTicket(base, message);
+    const agent = agentFor(base, threadId);
+    const first = await runOnce(agent, { message });
+    const second = await runOnce(agent, { resume: [answer(first.interrupts[0]!, { decision: "approve" })] });
+    await runOnce(agent, { resume: [answer(second.interrupts[0]!, { choice: "send" })] });
+    const taken = await until("the refund pending and the email sent", async () => {
+      const all = await effects(threadId);
+      const payment = all.find((e) => e.kind === "payment");
+      const email = all.find((e) => e.kind === "email");
+      return payment?.status === "pending" && email?.status === "delivered" ? { payment, email } : undefined;
+    });
+    stripe.setRefundStatus("succeeded");
+    // The customer was told what was decided, never that the money arrived.
+    const [mail] = await prepared.sql.rows<{ body: string }>(
+      "SELECT payload->>'body' AS body FROM effects WHERE id = $1",
+      [taken.email.id],
+    );
+    expect(mail?.body ?? "").not.toMatch(/has been (refunded|added|paid)|arrived in your account/i);
+
+    const refundId = (taken.payment.providerRef ?? "").replace(/^stripe-test:/, "");
+    const failed = stripe.updateRefund(refundId, {
+      status: "failed",
+      failure_reason: "expired_or_canceled_card",
+    });
+    const res = await stripe.deliver(webhook(), stripe.event("refund.failed", failed));
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ received: true, outcome: "moved" });
+
+    const payment = (await effects(threadId)).find((e) => e.kind === "payment")!;
+    expect(payment.status).toBe("failed");
+    expect(payment.lastError).toMatch(
+      /^provider:refund_failed: Stripe's refund re_\S+ failed \(expired or canceled card\)/,
+    );
+    const page = await fetch(`${base}/threads/${threadId}`, {
+      headers: await authHeaders(base, "supervisor"),
+    });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(
+      "Failed at the payment provider: the refund did not reach the customer",
+    );
+  });
+
+  it("refuses what does not verify and writes nothing; acknowledges replays and unknown types; never 5xx (generated)", async () => {
+    const before = await counts();
+    const statuses = new Set<number>();
+    const object = { id: "re_Hostile", object: "refund", status: "failed", amount: 100, currency: "eur" };
+    const signed = stripe.event("refund.updated", object);
+    const otherSecret = "whsec_not_this_endpoints_secret";
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 300 }),
+          fc.constant(signed.body),
+          fc.json({ maxDepth: 4 }),
+          fc.constant(`${signed.body} `),
+        ),
+        fc.constantFrom("none", "garbage", "other-secret", "stale", "signed-other-body"),
+        fc.constantFrom("application/json", "text/plain", ""),
+        async (body, signature, contentType) => {
+          const header =
+            signature === "none"
+              ? null
+              : signature === "garbage"
+                ? "t=1,v1=deadbeef"
+                : signature === "other-secret"
+                  ? stripe.signature(body, { secret: otherSecret })
+                  : signature === "stale"
+                    ? stripe.signature(body, { timestamp: Math.floor(Date.now() / 1000) - 7200 })
+                    : stripe.signature(`${body}x`);
+          const res = await fetch(webhook(), {
+            method: "POST",
+            headers: {
+              ...(contentType ? { "content-type": contentType } : {}),
+              ...(header ? { "stripe-signature": header } : {}),
+            },
+            body,
+          });
+          statuses.add(res.status);
+          const answer = (await res.json()) as { code?: string };
+          expect(res.status, JSON.stringify(answer)).toBe(400);
+          expect(answer.code).toBe("bad_request:signature");
+        },
+      ),
+      { numRuns: 60, seed: 56 },
+    );
+    // A 10 MB body is refused before it is read whole.
+    const huge = "x".repeat(10 * 1024 * 1024);
+    const big = await fetch(webhook(), {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": stripe.signature(huge) },
+      body: huge,
+    }).catch((error: unknown) => ({ status: 413, error }));
+    expect(big.status).toBe(413);
+    // A body that verifies but is no event (no JSON, no id).
+    for (const raw of ["not json", JSON.stringify({ hello: "world" })]) {
+      const res = await fetch(webhook(), {
+        method: "POST",
+        headers: { "content-type": "application/json", "stripe-signature": stripe.signature(raw) },
+        body: raw,
+      });
+      expect(res.status).toBe(400);
+    }
+    expect(await counts()).toEqual(before);
+    expect([...statuses].every((s) => s < 500)).toBe(true);
+
+    // Verified: an unknown type is acknowledged (200) and moves nothing; a replay is acknowledged once more.
+    const unknown = stripe.event("customer.subscription.created", { id: "sub_1", object: "subscription" });
+    for (let i = 0; i < 2; i++) {
+      const res = await stripe.deliver(webhook(), unknown);
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body).outcome).toBe(i === 0 ? "ignored" : "duplicate");
+    }
+    const after = await counts();
+    expect(after).toEqual({ ...before, events: before.events + 1 });
+  });
+
+  it("store credit at Stripe end to end: with a Stripe customer it is on their balance and the customer is told it is being processed; without one a person is named", async () => {
+    const customer = stripe.addCustomer({ currency: "eur" });
+    await prepared.sql.rows("UPDATE orders SET stripe_customer = $1 WHERE id = 'ORD-1006'", [customer]);
+    await prepared.sql.rows("UPDATE orders SET stripe_customer = NULL WHERE id = 'ORD-1010'");
+    const credit = async (order: string) => {
+      const message = `My parcel ${order} arrived crushed.`;
+      const threadId = await createTicket(base, message, order, "order_support");
+      const agent = agentFor(base, threadId);
+      const asked = await runOnce(agent, { message });
+      const done = await runOnce(agent, {
+        resume: [answer(asked.interrupts[0]!, { decisions: [{ type: "approve" }] })],
+      });
+      const said = done.events
+        .filter((e) => e.type === "TEXT_MESSAGE_CONTENT")
+        .map((e) => (e as { delta?: string }).delta ?? "")
+        .join("");
+      const payment = await until(`${order}'s credit settled`, async () => {
+        const p = (await effects(threadId)).find((e) => e.kind === "payment");
+        return p && p.status !== "queued" && p.status !== "sending" ? p : undefined;
+      });
+      return { said, payment };
+    };
+
+    const before = stripe.balanceTransactions.length;
+    const atStripe = await credit("ORD-1006");
+    expect(atStripe.said).toMatch(/has been queued for your account; it is being processed now/);
+    expect(atStripe.payment.status).toBe("delivered");
+    const made = stripe.balanceTransactions.slice(before);
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatchObject({ customer, amount: -450, currency: "eur" });
+
+    const byHand = await credit("ORD-1010");
+    expect(byHand.said).toMatch(/a colleague will add it by hand/);
+    expect(byHand.said).not.toMatch(/being processed/);
+    expect(byHand.payment.status).toBe("failed");
+    expect(byHand.payment.lastError).toMatch(/no Stripe customer on record/);
+    expect(stripe.balanceTransactions).toHaveLength(before + 1);
+  });
+});
