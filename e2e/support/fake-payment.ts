@@ -5,7 +5,9 @@ import type { Socket } from "node:net";
 /**
  * A local fake payment provider over real HTTP, enforcing the Idempotency-Key contract the payment connector speaks
  * (lib/delivery/connectors/payment.ts): `POST /refunds` creates one refund per key (201 `{ id }`, then 409 `{ id }` for the same
- * key), `GET /refunds/by-key/<key>` looks one up (200 `{ id }` / 404). It counts what it did provider-side — the
+ * key), `GET /refunds/by-key/<key>` looks one up (200 `{ id, status, amount_cents, currency }` / 404). A refund's
+ * status is `succeeded` unless a test says otherwise (`setRefundStatus` for new ones, `setStatus` later), and a test
+ * may make it forget one (`forget`: a refund the ledger holds and the provider does not). It counts what it did provider-side — the
  * figures the race, kill and fault tests check — and can inject faults per request.
  */
 
@@ -26,7 +28,9 @@ export interface ProviderRefund {
   key: string;
   orderId: string;
   amountCents: number;
+  currency: string;
   reference: string;
+  status: string;
   at: number;
 }
 
@@ -37,6 +41,12 @@ export interface FakePaymentProvider {
   /** Requests answered, by outcome (created, duplicate, found, not_found, 500, timeout, drop, bad_request). */
   outcomes: Record<string, number>;
   setFaults(faults: PaymentFaults): void;
+  /** The status new refunds are created with (default `succeeded`). */
+  setRefundStatus(status: string): void;
+  /** Change the status of the refund made under `key`. */
+  setStatus(key: string, status: string): void;
+  /** Forget the refund made under `key` (the look-up answers 404). */
+  forget(key: string): void;
   close(): Promise<void>;
 }
 
@@ -44,6 +54,7 @@ export async function startFakePaymentProvider(
   options: { faults?: PaymentFaults; random?: () => number } = {},
 ): Promise<FakePaymentProvider> {
   let faults: PaymentFaults = options.faults ?? {};
+  let newStatus = "succeeded";
   const random = options.random ?? Math.random;
   const byKey = new Map<string, ProviderRefund>();
   const created: ProviderRefund[] = [];
@@ -97,7 +108,14 @@ export async function startFakePaymentProvider(
       const key = decodeURIComponent(url.pathname.slice("/refunds/by-key/".length));
       const found = byKey.get(key);
       if (fault !== "timeout") count(found ? "found" : "not_found");
-      return found ? answer(200, { id: found.id }) : answer(404, { message: "no refund under this key" });
+      return found
+        ? answer(200, {
+            id: found.id,
+            status: found.status,
+            amount_cents: found.amountCents,
+            currency: found.currency,
+          })
+        : answer(404, { message: "no refund under this key" });
     }
     if (req.method === "POST" && url.pathname === "/refunds") {
       const key = req.headers["idempotency-key"];
@@ -116,13 +134,15 @@ export async function startFakePaymentProvider(
         key,
         orderId: String(body.order_id ?? ""),
         amountCents: Number(body.amount_cents ?? 0),
+        currency: String(body.currency ?? "EUR"),
         reference: String(body.reference ?? ""),
+        status: newStatus,
         at: Date.now(),
       };
       byKey.set(key, refund);
       created.push(refund);
       if (fault !== "timeout") count("created");
-      return answer(201, { id: refund.id, status: "succeeded" });
+      return answer(201, { id: refund.id, status: refund.status });
     }
     send(res, 404, { message: "not found" });
   };
@@ -145,6 +165,17 @@ export async function startFakePaymentProvider(
     outcomes,
     setFaults(next) {
       faults = next;
+    },
+    setRefundStatus(status) {
+      newStatus = status;
+    },
+    setStatus(key, status) {
+      const found = byKey.get(key);
+      if (!found) throw new Error(`fake payment provider: no refund under ${key}`);
+      found.status = status;
+    },
+    forget(key) {
+      byKey.delete(key);
     },
     async close() {
       for (const socket of sockets) socket.destroy();

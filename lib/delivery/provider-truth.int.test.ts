@@ -1,15 +1,16 @@
 import { type Backend, openBackend } from "@/e2e/support/backends";
+import { type FakePaymentProvider, startFakePaymentProvider } from "@/e2e/support/fake-payment";
 import { type FakeStripe, startFakeStripe } from "@/e2e/support/fake-stripe";
 import { recordApprovedRefund } from "@/e2e/support/receipts";
 import type { Database } from "@/lib/db/open";
 import { seedDemoOrders } from "@/lib/shop/demo-orders";
 import { orderPaymentRef, orderStripeCustomer } from "@/lib/shop/orders";
 import type { EffectConnector } from "./connector";
-import { paymentConnector } from "./connectors/payment";
+import { httpPaymentGateway, paymentConnector } from "./connectors/payment";
 import { STRIPE_EFFECT_KEY, stripeClient, stripePaymentGateway } from "./connectors/stripe";
 import { applyStripeEvent, verifyStripeEvent } from "./connectors/stripe-webhook";
 import { dispatchDueEffects, type RetryPolicy } from "./dispatcher";
-import { stripeReconcileSource } from "./reconcile";
+import { httpReconcileSource, stripeReconcileSource } from "./reconcile";
 import { runReconciliationIfDue } from "./reconcile-schedule";
 
 const FAST: RetryPolicy = { maxAttempts: 20, baseMs: 10, maxMs: 80 };
@@ -289,14 +290,13 @@ describe.each<Backend>(["postgres", "pglite"])("provider truth on %s", (kind) =>
         runReconciliationIfDue(3_600_000, { holder, source, db: database.db }),
       ),
     );
-    expect(first.sort()).toEqual(["not_due", "ran"]);
+    expect([...first].sort()).toEqual(["not_due", "ran"]);
+    const loser = first[0] === "ran" ? "instance-b" : "instance-a";
     // The other runs later (due again): it finds nothing new.
     await database.sql.query(
       "UPDATE scheduled_jobs SET last_started_at = now() - interval '2 hours' WHERE name = 'reconciliation'",
     );
-    expect(await runReconciliationIfDue(3_600_000, { holder: "instance-b", source, db: database.db })).toBe(
-      "ran",
-    );
+    expect(await runReconciliationIfDue(3_600_000, { holder: loser, source, db: database.db })).toBe("ran");
 
     const findings = await database.sql.query<{
       kind: string;
@@ -317,5 +317,90 @@ describe.each<Backend>(["postgres", "pglite"])("provider truth on %s", (kind) =>
       ["ok", 0],
     ]);
     expect(new Set(runs.map((r) => r.instance))).toEqual(new Set(["instance-a", "instance-b"]));
+  });
+});
+
+/*
+ * The generic provider (PAYMENT_URL) where its contract allows: it cannot list, but it answers a look-up by key with the
+ * refund's status and amount, so a pending refund is settled by the reconciliation and a refund the provider does not
+ * know, or that failed after it succeeded, is found.
+ */
+describe.each<Backend>(["postgres", "pglite"])("the generic provider's truth on %s", (kind) => {
+  let backend: Awaited<ReturnType<typeof openBackend>>;
+  let database: Database;
+  let provider: FakePaymentProvider;
+
+  beforeAll(async () => {
+    backend = await openBackend(kind);
+    database = backend.database;
+    await seedDemoOrders({ db: database.db });
+    provider = await startFakePaymentProvider();
+  });
+  afterAll(async () => {
+    await provider?.close();
+    await backend?.close();
+  });
+
+  const connectors = () =>
+    new Map<string, EffectConnector>([
+      ["payment", paymentConnector(httpPaymentGateway({ baseUrl: provider.url, timeoutMs: 1000 }))],
+    ]);
+  let n = 0;
+  async function refund(orderId: string, amountCents: number) {
+    n++;
+    const recorded = await recordApprovedRefund({
+      db: database.db,
+      decisionRef: `generic-${kind}-${n}`,
+      orderId,
+      threadId: `generic-${kind}-${n}`,
+      amountCents,
+      currency: "EUR",
+      method: "original_payment",
+    });
+    if (!recorded.ok) throw new Error("not recorded");
+    return recorded.effect;
+  }
+  const status = async (id: string) =>
+    (await database.sql.query<{ status: string }>("SELECT status FROM effects WHERE id = $1", [id]))[0]
+      ?.status;
+
+  it("settles pending refunds by look-up, and finds a refund the provider does not know or that failed after success", async () => {
+    provider.setRefundStatus("pending");
+    const pending = [await refund("ORD-1002", 1_000), await refund("ORD-1002", 1_100)];
+    await dispatchDueEffects({ db: database.db, connectors: connectors(), owner: "generic", retry: FAST });
+    provider.setRefundStatus("succeeded");
+    const paid = [
+      await refund("ORD-1008", 2_000),
+      await refund("ORD-1008", 2_100),
+      await refund("ORD-1008", 2_200),
+    ];
+    await dispatchDueEffects({ db: database.db, connectors: connectors(), owner: "generic", retry: FAST });
+    for (const e of pending) expect(await status(e.id)).toBe("pending");
+    for (const e of paid) expect(await status(e.id)).toBe("delivered");
+
+    provider.setStatus(pending[0]!.idempotencyKey, "succeeded");
+    provider.setStatus(pending[1]!.idempotencyKey, "failed");
+    provider.setStatus(paid[0]!.idempotencyKey, "failed");
+    provider.forget(paid[1]!.idempotencyKey);
+
+    const source = httpReconcileSource({ baseUrl: provider.url, timeoutMs: 1000 });
+    expect(await runReconciliationIfDue(0, { holder: "generic-a", source, db: database.db })).toBe("ran");
+    expect(await status(pending[0]!.id)).toBe("delivered");
+    expect(await status(pending[1]!.id)).toBe("failed");
+    expect(await status(paid[0]!.id)).toBe("failed");
+    expect(await status(paid[2]!.id)).toBe("delivered");
+    const findings = await database.sql.query<{ kind: string; effect_id: string }>(
+      "SELECT kind, effect_id FROM provider_findings WHERE provider = 'http' ORDER BY kind",
+    );
+    expect(findings).toEqual([
+      { kind: "failed_after_success", effect_id: paid[0]!.id },
+      { kind: "missing_at_provider", effect_id: paid[1]!.id },
+    ]);
+    // Again: nothing new.
+    expect(await runReconciliationIfDue(0, { holder: "generic-b", source, db: database.db })).toBe("ran");
+    const [again] = await database.sql.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM provider_findings WHERE provider = 'http'",
+    );
+    expect(again?.n).toBe(2);
   });
 });
