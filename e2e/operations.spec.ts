@@ -147,3 +147,63 @@ test("a supervisor sees the queue, decisions by outcome and failures, with the n
   await page.goto(`${server.url}/operations`);
   await expect(page).toHaveURL(/not-allowed\?need=supervisor/);
 });
+
+test("the reconciliation report: an admin reconciles now, the refund the provider forgot is a difference with both sides, a supervisor closes it", async ({
+  page,
+}) => {
+  provider.setFaults({});
+  await signInOver(page.request, server.url, "supervisor");
+  const threadId = await pausedThread(page, "Refund ORD-1006 please, the lamp broke.", { base: server.url });
+  const state = await (await page.request.get(`${server.url}/api/threads/${threadId}`)).json();
+  await runOverApi(
+    page,
+    threadId,
+    {
+      resume: [
+        {
+          interruptId: state.pendingInterrupts[0].interruptId,
+          status: "resolved",
+          payload: { decision: "approve" },
+        },
+      ],
+    },
+    { base: server.url },
+  );
+  await expect
+    .poll(
+      async () =>
+        sql.count("effects", "thread_id = $1 AND kind = 'payment' AND status = 'delivered'", [threadId]),
+      {
+        timeout: 20_000,
+      },
+    )
+    .toBe(1);
+  const [paid] = await sql.rows<{ key: string }>(
+    "SELECT idempotency_key AS key FROM effects WHERE thread_id = $1 AND kind = 'payment'",
+    [threadId],
+  );
+  // The provider no longer knows the refund the ledger says it paid.
+  provider.forget(paid!.key);
+
+  await signInOver(page.request, server.url, "admin");
+  await page.goto(`${server.url}/operations/reconciliation`);
+  await expect(page.getByTestId("reconciliation-schedule")).toContainText(
+    "Compared with the payment provider",
+  );
+  await page.getByRole("button", { name: "Reconcile now" }).click();
+  const finding = page.locator('[data-testid="finding"][data-kind="missing_at_provider"]');
+  await expect(finding).toContainText("Recorded as paid here, unknown to the provider");
+  await expect(finding).toContainText("ORD-1006");
+  await expect(finding).toContainText("nothing held");
+  await expect(page.getByTestId("reconciliation-runs")).toContainText("Done");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await signInOver(page.request, server.url, "supervisor");
+  await page.goto(`${server.url}/operations`);
+  await expect(page.getByTestId("reconciliation-open")).toHaveText("1");
+  await page.getByRole("link", { name: "Reconciliation report" }).click();
+  await finding.getByRole("button", { name: "Mark handled" }).click();
+  await expect(finding).toContainText("closed by");
+  expect(await sql.count("provider_findings", "status = 'handled'")).toBe(1);
+  expect(await sql.count("audit_log", "action = 'provider_finding'")).toBe(2);
+});
