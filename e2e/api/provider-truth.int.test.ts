@@ -61,7 +61,7 @@ describe("provider truth over HTTP", () => {
       await prepared.sql.rows<{ events: number; findings: number; moved: number }>(
         `SELECT (SELECT count(*)::int FROM provider_events) AS events,
                 (SELECT count(*)::int FROM provider_findings) AS findings,
-                (SELECT count(*)::int FROM effects WHERE status IN ('delivered', 'failed')) AS moved`,
+                (SELECT count(*)::int FROM audit_log WHERE actor_id = 'system:provider') AS moved`,
       )
     )[0]!;
 
@@ -110,6 +110,27 @@ describe("provider truth over HTTP", () => {
     expect(await page.text()).toContain(
       "Failed at the payment provider: the refund did not reach the customer",
     );
+  });
+
+  it("a refund Stripe cannot make (no payment on record): the reply tells the customer a person sends it, never that it goes back by itself", async () => {
+    await prepared.sql.rows("UPDATE orders SET payment_ref = NULL WHERE id = 'ORD-1008'");
+    const message = "The laptop from ORD-1008 arrived broken, please refund it.";
+    const threadId = await createTicket(base, message);
+    const agent = agentFor(base, threadId);
+    const first = await runOnce(agent, { message });
+    const second = await runOnce(agent, { resume: [answer(first.interrupts[0]!, { decision: "approve" })] });
+    const draft = String(
+      (second.interrupts[0]?.metadata?.payload as { body?: string } | undefined)?.body ?? "",
+    );
+    expect(draft).toMatch(
+      /A member of our team will send the amount of €1,299\.00 back to your original payment method by hand/,
+    );
+    expect(draft).not.toMatch(/should arrive within/);
+    await runOnce(agent, { resume: [answer(second.interrupts[0]!, { choice: "send" })] });
+    const payment = await until("the refund refused for a person", async () =>
+      (await effects(threadId)).find((e) => e.kind === "payment" && e.status === "failed"),
+    );
+    expect(payment.lastError).toMatch(/has no Stripe payment on record/);
   });
 
   it("refuses what does not verify and writes nothing; acknowledges replays and unknown types; never 5xx (generated)", async () => {
