@@ -103,6 +103,19 @@ describe("provider truth over HTTP", () => {
     expect(payment.lastError).toMatch(
       /^provider:refund_failed: Stripe's refund re_\S+ failed \(expired or canceled card\)/,
     );
+    // Its task: paid another way, or closed; a retry would find the same failed refund under its key.
+    const task = (payment as unknown as { task: { open: boolean; actions: string[] } }).task;
+    expect(task).toMatchObject({ open: true, actions: ["refunded_manually", "mark_handled"] });
+    const retry = await authedFetch(
+      `${base}/api/threads/${threadId}/effects/${payment.id}`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ action: "retry" }),
+      },
+      "operator",
+    );
+    expect(retry.status).toBe(400);
     const page = await fetch(`${base}/threads/${threadId}`, {
       headers: await authHeaders(base, "supervisor"),
     });

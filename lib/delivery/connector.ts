@@ -9,8 +9,11 @@ export interface EffectKind {
   kind: string;
   /** The effect as one line for people ("Refund €25.00 for ORD-1002"). */
   summary(payload: Record<string, unknown>): string;
-  /** What an operator may do about an effect of this kind that failed, or whose outcome is unknown (`unconfirmed`). */
-  taskActions(status: string): EffectTaskAction[];
+  /**
+   * What an operator may do about an effect of this kind that failed, or whose outcome is unknown (`unconfirmed`);
+   * `lastError` says why it failed (a refund the provider failed cannot be retried under its key).
+   */
+  taskActions(status: string, lastError?: string | null): EffectTaskAction[];
   /**
    * For a kind that moves money or changes an account: what delivering this payload does, as a decision must have
    * authorized it. The dispatcher delivers it only when the effect's receipt verifies and authorized exactly this

@@ -11,7 +11,11 @@ export const paymentKind: EffectKind = {
     typeof p.amountCents === "number"
       ? `Refund ${formatMoney(p.amountCents, String(p.currency ?? "EUR"))} for ${String(p.orderId ?? "the order")}`
       : "payment effect",
-  taskActions: () => ["retry", "refunded_manually", "mark_handled"],
+  // A refund the provider failed after taking it: a retry under its key would find that same failed refund.
+  taskActions: (_status, lastError) =>
+    lastError?.startsWith("provider:refund_failed")
+      ? ["refunded_manually", "mark_handled"]
+      : ["retry", "refunded_manually", "mark_handled"],
   authority: (p) => ({ effect: "refund", orderId: String(p.orderId), amountCents: Number(p.amountCents) }),
 };
 

@@ -15,8 +15,8 @@ import { effectKind } from "@/lib/delivery/kinds";
  * What an operator may do about a failed or unconfirmed effect of this kind. Only an unconfirmed email can be
  * confirmed delivered: a failed one was refused, so there is nothing that could have arrived.
  */
-export function taskActionsFor(kind: string, status: string): EffectTaskAction[] {
-  return (effectKind(kind)?.taskActions ?? defaultTaskActions)(status);
+export function taskActionsFor(kind: string, status: string, lastError?: string | null): EffectTaskAction[] {
+  return (effectKind(kind)?.taskActions ?? defaultTaskActions)(status, lastError);
 }
 
 /** Every task action an effect of this kind can ever offer, whatever its status. */
@@ -64,7 +64,7 @@ export function toEffectView(effect: Effect): EffectView {
     task: hadTask
       ? {
           open,
-          actions: open ? taskActionsFor(effect.kind, effect.status) : [],
+          actions: open ? taskActionsFor(effect.kind, effect.status, effect.lastError) : [],
           resolution: effect.resolution,
           resolvedBy: effect.resolvedBy,
           resolvedAt: effect.resolvedAt?.toISOString() ?? null,
@@ -123,10 +123,15 @@ export async function actOnEffectTask({
         fields: ["action"],
       });
     }
-    if (isOpenTaskStatus(effect.status) && !taskActionsFor(effect.kind, effect.status).includes(action)) {
+    if (
+      isOpenTaskStatus(effect.status) &&
+      !taskActionsFor(effect.kind, effect.status, effect.lastError).includes(action)
+    ) {
       throw new AppError(
         "bad_request:effect_task",
-        `A ${effect.status} ${effect.kind} effect cannot be marked ${action}: only an unconfirmed one may have arrived.`,
+        effect.lastError?.startsWith("provider:refund_failed")
+          ? `The payment provider failed this refund: a retry would find the same failed refund. Pay the customer another way and mark it refunded_manually, or mark it handled.`
+          : `A ${effect.status} ${effect.kind} effect cannot be marked ${action}: only an unconfirmed one may have arrived.`,
         { fields: ["action"], status: effect.status },
       );
     }
