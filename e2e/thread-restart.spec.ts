@@ -72,7 +72,7 @@ async function appliedSeqs(page: Page): Promise<number[]> {
   return raw ? raw.split(",").map(Number) : [];
 }
 
-test("Stop on a reply being written: the run stops at once, the page says who stopped it, Try again continues", async ({
+test("Stop on a reply being written: the run stops at once, the page says who stopped it (a stop, not a failure), Continue carries on", async ({
   page,
 }) => {
   const threadId = await pausedThread(page, "The running shoes from ORD-1010 fell apart, refund please.", {
@@ -84,17 +84,17 @@ test("Stop on a reply being written: the run stops at once, the page says who st
 
   // The Stop button is there while the agent works; one click stops it, and the page says so and by whom.
   await page.getByTestId("stop-run").click({ timeout: 10_000 });
-  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-status", "failed", { timeout: 2_000 });
-  await expect(page.getByTestId("run-error")).toContainText("Stopped by supervisor@");
-  await expect(page.getByTestId("run-error").getByTestId("operator-error")).toHaveAttribute(
-    "data-code",
-    "conflict:run_cancelled",
-  );
+  // A stop, not a failure: neutral words, no red banner, no error code shown as one.
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-status", "stopped", { timeout: 2_000 });
+  await expect(page.getByTestId("run-stopped")).toContainText("Stopped by supervisor@");
+  await expect(page.getByTestId("run-stopped")).toHaveAttribute("data-code", "conflict:run_cancelled");
+  await expect(page.getByTestId("run-error")).toHaveCount(0);
+  await expect(page.getByTestId("status-badge").first()).toHaveText(/Stopped/);
   const stopped = await apiThread(page, threadId);
-  expect(stopped.status).toBe("failed");
+  expect(stopped.status).toBe("stopped");
   const partial = textMessages(stopped).length;
 
-  // Try again continues from the last saved step: the reply is written, the refund paid once.
+  // Continue carries on from the last saved step: the reply is written, the refund paid once.
   await page.getByTestId("retry-run").click();
   await expect(page.getByTestId("decision-confirm_email")).toBeVisible({ timeout: 60_000 });
   const after = await apiThread(page, threadId);

@@ -12,6 +12,7 @@ const STATUS_LABELS: Record<InboxThreadStatus, string> = {
   interrupted: "Waiting",
   completed: "Completed",
   failed: "Failed",
+  stopped: "Stopped",
   idle: "Idle",
   needs_attention: "Needs a supervisor",
   closed: "Closed",

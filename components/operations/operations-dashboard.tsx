@@ -79,7 +79,16 @@ export function OperationsDashboard({ view }: { view: OperationsView }) {
           value={view.current.pending > 0 ? age(view.current.oldestAgeSeconds) : "none"}
           testId="ops-oldest"
         />
-        <Tile label="Failed threads" value={String(view.current.failedThreads)} testId="ops-failed-threads" />
+        <Tile
+          label="Failed threads"
+          value={String(view.current.failedThreads)}
+          testId="ops-failed-threads"
+          note={
+            view.current.stoppedThreads > 0
+              ? `and ${view.current.stoppedThreads} stopped on purpose (not failures)`
+              : undefined
+          }
+        />
         <Tile label="Failed effects" value={String(view.current.failedEffects)} testId="ops-failed-effects" />
       </section>
 

@@ -103,6 +103,24 @@ function reduce(state: ThreadState, e: StreamEvent): ThreadState {
 
 function finished(state: ThreadState, e: StreamEvent): ThreadState {
   const outcome = isRecord(e.outcome) ? e.outcome : {};
+  // Stopped on purpose (AG-UI 1.0's `cancelled`): who stopped it and why ride in `metadata.stop`.
+  if (outcome.type === "cancelled") {
+    const stop = isRecord(e.metadata) && isRecord(e.metadata.stop) ? e.metadata.stop : {};
+    return withPending(
+      {
+        ...state,
+        status: "stopped",
+        activeRunId: null,
+        steps: [],
+        streamingIds: [],
+        runError: {
+          code: str(stop.code) || "conflict:run_cancelled",
+          message: str(stop.message) || "Stopped.",
+        },
+      },
+      [],
+    );
+  }
   const interrupts =
     outcome.type === "interrupt" && Array.isArray(outcome.interrupts) ? outcome.interrupts : [];
   const pending = interrupts.filter(isRecord).map(

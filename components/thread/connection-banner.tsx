@@ -45,6 +45,16 @@ export function ConnectionBanner({ state, onDismiss }: { state: ThreadState; onD
           </Button>
         </div>
       )}
+      {state.runError && state.status === "stopped" && (
+        <p
+          role="status"
+          className="rounded-md bg-slate-50 p-3 text-sm text-slate-900 ring-1 ring-slate-300"
+          data-testid="run-stopped"
+          data-code={state.runError.code}
+        >
+          {state.runError.message || "The run was stopped."}
+        </p>
+      )}
       {state.runError && state.status === "failed" && (
         <p
           role="alert"

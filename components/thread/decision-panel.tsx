@@ -238,6 +238,22 @@ function NothingPending({
       </div>
     );
   }
+  if (state.status === "stopped") {
+    // Stopped on purpose: said as it is, neutral — not a failure.
+    return (
+      <div className={`${box} space-y-3`} data-testid="stopped-panel">
+        <p>
+          {state.runError?.message || "The run was stopped."} Nothing is waiting for a decision. Continuing
+          carries on from the last saved step; nothing already done (a refund, an email) is done twice.
+        </p>
+        {canRun && (
+          <Button data-testid="retry-run" onClick={() => void send({ actor: actor.trim() || "operator" })}>
+            Continue
+          </Button>
+        )}
+      </div>
+    );
+  }
   if (state.status === "failed") {
     return (
       <div className={`${box} space-y-3`}>

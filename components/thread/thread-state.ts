@@ -187,7 +187,8 @@ export function applyView(state: ThreadState, view: ThreadViewJson): ThreadState
       streamingIds: [],
       steps: [],
       lastSeq: view.lastSeq,
-      runError: view.status === "failed" ? (view.failure ?? state.runError) : null,
+      runError:
+        view.status === "failed" || view.status === "stopped" ? (view.failure ?? state.runError) : null,
     },
     view.pendingInterrupts.map(toPendingItem),
   );

@@ -7,6 +7,8 @@ const STATUS: Record<ThreadStatus, { label: string; className: string }> = {
   interrupted: { label: "Waiting for a decision", className: "bg-amber-50 text-amber-950 ring-amber-300" },
   completed: { label: "Completed", className: "bg-emerald-50 text-emerald-900 ring-emerald-300" },
   failed: { label: "Failed", className: "bg-red-50 text-red-900 ring-red-300" },
+  // A person (or a spending limit's "stop") ended the run on purpose: neutral, not a failure.
+  stopped: { label: "Stopped", className: "bg-slate-100 text-slate-800 ring-slate-300" },
   needs_attention: { label: "Needs a supervisor", className: "bg-orange-50 text-orange-950 ring-orange-400" },
   closed: { label: "Closed", className: "bg-slate-100 text-slate-800 ring-slate-300" },
 };

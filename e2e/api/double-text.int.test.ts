@@ -281,8 +281,15 @@ describe.each<Backend>(["postgres", "pglite"])("double texting on %s", (backend)
 
     await a.status;
     const stop = ended(a);
-    expect(stop?.event).toMatchObject({ type: "RUN_ERROR", code: "conflict:run_cancelled" });
-    expect(String(stop?.event.message)).toMatch(/Stopped by a newer message from .*operator/);
+    // A stop, not a failure: RUN_FINISHED with AG-UI 1.0's `cancelled` outcome, who stopped it in its metadata.
+    expect(stop?.event).toMatchObject({
+      type: "RUN_FINISHED",
+      outcome: { type: "cancelled" },
+      metadata: { stop: { code: "conflict:run_cancelled" } },
+    });
+    expect(String((stop?.event.metadata as { stop: { message: string } }).stop.message)).toMatch(
+      /Stopped by a newer message from .*operator/,
+    );
     expect(Date.now() - askedAt).toBeLessThan(2_000);
 
     await until("B's run to end", () => ended(b), 60_000);
@@ -371,7 +378,11 @@ describe.each<Backend>(["postgres", "pglite"])("double texting, rollback, on %s"
     expect(await three.queued).toMatchObject({ queued: true, runId: three.runId });
 
     await two.status;
-    expect(ended(two)?.event).toMatchObject({ type: "RUN_ERROR", code: "conflict:run_cancelled" });
+    expect(ended(two)?.event).toMatchObject({
+      type: "RUN_FINISHED",
+      outcome: { type: "cancelled" },
+      metadata: { stop: { code: "conflict:run_cancelled" } },
+    });
     await until("run 3 to end", () => ended(three), 60_000);
     expect(three.events[0]?.event).toMatchObject({ type: "RUN_STARTED", runId: three.runId });
     const v = await until("the thread to settle", async () => {

@@ -137,7 +137,7 @@ describe.each<Backend>(["postgres", "pglite"])("spending limits on %s", (backend
     const stopAnswer = { decision: "stop", note: "The agent is going round in circles." };
     expect((await decide(base, threadId, budget.interruptId, stopAnswer, "operator")).status).toBe(202);
     const ended = await settled(base, threadId);
-    expect(ended.status).toBe("failed");
+    expect(ended.status).toBe("stopped");
     // The graph still stands at the question, answered in the ledger: answering it again is refused (a retry stops
     // again there; a fork from an earlier step goes another way).
     expect(ended.pendingInterrupts.map((p) => p.interruptId)).toEqual([budget.interruptId]);

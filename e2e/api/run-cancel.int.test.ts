@@ -8,7 +8,9 @@ import { readSse, type SseEvent } from "./sse";
  * Run control, cancel (issue 32): an operator stops a run that is streaming a slow reply. Two servers on one database:
  * the run executes on A; the cancel is sent to A (the owning instance) and, for the second run, to B (another
  * instance, which reaches A through the database). Either way the run ends `cancelled` within 2 s, its stream ends
- * with RUN_ERROR `conflict:run_cancelled`, nothing is written after it, and "Try again" continues the thread.
+ * with RUN_FINISHED and AG-UI 1.0's `cancelled` outcome (who stopped it in `metadata.stop`: `conflict:run_cancelled`,
+ * "Stopped by …") — a stop, not a failure: the thread is `stopped` — nothing is written after it, and a run without
+ * new input continues the thread.
  */
 describe("cancel a run", () => {
   let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
@@ -81,10 +83,14 @@ describe("cancel a run", () => {
     expect(Date.now() - askedAt).toBeLessThan(2_000);
     // The open stream ended, with the code, not a hang.
     await streamed;
-    const last = events.at(-1)?.event as { type: string; code?: string; message?: string } | undefined;
-    expect(last?.type).toBe("RUN_ERROR");
-    expect(last?.code).toBe("conflict:run_cancelled");
-    expect(last?.message).toMatch(/^Stopped by operator@/);
+    const last = events.at(-1)?.event as
+      | { type: string; outcome?: { type: string }; metadata?: { stop?: { code: string; message: string } } }
+      | undefined;
+    expect(last?.type).toBe("RUN_FINISHED");
+    expect(last?.outcome).toEqual({ type: "cancelled" });
+    expect(last?.metadata?.stop?.code).toBe("conflict:run_cancelled");
+    expect(last?.metadata?.stop?.message).toMatch(/^Stopped by operator@/);
+    expect(events.some((e) => e.event.type === "RUN_ERROR")).toBe(false);
     const [row] = await prepared.sql.rows<{
       status: string;
       error_code: string;
@@ -102,7 +108,7 @@ describe("cancel a run", () => {
     const before = await counts();
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await counts()).toEqual(before);
-    expect(before[0]?.last).toBe("RUN_ERROR");
+    expect(before[0]?.last).toBe("RUN_FINISHED");
     const audit = await prepared.sql.rows<{ action: string; actor: string }>(
       "SELECT action, actor FROM audit_log WHERE thread_id = $1 AND action = 'run_cancel'",
       [threadId],
@@ -110,7 +116,8 @@ describe("cancel a run", () => {
     expect(audit).toHaveLength(1);
     expect(audit[0]?.actor).toMatch(/^operator@/);
     const view = await (await authedFetch(`${a.url}/api/threads/${threadId}`)).json();
-    expect(view.status).toBe("failed");
+    expect(view.status).toBe("stopped");
+    expect(view.failure).toMatchObject({ code: "conflict:run_cancelled" });
   }
 
   it("on the instance that runs it: stops within 2 s, the stream ends with RUN_ERROR, nothing after; Try again continues", async () => {
@@ -125,7 +132,7 @@ describe("cancel a run", () => {
     expect((await again.json()).code).toBe("conflict:run_finished");
     expect((await cancel(a, threadId, crypto.randomUUID())).status).toBe(404);
 
-    // "Try again" continues from the last checkpoint: the reply is written this time, and the refund is paid once.
+    // A run without new input continues from the last checkpoint: the reply is written this time, and the refund is paid once.
     const retried = await runOnce(agentFor(a.url, threadId), {});
     expect(retried.interrupts.map((i) => i.reason)).toEqual(["confirm_email"]);
     expect(await prepared.sql.count("refunds", "order_id = 'ORD-1002'")).toBe(1);
@@ -145,6 +152,35 @@ describe("cancel a run", () => {
       runId,
     ]);
     expect(row?.owner).toBe(owner?.owner);
+  });
+
+  it("the unmodified AG-UI client reads a stopped run as AG-UI 1.0's cancelled outcome, not an error", async () => {
+    const message = "My headphones from ORD-1006 arrived broken, please refund them.";
+    const threadId = await createTicket(a.url, message);
+    const first = await runOnce(agentFor(a.url, threadId), { message });
+    const interrupt = first.interrupts[0];
+    if (!interrupt) throw new Error("no approval");
+    // The approval's run, streamed through HttpAgent (its own event verifier), stopped while it writes the reply.
+    const running = runOnce(agentFor(a.url, threadId), {
+      resume: [{ interruptId: interrupt.id, status: "resolved", payload: { decision: "approve" } }],
+    });
+    let runId: string | undefined;
+    const deadline = Date.now() + 20_000;
+    while (!runId) {
+      if (Date.now() > deadline) throw new Error("no running run");
+      const [row] = await prepared.sql.rows<{ id: string }>(
+        "SELECT id FROM runs WHERE thread_id = $1 AND status = 'running'",
+        [threadId],
+      );
+      runId = row?.id;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await cancel(a, threadId, runId)).status).toBe(200);
+    const outcome = await running;
+    expect(outcome.finished).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "cancelled" } });
+    expect(outcome.events.some((e) => e.type === "RUN_ERROR")).toBe(false);
+    expect(outcome.interrupts).toEqual([]);
   });
 
   it("a viewer may not stop a run", async () => {

@@ -56,6 +56,34 @@ describe("createAguiMapper lifecycle", () => {
     expect(typesOf(events).filter((t) => t.endsWith("_END") || t === T.STEP_FINISHED)).toEqual([]);
   });
 
+  test("cancel() ends a stopped run with RUN_FINISHED, AG-UI 1.0's cancelled outcome, what was open closed", async () => {
+    const mapper = createAguiMapper(ctx);
+    const chunk = new AIMessageChunk({
+      id: "m1",
+      content: "Half a sen",
+      tool_call_chunks: [{ id: "c1", name: "lookup", args: '{"or', index: 0, type: "tool_call_chunk" }],
+    });
+    const stop = { code: "conflict:run_cancelled", message: "Stopped by ann@example.com." };
+    const events = [
+      ...mapper.start(),
+      ...mapper.push("tasks", { id: "task-1", name: "agent", input: {}, triggers: [] }),
+      ...mapper.push("messages", [chunk, meta]),
+      ...mapper.cancel(stop),
+    ];
+    // The client's own verifier accepts it: nothing is left open at the end.
+    await checkEvents(events);
+    expect(events.at(-1)).toMatchObject({
+      type: T.RUN_FINISHED,
+      threadId: "t",
+      runId: "r",
+      outcome: { type: "cancelled" },
+      metadata: { stop },
+    });
+    expect(typesOf(events)).not.toContain(T.RUN_ERROR);
+    expect(() => mapper.cancel(stop)).toThrow(/ended/);
+    expect(() => mapper.fail(stop)).toThrow(/ended/);
+  });
+
   test("fail() before start() is a lone RUN_ERROR, which AG-UI accepts as a first event", async () => {
     const events = createAguiMapper(ctx).fail({ code: "bad_request:run", message: "invalid input" });
     await checkEvents(events);

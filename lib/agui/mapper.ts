@@ -42,6 +42,12 @@ export interface AguiMapper {
    */
   fail(error: { code: string; message: string }): AguiEvent[];
   /**
+   * The run was stopped on purpose (an operator's Stop, a spending limit's "stop", newer input): not a failure. Closes
+   * whatever is open, then `RUN_FINISHED` with AG-UI 1.0's `cancelled` outcome; who stopped it and why ride in the
+   * event's `metadata.stop` (`{ code, message }`), for a console that says it.
+   */
+  cancel(stop: { code: string; message: string }): AguiEvent[];
+  /**
    * `finish()`'s events never reached anyone (the write that carries them failed): the run is running again as far as
    * its events go, so `fail()` can end it. Only right after `finish()`.
    */
@@ -141,6 +147,24 @@ export function createAguiMapper(ctx: AguiRunContext): AguiMapper {
         throw new Error("agui: fail() called after the run ended");
       phase = "ended";
       return [stamp({ type: EventType.RUN_ERROR, message, code })];
+    },
+
+    cancel(stop) {
+      if (phase === "ended" || phase === "finished")
+        throw new Error("agui: cancel() called after the run ended");
+      phase = "ended";
+      const { threadId, runId } = ctx;
+      return [
+        ...streams.closeAll(),
+        ...steps.closeAll(),
+        stamp({
+          type: EventType.RUN_FINISHED,
+          threadId,
+          runId,
+          outcome: { type: "cancelled" as const },
+          metadata: { stop: { code: stop.code, message: stop.message } },
+        }),
+      ];
     },
 
     finishNotWritten() {

@@ -7,13 +7,16 @@
 /**
  * A thread's status: it mirrors the latest run for the console (the truth about the graph is in the checkpoints).
  * `needs_attention`: its graph version is gone (or a run ended with a decision still pending) and a supervisor must
- * migrate, fork it onto the current version or close it; `closed`: a supervisor closed it with a note.
+ * migrate, fork it onto the current version or close it; `closed`: a supervisor closed it with a note. `stopped`: its
+ * last run was stopped on purpose (an operator's Stop, a spending limit's "stop", newer input that interrupts it) —
+ * not a failure; the next run continues from its last checkpoint, as after a failure.
  */
 export const THREAD_STATUSES = [
   "running",
   "interrupted",
   "completed",
   "failed",
+  "stopped",
   "idle",
   "needs_attention",
   "closed",

@@ -14,6 +14,8 @@ export interface OperationsView {
     /** Durable timers waiting for their time: not pending work (see `QueueState.timersWaiting`). */
     timersWaiting: number;
     failedThreads: number;
+    /** Threads whose last run was stopped on purpose: counted apart from failures. */
+    stoppedThreads: number;
     failedEffects: number;
   };
   /** Queue samples, oldest first: unix seconds and the numbers at that moment. */

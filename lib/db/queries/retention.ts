@@ -11,7 +11,7 @@ import { statusLiterals, UNDELIVERED_STATUSES } from "./effects";
  */
 
 /** Thread statuses retention treats as finished. */
-export const FINISHED_THREAD_STATUSES = ["completed", "failed", "closed"] as const;
+export const FINISHED_THREAD_STATUSES = ["completed", "failed", "stopped", "closed"] as const;
 
 function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
@@ -34,7 +34,7 @@ export async function listFinishedThreads({
 }): Promise<string[]> {
   const rows = rowsOf<{ id: string }>(
     await db.execute(sql`SELECT id FROM threads
-      WHERE id > ${after} AND status IN ('completed', 'failed', 'closed') AND updated_at <= ${cutoff}::timestamptz
+      WHERE id > ${after} AND status IN ('completed', 'failed', 'stopped', 'closed') AND updated_at <= ${cutoff}::timestamptz
         ${compactable ? sql`AND last_seq > events_compacted_seq` : sql``}
       ORDER BY id LIMIT ${limit}`),
   );
@@ -56,7 +56,7 @@ export async function isThreadSettled({
 }): Promise<boolean> {
   const [row] = rowsOf<{ settled: boolean }>(
     await db.execute(sql`SELECT EXISTS (SELECT 1 FROM threads WHERE id = ${threadId}
-        AND status IN ('completed', 'failed', 'closed'))
+        AND status IN ('completed', 'failed', 'stopped', 'closed'))
       AND NOT EXISTS (SELECT 1 FROM runs WHERE thread_id = ${threadId} AND status IN ('queued', 'running'))
       AND NOT EXISTS (SELECT 1 FROM decisions WHERE thread_id = ${threadId} AND status IN ('pending', 'answered'))
       ${

@@ -67,7 +67,8 @@ export async function closeRun(
   const unlessPending = close.refuseIfPending ? sql` AND NOT EXISTS (${pendingHere})` : sql``;
   const last = batch[batch.length - 1];
   if (!last) throw new Error("closeRun: a run ends with at least one event");
-  const failed = close.threadStatus === "failed";
+  // A run that failed or was stopped leaves no decision pending: what it asked is superseded.
+  const failed = close.threadStatus === "failed" || close.threadStatus === "stopped";
   const recorded = head?.decisions ?? [];
   const keep = failed ? [] : recorded.map((d) => d.interruptId);
   const supersede = failed || head !== null;

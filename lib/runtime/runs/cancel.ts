@@ -10,8 +10,9 @@ import { sweepSoon } from "./recovery";
 
 /**
  * Stop an active run of a thread (operators and up; audited): the run is marked, the instance executing it aborts
- * its graph (here at once; elsewhere at the notification, or at its next heartbeat) and ends it `cancelled` with a
- * RUN_ERROR, leaving the thread at its last checkpoint with status `failed` ("Try again" continues it). A run nobody
+ * its graph (here at once; elsewhere at the notification, or at its next heartbeat) and ends it `cancelled` with
+ * RUN_FINISHED and AG-UI's `cancelled` outcome, leaving the thread at its last checkpoint with status `stopped` (a run
+ * without new input continues it). A run nobody
  * executes (its owner died) is ended by whichever instance sweeps it next. Waits up to `waitMs` for the end.
  */
 export async function cancelRun({

@@ -256,7 +256,8 @@ function idleByStatus(thread: Thread): boolean {
     thread.status === "idle" ||
     thread.status === "interrupted" ||
     thread.status === "completed" ||
-    thread.status === "failed"
+    thread.status === "failed" ||
+    thread.status === "stopped"
   );
 }
 
@@ -361,8 +362,8 @@ function newInput(
   const message = userMessage(input);
   if (message) return { kind: "input", ...message };
   if (ticketMessage) return { kind: "input", messageId: `ticket-${input.runId}`, text: ticketMessage };
-  // No message on a thread whose last run failed: try again from where it stopped.
-  if (thread.status === "failed") return { kind: "retry" };
+  // No message on a thread whose last run failed or was stopped: continue from where it stopped.
+  if (thread.status === "failed" || thread.status === "stopped") return { kind: "retry" };
   throw new AppError("unprocessable:no_message", "A new run needs a user message.");
 }
 

@@ -307,8 +307,9 @@ function stopOf(
 
 /**
  * The run did not reach its end. Its queued checkpoint writes land (or fail) first, so its thread stays at a step that
- * is stored; then it ends stopped (the graph aborted, the thread at its last checkpoint — "Try again" continues it —
- * and a RUN_ERROR that ends every open stream of it), lost (another owner has it: nothing more is written), or failed.
+ * is stored; then it ends stopped (the graph aborted, the thread at its last checkpoint — a run without new input
+ * continues it — and, for a deliberate stop, RUN_FINISHED with AG-UI's `cancelled` outcome, for a time limit a
+ * RUN_ERROR, ending every open stream of it), lost (another owner has it: nothing more is written), or failed.
  */
 async function endAfterError(
   x: Execution,
@@ -339,11 +340,16 @@ async function endAfterError(
       threadId: run.threadId,
       owner: x.owner,
       status: stop.status,
-      threadStatus: "failed",
+      // Stopped on purpose: a neutral end (RUN_FINISHED, outcome `cancelled`); a time limit is a failure.
+      threadStatus: stop.status === "cancelled" ? "stopped" : "failed",
       interrupts: [],
       checkpointId: null,
       error: { code: stop.code, message: stop.message },
-      events: x.sink.number(x.mapper.fail({ code: stop.code, message: stop.message })),
+      events: x.sink.number(
+        stop.status === "cancelled"
+          ? x.mapper.cancel({ code: stop.code, message: stop.message })
+          : x.mapper.fail({ code: stop.code, message: stop.message }),
+      ),
       ...tokens,
     });
     observeRunEnd(run, stop.status, stop.code);

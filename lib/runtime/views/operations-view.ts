@@ -55,6 +55,7 @@ export async function loadOperationsView(
       oldestAgeSeconds: state.oldestAgeSeconds,
       timersWaiting: state.timersWaiting,
       failedThreads: state.failedThreads,
+      stoppedThreads: state.threadsByStatus.stopped ?? 0,
       failedEffects: state.failedEffects,
     },
     samples: samples.map((s) => ({

@@ -53,7 +53,9 @@ export async function getThreadView({ db, threadId }: { db: AppDb; threadId: str
     listThreadDecisions({ db, threadId }),
     getActiveRun({ db, threadId }),
     listEffectViews({ db, threadId }),
-    thread.status === "failed" ? getLastFailedRun({ db, threadId }) : undefined,
+    thread.status === "failed" || thread.status === "stopped"
+      ? getLastFailedRun({ db, threadId })
+      : undefined,
     listWaitingInputs({ db, threadId }),
     listReceiptViews({ db, threadId }),
     isErasedSubject(db, thread.subjectId),
