@@ -287,9 +287,9 @@ describe.each<Backend>(["postgres", "pglite"])("double texting on %s", (backend)
       outcome: { type: "cancelled" },
       metadata: { stop: { code: "conflict:run_cancelled" } },
     });
-    expect(String((stop?.event.metadata as { stop: { message: string } }).stop.message)).toMatch(
-      /Stopped by a newer message from .*operator/,
-    );
+    expect(
+      String((stop?.event.metadata as { stop?: { message?: string } } | undefined)?.stop?.message),
+    ).toMatch(/Stopped by a newer message from .*operator/);
     expect(Date.now() - askedAt).toBeLessThan(2_000);
 
     await until("B's run to end", () => ended(b), 60_000);
