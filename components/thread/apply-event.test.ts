@@ -121,6 +121,29 @@ describe("applyEvent", () => {
     expect(finished.pending.map((p) => [p.interruptId, p.action])).toEqual([["i-2", "confirm_email"]]);
     expect(finished.steps).toEqual([]);
   });
+  it("reads AG-UI 1.0's cancelled outcome as a stop, with who stopped it, not as a failure", () => {
+    const stopped = run(initialThreadState(view({ pendingInterrupts: [] })), [
+      ...reply,
+      ev(22, "TEXT_MESSAGE_END", { messageId: "a-1" }),
+      ev(23, "STEP_FINISHED", { stepName: "write_reply" }),
+      {
+        type: "RUN_FINISHED",
+        outcome: { type: "cancelled" },
+        // On the wire the stop rides beside the event's sequence number.
+        metadata: {
+          seq: 24,
+          stop: { code: "conflict:run_cancelled", message: "Stopped by ann@example.com." },
+        },
+      },
+    ]);
+    expect(stopped.status).toBe("stopped");
+    expect(stopped.runError).toEqual({
+      code: "conflict:run_cancelled",
+      message: "Stopped by ann@example.com.",
+    });
+    expect(stopped.pending).toEqual([]);
+    expect(stopped.activeRunId).toBeNull();
+  });
 });
 
 describe("foldRunEvents and applyView", () => {
