@@ -5,6 +5,8 @@ import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { operatorSentence } from "@/lib/contract/operator-messages";
 import type { BulkVerb } from "@/lib/contract/questions/kinds";
+import { type DecisionFinding, FLAGGING_FINDINGS } from "@/lib/contract/wire";
+import { FindingChips } from "./decision-table";
 
 export interface BulkResult {
   done: { interruptId: string; threadId: string }[];
@@ -13,11 +15,14 @@ export interface BulkResult {
 
 /**
  * The bulk decision bar: how many items are selected, approve / reject (a/r on the keyboard) with a confirmation
- * that takes one note, and the result — what was done and what was refused, and why.
+ * that takes one note, and the result — what was done and what was refused, and why. The confirmation names each
+ * item's policy findings; approving an item the fraud screening flagged needs a second, explicit step (ticking that
+ * it was checked: Space on the box that takes the focus), so `a Enter` alone never approves one.
  */
 export function BulkBar({
   selected,
   titleOf,
+  findingsOf = () => null,
   problem,
   confirming,
   setConfirming,
@@ -25,6 +30,8 @@ export function BulkBar({
 }: {
   selected: string[];
   titleOf: (interruptId: string) => string;
+  /** The policy's findings of a selected decision (null: none, or not known). */
+  findingsOf?: (interruptId: string) => DecisionFinding[] | null;
   /** Why the selection cannot be decided in bulk (mixed or unsupported kinds), or null. */
   problem: string | null;
   confirming: BulkVerb | null;
@@ -35,12 +42,19 @@ export function BulkBar({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<BulkResult | null>(null);
+  const [checked, setChecked] = useState(false);
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
+  const checkRef = useRef<HTMLInputElement>(null);
+  const flagged = selected.filter((id) =>
+    (findingsOf(id) ?? []).some((f) => FLAGGING_FINDINGS.includes(f.code)),
+  );
+  const needsCheck = confirming === "approve" && flagged.length > 0;
 
   useEffect(() => {
+    setChecked(false);
     if (confirming === "reject") noteRef.current?.focus();
-    else if (confirming === "approve") confirmRef.current?.focus();
+    else if (confirming === "approve") (checkRef.current ?? confirmRef.current)?.focus();
   }, [confirming]);
 
   const submit = async () => {
@@ -98,11 +112,34 @@ export function BulkBar({
           <h2 className="font-semibold">
             {confirming === "approve" ? "Approve" : "Reject"} {selected.length} item(s)?
           </h2>
-          <ul className="max-h-32 list-disc overflow-y-auto pl-5 text-xs text-slate-700">
+          <ul
+            className="max-h-48 list-disc overflow-y-auto pl-5 text-xs text-slate-700"
+            data-testid="bulk-items"
+          >
             {selected.map((id) => (
-              <li key={id}>{titleOf(id)}</li>
+              <li key={id}>
+                {titleOf(id)}
+                <FindingChips findings={findingsOf(id)} />
+              </li>
             ))}
           </ul>
+          {needsCheck && (
+            <label className="flex items-start gap-2 text-sm text-red-900" data-testid="bulk-flagged">
+              <input
+                ref={checkRef}
+                type="checkbox"
+                checked={checked}
+                onChange={(e) => setChecked(e.target.checked)}
+                className="mt-0.5"
+                data-testid="bulk-flagged-check"
+              />
+              <span>
+                {flagged.length === 1 ? "One order was" : `${flagged.length} orders were`} flagged by fraud
+                screening. I checked {flagged.length === 1 ? "it" : "them"} on the thread page and approve
+                anyway.
+              </span>
+            </label>
+          )}
           <label className="block text-sm font-medium" htmlFor="bulk-note">
             Note {confirming === "reject" ? "(required: say why)" : "(optional)"}
           </label>
@@ -121,7 +158,7 @@ export function BulkBar({
               type="button"
               ref={confirmRef}
               onClick={submit}
-              disabled={busy || (confirming === "reject" && !note.trim())}
+              disabled={busy || (confirming === "reject" && !note.trim()) || (needsCheck && !checked)}
               className={`inline-flex items-center rounded-md px-3 py-2 text-sm font-semibold text-white shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed ${
                 confirming === "reject"
                   ? "bg-red-700 hover:bg-red-800 disabled:bg-red-300"

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { actionLabel } from "@/components/ui/action-label";
 import type { InboxDecisionItem } from "@/lib/contract/inbox";
-import { formatMoney } from "@/lib/contract/wire";
+import { type DecisionFinding, FLAGGING_FINDINGS, formatMoney } from "@/lib/contract/wire";
 import { ageText } from "./age";
 import { ClaimCell } from "./claim-cell";
 import { threadHref } from "./inbox-query";
@@ -120,6 +120,7 @@ export function DecisionTable({
                     {d.title ?? t.title}
                   </Link>
                   {d.title && <p className="mt-0.5 line-clamp-1 text-xs text-slate-600">{t.title}</p>}
+                  <FindingChips findings={d.findings} />
                   {item.refusal && (
                     <p
                       className="mt-1 w-fit rounded bg-amber-50 px-1.5 text-xs text-amber-900"
@@ -153,5 +154,28 @@ export function DecisionTable({
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** The policy's findings of a decision, on its row: what the thread page would show before the click. */
+export function FindingChips({ findings }: { findings: DecisionFinding[] | null }) {
+  const shown = (findings ?? []).filter((f) => f.severity !== "info");
+  if (shown.length === 0) return null;
+  return (
+    <ul className="mt-1 flex flex-wrap gap-1" data-testid="row-findings" aria-label="Policy findings">
+      {shown.map((f) => (
+        <li
+          key={f.code}
+          data-code={f.code}
+          className={`w-fit rounded px-1.5 text-xs ${
+            FLAGGING_FINDINGS.includes(f.code)
+              ? "bg-red-50 font-semibold text-red-900 ring-1 ring-red-300"
+              : "bg-amber-50 text-amber-950"
+          }`}
+        >
+          {f.message}
+        </li>
+      ))}
+    </ul>
   );
 }

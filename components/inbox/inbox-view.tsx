@@ -166,6 +166,7 @@ export function InboxView({
               const item = listed.get(id);
               return item ? (item.decision.title ?? item.thread.title) : id;
             }}
+            findingsOf={(id) => listed.get(id)?.decision.findings ?? null}
             problem={bulkProblem}
             confirming={confirming}
             setConfirming={setConfirming}

@@ -1,3 +1,5 @@
+import type { DecisionFinding } from "./wire";
+
 /*
  * The operator's inbox as the API and the browser see it (browser-safe): its filters, its pages of decisions and
  * threads, who handles each, and the queue's neighbours. Read by lib/db/queries/inbox.ts.
@@ -41,6 +43,8 @@ export interface InboxDecision {
   customerName: string | null;
   amountCents: number | null;
   currency: string | null;
+  /** The policy's findings the question shows (fraud flag, over the limit…), or null when it has none. */
+  findings: DecisionFinding[] | null;
   /** ISO 8601 (UTC, microseconds). */
   createdAt: string;
   /** Seconds since it was raised, by the database clock. */

@@ -205,7 +205,23 @@ export interface DecisionSummary {
   customerName: string | null;
   amountCents: number | null;
   currency: string | null;
+  /**
+   * The policy's findings the question shows (fraud flag, over the limit, late…): the inbox row and its keyboard
+   * confirmation carry them, so nobody approves from the list without the facts. No personal data: codes and the
+   * policy's own words.
+   */
+  findings?: DecisionFinding[] | null;
 }
+
+/** One policy finding as the ledger keeps it beside a decision. */
+export interface DecisionFinding {
+  code: string;
+  severity: "info" | "warning" | "block";
+  message: string;
+}
+
+/** Findings that make a decision one nobody approves from the list with a single key: the thread page, or a second. */
+export const FLAGGING_FINDINGS: readonly string[] = ["flagged_order"];
 
 /**
  * An effect a decision authorizes: a refund of an amount to an order, a change of an account's field to a value, a

@@ -85,7 +85,11 @@ describe("reading payloads", () => {
       customerName: "Lars",
       amountCents: 100,
       currency: "EUR",
+      findings: [],
     });
+    // The policy's findings travel with the summary: the inbox row shows them.
+    const flag = { code: "flagged_order", severity: "block", message: "Fraud screening flagged this order." };
+    expect(summarizePayload({ ...approval(100), findings: [flag] }).findings).toEqual([flag]);
     expect(summarizePayload({ nope: true }).title).toBeNull();
   });
 });

@@ -174,6 +174,11 @@ export function summarizePayload(raw: unknown): DecisionSummary {
       customerName: p.customer.name,
       amountCents: p.requested.amountCents,
       currency: p.requested.currency,
+      findings: p.findings.slice(0, 12).map((f) => ({
+        code: f.code.slice(0, 64),
+        severity: f.severity,
+        message: f.message.slice(0, 300),
+      })),
     };
   }
   if (p.action === "review_change") return { ...none, title: p.title, customerName: p.customer.name };

@@ -179,7 +179,7 @@ export async function recordPendingDecisions({
   rows,
 }: {
   db: Queryable;
-  rows: Pick<
+  rows: (Pick<
     Decision,
     | "interruptId"
     | "threadId"
@@ -192,7 +192,8 @@ export async function recordPendingDecisions({
     | "customerName"
     | "amountCents"
     | "currency"
-  >[];
+  > &
+    Partial<Pick<Decision, "findings">>)[];
 }): Promise<void> {
   if (rows.length === 0) return;
   const sealed = [];

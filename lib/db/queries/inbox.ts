@@ -74,6 +74,7 @@ const decisionColumns = {
   customerName: decisions.customerName,
   amountCents: decisions.amountCents,
   currency: decisions.currency,
+  findings: decisions.findings,
   createdAt: isoMicros(decisions.createdAt),
   ageSeconds: sql<number>`floor(extract(epoch from now() - ${decisions.createdAt}))::int`,
   dueAt: isoMicros(decisions.dueAt),

@@ -17,6 +17,8 @@ export interface PendingDecisionRow {
   customerName: string | null;
   amountCents: number | null;
   currency: string | null;
+  /** The policy's findings the question shows (codes and words, no personal data), for the inbox row. */
+  findings?: { code: string; severity: string; message: string }[] | null;
 }
 
 export interface RunClose {
@@ -106,9 +108,10 @@ export async function closeRun(
     RETURNING 1
   ), recorded AS (
     INSERT INTO decisions (interrupt_id, thread_id, run_id, checkpoint_id, action, payload, title, order_id,
-      customer_name, amount_cents, currency, status, asked_in_build, wait_ms)
+      customer_name, amount_cents, currency, findings, status, asked_in_build, wait_ms)
     SELECT x.interrupt_id, ${threadId}, ${runId}, ${head?.checkpointId ?? ""}, x.action, x.payload, x.title, x.order_id,
-      x.customer_name, x.amount_cents, x.currency, ${failed ? "superseded" : "pending"}, ${close.build ?? null}::text,
+      x.customer_name, x.amount_cents, x.currency, x.findings, ${failed ? "superseded" : "pending"},
+      ${close.build ?? null}::text,
       x.wait_ms
     FROM unnest(${sql.param(asked.map((d) => d.interruptId))}::text[],
       ${sql.param(asked.map((d) => d.action))}::text[],
@@ -116,8 +119,9 @@ export async function closeRun(
       ${sql.param(asked.map((d) => d.title))}::text[], ${sql.param(asked.map((d) => d.orderId))}::text[],
       ${sql.param(asked.map((d) => d.customerName))}::text[],
       ${sql.param(asked.map((d) => d.amountCents))}::integer[], ${sql.param(asked.map((d) => d.currency))}::text[],
+      ${sql.param(recorded.map((d) => (d.findings?.length ? JSON.stringify(d.findings) : null)))}::jsonb[],
       ${sql.param(asked.map((d) => d.waitMs))}::bigint[])
-      AS x(interrupt_id, action, payload, title, order_id, customer_name, amount_cents, currency, wait_ms)
+      AS x(interrupt_id, action, payload, title, order_id, customer_name, amount_cents, currency, findings, wait_ms)
     WHERE EXISTS (SELECT 1 FROM closed)
     ON CONFLICT (interrupt_id) DO NOTHING
     RETURNING 1

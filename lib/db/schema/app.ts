@@ -13,6 +13,7 @@ import {
 } from "drizzle-orm/pg-core";
 import {
   DECISION_STATUSES,
+  type DecisionFinding,
   EFFECT_STATUSES,
   EFFECT_TASK_ACTIONS,
   MULTITASK_STRATEGIES,
@@ -233,6 +234,8 @@ export const decisions = pgTable(
     customerName: text("customer_name"),
     amountCents: integer("amount_cents"),
     currency: text("currency"),
+    /** The policy's findings the question shows (codes and the policy's words, no personal data): the inbox row's. */
+    findings: jsonb("findings").$type<DecisionFinding[]>(),
     /** pending | answered (taken, waiting for the other decisions of its super-step) | resolved | superseded */
     status: text("status", { enum: DECISION_STATUSES }).notNull().default("pending"),
     /** AG-UI resume status. */

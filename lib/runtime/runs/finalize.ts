@@ -73,6 +73,7 @@ export async function finalizeRun({
               customerName: summary.customerName ?? null,
               amountCents: summary.amountCents ?? null,
               currency: summary.currency ?? null,
+              findings: summary.findings?.length ? summary.findings : null,
             };
           }),
         }
