@@ -81,15 +81,52 @@ say(
     ? "step 2 of 3: starting the server on the embedded database (a first start creates it, migrates it and seeds the demo)…"
     : "step 2 of 3: starting the server on DATABASE_URL (migrations apply on start)…",
 );
+// The server's output goes through this process: when whoever reads ours is gone (`npm start | cat`, the `cat` ended
+// by Ctrl-C), the server's own output never breaks — this process drops the lines and the server stops as asked.
 const server = spawn(nextBin, ["start", "-p", port, ...(host ? ["-H", host] : [])], {
-  stdio: "inherit",
+  stdio: ["ignore", "pipe", "pipe"],
   env,
 });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+let outputGone = false;
+for (const [from, to] of [
+  [server.stdout, process.stdout],
+  [server.stderr, process.stderr],
+]) {
+  to.on("error", () => {
+    outputGone = true;
+  });
+  from.on("data", (chunk) => {
+    if (!outputGone) to.write(chunk);
+  });
+}
 server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+/**
+ * Stop the server: the signal once (it drains: runs finish or are handed over, the embedded database is closed and its
+ * lock released), then, if it has not exited within its drain's bound, for good.
+ */
+let stopping = false;
+function stop(signal) {
+  if (stopping) return;
+  stopping = true;
+  server.kill(signal);
+  const graceMs = Number(process.env.SHUTDOWN_GRACE_MS ?? 8_000) + 15_000;
+  setTimeout(() => {
+    console.error(`[start] the server did not stop within ${Math.round(graceMs / 1000)} s: ending it.`);
+    server.kill("SIGKILL");
+  }, graceMs).unref();
+}
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"])
+  process.on(signal, () => stop(signal === "SIGHUP" ? "SIGTERM" : signal));
+// npm and its shell may end without passing a SIGTERM on (`kill <npm's pid>`): a parent that is gone stops us too.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop("SIGTERM");
+}, 500).unref();
 
 // Step 3: wait for the first healthy answer, and say where the console is.
 const url = `http://${host && host !== "0.0.0.0" && host !== "::" ? host : "127.0.0.1"}:${port}`;
+say("step 3 of 3: waiting for the server to answer healthy…");
 let last = "";
 for (let tick = 0; ; tick++) {
   try {

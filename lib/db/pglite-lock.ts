@@ -14,7 +14,14 @@ export function acquireDataDirLock(dataDir: string): () => void {
       const fd = openSync(lockPath, "wx", 0o600);
       writeSync(fd, String(process.pid));
       closeSync(fd);
-      return () => rmSync(lockPath, { force: true });
+      // Released when the database is closed, and at the latest when this process exits (a server's stop ends the
+      // process without closing the database under requests still in flight): no stale lock after a clean stop.
+      const release = () => {
+        process.off("exit", release);
+        rmSync(lockPath, { force: true });
+      };
+      process.on("exit", release);
+      return release;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const owner = Number.parseInt(readFileSync(lockPath, "utf8"), 10);

@@ -155,8 +155,9 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
       "expiry_answer",
       "asked_in_build",
       "outcome",
+      "findings",
     ],
-    why: "the ledger: ids, the question kind, statuses, who decided (staff), the SLA's configured answer, the build that asked and the answer's outcome word (approve, reject, send…)",
+    why: "the ledger: ids, the question kind, statuses, who decided (staff), the SLA's configured answer, the build that asked and the answer's outcome word (approve, reject, send…); the policy's findings (codes and its own words: a late request, a fraud flag, an amount over a limit — never a name or an address)",
   },
   "public.events": { columns: ["thread_id", "run_id", "type"], why: "ids and the event type" },
   "public.effects": {
@@ -183,8 +184,18 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
     why: "ids, keys, which field changed and the receipt that authorized it",
   },
   "public.orders": {
-    columns: ["id", "currency", "payment_method", "items", "status", "payment_ref", "name_tsv", "subject_id"],
-    why: "the order's number, money, items and status; the name vector is generated from a name in clear; the opaque subject id (a keyed blind index of the email)",
+    columns: [
+      "id",
+      "currency",
+      "payment_method",
+      "items",
+      "status",
+      "payment_ref",
+      "stripe_customer",
+      "name_tsv",
+      "subject_id",
+    ],
+    why: "the order's number, money, items and status; the provider's opaque references of its payment and customer (what the customer gave Stripe is Stripe's to erase); the name vector is generated from a name in clear; the opaque subject id (a keyed blind index of the email)",
   },
   "public.customer_accounts": {
     columns: ["id", "subject_id"],
@@ -288,6 +299,32 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
   "public.deploy_shadow_reports": {
     columns: ["id", "candidate", "baseline", "summary", "threads"],
     why: "a deploy shadow's verdicts: build directories, counts, thread ids, amounts and digests (an effect's words are kept only as a digest)",
+  },
+  "public.provider_events": {
+    columns: ["id", "provider", "type", "object_id", "outcome"],
+    why: "the payment provider's event ids and types, and what applying them did",
+  },
+  "public.provider_findings": {
+    columns: [
+      "id",
+      "finding_key",
+      "provider",
+      "kind",
+      "provider_ref",
+      "effect_id",
+      "thread_id",
+      "order_id",
+      "ledger",
+      "provider_side",
+      "run_id",
+      "status",
+      "resolved_by",
+    ],
+    why: "differences between the provider and the ledger: ids, amounts, currencies, statuses and the provider's reason codes (no name or address); who closed one (staff)",
+  },
+  "public.reconciliation_runs": {
+    columns: ["id", "provider", "instance", "outcome", "error"],
+    why: "server jobs: the provider compared with, the instance, the outcome and an error code",
   },
   "public.scheduled_jobs": {
     columns: ["name", "lease_holder", "last_holder", "last_error", "last_report"],

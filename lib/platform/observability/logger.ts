@@ -43,7 +43,19 @@ export function createLogger(destination?: pino.DestinationStream, level: string
       return isSpanContextValid(context) ? { traceId: context.traceId, spanId: context.spanId } : {};
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? stdoutDestination());
+}
+
+/**
+ * Standard output that never stops the process: when whoever read it is gone (`npm start | cat`, and the `cat` ended at
+ * Ctrl-C), a write fails with EPIPE — the lines have nowhere to go, and the shutdown that is logging them must go on.
+ */
+function stdoutDestination(): pino.DestinationStream {
+  const out = pino.destination({ dest: 1, sync: true });
+  out.on("error", () => {
+    // Nothing to tell: the reader of our output is gone.
+  });
+  return out;
 }
 
 /** The process's logger (one per process, shared by instrumentation.ts and the route bundles). */
