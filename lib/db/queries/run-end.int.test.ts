@@ -6,7 +6,7 @@ import { migrateDatabase } from "../migrate";
 import { type Database, openPostgres } from "../open";
 import { enqueueInput, hasWaitingInput } from "./queued-inputs";
 import { closeRun, type RunClose } from "./run-end";
-import { insertRun } from "./runs";
+import { insertRun, releaseRuns } from "./runs";
 import { createThread, lockThread } from "./threads";
 
 /*
@@ -156,6 +156,24 @@ describe("closeRun: a run's end in one statement", () => {
       inputWaiting: false,
       pending: [],
     });
+  });
+
+  it("a run given back because the database was away is not counted as an attempt; one given back otherwise is", async () => {
+    const owner = `owner-${randomUUID()}`;
+    const { runId } = await runningThread(owner);
+    const attempts = async () =>
+      (
+        (await database.db.execute(sql`SELECT attempts, owner FROM runs WHERE id = ${runId}`)) as unknown as {
+          rows: { attempts: number; owner: string | null }[];
+        }
+      ).rows[0];
+    const before = await attempts();
+    expect(before?.owner).toBe(owner);
+    expect(await releaseRuns({ db: database.db, owner, runId, uncount: true })).toEqual([runId]);
+    expect(await attempts()).toEqual({ attempts: (before?.attempts ?? 1) - 1, owner: null });
+    await database.db.execute(sql`UPDATE runs SET owner = ${owner}, attempts = 3 WHERE id = ${runId}`);
+    expect(await releaseRuns({ db: database.db, owner, runId })).toEqual([runId]);
+    expect(await attempts()).toEqual({ attempts: 3, owner: null });
   });
 
   it("a run another owner holds: nothing is written", async () => {

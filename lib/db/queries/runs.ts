@@ -312,15 +312,19 @@ export async function releaseRuns({
   db,
   owner,
   runId,
+  uncount = false,
 }: {
   db: Queryable;
   owner: string;
   runId?: string;
+  /** The claim being given back was no crash (the database was away): it does not count as an attempt. */
+  uncount?: boolean;
 }): Promise<string[]> {
   const only = runId === undefined ? sql.empty() : sql` AND id = ${runId}`;
   const payload = runId === undefined ? owner : "released";
+  const attempts = uncount ? sql`, attempts = greatest(attempts - 1, 0)` : sql.empty();
   const result = await db.execute(sql`WITH released AS (
-    UPDATE runs SET owner = NULL, lease_expires_at = now() - interval '1 millisecond'
+    UPDATE runs SET owner = NULL, lease_expires_at = now() - interval '1 millisecond'${attempts}
     WHERE owner = ${owner} AND status IN ('queued', 'running')${only}
     RETURNING id
   ), announced AS (

@@ -16,7 +16,7 @@ import type { Database } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { releaseRuns, resetRunAttempts } from "@/lib/db/queries/runs";
 import type { Run } from "@/lib/db/schema";
-import { databaseFault, retryingDatabaseFaults } from "@/lib/platform/database-faults";
+import { databaseFault, isDatabaseUnavailable, retryingDatabaseFaults } from "@/lib/platform/database-faults";
 import { env } from "@/lib/platform/env";
 import { errorFields, logger, runFields } from "@/lib/platform/observability/logger";
 import type { RunTraceHandler } from "@/lib/runtime/runs/graph-callbacks";
@@ -325,7 +325,7 @@ async function endAfterError(
   // committed checkpoint (here or on another instance); nothing more is written by this execution.
   if (databaseFault(error) && !abort.signal.aborted) {
     await x.sink.drain().catch(() => {});
-    handOver(database, run, x.owner);
+    handOver(database, run, x.owner, isDatabaseUnavailable(error));
     throw new RunHandedOverError(`database fault mid-step: ${databaseFault(error)?.reason}`, {
       cause: error,
     });
@@ -376,10 +376,13 @@ async function endAfterError(
  * back-off): every instance's sweeper then takes it over at once. Until then — or if the database stays away longer
  * than the lease — its lease simply runs out (the heartbeat extends only runs executing here), with the same result.
  */
-function handOver(database: Database, run: Run, owner: string): void {
-  void retryingDatabaseFaults(() => releaseRuns({ db: database.db, owner, runId: run.id }), {
-    withinMs: env.RUN_LEASE_MS,
-  }).catch(() => {});
+function handOver(database: Database, run: Run, owner: string, unavailable: boolean): void {
+  // A database that was away (not a slow statement, which a step can meet every time) is no crash of the run: its
+  // claim is not counted against MAX_RUN_ATTEMPTS, so an outage of any length never abandons a run.
+  void retryingDatabaseFaults(
+    () => releaseRuns({ db: database.db, owner, runId: run.id, uncount: unavailable }),
+    { withinMs: env.RUN_LEASE_MS },
+  ).catch(() => {});
 }
 
 /** End a run as failed with a RUN_ERROR carrying a stable code. */
