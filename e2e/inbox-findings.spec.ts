@@ -26,7 +26,7 @@ async function orders(): Promise<[string, string]> {
   return [plain, flagged];
 }
 
-test("the inbox row names the policy findings, and a flagged refund needs a second, explicit key to approve", async ({
+test("the inbox row names the policy findings, the heading counts the queue, and a flagged refund needs a second, explicit key to approve", async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -35,6 +35,8 @@ test("the inbox row names the policy findings, and a flagged refund needs a seco
   const flaggedThread = await pausedThread(page, `Refund ${flagged}: it broke.`, { orderRef: flagged });
   await openLiveInbox(page, `action=refund_approval&minAmount=${CENTS}&maxAmount=${CENTS}&limit=50`);
   await expect(page.getByTestId("inbox-row")).toHaveCount(2);
+  // The heading counts what the filters match in all.
+  await expect(page.getByTestId("inbox-total")).toHaveText("2 decisions waiting");
 
   // Each row says what the thread page would: the late request on both, the fraud flag on one.
   const flaggedRow = inboxRow(page, flaggedThread);
@@ -67,4 +69,5 @@ test("the inbox row names the policy findings, and a flagged refund needs a seco
   await page.getByTestId("bulk-confirm-button").focus();
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("bulk-result")).toContainText("2 done / 0 refused", { timeout: 60_000 });
+  await expect(page.getByTestId("inbox-total")).toHaveText("0 decisions waiting");
 });

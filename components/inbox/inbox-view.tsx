@@ -110,7 +110,14 @@ export function InboxView({
   return (
     <div data-testid="inbox" data-ready={hydrated ? "true" : "false"} className="space-y-5">
       <div className="flex flex-wrap items-baseline justify-between gap-3">
-        <h1 className="text-2xl font-semibold">Inbox</h1>
+        <h1 className="text-2xl font-semibold">
+          Inbox
+          {pending && typeof live.page.total === "number" && (
+            <span className="ml-2 text-base font-normal text-slate-700" data-testid="inbox-total">
+              {live.page.total === 1 ? "1 decision waiting" : `${live.page.total} decisions waiting`}
+            </span>
+          )}
+        </h1>
         <p
           className="flex items-center gap-2 text-xs text-slate-600"
           data-testid="live-status"

@@ -87,6 +87,8 @@ export interface InboxThreadItem {
 
 export interface InboxPage<T> {
   items: T[];
+  /** How many items the filters match in all (pending decisions; absent for the threads views). */
+  total?: number;
   /** Opaque; pass back as `cursor` for the next page. Null on the last page. */
   nextCursor: string | null;
 }

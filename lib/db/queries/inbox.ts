@@ -227,17 +227,27 @@ export async function listPendingInbox({
 }): Promise<InboxPage<InboxDecisionItem>> {
   const size = clampLimit(limit);
   const key = cursor ? decodeInboxCursor(cursor, "pending") : undefined;
-  const rows = await buildPendingInboxQuery({
-    db,
-    filter,
-    after: key && { dueAt: key.t, interruptId: key.i },
-    limit: size,
-    hiddenAgents,
-  });
+  const [rows, [counted]] = await Promise.all([
+    buildPendingInboxQuery({
+      db,
+      filter,
+      after: key && { dueAt: key.t, interruptId: key.i },
+      limit: size,
+      hiddenAgents,
+    }),
+    // The whole queue these filters match, not the page: what the heading says.
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(decisions)
+      .innerJoin(threads, eq(threads.id, decisions.threadId))
+      .leftJoin(decisionClaims, liveClaim)
+      .where(and(...pendingWhere(filter ?? {}, hiddenAgents ?? []))),
+  ]);
   const page = await openedRows(db, rows.slice(0, size));
   const last = page[page.length - 1];
   return {
     items: page.map((row) => ({ kind: "decision", decision: row.decision, thread: row.thread })),
+    total: Number(counted?.n ?? 0),
     nextCursor:
       rows.length > size && last
         ? encodeInboxCursor({ m: "pending", t: last.decision.dueAt, i: last.decision.interruptId })
