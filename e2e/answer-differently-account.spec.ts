@@ -46,6 +46,7 @@ test("an account change approved on the main line, the data check answered rejec
     .locator('[data-testid="ledger-entry"][data-action="review_change"]')
     .filter({ hasText: "operator@" });
   await dataCheck.getByTestId("answer-differently").click();
+  await dataCheck.getByTestId("answer-differently-go").click();
 
   // The branch asks both reviews again; the data check opens on the other way, the fraud check as usual.
   const cards = page.getByTestId("decision-review_change");

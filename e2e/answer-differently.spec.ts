@@ -26,6 +26,13 @@ test("a refund approved on the main line, answered reject on a branch: both outc
   await openReady(page, `/threads/${threadId}`, "thread-page");
   const approval = page.locator('[data-testid="ledger-entry"][data-action="refund_approval"]');
   await approval.getByTestId("answer-differently").click();
+  // Nothing happens on the first click: it says what the branch cannot undo (the refund already recorded), and
+  // that nothing waiting is cancelled; only the confirmation branches.
+  const confirm = approval.getByTestId("answer-differently-confirm");
+  await expect(confirm.getByTestId("answer-differently-warnings")).toContainText("A refund of €249.00");
+  await expect(confirm).toContainText("Nothing waiting now is cancelled.");
+  expect((await threadState(page, threadId)).status).toBe("completed");
+  await confirm.getByTestId("answer-differently-go").click();
 
   // The branch asks again; the page says what the other line answered.
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");

@@ -3,10 +3,11 @@
 import { useState } from "react";
 import { actionLabel } from "@/components/ui/action-label";
 import { Button } from "@/components/ui/button";
-import { errorMessage, postJson } from "@/components/ui/fetch-json";
+import { errorMessage, fetchJson, postJson } from "@/components/ui/fetch-json";
 import { LocalTime } from "@/components/ui/local-time";
 import { showControls } from "@/lib/contract/bidi";
 import { principalLabel } from "@/lib/contract/humanize";
+import type { SideEffectWarning } from "@/lib/contract/views/history";
 import type { DecisionView } from "@/lib/contract/views/thread";
 import { summarizeAnswer } from "./answer-summary";
 import { DeadlineLine } from "./deadline-line";
@@ -88,7 +89,11 @@ export function DecisionLedger({
                 </>
               )}
               {d.status === "resolved" && canBranch && threadId ? (
-                <AnswerDifferently threadId={threadId} interruptId={d.interruptId} />
+                <AnswerDifferently
+                  threadId={threadId}
+                  decision={d}
+                  cancels={decisions.filter((o) => o.status === "pending" && o.interruptId !== d.interruptId)}
+                />
               ) : null}
             </li>
           ))}
@@ -100,11 +105,39 @@ export function DecisionLedger({
 
 /**
  * "Answer differently": branch the thread from where this decision was asked (the question is asked again on the
- * branch, answered like any decision), then show the page again on the new branch.
+ * branch, answered like any decision), then show the page again on the new branch. Nothing happens on the first
+ * click: it says first what the branch cancels (the decisions waiting now) and what it cannot undo (what the thread
+ * already recorded after that point), and branches only when confirmed.
  */
-function AnswerDifferently({ threadId, interruptId }: { threadId: string; interruptId: string }) {
+function AnswerDifferently({
+  threadId,
+  decision,
+  cancels,
+}: {
+  threadId: string;
+  decision: DecisionView;
+  /** The decisions waiting now, which the branch makes no longer apply. */
+  cancels: DecisionView[];
+}) {
+  const interruptId = decision.interruptId;
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
+  const [asking, setAsking] = useState(false);
+  const [warnings, setWarnings] = useState<SideEffectWarning[] | null>(null);
+  const ask = async () => {
+    setAsking(true);
+    setProblem(null);
+    setWarnings(null);
+    try {
+      const { warnings } = await fetchJson<{ warnings: SideEffectWarning[] }>(
+        `/api/threads/${encodeURIComponent(threadId)}/checkpoints/${encodeURIComponent(decision.checkpointId)}/side-effects`,
+      );
+      setWarnings(warnings);
+    } catch (e) {
+      setProblem(errorMessage(e));
+      setWarnings([]);
+    }
+  };
   const branch = async () => {
     setBusy(true);
     setProblem(null);
@@ -119,10 +152,60 @@ function AnswerDifferently({ threadId, interruptId }: { threadId: string; interr
       setBusy(false);
     }
   };
+  if (asking)
+    return (
+      <section
+        className="mt-2 space-y-2 rounded-md border border-slate-300 bg-slate-50 p-3"
+        aria-label="Answer differently: confirm"
+        data-testid="answer-differently-confirm"
+      >
+        <p className="text-slate-900">
+          This branches the thread from where this decision was asked: it is asked again there, and the branch
+          goes on from your new answer.
+        </p>
+        {cancels.length > 0 ? (
+          <div data-testid="answer-differently-cancels">
+            <p className="font-medium text-slate-900">It cancels what waits now:</p>
+            <ul className="list-disc pl-5 text-slate-800">
+              {cancels.map((c) => (
+                <li key={c.interruptId}>{actionLabel(c.action)} (no longer applies on the branch)</li>
+              ))}
+            </ul>
+          </div>
+        ) : (
+          <p className="text-slate-700">Nothing waiting now is cancelled.</p>
+        )}
+        {warnings === null ? (
+          <p className="text-slate-700">Reading what the thread already did after this point…</p>
+        ) : warnings.length > 0 ? (
+          <div data-testid="answer-differently-warnings">
+            <p className="font-medium text-slate-900">What the branch cannot undo:</p>
+            <ul className="list-disc pl-5 text-slate-800">
+              {warnings.map((w) => (
+                <li key={w.recordId}>{w.message}</li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+        <div className="flex gap-2">
+          <Button disabled={busy || warnings === null} onClick={branch} data-testid="answer-differently-go">
+            {busy ? "Branching…" : "Branch and answer again"}
+          </Button>
+          <Button variant="secondary" disabled={busy} onClick={() => setAsking(false)}>
+            Cancel
+          </Button>
+        </div>
+        {problem && (
+          <p role="alert" className="text-sm text-red-800">
+            {problem}
+          </p>
+        )}
+      </section>
+    );
   return (
     <div className="mt-1">
-      <Button variant="secondary" disabled={busy} onClick={branch} data-testid="answer-differently">
-        {busy ? "Branching…" : "Answer differently"}
+      <Button variant="secondary" disabled={busy} onClick={() => void ask()} data-testid="answer-differently">
+        Answer differently…
       </Button>
       {problem && (
         <p role="alert" className="mt-1 text-sm text-red-800">
