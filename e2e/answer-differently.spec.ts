@@ -52,6 +52,8 @@ test("a refund approved on the main line, answered reject on a branch: both outc
   await card.getByTestId("reject").click();
   const reply = page.getByTestId("decision-confirm_email");
   await expect(reply).toBeVisible({ timeout: 30_000 });
+  // The branch's reply is drafted, not sent: the customer was told nothing by it yet.
+  await expect(two.getByTestId("this-told")).toHaveText("Nothing yet: a draft, not sent");
   await reply.getByTestId("send-as-is").click();
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-status", "completed", {
     timeout: 30_000,

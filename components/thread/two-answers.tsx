@@ -39,13 +39,34 @@ function outcomeOf(values: Values, messages: readonly Message[], effects: readon
   );
   const email = record(values.email);
   const reply = [...messages].reverse().find((m) => m.role === "assistant" && typeof m.content === "string");
-  const told =
-    typeof reply?.content === "string" && reply.content.trim()
-      ? (reply.content
-          .trim()
-          .split("\n")
-          .find((line) => line.trim() && !/^hello\b/i.test(line.trim())) ?? reply.content.trim())
-      : "Nothing yet";
+  const firstLine = (text: string) =>
+    text
+      .trim()
+      .split("\n")
+      .find((line) => line.trim() && !/^hello\b/i.test(line.trim())) ?? text.trim();
+  const draft = typeof reply?.content === "string" && reply.content.trim() ? firstLine(reply.content) : null;
+  // What the customer was told is what reached them: for a line that emails, the email's words once it is delivered
+  // (the approved revision, which may be an edit of the draft) — never a draft that was not sent.
+  const sent = record(values.reply)?.body;
+  const sentLine = typeof sent === "string" && sent.trim() ? firstLine(sent) : draft;
+  const arrived = mails.some(
+    (l) =>
+      l.effect.status === "delivered" ||
+      (l.effect.status === "handled" && l.effect.task?.resolution === "confirmed_delivered"),
+  );
+  const underway = mails.some((l) => ["queued", "sending", "unconfirmed"].includes(l.effect.status));
+  const emails = "email" in values || "reply" in values || mails.length > 0;
+  const told = !emails
+    ? (draft ?? "Nothing yet")
+    : arrived && sentLine
+      ? sentLine
+      : underway && sentLine
+        ? `Nothing yet: being sent — “${sentLine}”`
+        : email?.status === "not_sent"
+          ? "Nothing: the reply was not sent"
+          : draft
+            ? "Nothing yet: a draft, not sent"
+            : "Nothing yet";
   return {
     money,
     email:
