@@ -22,18 +22,23 @@ test("order support: a reviewed tool call, edited and approved from its card; on
   const card = page.getByTestId("decision-tool_review");
   const call = card.getByTestId("tool-call-card");
   await expect(call).toContainText("issue_store_credit");
-  await expect(call.getByTestId("tool-call-args")).toContainText("250");
+  // Money is said as money (2.50, not 250 cents), and nothing is chosen for the operator on a call that moves it.
+  await expect(call.getByTestId("tool-call-args").locator('[data-arg="amountCents"]')).toHaveText("2.50");
+  await expect(call.getByTestId("tool-call-args")).toContainText("Amount");
+  await expect(call.getByTestId("tool-decision-approve")).not.toBeChecked();
+  await expect(card.getByTestId("submit-review")).toBeDisabled();
 
-  // An amount outside the tool's schema is refused on the page, in words, before anything is sent.
+  // An amount outside the tool's schema is refused on the page, in words and money, before anything is sent.
   await call.getByTestId("tool-decision-edit").check();
   const amount = call.getByTestId("tool-arg-amountCents");
-  await expect(amount).toHaveValue("250");
-  await amount.fill("99999");
+  await expect(amount).toHaveValue("2.50");
+  await expect(call).toContainText("(1.00 to 200.00)");
+  await amount.fill("999.99");
   await card.getByTestId("submit-review").click();
-  await expect(card).toContainText("Amount cents of issue_store_credit must be at most 20000.");
+  await expect(card).toContainText("Amount of issue_store_credit must be at most 200.00.");
   expect((await threadState(page, threadId)).pendingInterrupts).toHaveLength(1);
 
-  await amount.fill("200");
+  await amount.fill("2.00");
   await card.getByTestId("submit-review").click();
   await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
   await expect(page.getByText("Store credit of €2.00 has been queued")).toBeVisible();

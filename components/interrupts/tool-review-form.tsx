@@ -9,6 +9,7 @@ import type { AnswerOf } from "@/lib/contract/questions";
 import {
   encodeDecisions,
   fieldWords,
+  isMoneyArg,
   type ReviewDecision,
   type ReviewDecisionType,
   type ReviewedToolCall,
@@ -35,7 +36,8 @@ const VERBS: Record<ReviewDecisionType, string> = {
 };
 
 interface Draft {
-  type: ReviewDecisionType;
+  /** Null: nothing chosen yet (a call that moves money opens with no answer preselected). */
+  type: ReviewDecisionType | null;
   /** Edited argument values as typed (strings, or booleans for checkboxes). */
   fields: Record<string, string | boolean>;
   /** Arguments as JSON text, when the tool declares no schema to build a form from. */
@@ -58,18 +60,41 @@ function propertiesOf(request: ReviewedToolCall): [string, Property][] | null {
   return Object.entries(props as Record<string, Property>);
 }
 
+/** A numeric argument in minor units (`amountCents`): shown and typed as money (2.50), sent in cents (250). */
+const moneyField = (name: string, prop: Property) =>
+  isMoneyArg(name) && (prop.type === "integer" || prop.type === "number");
+const asMoney = (cents: number) => (cents / 100).toFixed(2);
+
+/** Whether a call moves money (one of its arguments is an amount): nothing is preselected for it. */
+function movesMoney(request: ReviewedToolCall): boolean {
+  return (
+    (propertiesOf(request) ?? []).some(([name, prop]) => moneyField(name, prop)) ||
+    Object.keys(request.args).some(isMoneyArg)
+  );
+}
+
 function initialDraft(request: ReviewedToolCall, taken: ReviewDecision | undefined): Draft {
   const args = taken?.type === "edit" ? taken.args : request.args;
   const fields: Record<string, string | boolean> = {};
   for (const [name, prop] of propertiesOf(request) ?? []) {
     const value = args[name];
     fields[name] =
-      prop.type === "boolean" ? value === true : value === undefined || value === null ? "" : String(value);
+      prop.type === "boolean"
+        ? value === true
+        : value === undefined || value === null
+          ? ""
+          : moneyField(name, prop) && typeof value === "number"
+            ? asMoney(value)
+            : String(value);
   }
   return {
     type:
       taken?.type ??
-      (request.allowed.includes("approve") ? "approve" : (request.allowed[0] as ReviewDecisionType)),
+      (movesMoney(request)
+        ? null
+        : request.allowed.includes("approve")
+          ? "approve"
+          : (request.allowed[0] as ReviewDecisionType)),
     fields,
     json: JSON.stringify(args, null, 2),
     message:
@@ -96,7 +121,11 @@ function editedArgs(request: ReviewedToolCall, draft: Draft): Record<string, unk
     const value = draft.fields[name];
     if (prop.type === "boolean") args[name] = value === true;
     else if (value === "" || value === undefined) delete args[name];
-    else if (prop.type === "integer" || prop.type === "number") args[name] = Number(value);
+    else if (moneyField(name, prop)) {
+      // Typed as money: to minor units (a value that is no amount goes as typed, and the server says why).
+      const amount = Number(String(value).replace(",", "."));
+      args[name] = Number.isFinite(amount) ? Math.round(amount * 100) : value;
+    } else if (prop.type === "integer" || prop.type === "number") args[name] = Number(value);
     else args[name] = value;
   }
   return args;
@@ -120,8 +149,10 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
   const update = (i: number, change: Partial<Draft>) =>
     setDrafts((all) => all.map((d, j) => (j === i ? { ...d, ...change } : d)));
   const acts = drafts.some((d) => d.type === "approve" || d.type === "edit");
+  const undecided = drafts.some((d) => d.type === null);
 
   const submit = () => {
+    if (undecided) return;
     const decisions = drafts.map((d, i): ReviewDecision => {
       const request = payload.requests[i] as ReviewedToolCall;
       if (d.type === "edit") return { type: "edit", args: editedArgs(request, d) };
@@ -175,14 +206,25 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
               className="grid grid-cols-[max-content_1fr] gap-x-3 gap-y-1 text-sm"
               data-testid="tool-call-args"
             >
-              {Object.entries(request.args).map(([name, value]) => (
-                <div key={name} className="contents">
-                  <dt className="text-slate-500">{humanize(fieldWords(name))}</dt>
-                  <dd className="font-mono">
-                    <bdi>{typeof value === "string" ? value : JSON.stringify(value)}</bdi>
-                  </dd>
-                </div>
-              ))}
+              {Object.entries(request.args).map(([name, value]) => {
+                const money = isMoneyArg(name) && typeof value === "number";
+                return (
+                  <div key={name} className="contents">
+                    <dt className="text-slate-500">
+                      {humanize(fieldWords(money ? name.replace(/Cents$/, "") : name))}
+                    </dt>
+                    <dd className="font-mono" data-arg={name}>
+                      <bdi>
+                        {money
+                          ? `${asMoney(value)}${typeof request.args.currency === "string" ? ` ${request.args.currency}` : ""}`
+                          : typeof value === "string"
+                            ? value
+                            : JSON.stringify(value)}
+                      </bdi>
+                    </dd>
+                  </div>
+                );
+              })}
             </dl>
             <div
               role="radiogroup"
@@ -214,9 +256,19 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
                     <div key={name}>
                       <FieldLabel
                         htmlFor={`${id}-${i}-${name}`}
-                        hint={prop.description ? `(${prop.description})` : undefined}
+                        hint={
+                          moneyField(name, prop)
+                            ? `(${typeof request.args.currency === "string" ? `${request.args.currency}, ` : ""}${
+                                prop.minimum !== undefined && prop.maximum !== undefined
+                                  ? `${asMoney(prop.minimum)} to ${asMoney(prop.maximum)}`
+                                  : "an amount like 2.50"
+                              })`
+                            : prop.description
+                              ? `(${prop.description})`
+                              : undefined
+                        }
                       >
-                        {humanize(fieldWords(name))}
+                        {humanize(fieldWords(moneyField(name, prop) ? name.replace(/Cents$/, "") : name))}
                       </FieldLabel>
                       {prop.type === "boolean" ? (
                         <input
@@ -248,9 +300,17 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
                           data-testid={`tool-arg-${name}`}
                           className={controlClass}
                           type={prop.type === "integer" || prop.type === "number" ? "number" : "text"}
-                          step={prop.type === "integer" ? 1 : "any"}
-                          min={prop.minimum}
-                          max={prop.maximum}
+                          step={moneyField(name, prop) ? 0.01 : prop.type === "integer" ? 1 : "any"}
+                          min={
+                            moneyField(name, prop) && prop.minimum !== undefined
+                              ? prop.minimum / 100
+                              : prop.minimum
+                          }
+                          max={
+                            moneyField(name, prop) && prop.maximum !== undefined
+                              ? prop.maximum / 100
+                              : prop.maximum
+                          }
                           maxLength={prop.maxLength}
                           value={String(draft.fields[name] ?? "")}
                           disabled={form.closed}
@@ -311,7 +371,7 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
       {refusal && <RefusalNote id={form.refusalId} reason={refusal} then={null} />}
       <Button
         type="submit"
-        disabled={form.closed || (acts && form.actClosed)}
+        disabled={form.closed || undecided || (acts && form.actClosed)}
         data-testid="submit-review"
         data-shortcut="a"
       >

@@ -70,6 +70,9 @@ export async function runGuideFlow(base: string, agentId: string): Promise<void>
     await page.reload();
     await page.locator('[data-testid="thread-page"][data-ready="true"]').waitFor({ timeout: 20_000 });
     expect(await card.getAttribute("data-interrupt-id")).toBe(interruptId);
+    // Approve each call (a call that moves money opens with nothing chosen).
+    const approves = card.getByTestId("tool-decision-approve");
+    for (let i = 0; i < (await approves.count()); i++) await approves.nth(i).check();
     await card.getByTestId("submit-review").click();
     await page.getByTestId("status-badge").filter({ hasText: "Completed" }).waitFor({ timeout: 20_000 });
     await page.getByText(flow.approved).waitFor();

@@ -166,7 +166,7 @@ describe("answers to a tool review (generated)", () => {
     });
     expect(check.ok).toBe(false);
     if (check.ok) return;
-    expect(check.error).toContain("amount cents of issue_store_credit must be at most 20000");
+    expect(check.error).toContain("amount of issue_store_credit must be at most 200.00");
     expect(check.error).toContain("send_note may not be answered with edit");
   });
 });

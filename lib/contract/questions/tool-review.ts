@@ -276,6 +276,11 @@ function argsSchemaOf(schema: Record<string, unknown>): z.ZodType | null {
 }
 
 /** `amountCents` → "amount cents": how a field is named to people. */
+/** An argument that holds an amount in minor units (`amountCents`, `creditCents`): shown and edited as money. */
+export function isMoneyArg(name: string): boolean {
+  return /[a-z]Cents$/.test(name) || name === "cents";
+}
+
 export function fieldWords(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
@@ -286,9 +291,20 @@ export function fieldWords(name: string): string {
 
 /** A schema problem with an edited argument, in words ("amount cents of issue_store_credit must be at most 20000"). */
 function argIssueMessage(tool: string, issue: z.core.$ZodIssue): string {
+  const last = String(issue.path.at(-1) ?? "");
+  // An amount in minor units (`amountCents`) is said as money: "amount … must be at most 200.00", never in cents.
+  const money = isMoneyArg(last);
+  const shown = (n: number | bigint | undefined) => (money ? (Number(n) / 100).toFixed(2) : String(n));
   const field =
     issue.path.length > 0
-      ? `${fieldWords(issue.path.map(String).join(" "))} of ${tool}`
+      ? `${fieldWords(
+          money
+            ? issue.path
+                .map(String)
+                .join(" ")
+                .replace(/Cents$/, "")
+            : issue.path.map(String).join(" "),
+        )} of ${tool}`
       : `the arguments of ${tool}`;
   const i = issue as z.core.$ZodIssue & {
     maximum?: number | bigint;
@@ -302,9 +318,9 @@ function argIssueMessage(tool: string, issue: z.core.$ZodIssue): string {
     case "too_big":
       return i.origin === "string"
         ? `${field} may have at most ${i.maximum} characters`
-        : `${field} must be at most ${i.maximum}`;
+        : `${field} must be at most ${shown(i.maximum)}`;
     case "too_small":
-      if (i.origin !== "string") return `${field} must be at least ${i.minimum}`;
+      if (i.origin !== "string") return `${field} must be at least ${shown(i.minimum)}`;
       return Number(i.minimum) <= 1
         ? `${field} is required`
         : `${field} needs at least ${i.minimum} characters`;

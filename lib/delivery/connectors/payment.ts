@@ -9,7 +9,7 @@ export const paymentKind: EffectKind = {
   kind: "payment",
   summary: (p) =>
     typeof p.amountCents === "number"
-      ? `Refund ${formatMoney(p.amountCents, String(p.currency ?? "EUR"))} for ${String(p.orderId ?? "the order")}`
+      ? `${p.method === "store_credit" ? "Store credit" : "Refund"} ${formatMoney(p.amountCents, String(p.currency ?? "EUR"))} for ${String(p.orderId ?? "the order")}`
       : "payment effect",
   // A refund the provider failed after taking it: a retry under its key would find that same failed refund.
   taskActions: (_status, lastError) =>
