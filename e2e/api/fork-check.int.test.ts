@@ -154,6 +154,18 @@ describe.each<Backend>(["postgres", "pglite"])("the fork's checks, asked alone, 
         { field: "decision", message: "cannot be edited by a fork" },
       ]),
     );
+    // An amount beyond what was paid (ORD-1002: €249.00) is refused with the order's total, by the check and the fork.
+    for (const path of ["fork/check", "fork"]) {
+      const tooMuch = await post(base, `/api/threads/${threadId}/${path}`, {
+        checkpointId,
+        values: { requested: 99_999_999 },
+      });
+      expect(tooMuch.status, path).toBe(422);
+      expect(((await tooMuch.json()) as Refusal).details?.issues).toEqual([
+        { field: "requested", message: "must be at most the order's total, €249.00 (24900 cents)" },
+      ]);
+    }
+    expect((await check({ checkpointId, values: { requested: 24_900 } })).status).toBe(200);
     const node = await check({ checkpointId, values: { reason: "ok" }, asNode: "human_review" });
     expect(node.status).toBe(422);
     expect(((await node.json()) as Refusal).code).toBe("unprocessable:fork_node");

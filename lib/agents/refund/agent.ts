@@ -7,7 +7,13 @@ import type { AgentDefinition } from "@/lib/runtime/agents/registry";
 import { getChatModel } from "./chat-model";
 import { refundActsOnIt, refundDecisionPolicy } from "./decision-policy";
 import { sideEffectWarnings } from "./effects";
-import { markEdited, REFUND_EDITABLE_FIELDS, REFUND_FORK_NODES, refundEditableState } from "./fork-rules";
+import {
+  markEdited,
+  REFUND_EDITABLE_FIELDS,
+  REFUND_FORK_NODES,
+  refundEditableState,
+  refundForkLimits,
+} from "./fork-rules";
 import { buildRefundGraph, refundGraphInput } from "./graph";
 
 /** The refund agent: classify a ticket, look the order up, apply the policy, ask a person, refund, reply. */
@@ -37,6 +43,7 @@ export const refundAgent: AgentDefinition<InterruptPayload> = {
     editableFields: REFUND_EDITABLE_FIELDS,
     asNodes: REFUND_FORK_NODES,
     markEdited,
+    limits: refundForkLimits,
   },
   effects: (args) => sideEffectWarnings(args),
   policy: refundDecisionPolicy,

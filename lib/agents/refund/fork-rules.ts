@@ -1,5 +1,8 @@
 import "server-only";
 import { z } from "zod";
+import { formatMoney } from "@/lib/contract/wire";
+import type { Queryable } from "@/lib/db/tx";
+import { getOrder } from "@/lib/shop/orders";
 import { editableCents, editableMessage, editableOrderRef } from "../kit/channels";
 
 /**
@@ -37,4 +40,38 @@ export const REFUND_FORK_NODES = ["classify", "lookup_order"] as const;
 /** The state update that marks a branch as edited by `principalId` (written by the runtime, never by the edit). */
 export function markEdited(principalId: string): { editedBy: string } {
   return { editedBy: principalId };
+}
+
+/**
+ * What a fork's edits may not be, given the state at the checkpoint: the amount asked for is at most the order's total
+ * (the order as the state holds it, or as the shop has it when the checkpoint precedes its look-up). A branch that
+ * asks for more than was paid is refused before it is made, as the ledger would refuse the refund later.
+ */
+export async function refundForkLimits({
+  db,
+  state,
+  values,
+}: {
+  db: Queryable;
+  state: Record<string, unknown>;
+  values: Record<string, unknown>;
+}): Promise<{ field: string; message: string }[]> {
+  if (typeof values.requested !== "number") return [];
+  const held = state.order as { id?: unknown; amountCents?: unknown; currency?: unknown } | null | undefined;
+  const orderId =
+    (typeof values.orderRef === "string" && values.orderRef) ||
+    (typeof held?.id === "string" ? held.id : null) ||
+    (typeof state.orderRef === "string" ? state.orderRef : null);
+  if (!orderId) return [];
+  const order =
+    held?.id === orderId && typeof held.amountCents === "number"
+      ? { amountCents: held.amountCents, currency: String(held.currency ?? "EUR") }
+      : await getOrder({ db, orderId });
+  if (!order || values.requested <= order.amountCents) return [];
+  return [
+    {
+      field: "requested",
+      message: `must be at most the order's total, ${formatMoney(order.amountCents, order.currency)} (${order.amountCents} cents)`,
+    },
+  ];
 }

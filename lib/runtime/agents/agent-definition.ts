@@ -121,6 +121,16 @@ export interface AgentDefinition<P = unknown> {
     asNodes: readonly string[];
     /** The state update that marks a branch as edited by a principal (written by the runtime, never by the edit). */
     markEdited(principalId: string): Record<string, unknown>;
+    /**
+     * What the edits may not be given the state at the checkpoint and the world (an amount above the order's total):
+     * each a field and its rule in the agent's words. The fork and its check both refuse them (422), before anything
+     * is written. Default: none beyond `editable`.
+     */
+    limits?(args: {
+      db: Queryable;
+      state: Record<string, unknown>;
+      values: Record<string, unknown>;
+    }): Promise<{ field: string; message: string }[]>;
   };
   /** Side effects a branch from a checkpoint (with these values) would reach again: warned before a fork. */
   effects(args: EffectsArgs): Promise<SideEffectWarning[]>;

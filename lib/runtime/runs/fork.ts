@@ -86,7 +86,37 @@ async function prepareFork<R extends Omit<ForkRequest, "by">>(
   // Onto the current version (a thread whose version is gone), or on the thread's own pinned version.
   const agent = raw.onto === "current" ? getAgent(thread.agentId) : threadAgent(thread);
   const graph = await getAgentGraph(agent);
-  return { thread, agent, graph, request: checkEdits(agent, raw) };
+  const request = checkEdits(agent, raw);
+  await checkLimits(agent, graph, raw.database, request);
+  return { thread, agent, graph, request };
+}
+
+/**
+ * The edits against the state at the checkpoint and the world, as the agent says (`fork.limits`: an amount above the
+ * order's total): 422 `unprocessable:fork_values` with each field's rule, as the editable schema's refusals are.
+ */
+async function checkLimits(
+  agent: AgentDefinition,
+  graph: AgentGraph,
+  database: Database,
+  request: Omit<ForkRequest, "by"> & CheckedValues,
+): Promise<void> {
+  if (!agent.fork.limits || !request.values) return;
+  const state = await graph.getState({
+    configurable: { thread_id: request.threadId, checkpoint_ns: "", checkpoint_id: request.checkpointId },
+  });
+  const issues = await agent.fork.limits({
+    db: database.db,
+    state: (state.values ?? {}) as Record<string, unknown>,
+    values: request.values,
+  });
+  if (issues.length === 0) return;
+  const fields = [...new Set(issues.map((i) => i.field))];
+  throw new AppError(
+    "unprocessable:fork_values",
+    `These values go beyond what the thread allows: ${issues.map((i) => `${i.field} ${i.message}`).join("; ")}.`,
+    { fields, editable: [...agent.fork.editableFields], issues },
+  );
 }
 
 type CheckedValues = { values?: Record<string, unknown> };
