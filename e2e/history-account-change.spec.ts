@@ -45,7 +45,7 @@ test("account change: fork with an edit through the form, filter and jump throug
   // The server's rule for an order number, in the agent's words, as typed; the fork stays closed.
   await field("orderRef").locator("input").fill("ORD-12");
   await expect(field("orderRef").getByTestId("fork-field-error")).toHaveText(
-    "orderRef must look like ORD-1234",
+    "Order number must look like ORD-1234",
   );
   await expect(submit).toBeDisabled();
   await field("orderRef").locator("input").fill("ORD-1003");

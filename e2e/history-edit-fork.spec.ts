@@ -84,22 +84,32 @@ test("the fork form comes from the agent's editable state: each field starts at 
   // Words in the amount: refused as typed, and the fork stays closed.
   const requested = field("requested").locator("input");
   await requested.fill("lots");
-  await expect(field("requested").getByTestId("fork-field-error")).toHaveText("requested must be a number");
+  await expect(field("requested").getByTestId("fork-field-error")).toHaveText(
+    "Amount asked for must be a number",
+  );
   await expect(submit).toBeDisabled();
   // A number out of bounds, and an order number in the wrong form: the server's rules, in the agent's words, as typed.
   await requested.fill("0");
   await expect(field("requested").getByTestId("fork-field-error")).toHaveText(
-    "requested must be more than 0",
+    "Amount asked for must be more than 0",
   );
   await expect(submit).toBeDisabled();
   await field("orderRef").locator("input").fill("ORD-12");
   await expect(field("orderRef").getByTestId("fork-field-error")).toHaveText(
-    "orderRef must look like ORD-1234",
+    "Order number must look like ORD-1234",
   );
   await field("orderRef")
     .locator("input")
     .fill(order ?? "");
+  // More than the order's total: refused with the total, in money.
+  await requested.fill("99999999");
+  await expect(field("requested").getByTestId("fork-field-error")).toContainText(
+    "Amount asked for must be at most the order's total",
+  );
+  await expect(submit).toBeDisabled();
   await requested.fill("1200");
+  // The amount in cents is said as money beside it.
+  await expect(field("requested").getByTestId("fork-field-money")).toHaveText("= €12.00");
   await expect(field("requested").getByTestId("fork-field-error")).toHaveText("");
   await expect(field("orderRef").getByTestId("fork-field-error")).toHaveText("");
   await expect(submit).toBeEnabled();

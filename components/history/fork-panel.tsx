@@ -5,7 +5,10 @@ import { Button } from "@/components/ui/button";
 import { errorMessage, postJson } from "@/components/ui/fetch-json";
 import { controlClass } from "@/components/ui/field";
 import { appErrorOf } from "@/lib/contract/errors";
+import { humanize } from "@/lib/contract/humanize";
+import { fieldWords } from "@/lib/contract/questions/tool-review";
 import type { SideEffectWarning } from "@/lib/contract/views/history";
+import { formatMoney } from "@/lib/contract/wire";
 import { type ForkField, forkFields, readField, showField } from "./fork-schema";
 import { parseForkValues } from "./fork-values";
 import { SideEffectNotice } from "./side-effect-notice";
@@ -142,6 +145,7 @@ export function ForkPanel({
                   raw={typed[f.name] ?? showField(current?.[f.name])}
                   onType={(raw) => type(f, raw)}
                   serverRule={verdict?.issues[f.name]}
+                  currency={currencyOf(current)}
                 />
               ))}
             </fieldset>
@@ -203,15 +207,29 @@ export function ForkPanel({
 }
 
 /** One field of the fork form: its input by kind, and the rule it breaks (in words) while typing. */
+/** The currency the state's amounts are in: its order's, when it has one. */
+function currencyOf(values: Record<string, unknown> | null | undefined): string {
+  const order = values?.order as { currency?: unknown } | null | undefined;
+  return typeof order?.currency === "string" ? order.currency : "EUR";
+}
+
+/** A field's name as people read it: the schema's title, else its name in words ("customerMessage" → "Customer message"). */
+export function fieldLabel(field: ForkField): string {
+  return field.title ?? humanize(fieldWords(field.name));
+}
+
 function ForkFieldInput({
   field,
   raw,
   onType,
   serverRule,
+  currency,
 }: {
   field: ForkField;
   raw: string;
   onType: (raw: string) => void;
+  /** The currency of an amount in cents (`widget: "money"`), said beside it as money. */
+  currency: string;
   /** The rule this field's value breaks, as the server says it (the agent's words), if it breaks one. */
   serverRule?: string;
 }) {
@@ -227,12 +245,26 @@ function ForkFieldInput({
     .filter(Boolean)
     .join(", ");
   const describedBy = `${id}-note`;
+  const label = fieldLabel(field);
+  // An amount in minor units is said as money beside what is typed (24900 → €249.00).
+  const money =
+    field.widget === "money" && reading.ok && typeof reading.value === "number"
+      ? formatMoney(reading.value, currency)
+      : null;
   return (
     <div data-testid="fork-field" data-field={field.name}>
       <label htmlFor={id} className="block text-xs font-semibold text-slate-700">
-        {field.name}
-        {hint && <span className="font-normal text-slate-600"> ({hint})</span>}
+        {label}
+        {field.widget === "money" ? (
+          <span className="font-normal text-slate-600">
+            {" "}
+            (in cents{field.nullable ? "; empty: none" : ""})
+          </span>
+        ) : (
+          hint && <span className="font-normal text-slate-600"> ({hint})</span>
+        )}
       </label>
+      {field.description && <p className="text-xs text-slate-600">{field.description}</p>}
       {field.kind === "choice" || field.kind === "boolean" ? (
         <select
           id={id}
@@ -269,8 +301,13 @@ function ForkFieldInput({
           aria-describedby={describedBy}
         />
       )}
+      {money && (
+        <p className="mt-1 text-xs text-slate-700" data-testid="fork-field-money">
+          = {money}
+        </p>
+      )}
       <p id={describedBy} className="mt-1 text-xs text-red-700" data-testid="fork-field-error" role="status">
-        {error === null ? "" : `${field.name} ${error}`}
+        {error === null ? "" : `${label} ${error}`}
       </p>
     </div>
   );

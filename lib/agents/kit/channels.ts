@@ -19,7 +19,8 @@ export const editableMessage = z
   .string({ error: "must be text" })
   .trim()
   .min(1, "must not be empty")
-  .max(5000, "must be at most 5000 characters");
+  .max(5000, "must be at most 5000 characters")
+  .meta({ title: "Customer's message" });
 
 /** `ORD-1234` (any letter case), or null to make the agent ask for it. */
 export const editableOrderRef = z
@@ -27,7 +28,8 @@ export const editableOrderRef = z
   .trim()
   .regex(new RegExp(`^${ORDER_REF_PATTERN}$`), "must look like ORD-1234")
   .transform((s) => s.toUpperCase())
-  .nullable();
+  .nullable()
+  .meta({ title: "Order number" });
 
 /** An amount in cents, or null for "the whole order". */
 export const editableCents = z
@@ -35,4 +37,5 @@ export const editableCents = z
   .int("must be a whole number of cents")
   .positive("must be more than 0")
   .max(PG_INT_MAX, `must be at most ${PG_INT_MAX}`)
-  .nullable();
+  .nullable()
+  .meta({ title: "Amount", widget: "money" });

@@ -17,11 +17,21 @@ export const refundEditableState = z
   .strictObject({
     customerMessage: editableMessage,
     orderRef: editableOrderRef,
-    intent: z.enum(["refund", "other"], { error: "must be refund or other" }),
+    intent: z
+      .enum(["refund", "other"], { error: "must be refund or other" })
+      .meta({ title: "What the customer wants (refund or other)" }),
     /** The customer's reason, as shown to the approver. */
-    reason: z.string({ error: "must be text" }).trim().max(2000, "must be at most 2000 characters"),
+    reason: z
+      .string({ error: "must be text" })
+      .trim()
+      .max(2000, "must be at most 2000 characters")
+      .meta({ title: "Reason shown to the approver" }),
     /** The amount asked for in cents, or null for the order total. */
-    requested: editableCents,
+    requested: editableCents.meta({
+      title: "Amount asked for",
+      description: "At most the order's total; empty asks for the whole order.",
+      widget: "money",
+    }),
   })
   .partial();
 
