@@ -53,6 +53,12 @@ test("two teams: each desk sees and decides its own agent's threads only; the ad
 
   const admin = await pageAs(browser, "admin");
   try {
+    // Saving a team that hides threads from someone says who first (a confirmation, accepted here).
+    const warnings: string[] = [];
+    admin.on("dialog", (dialog) => {
+      warnings.push(dialog.message());
+      void dialog.accept();
+    });
     // The admin makes the two desks on the admin page.
     await openReady(admin, "/admin", "admin-console");
     const panel = admin.getByTestId("teams-panel");
@@ -70,6 +76,10 @@ test("two teams: each desk sees and decides its own agent's threads only; the ad
       await saved;
     };
     await setUp("Refund desk", "operator", "refund");
+    // The viewer is in no team: they were told, before the save, that they stop seeing the refund agent's threads.
+    expect(warnings.at(-1)).toMatch(
+      /Saving Refund desk hides threads[\s\S]*viewer@\S+ \(viewer\) no longer sees /,
+    );
     await setUp("Account desk", "supervisor", "account_change");
     await admin.reload();
     await expect(

@@ -4,6 +4,7 @@ import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { fetchJson, postJson } from "@/components/ui/fetch-json";
 import { controlClass, FieldLabel } from "@/components/ui/field";
+import { hasRole, type Role } from "@/lib/contract/roles";
 import type { TeamView } from "@/lib/contract/views/settings";
 import { useAdminAction } from "./use-admin-action";
 
@@ -44,6 +45,17 @@ export function TeamsPanel({
   const save = (team: TeamView, event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
+    // Said before it is saved: who stops seeing which agent's threads because of this change.
+    const losing = hiddenBy(team, data.getAll("member").map(String), data.getAll("agent").map(String));
+    if (
+      losing.length > 0 &&
+      !window.confirm(
+        `Saving ${team.name} hides threads from people who see them now:\n${losing
+          .map((l) => `• ${l.email} (${l.role}) no longer sees ${l.agents.join(", ")}`)
+          .join("\n")}\nSave anyway?`,
+      )
+    )
+      return;
     void act(() =>
       fetchJson(`/api/admin/teams/${encodeURIComponent(team.id)}`, {
         method: "PATCH",
@@ -60,6 +72,27 @@ export function TeamsPanel({
     act(() => fetchJson(`/api/admin/teams/${encodeURIComponent(team.id)}`, { method: "DELETE" }));
 
   const ownerOf = (agentId: string) => teams.find((t) => t.agents.includes(agentId));
+  /** Whether a user sees an agent's threads, given who owns it and its owner's members. */
+  const sees = (user: Person, owner: { members: string[] } | undefined) =>
+    !owner || owner.members.includes(user.id) || hasRole(user.role as Role, seeAllRole as Role);
+  /** The people this team's new members and agents would hide threads from, with which agents'. */
+  const hiddenBy = (team: TeamView, members: string[], owned: string[]) =>
+    users.flatMap((user) => {
+      const agentsLost = agents
+        .filter((agent) => {
+          const owner = ownerOf(agent.id);
+          const before = sees(user, owner && { members: owner.members.map((m) => m.userId) });
+          // After saving: this team owns what is ticked; what it stops owning is everyone's.
+          const after = owned.includes(agent.id)
+            ? sees(user, { members })
+            : owner?.id === team.id
+              ? true
+              : before;
+          return before && !after;
+        })
+        .map((agent) => agent.title);
+      return agentsLost.length > 0 ? [{ email: user.email, role: user.role, agents: agentsLost }] : [];
+    });
   return (
     <section aria-labelledby="teams-heading" className="space-y-3" data-testid="teams-panel">
       <h2 id="teams-heading" className="text-lg font-semibold text-slate-900">
