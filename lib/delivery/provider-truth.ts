@@ -145,6 +145,17 @@ export async function recordFindings({
   return fresh.length;
 }
 
+/** A dispute as the provider holds it. */
+export interface ProviderDispute {
+  id: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  status: string;
+  charge: string | null;
+  paymentIntent: string | null;
+}
+
 /** A dispute the provider opened on a payment of one of our orders: an operator task with both sides. */
 export async function disputeFinding({
   db,
@@ -154,15 +165,7 @@ export async function disputeFinding({
 }: {
   db: Queryable;
   provider: string;
-  dispute: {
-    id: string;
-    amount: number;
-    currency: string;
-    reason: string | null;
-    status: string;
-    charge: string | null;
-    paymentIntent: string | null;
-  };
+  dispute: ProviderDispute;
   runId?: string | null;
 }): Promise<NewFinding> {
   const order = await orderOfPayment({ db, refs: [dispute.paymentIntent ?? "", dispute.charge ?? ""] });

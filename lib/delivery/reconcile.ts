@@ -11,7 +11,12 @@ import type { Effect } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
 import { orderOfPayment } from "@/lib/shop/orders";
 import { STRIPE_EFFECT_KEY } from "./connectors/stripe";
-import { applyProviderWord, disputeFinding, type ProviderState } from "./provider-truth";
+import {
+  applyProviderWord,
+  disputeFinding,
+  type ProviderDispute,
+  type ProviderState,
+} from "./provider-truth";
 
 /*
  * The reconciliation of the ledger with the payment provider, as a payment team does it daily: what the provider holds
@@ -39,16 +44,6 @@ export interface ProviderRefund {
   key: string | null;
   /** The payment it refunds (`pi_…` / `ch_…`), when the provider says. */
   payments: string[];
-}
-
-export interface ProviderDispute {
-  id: string;
-  amount: number;
-  currency: string;
-  reason: string | null;
-  status: string;
-  charge: string | null;
-  paymentIntent: string | null;
 }
 
 /** What the reconciliation asks the provider. A provider that cannot list is asked about each recorded refund. */

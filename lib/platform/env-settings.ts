@@ -16,6 +16,32 @@ const flag = (fallback: "true" | "false") =>
     .transform((v) => v === "true" || v === "1");
 
 /** Comma-separated IPs or CIDR networks (a bad entry fails the start with its name). */
+/**
+ * How often a job the server runs by itself runs (one instance at a time): a duration like `500ms`, `30s`, `15m`,
+ * `6h`, `1d` (100 ms to 30 days), or `off` (null).
+ */
+const scheduleSetting = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default(fallback)
+    .transform((value, ctx) => {
+      if (value === "off") return null;
+      const m = value.match(/^(\d{1,9})(ms|s|m|h|d)$/);
+      const ms = m
+        ? Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"]
+        : Number.NaN;
+      if (!(ms >= 100 && ms <= 30 * 86_400_000)) {
+        ctx.addIssue({
+          code: "custom",
+          message: "a duration from 100ms to 30d (like 30s, 15m, 6h, 1d), or off",
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
 const cidrList = () =>
   z
     .string()
@@ -272,23 +298,7 @@ export const envShape = {
    * duration like `6h` or `1d`, or `off`. Only with STRIPE_SECRET_KEY or PAYMENT_URL (the simulator has nothing to
    * compare with).
    */
-  RECONCILE_SCHEDULE: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .default("1d")
-    .transform((value, ctx) => {
-      if (value === "off") return null;
-      const m = value.match(/^(\d{1,9})(ms|s|m|h|d)$/);
-      const ms = m
-        ? Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"]
-        : NaN;
-      if (!(ms >= 100 && ms <= 30 * 86_400_000)) {
-        ctx.addIssue({ code: "custom", message: "a duration from 100ms to 30d (like 6h, 1d), or off" });
-        return z.NEVER;
-      }
-      return ms;
-    }),
+  RECONCILE_SCHEDULE: scheduleSetting("1d"),
   /** How long one payment request may take before its outcome counts as unknown (looked up before a retry). */
   PAYMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Outgoing mail server, e.g. smtp://user:pass@mail.example.com:587. Unset: messages are written to MAIL_DIR. */
@@ -373,23 +383,7 @@ export const envShape = {
    * How often the server applies the retention policy by itself (one instance at a time): a duration like `500ms`,
    * `30s`, `15m`, `6h`, `1d`, or `off` (then only `npm run prune` and the Admin page apply it).
    */
-  RETENTION_SCHEDULE: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .default("1h")
-    .transform((value, ctx) => {
-      if (value === "off") return null;
-      const m = value.match(/^(\d{1,9})(ms|s|m|h|d)$/);
-      const ms = m
-        ? Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"]
-        : NaN;
-      if (!(ms >= 100 && ms <= 30 * 86_400_000)) {
-        ctx.addIssue({ code: "custom", message: "a duration from 100ms to 30d (like 30s, 15m, 6h), or off" });
-        return z.NEVER;
-      }
-      return ms;
-    }),
+  RETENTION_SCHEDULE: scheduleSetting("1h"),
   /** How long an operator's claim on a pending decision holds without a heartbeat from an open tab. */
   CLAIM_TTL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   /** How often each instance looks for overdue decisions (escalation, expiry answers) and due notifications. */
