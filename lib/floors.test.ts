@@ -52,7 +52,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 function roomOf(file: string): string | null {
   if (file.startsWith("components/")) return "components";
   if (file.startsWith("app/")) return "app";
-  if (file === "lib/http/route.ts" || file === "lib/server-start.ts") return "top";
+  if (file === "lib/http/route.ts" || file === "lib/server-start.ts" || file === "lib/server-boot.ts")
+    return "top";
   if (file === "lib/agents/index.ts") return "registration";
   if (file.startsWith("lib/agents/kit/")) return "kit";
   if (file.startsWith("lib/agents/")) return "agent";
