@@ -113,6 +113,12 @@ export interface AgentDefinition<P = unknown> {
      * account's field to this value, a voucher): written into the decision's receipt (lib/runtime/runs/receipts.ts).
      */
     authorizes?(payload: P, answer: unknown): Authorization[];
+    /**
+     * The question as the ledgers say it now, not as it was asked (what is left to refund on an order another line of
+     * the thread refunded since, with a finding that says so): what the page offers and what an answer is validated
+     * against, on every surface. Default: the payload as asked.
+     */
+    current?(args: { db: Queryable; payload: P }): Promise<P>;
   };
   /** Time travel: which state a fork may edit, and as which nodes. */
   fork: {

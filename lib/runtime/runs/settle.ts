@@ -96,7 +96,7 @@ export async function settle(
   // when the version is retired or refused).
   const agent = decidingAgent(thread);
   const staged = options.staged ?? (await listStagedDecisions({ db: tx, threadId: thread.id }));
-  const answers = validateAll(agent, known, entries);
+  const answers = await validateAll(tx, agent, known, entries);
   await applyPolicy(
     tx,
     agent,
@@ -228,12 +228,16 @@ function channelOf(principal: Principal): DecisionChannel {
   return "system";
 }
 
-/** The answers as the agent's contract parsed them (unknown fields never reach the ledger), or 422 naming one. */
-function validateAll(
+/**
+ * The answers as the agent's contract parsed them (unknown fields never reach the ledger), against the question as
+ * the ledgers say it now (`interrupts.current`: nothing left to refund since, say), or 422 naming one.
+ */
+async function validateAll(
+  tx: Tx,
   agent: AgentDefinition,
   known: Map<string, Decision>,
   entries: readonly AnswerEntry[],
-): Map<string, unknown> {
+): Promise<Map<string, unknown>> {
   const answers = new Map<string, unknown>();
   for (const entry of entries) {
     if (entry.status !== "resolved") continue;
@@ -243,7 +247,10 @@ function validateAll(
       answers.set(entry.interruptId, entry.payload ?? null);
       continue;
     }
-    const check = agent.interrupts.validate(parsed.payload, entry.payload);
+    const payload = agent.interrupts.current
+      ? await agent.interrupts.current({ db: tx, payload: parsed.payload })
+      : parsed.payload;
+    const check = agent.interrupts.validate(payload, entry.payload);
     if (!check.ok) {
       throw new AppError(
         "unprocessable:answer",

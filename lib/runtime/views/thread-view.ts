@@ -67,7 +67,7 @@ export async function getThreadView({ db, threadId }: { db: AppDb; threadId: str
     lastFork({ db, threadId }),
   ]);
   const values = (state.values ?? {}) as Record<string, unknown>;
-  const pendingInterrupts = pendingOf(agent, state, raised);
+  const pendingInterrupts = await pendingOf(db, agent, state, raised);
   const differently = (
     fork?.input as { answerDifferently?: { interruptId: string; otherHead: string | null } } | null
   )?.answerDifferently;
@@ -122,26 +122,34 @@ export async function getThreadView({ db, threadId }: { db: AppDb; threadId: str
 }
 
 /** The questions the head waits on, read through the agent's contract (never from `next`). */
-function pendingOf(
+async function pendingOf(
+  db: Queryable,
   agent: AgentDefinition,
   state: StateSnapshot,
   raised: Map<string, Decision>,
-): PendingInterruptView[] {
-  return state.tasks
-    .flatMap((t) => t.interrupts ?? [])
-    .filter((i) => typeof i.id === "string")
-    .map((i): PendingInterruptView => {
+): Promise<PendingInterruptView[]> {
+  const interrupts = state.tasks.flatMap((t) => t.interrupts ?? []).filter((i) => typeof i.id === "string");
+  return Promise.all(
+    interrupts.map(async (i): Promise<PendingInterruptView> => {
       const parsed = agent.interrupts.parse(i.value);
+      // What the page offers is computed from the ledgers now, as the answer will be checked (`interrupts.current`).
+      const payload =
+        parsed.ok && agent.interrupts.current
+          ? await agent.interrupts.current({ db, payload: parsed.payload })
+          : parsed.ok
+            ? parsed.payload
+            : null;
       return {
         interruptId: i.id as string,
         action: parsed.ok ? parsed.action : "unknown",
-        payload: parsed.ok ? parsed.payload : null,
+        payload,
         raw: i.value,
         ...(parsed.ok ? {} : { invalid: parsed.error }),
         raisedAt: raised.get(i.id as string)?.createdAt.toISOString() ?? null,
         ...answeredBy(raised.get(i.id as string)),
       };
-    });
+    }),
+  );
 }
 
 /** One decision of the ledger as the page shows it, with where its escalation went. */
