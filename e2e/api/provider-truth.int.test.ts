@@ -26,6 +26,7 @@ describe("provider truth over HTTP", () => {
   let prepared: Awaited<ReturnType<typeof prepareDatabase>>;
   let stripe: FakeStripe;
   let server: Awaited<ReturnType<typeof startTestServer>> | undefined;
+  let second: Awaited<ReturnType<typeof startTestServer>> | undefined;
   let base = "";
   const webhook = () => `${base}/api/webhooks/stripe`;
 
@@ -46,7 +47,7 @@ describe("provider truth over HTTP", () => {
     base = server.url;
   }, 120_000);
   afterAll(async () => {
-    await cleanUp([server], prepared);
+    await cleanUp([server, second], prepared);
     await stripe?.close();
   });
 
@@ -257,5 +258,83 @@ describe("provider truth over HTTP", () => {
     expect(byHand.payment.status).toBe("failed");
     expect(byHand.payment.lastError).toMatch(/no Stripe customer on record/);
     expect(stripe.balanceTransactions).toHaveLength(before + 1);
+  });
+
+  it("reconciliation over two real instances: four planted differences found exactly once, whoever runs it", async () => {
+    const env = {
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_API_BASE: stripe.url,
+      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+      PAYMENT_SIMULATED: "0",
+      EFFECT_POLL_MS: "100",
+      RECONCILE_SCHEDULE: "off",
+    };
+    second = await startTestServer({ databaseUrl: prepared.url, env });
+    await prepared.sql.rows("DELETE FROM provider_findings");
+    const { paymentIntent } = stripe.addPayment({ amount: 129_900, currency: "eur" });
+    await prepared.sql.rows("UPDATE orders SET payment_ref = $1 WHERE id = 'ORD-1003'", [paymentIntent]);
+    const sdk = await import("@/lib/delivery/connectors/stripe").then((m) =>
+      m.stripeClient({ secretKey: stripe.secretKey, apiBase: stripe.url, timeoutMs: 2000 }),
+    );
+    // 1. Missing in the ledger: a refund under a key of ours no effect records.
+    const ghost = await sdk.refunds.create({
+      payment_intent: paymentIntent,
+      amount: 300,
+      metadata: { hitl_effect_key: "refund:ghost-two-instances" },
+    });
+    // 2 and 3: two payments effects the ledger says paid: one under an id Stripe does not know, one for another amount.
+    const [paid] = await prepared.sql.rows<{ id: string; thread_id: string }>(
+      "SELECT id, thread_id FROM effects WHERE kind = 'payment' AND status IN ('delivered', 'failed') AND provider_ref LIKE 'stripe-test:re_%' ORDER BY created_at LIMIT 1",
+    );
+    if (!paid) throw new Error("no paid refund to plant differences on");
+    const [lost] = await prepared.sql.rows<{ id: string }>(
+      `INSERT INTO effects (id, idempotency_key, thread_id, kind, record_id, payload, status, provider_ref, delivered_at)
+       SELECT gen_random_uuid()::text, 'refund:lost-two-instances', thread_id, kind, record_id, payload, 'delivered',
+         'stripe-test:re_NotAtStripeTwo', now() FROM effects WHERE id = $1 RETURNING id`,
+      [paid.id],
+    );
+    const differs = await sdk.refunds.create({
+      payment_intent: paymentIntent,
+      amount: 777,
+      metadata: { hitl_effect_key: "refund:differs-two-instances" },
+    });
+    const [other] = await prepared.sql.rows<{ id: string }>(
+      `INSERT INTO effects (id, idempotency_key, thread_id, kind, record_id, payload, status, provider_ref, delivered_at)
+       SELECT gen_random_uuid()::text, 'refund:differs-two-instances', thread_id, kind, record_id, payload, 'delivered',
+         $2, now() FROM effects WHERE id = $1 RETURNING id`,
+      [paid.id, `stripe-test:${differs.id}`],
+    );
+    // 4. A refund made in Stripe's dashboard.
+    const outside = stripe.addOutsideRefund({ paymentIntent, amount: 250 });
+
+    // An admin on each instance asks at once; then each asks again.
+    const run = (at: string) => authedFetch(`${at}/api/reconciliation/run`, { method: "POST" }, "admin");
+    const first = await Promise.all([run(server!.url), run(second.url)]);
+    for (const res of first) expect([200, 409], await res.clone().text()).toContain(res.status);
+    expect(first.some((r) => r.status === 200)).toBe(true);
+    for (const at of [server!.url, second.url]) expect((await run(at)).status).toBe(200);
+
+    const findings = await prepared.sql.rows<{
+      kind: string;
+      provider_ref: string | null;
+      effect_id: string | null;
+    }>("SELECT kind, provider_ref, effect_id FROM provider_findings ORDER BY kind");
+    expect(findings).toEqual([
+      { kind: "amount_differs", provider_ref: differs.id, effect_id: other?.id },
+      { kind: "missing_at_provider", provider_ref: null, effect_id: lost?.id },
+      { kind: "missing_in_ledger", provider_ref: ghost.id, effect_id: null },
+      { kind: "outside_console", provider_ref: outside.id, effect_id: null },
+    ]);
+    const runs = await prepared.sql.rows<{ instance: string; found: number; outcome: string }>(
+      "SELECT instance, found, outcome FROM reconciliation_runs ORDER BY started_at",
+    );
+    expect(runs.every((r) => r.outcome === "ok")).toBe(true);
+    expect(runs.reduce((n, r) => n + r.found, 0)).toBe(4);
+    const report = (await (
+      await authedFetch(`${second.url}/api/reconciliation`, {}, "supervisor")
+    ).json()) as {
+      openFindings: number;
+    };
+    expect(report.openFindings).toBe(4);
   });
 });
