@@ -293,7 +293,18 @@ describe("decisions only through the ledger", () => {
     expect(again?.action).toBe("refund_approval");
     const refused = await resumeAs(threadId, approve(again!.interruptId), "supervisor");
     expect(refused.json?.code).toBe("forbidden:four_eyes_own_thread");
-    expect((await resumeAs(threadId, approve(again!.interruptId), "admin")).status).toBe(200);
+    // Someone else may answer it — but the main line refunded the order in full meanwhile: an approval is money that
+    // is gone (422, checked against the ledger now), a rejection is taken.
+    const gone = await resumeAs(threadId, approve(again!.interruptId), "admin");
+    expect([gone.status, gone.json?.code]).toEqual([422, "unprocessable:answer"]);
+    const reject = [
+      {
+        interruptId: again!.interruptId,
+        status: "resolved",
+        payload: { decision: "reject", note: "Refunded on the main line already." },
+      },
+    ];
+    expect((await resumeAs(threadId, reject, "admin")).status).toBe(200);
   });
 
   it("new input on someone else's finished thread: its sender cannot approve what it raised; the run and message are audited", async () => {

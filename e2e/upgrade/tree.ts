@@ -242,8 +242,8 @@ const RENAME_REQUESTED: Edit[] = [
   },
   {
     file: "lib/agents/refund/fork-rules.ts",
-    find: "    requested: editableCents,",
-    replace: "    requestedAmount: editableCents,",
+    find: "    requested: editableCents.meta({",
+    replace: "    requestedAmount: editableCents.meta({",
   },
 ];
 

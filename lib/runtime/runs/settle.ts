@@ -96,7 +96,7 @@ export async function settle(
   // when the version is retired or refused).
   const agent = decidingAgent(thread);
   const staged = options.staged ?? (await listStagedDecisions({ db: tx, threadId: thread.id }));
-  const answers = await validateAll(tx, agent, known, entries);
+  const answers = validateAll(agent, known, entries);
   await applyPolicy(
     tx,
     agent,
@@ -109,6 +109,8 @@ export async function settle(
     options.involved,
     options.decided,
   );
+  // Who may answer is settled; whether the answer is still possible is the ledgers' now.
+  await checkAgainstNow(tx, agent, known, entries);
   for (const entry of entries) {
     const won = await resolveDecision({
       db: tx,
@@ -228,16 +230,12 @@ function channelOf(principal: Principal): DecisionChannel {
   return "system";
 }
 
-/**
- * The answers as the agent's contract parsed them (unknown fields never reach the ledger), against the question as
- * the ledgers say it now (`interrupts.current`: nothing left to refund since, say), or 422 naming one.
- */
-async function validateAll(
-  tx: Tx,
+/** The answers as the agent's contract parsed them (unknown fields never reach the ledger), or 422 naming one. */
+function validateAll(
   agent: AgentDefinition,
   known: Map<string, Decision>,
   entries: readonly AnswerEntry[],
-): Promise<Map<string, unknown>> {
+): Map<string, unknown> {
   const answers = new Map<string, unknown>();
   for (const entry of entries) {
     if (entry.status !== "resolved") continue;
@@ -247,10 +245,7 @@ async function validateAll(
       answers.set(entry.interruptId, entry.payload ?? null);
       continue;
     }
-    const payload = agent.interrupts.current
-      ? await agent.interrupts.current({ db: tx, payload: parsed.payload })
-      : parsed.payload;
-    const check = agent.interrupts.validate(payload, entry.payload);
+    const check = agent.interrupts.validate(parsed.payload, entry.payload);
     if (!check.ok) {
       throw new AppError(
         "unprocessable:answer",
@@ -264,6 +259,35 @@ async function validateAll(
     answers.set(entry.interruptId, check.answer);
   }
   return answers;
+}
+
+/**
+ * Each answer against the question as the ledgers say it now (`interrupts.current`: what is left to refund after other
+ * refunds of the order since it was asked), or 422: the answer was possible when asked and is no longer.
+ */
+async function checkAgainstNow(
+  tx: Tx,
+  agent: AgentDefinition,
+  known: Map<string, Decision>,
+  entries: readonly AnswerEntry[],
+): Promise<void> {
+  const current = agent.interrupts.current;
+  if (!current) return;
+  for (const entry of entries) {
+    if (entry.status !== "resolved") continue;
+    const parsed = agent.interrupts.parse(known.get(entry.interruptId)?.payload);
+    if (!parsed.ok) continue;
+    const now = await current({ db: tx, payload: parsed.payload });
+    if (now === parsed.payload) continue;
+    const check = agent.interrupts.validate(now, entry.payload);
+    if (!check.ok) {
+      throw new AppError(
+        "unprocessable:answer",
+        `The answer to ${parsed.action} is no longer possible: ${check.error}`,
+        { interruptId: entry.interruptId, action: parsed.action },
+      );
+    }
+  }
 }
 
 /** The agent's decision policy for every answer that acts on the world (four-eyes and the like). */
