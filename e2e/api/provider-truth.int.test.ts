@@ -29,21 +29,20 @@ describe("provider truth over HTTP", () => {
   let second: Awaited<ReturnType<typeof startTestServer>> | undefined;
   let base = "";
   const webhook = () => `${base}/api/webhooks/stripe`;
+  /** Each instance's settings: Stripe (the local server) with its webhook secret, no reconciliation of its own. */
+  const stripeEnv = () => ({
+    STRIPE_SECRET_KEY: stripe.secretKey,
+    STRIPE_API_BASE: stripe.url,
+    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+    PAYMENT_SIMULATED: "0",
+    EFFECT_POLL_MS: "100",
+    RECONCILE_SCHEDULE: "off",
+  });
 
   beforeAll(async () => {
     prepared = await prepareDatabase("provider-truth");
     stripe = await startFakeStripe();
-    server = await startTestServer({
-      databaseUrl: prepared.url,
-      env: {
-        STRIPE_SECRET_KEY: stripe.secretKey,
-        STRIPE_API_BASE: stripe.url,
-        STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-        PAYMENT_SIMULATED: "0",
-        EFFECT_POLL_MS: "100",
-        RECONCILE_SCHEDULE: "off",
-      },
-    });
+    server = await startTestServer({ databaseUrl: prepared.url, env: stripeEnv() });
     base = server.url;
   }, 120_000);
   afterAll(async () => {
@@ -261,15 +260,7 @@ describe("provider truth over HTTP", () => {
   });
 
   it("reconciliation over two real instances: four planted differences found exactly once, whoever runs it", async () => {
-    const env = {
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_API_BASE: stripe.url,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      PAYMENT_SIMULATED: "0",
-      EFFECT_POLL_MS: "100",
-      RECONCILE_SCHEDULE: "off",
-    };
-    second = await startTestServer({ databaseUrl: prepared.url, env });
+    second = await startTestServer({ databaseUrl: prepared.url, env: stripeEnv() });
     await prepared.sql.rows("DELETE FROM provider_findings");
     const { paymentIntent } = stripe.addPayment({ amount: 129_900, currency: "eur" });
     await prepared.sql.rows("UPDATE orders SET payment_ref = $1 WHERE id = 'ORD-1003'", [paymentIntent]);

@@ -32,6 +32,11 @@ const FIRST_WINDOW_MS = 7 * 86_400_000;
 /** How much of the last run's window the next one reads again. */
 const OVERLAP_MS = 3_600_000;
 
+/** Which provider the reconciliation compares with, as configured; null for the simulator (nothing to compare). */
+export function reconciledProvider(): "stripe" | "http" | null {
+  return env.STRIPE_SECRET_KEY ? "stripe" : env.PAYMENT_URL ? "http" : null;
+}
+
 /** The configured provider as a reconciliation source; null for the simulator (nothing to compare with). */
 export function reconcileSourceFromEnv(): ReconcileSource | null {
   if (env.STRIPE_SECRET_KEY)
@@ -133,7 +138,7 @@ interface Schedule {
 /** Start the schedule (idempotent per process); nothing when RECONCILE_SCHEDULE is off or no provider is set. */
 export function startReconcileSchedule(): void {
   const everyMs = env.RECONCILE_SCHEDULE;
-  if (peekSingleton<Schedule>(SCHEDULE) || everyMs === null || !reconcileSourceFromEnv()) return;
+  if (peekSingleton<Schedule>(SCHEDULE) || everyMs === null || !reconciledProvider()) return;
   const tickMs = Math.max(50, Math.min(everyMs / 10, 60_000));
   const state = { timer: setInterval(() => void runReconciliationIfDue(everyMs), tickMs), running: false };
   state.timer.unref();

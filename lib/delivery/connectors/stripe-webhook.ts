@@ -77,12 +77,7 @@ export function verifyStripeEvent({
     throw new AppError("bad_request:signature", "The request carries no Stripe-Signature header.");
   let event: Stripe.Event;
   try {
-    // The client's key is not used to verify: the endpoint's secret is.
-    event = new Stripe("sk_webhook_verification", { telemetry: false }).webhooks.constructEvent(
-      raw,
-      signature,
-      secret,
-    );
+    event = verifier().webhooks.constructEvent(raw, signature, secret);
   } catch {
     throw new AppError(
       "bad_request:signature",
@@ -100,6 +95,13 @@ export function verifyStripeEvent({
   )
     throw new AppError("bad_request:event", "The event is not a Stripe event (no id, type or object).");
   return event;
+}
+
+/** The SDK instance that verifies (made once): its key is never used, the endpoint's secret is. */
+let sdk: Stripe | undefined;
+function verifier(): Stripe {
+  sdk ??= new Stripe("sk_webhook_verification", { telemetry: false });
+  return sdk;
 }
 
 /** The refs a Stripe refund id is recorded under (live, or test mode's prefixed). */

@@ -9,9 +9,9 @@ import {
 } from "@/lib/db/queries/operations";
 import { countOpenFindings, listReconciliationRuns } from "@/lib/db/queries/provider";
 import { getScheduledJob } from "@/lib/db/queries/scheduled-jobs";
+import { reconciledProvider } from "@/lib/delivery/reconcile-schedule";
 import { env } from "@/lib/platform/env";
 import { RETENTION_JOB } from "@/lib/runtime/retention/retention-schedule";
-import { reconciledProvider } from "./reconciliation-view";
 import { refreshQueueGauges } from "./scrape";
 
 /** Hours the operations page looks back. */
@@ -37,6 +37,7 @@ export async function loadOperationsView(
       countOpenFindings({ db }),
     ]);
   const now = Date.now();
+  const provider = reconciledProvider();
   // Every hour of the window, so an hour without decisions shows as 0 rather than being skipped.
   const firstHour = Math.floor(now / 3_600_000) * 3600 - (OPERATIONS_HOURS - 1) * 3600;
   const hours = Array.from({ length: OPERATIONS_HOURS }, (_, i) => firstHour + i * 3600);
@@ -81,8 +82,8 @@ export async function loadOperationsView(
       updatedAt: e.updatedAt.toISOString(),
     })),
     reconciliation: {
-      provider: reconciledProvider(),
-      everyMs: reconciledProvider() ? env.RECONCILE_SCHEDULE : null,
+      provider,
+      everyMs: provider ? env.RECONCILE_SCHEDULE : null,
       lastFinishedAt: lastRun?.finishedAt?.toISOString() ?? null,
       lastOutcome: lastRun?.outcome ?? null,
       lastFound: lastRun?.found ?? null,

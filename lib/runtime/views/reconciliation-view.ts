@@ -8,14 +8,10 @@ import {
 import { countOpenFindings, listFindings, listReconciliationRuns } from "@/lib/db/queries/provider";
 import type { ProviderFinding, ReconciliationRun } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
+import { reconciledProvider } from "@/lib/delivery/reconcile-schedule";
 import { env } from "@/lib/platform/env";
 
 export type { ReconciliationView };
-
-/** Which provider the reconciliation compares with, as configured. */
-export function reconciledProvider(): "stripe" | "http" | null {
-  return env.STRIPE_SECRET_KEY ? "stripe" : env.PAYMENT_URL ? "http" : null;
-}
 
 export function findingView(f: ProviderFinding): FindingView {
   return {
@@ -61,9 +57,10 @@ export async function loadReconciliationView(db: Queryable): Promise<Reconciliat
     listReconciliationRuns({ db, limit: 20 }),
     countOpenFindings({ db }),
   ]);
+  const provider = reconciledProvider();
   return {
-    provider: reconciledProvider(),
-    everyMs: reconciledProvider() ? env.RECONCILE_SCHEDULE : null,
+    provider,
+    everyMs: provider ? env.RECONCILE_SCHEDULE : null,
     webhook: !!env.STRIPE_WEBHOOK_SECRET,
     openFindings,
     runs: runs.map(runView),
