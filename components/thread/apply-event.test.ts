@@ -178,3 +178,65 @@ describe("foldRunEvents and applyView", () => {
     expect(stale.closed.map((c) => c.interruptId)).toEqual(["i-1"]);
   });
 });
+
+describe("the decision history moves with the events (issue 55)", () => {
+  const waiting = {
+    interruptId: "i-1",
+    action: "refund_approval",
+    status: "pending",
+    answer: null,
+    resolvedBy: null,
+    resolvedAt: null,
+    checkpointId: "cp-1",
+    dueAt: "2026-12-01T08:00:00.000Z",
+    escalatedAt: null,
+    escalatedTo: [],
+  };
+
+  it("marks the decisions a resume run carries as taken, with the answer, who and when", () => {
+    const state = initialThreadState(view({ decisions: [waiting] }));
+    const next = run(state, [
+      ev(17, "RUN_STARTED", { runId: "r-2" }),
+      ev(18, "CUSTOM", {
+        name: "decisions_recorded",
+        value: [
+          {
+            interruptId: "i-1",
+            status: "resolved",
+            answer: { decision: "approve" },
+            by: "ops@example.com",
+            at: "2026-12-01T07:00:00.000Z",
+          },
+        ],
+      }),
+    ]);
+    expect(next.decisions).toEqual([
+      {
+        ...waiting,
+        status: "resolved",
+        answer: { decision: "approve" },
+        resolvedBy: "ops@example.com",
+        resolvedAt: "2026-12-01T07:00:00.000Z",
+      },
+    ]);
+  });
+
+  it("adds the questions a run ends on as waiting, once each", () => {
+    const state = initialThreadState(view({ decisions: [{ ...waiting, status: "resolved" }] }));
+    const asked = {
+      outcome: {
+        type: "interrupt",
+        interrupts: [{ id: "i-2", reason: "send_email", metadata: { payload: { to: "x" } } }],
+      },
+    };
+    const next = run(state, [ev(17, "RUN_STARTED", { runId: "r-2" }), ev(18, "RUN_FINISHED", asked)]);
+    expect(next.decisions.map((d) => [d.interruptId, d.action, d.status])).toEqual([
+      ["i-1", "refund_approval", "resolved"],
+      ["i-2", "send_email", "pending"],
+    ]);
+    expect(next.pending.map((p) => p.interruptId)).toEqual(["i-2"]);
+    // A replay of the same end does not add it twice.
+    const again = applyEvent({ ...next, lastSeq: 17 }, ev(18, "RUN_FINISHED", asked));
+    expect(again.decisions).toHaveLength(2);
+  });
+});

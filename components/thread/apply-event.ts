@@ -1,5 +1,6 @@
 import type { Message } from "@ag-ui/core";
-import { FORK_WARNING_EVENT, RUN_RECOVERED_EVENT } from "@/lib/contract/wire";
+import type { DecisionView } from "@/lib/contract/views/thread";
+import { DECISIONS_RECORDED_EVENT, FORK_WARNING_EVENT, RUN_RECOVERED_EVENT } from "@/lib/contract/wire";
 import { appendText, appendToolArgs, upsertTextMessage, upsertToolCall, upsertToolResult } from "./messages";
 import { type PendingItem, type ThreadState, withPending } from "./thread-state";
 
@@ -132,7 +133,63 @@ function finished(state: ThreadState, e: StreamEvent): ThreadState {
     }),
   );
   const status = pending.length > 0 ? "interrupted" : "completed";
-  return withPending({ ...state, status, activeRunId: null, steps: [], streamingIds: [] }, pending);
+  return withPending(
+    {
+      ...state,
+      status,
+      activeRunId: null,
+      steps: [],
+      streamingIds: [],
+      decisions: asked(state.decisions, pending),
+    },
+    pending,
+  );
+}
+
+/**
+ * The decision history with the questions a run just asked: each one it does not hold yet joins it as waiting (its
+ * deadline and checkpoint come with the next view), so the history never lags the question shown above it.
+ */
+function asked(decisions: DecisionView[], pending: PendingItem[]): DecisionView[] {
+  const known = new Set(decisions.map((d) => d.interruptId));
+  const fresh = pending.filter((p) => p.interruptId && !known.has(p.interruptId));
+  if (fresh.length === 0) return decisions;
+  return [
+    ...decisions,
+    ...fresh.map(
+      (p): DecisionView => ({
+        interruptId: p.interruptId,
+        action: p.action,
+        status: "pending",
+        answer: null,
+        resolvedBy: null,
+        resolvedAt: null,
+        checkpointId: "",
+        dueAt: "",
+        escalatedAt: null,
+        escalatedTo: [],
+      }),
+    ),
+  ];
+}
+
+/** A resume run's opening word: the decisions it carries are taken — with what, by whom and when. */
+function recorded(decisions: DecisionView[], value: unknown): DecisionView[] {
+  if (!Array.isArray(value)) return decisions;
+  const taken = new Map(value.filter(isRecord).map((r) => [str(r.interruptId), r] as const));
+  if (taken.size === 0) return decisions;
+  return decisions.map((d) => {
+    const r = taken.get(d.interruptId);
+    if (!r) return d;
+    const cancelled = r.status === "cancelled";
+    return {
+      ...d,
+      status: cancelled ? "cancelled" : "resolved",
+      answer: cancelled ? null : r.answer,
+      resolvedBy: str(r.by) || d.resolvedBy,
+      resolvedAt: str(r.at) || d.resolvedAt,
+    };
+  });
 }
 
 function withNotice(state: ThreadState, notice: string): ThreadState {
@@ -150,6 +207,9 @@ function custom(state: ThreadState, e: StreamEvent): ThreadState {
         `The server restarted during this run; another process picked it up${attempt}.`,
       ],
     };
+  }
+  if (e.name === DECISIONS_RECORDED_EVENT) {
+    return { ...state, decisions: recorded(state.decisions, e.value) };
   }
   if (e.name === FORK_WARNING_EVENT) {
     return withNotice(state, "This branch re-ran steps that have side effects.");

@@ -57,6 +57,7 @@ export function DecisionLedger({
               key={d.interruptId}
               className="border-l-2 border-slate-300 pl-3 text-sm"
               data-testid="ledger-entry"
+              data-interrupt-id={d.interruptId}
               data-action={d.action}
               data-status={d.status}
             >
@@ -88,7 +89,7 @@ export function DecisionLedger({
                   {d.status === "pending" && d.dueAt ? <DeadlineLine decision={d} /> : null}
                 </>
               )}
-              {d.status === "resolved" && canBranch && threadId ? (
+              {d.status === "resolved" && canBranch && threadId && d.checkpointId ? (
                 <AnswerDifferently
                   threadId={threadId}
                   decision={d}

@@ -139,6 +139,21 @@ export type InboxStatus = (typeof INBOX_STATUSES)[number];
 /** Name of the CUSTOM event a recovered run emits where it picks up again. */
 export const RUN_RECOVERED_EVENT = "run_recovered";
 
+/**
+ * Name of the CUSTOM event a resume run emits right after RUN_STARTED: the decisions it carries, each with its answer,
+ * who gave it and when, so a page moves its decision history with the run instead of a view read later.
+ */
+export const DECISIONS_RECORDED_EVENT = "decisions_recorded";
+
+/** One decision a resume run carries, as its opening event says. */
+export interface RecordedDecision {
+  interruptId: string;
+  status: "resolved" | "cancelled";
+  answer: unknown;
+  by: string | null;
+  at: string | null;
+}
+
 /** Name of the CUSTOM event a fork run emits first when its branch may repeat a recorded side effect. */
 export const FORK_WARNING_EVENT = "fork_side_effects";
 

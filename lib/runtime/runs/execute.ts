@@ -12,6 +12,7 @@ import {
 import { forgetRunHead } from "@/lib/checkpoint/run-head";
 import { batcherFor } from "@/lib/checkpoint/write-batch";
 import { AppError, appErrorOf, errorCodeOf, toAppError } from "@/lib/contract/errors";
+import { DECISIONS_RECORDED_EVENT, type RecordedDecision } from "@/lib/contract/wire";
 import type { Database } from "@/lib/db/client";
 import { readRunEvents } from "@/lib/db/queries/events";
 import { releaseRuns, resetRunAttempts } from "@/lib/db/queries/runs";
@@ -97,6 +98,20 @@ export async function executeRun(
   }
 }
 
+/** A resume run's opening word: the decisions it carries (the page's decision history moves with it). */
+function decisionsRecorded(run: Run): AguiEvent[] {
+  const input = run.input as RunInput | null;
+  if (input?.kind !== "resume" || input.resume.length === 0) return [];
+  const value: RecordedDecision[] = input.resume.map((r) => ({
+    interruptId: r.interruptId,
+    status: r.status,
+    answer: r.status === "resolved" ? (r.payload ?? null) : null,
+    by: r.by ?? null,
+    at: r.at ?? null,
+  }));
+  return [{ type: EventType.CUSTOM, name: DECISIONS_RECORDED_EVENT, value }];
+}
+
 /**
  * The run's event sink and AG-UI mapper, and its opening events: RUN_STARTED (and a fork's preamble), or — for a run
  * taken over from a dead owner — what closes the events it left open and says the run was recovered.
@@ -140,12 +155,12 @@ async function beginExecution(
       (e) => e.event as unknown as AguiEvent,
     );
     opening = [
-      ...(runWasStarted(logged) ? [] : started),
+      ...(runWasStarted(logged) ? [] : [...started, ...decisionsRecorded(run)]),
       ...closeOpenEvents(logged),
       { type: EventType.CUSTOM, name: RUN_RECOVERED_EVENT, value: { attempt: run.attempts } },
     ];
   } else {
-    opening = [...started, ...(options.preamble ?? [])];
+    opening = [...started, ...decisionsRecorded(run), ...(options.preamble ?? [])];
   }
   const open = () => {
     if (opening) sink.emit(opening);

@@ -13,7 +13,14 @@ export type RunInput =
       kind: "resume";
       /** Who answered: recorded by the graph with the decision. */
       actor: string;
-      resume: { interruptId: string; status: "resolved" | "cancelled"; payload?: unknown }[];
+      resume: {
+        interruptId: string;
+        status: "resolved" | "cancelled";
+        payload?: unknown;
+        /** Who answered this one (a staged answer may be someone else's than `actor`), and when (ISO 8601). */
+        by?: string;
+        at?: string;
+      }[];
     }
   | {
       /** A person's branch, or the move of a paused thread onto a newer version (`source: "migration"`). */

@@ -140,6 +140,7 @@ export async function settle(
   const audit = decisionAudit(thread, known, entries, answers, principal, runId);
   if (options.audit) options.audit.push(...audit);
   else await recordAudit({ db: tx, entries: audit });
+  const now = new Date().toISOString();
   return {
     kind: "resume",
     actor: principal.label,
@@ -148,11 +149,15 @@ export async function settle(
         interruptId: d.interruptId,
         status: (d.resumeStatus === "cancelled" ? "cancelled" : "resolved") as AnswerEntry["status"],
         payload: d.resumeStatus === "cancelled" ? undefined : d.answer,
+        ...(d.resolvedBy ? { by: d.resolvedBy } : {}),
+        ...(d.resolvedAt ? { at: new Date(d.resolvedAt).toISOString() } : {}),
       })),
       ...entries.map((r) => ({
         interruptId: r.interruptId,
         status: r.status,
         payload: r.status === "resolved" ? answers.get(r.interruptId) : undefined,
+        by: principal.label,
+        at: now,
       })),
     ],
   };
