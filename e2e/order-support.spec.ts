@@ -1,4 +1,5 @@
 import { createTicket, expect, openReady, runOverApi, test, threadState } from "./fixtures";
+import { inboxRow, openLiveInbox } from "./support/queue";
 
 /*
  * The fourth agent in the browser: a LangChain createAgent whose store-credit tool is reviewed through the standard
@@ -17,6 +18,13 @@ test("order support: a reviewed tool call, edited and approved from its card; on
     { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
     { intake: true },
   );
+
+  // The inbox row says the money the reviewed call moves, in the order's currency (it said "—" before: a call
+  // names its amount, not its currency), and an empty cell reads the same everywhere ("—", never "–").
+  await openLiveInbox(page, "action=tool_review&limit=200");
+  const row = inboxRow(page, threadId);
+  await expect(row.getByTestId("row-amount")).toHaveText("€2.50");
+  expect(await page.getByTestId("inbox").textContent()).not.toContain("–");
 
   await openReady(page, `/threads/${threadId}`, "thread-page");
   const card = page.getByTestId("decision-tool_review");

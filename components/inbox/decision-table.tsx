@@ -141,8 +141,16 @@ export function DecisionTable({
                   </td>
                 )}
                 {filled.has("amount") && (
-                  <td className={`${cell} whitespace-nowrap text-right tabular-nums text-slate-900`}>
-                    {d.amountCents === null ? "—" : formatMoney(d.amountCents, d.currency ?? "EUR")}
+                  <td
+                    className={`${cell} whitespace-nowrap text-right tabular-nums text-slate-900`}
+                    data-testid="row-amount"
+                  >
+                    {d.amountCents === null
+                      ? "—"
+                      : d.currency
+                        ? formatMoney(d.amountCents, d.currency)
+                        : // An amount whose currency nobody stated is not given one here.
+                          (d.amountCents / 100).toFixed(2)}
                   </td>
                 )}
                 <td className={`${cell} max-sm:w-full`}>

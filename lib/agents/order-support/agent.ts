@@ -104,6 +104,10 @@ export const orderSupportAgent: AgentDefinition<InterruptPayload> = {
   actsOnIt: toolReviewActsOnIt,
   context(values) {
     const facts = factsOf(values);
-    return { orderId: facts?.orderId ?? null, customerName: facts?.customerName ?? null };
+    return {
+      orderId: facts?.orderId ?? null,
+      customerName: facts?.customerName ?? null,
+      currency: facts?.currency ?? null,
+    };
   },
 };

@@ -92,6 +92,39 @@ describe("reading payloads", () => {
     expect(summarizePayload({ ...approval(100), findings: [flag] }).findings).toEqual([flag]);
     expect(summarizePayload({ nope: true }).title).toBeNull();
   });
+
+  /** Every amount a payload holds (an `amountCents` anywhere in it, as money or as a call's argument). */
+  function amountsIn(value: unknown): number[] {
+    if (Array.isArray(value)) return value.flatMap(amountsIn);
+    if (typeof value !== "object" || value === null) return [];
+    const own = Object.entries(value).flatMap(([key, v]) =>
+      key === "amountCents" && Number.isInteger(v) ? [v as number] : amountsIn(v),
+    );
+    return own;
+  }
+
+  it("gives the inbox an amount for every kind of question whose payload holds one (issue 55)", () => {
+    const kinds = Object.entries(QUESTION_KINDS) as [InterruptAction, { example: unknown }][];
+    const withMoney = kinds.filter(([, k]) => amountsIn(k.example).length > 0).map(([action]) => action);
+    // The kinds with money today; a new one joins this check by its example alone.
+    expect(withMoney).toEqual(expect.arrayContaining(["refund_approval", "goodwill_voucher", "tool_review"]));
+    for (const [action, kind] of kinds) {
+      const amounts = amountsIn(kind.example);
+      const summary = summarizePayload(kind.example);
+      if (amounts.length === 0) continue;
+      expect({ action, amounts }).toEqual({ action, amounts: expect.arrayContaining([summary.amountCents]) });
+    }
+  });
+
+  it("keeps a reviewed call's amount when it names no currency (the thread's context says it)", () => {
+    const review = {
+      ...QUESTION_KINDS.tool_review.example,
+      requests: [
+        { ...QUESTION_KINDS.tool_review.example.requests[0], args: { orderId: "ORD-7", amountCents: 350 } },
+      ],
+    };
+    expect(summarizePayload(review)).toMatchObject({ orderId: "ORD-7", amountCents: 350, currency: null });
+  });
 });
 
 describe("answer JSON Schemas", () => {

@@ -186,12 +186,28 @@ export function summarizePayload(raw: unknown): DecisionSummary {
     // What the reviewed calls say of themselves: an order they are about, and money when it names its currency.
     const args = p.requests.map((r) => r.args);
     const orderId = args.map((a) => a.orderId).find((v): v is string => typeof v === "string") ?? null;
-    const money = args.find((a) => Number.isInteger(a.amountCents) && typeof a.currency === "string");
+    // A call that names no currency (a credit in the order's money) still has its amount: the thread's context or
+    // the agent says the currency (lib/runtime/runs/finalize.ts).
+    const money = args.find((a) => Number.isInteger(a.amountCents) && (a.amountCents as number) >= 0);
     return {
       ...none,
       title: p.title,
       orderId,
-      ...(money ? { amountCents: money.amountCents as number, currency: money.currency as string } : {}),
+      ...(money
+        ? {
+            amountCents: money.amountCents as number,
+            currency: typeof money.currency === "string" ? money.currency : null,
+          }
+        : {}),
+    };
+  }
+  if (p.action === "goodwill_voucher") {
+    return {
+      ...none,
+      title: p.title,
+      customerName: p.customer.name,
+      amountCents: p.voucher.amountCents,
+      currency: p.voucher.currency,
     };
   }
   return { ...none, title: p.title };

@@ -172,6 +172,8 @@ export interface AgentDefinition<P = unknown> {
      * "how should Ann get €120.00 back?"): the inbox's amount. Omitted when no money is at stake there.
      */
     amount?: { amountCents: number; currency: string } | null;
+    /** The thread's money (its order's currency): the currency of an amount a question names without one. */
+    currency?: string | null;
   };
   /** Extra `configurable` keys for a run (e.g. chaos delays). */
   configurable?: Record<string, unknown>;

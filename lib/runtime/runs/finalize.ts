@@ -24,6 +24,8 @@ export interface RunEnding {
     orderId?: string | null;
     customerName?: string | null;
     amount?: { amountCents: number; currency: string } | null;
+    /** The thread's money (its order's currency), for an amount a question names without one. */
+    currency?: string | null;
   };
   checkpointId: string | null;
   error?: { code: string; message: string };
@@ -102,5 +104,8 @@ function withContext(summary: DecisionSummary, context: RunEnding["context"]): D
     orderId: summary.orderId ?? context?.orderId ?? null,
     customerName: summary.customerName ?? context?.customerName ?? null,
     ...(amount ? { amountCents: amount.amountCents, currency: amount.currency } : {}),
+    ...(!amount && summary.amountCents != null && !summary.currency && context?.currency
+      ? { currency: context.currency }
+      : {}),
   };
 }
