@@ -146,10 +146,17 @@ export async function threadState(page: Page, threadId: string) {
 
 /** Serious and critical accessibility violations on the current page (axe-core). */
 export async function seriousViolations(page: Page) {
+  return (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/** Every accessibility violation axe-core finds on the current page, whatever its impact. */
+export async function axeViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
+  return results.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact,
+    nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5),
+  }));
 }
 
 /**

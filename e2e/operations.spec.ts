@@ -11,6 +11,7 @@ import {
   signInOver,
   test,
 } from "./fixtures";
+import { checkScreens } from "./support/console";
 import { type FakePaymentProvider, startFakePaymentProvider } from "./support/fake-payment";
 import { createTestDatabase } from "./support/pg";
 import { metricValue, parsePrometheus } from "./support/prometheus";
@@ -150,7 +151,7 @@ test("a supervisor sees the queue, decisions by outcome and failures, with the n
 
 test("the reconciliation report: an admin reconciles now, the refund the provider forgot is a difference with both sides, a supervisor closes it", async ({
   page,
-}) => {
+}, testInfo) => {
   provider.setFaults({});
   await signInOver(page.request, server.url, "supervisor");
   const threadId = await pausedThread(page, "Refund ORD-1006 please, the lamp broke.", { base: server.url });
@@ -196,7 +197,7 @@ test("the reconciliation report: an admin reconciles now, the refund the provide
   await expect(finding).toContainText("ORD-1006");
   await expect(finding).toContainText("nothing held");
   await expect(page.getByTestId("reconciliation-runs")).toContainText("Done");
-  expect(await seriousViolations(page)).toEqual([]);
+  await checkScreens(page, testInfo, "reconciliation");
 
   await signInOver(page.request, server.url, "supervisor");
   await page.goto(`${server.url}/operations`);
