@@ -46,6 +46,12 @@ describe("money offered is money left", () => {
     expect(question?.findings.find((f) => f.code === "refunded_since")?.message).toMatch(
       /€500\.00 of this order was refunded since this was asked .*nothing is left to refund/,
     );
+    // The finding about the amount asked is stale now: kept as what was said then, no longer a reason of its own.
+    expect(question?.findings.find((f) => f.code === "over_auto_limit")).toEqual({
+      code: "over_auto_limit",
+      severity: "info",
+      message: "When this was asked: €500.00 is above the automatic approval limit of €50.00.",
+    });
 
     const interruptId = now.pendingInterrupts[0]!.interruptId;
     const approve = await authedFetch(

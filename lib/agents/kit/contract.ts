@@ -41,6 +41,9 @@ export const sharedContract: AgentDefinition<InterruptPayload>["interrupts"] = {
 /** The finding of a refund approval whose order was refunded since it was asked. */
 export const REFUNDED_SINCE = "refunded_since";
 
+/** The refund policy's findings about the amount asked, which other refunds since make stale. */
+const AMOUNT_FINDINGS = new Set(["over_auto_limit", "already_refunded", "exceeds_order_total"]);
+
 /**
  * A refund approval as the ledger says it now: when other refunds of the order (another line of this thread, another
  * decision) left less than the question was asked with, what is left replaces it and a finding says why — so the page
@@ -57,7 +60,15 @@ async function currentRefundApproval(db: Queryable, payload: InterruptPayload): 
     ...payload,
     refundable: { amountCents: left, currency },
     findings: [
-      ...payload.findings.filter((f) => f.code !== REFUNDED_SINCE),
+      // What the policy said of the money when it asked (over a limit, refunded already, more than is left) is
+      // about money that is gone: kept as what it said then, marked so, no longer a reason of its own.
+      ...payload.findings
+        .filter((f) => f.code !== REFUNDED_SINCE)
+        .map((f) =>
+          AMOUNT_FINDINGS.has(f.code)
+            ? { ...f, severity: "info" as const, message: `When this was asked: ${f.message}` }
+            : f,
+        ),
       {
         code: REFUNDED_SINCE,
         severity: "block",
