@@ -62,6 +62,7 @@ describe.each<Backend>(["pglite", "postgres"])("the order-support agent on %s", 
     expect(orderSupportAgent.context(paused.values as Record<string, unknown>)).toEqual({
       orderId: "ORD-1002",
       customerName: "Lars Jensen",
+      currency: "EUR",
     });
     const payload = parsed.payload;
     // Bounds from the tool's schema, checked on the answer.
