@@ -68,3 +68,40 @@ test("a refund approved on the main line, answered reject on a branch: both outc
   const effects = await (await page.request.get(`/api/threads/${threadId}/effects`)).json();
   expect(effects.effects.filter((e: { kind: string }) => e.kind === "payment")).toHaveLength(1);
 });
+
+test("answer differently while the email waits: the confirmation names the email it cancels, Cancel changes nothing", async ({
+  page,
+}) => {
+  test.slow();
+  const [order] = await lateOrders(7750, 1, 24_900);
+  const threadId = await pausedThread(page, `My kettle from ${order} leaks, please refund it.`, {
+    orderRef: order,
+  });
+  await answerOverApi(page, threadId, "refund_approval", { decision: "approve" });
+  await expect
+    .poll(
+      async () =>
+        (await threadState(page, threadId)).pendingInterrupts.map((p: { action: string }) => p.action),
+      { timeout: 20_000 },
+    )
+    .toEqual(["confirm_email"]);
+
+  await openReady(page, `/threads/${threadId}`, "thread-page");
+  const approval = page.locator('[data-testid="ledger-entry"][data-action="refund_approval"]');
+  await approval.getByTestId("answer-differently").click();
+  const confirm = approval.getByTestId("answer-differently-confirm");
+  // It says first what the branch cancels: the email waiting now.
+  await expect(confirm.getByTestId("answer-differently-cancels")).toContainText("It cancels what waits now:");
+  await expect(confirm.getByTestId("answer-differently-cancels").locator("li")).toHaveCount(1);
+  await expect(confirm.getByTestId("answer-differently-cancels")).toContainText(
+    "no longer applies on the branch",
+  );
+  await expect(confirm.getByTestId("answer-differently-warnings")).toContainText("A refund of €249.00");
+  // Cancel: nothing branched, the email still waits.
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(confirm).toHaveCount(0);
+  const after = await threadState(page, threadId);
+  expect(after.pendingInterrupts.map((p: { action: string }) => p.action)).toEqual(["confirm_email"]);
+  expect(after.forked).toBe(false);
+  await expect(page.getByTestId("decision-confirm_email")).toBeVisible();
+});
