@@ -104,6 +104,9 @@ describe("npm start through a pipe", () => {
   it("Ctrl-C (SIGINT to the whole group, the reader first) stops it and releases the database", async () => {
     const { pgid } = await start();
     expect(existsSync(lock())).toBe(true);
+    // It says each of its three steps, and nothing alarming on the way.
+    for (const step of ["step 1 of 3", "step 2 of 3", "step 3 of 3"]) expect(output).toContain(step);
+    expect(output).not.toMatch(/Ecmascript file had an error|⚠/i);
     const cat = groupMembers(pgid).find((p) => p.cmd.startsWith("cat"));
     // A terminal's Ctrl-C: the reader ends at once, then everyone hears it.
     if (cat) process.kill(cat.pid, "SIGINT");
