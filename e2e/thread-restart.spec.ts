@@ -78,6 +78,12 @@ test("Stop on a reply being written: the run stops at once, the page says who st
   const threadId = await pausedThread(page, "The running shoes from ORD-1010 fell apart, refund please.", {
     base: server.url,
   });
+  const operations = async () => {
+    await page.goto(`${server.url}/operations`);
+    await expect(page.getByTestId("operations-ready")).toBeVisible();
+    return page.getByTestId("ops-failed-threads").textContent();
+  };
+  const failedBefore = await operations();
   await page.goto(`${server.url}/threads/${threadId}`);
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
   await page.getByTestId("approve").click();
@@ -93,6 +99,11 @@ test("Stop on a reply being written: the run stops at once, the page says who st
   const stopped = await apiThread(page, threadId);
   expect(stopped.status).toBe("stopped");
   const partial = textMessages(stopped).length;
+  // Operations counts it apart from failures.
+  expect(await operations()).toBe(failedBefore);
+  await expect(page.getByTestId("ops-failed-threads-note")).toContainText("stopped on purpose (not failures)");
+  await page.goto(`${server.url}/threads/${threadId}`);
+  await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
 
   // Continue carries on from the last saved step: the reply is written, the refund paid once.
   await page.getByTestId("retry-run").click();
