@@ -85,8 +85,10 @@ test("the fork form comes from the agent's editable state: each field starts at 
   const requested = field("requested").locator("input");
   await requested.fill("lots");
   await expect(field("requested").getByTestId("fork-field-error")).toHaveText(
-    "Amount asked for must be a number",
+    "Amount asked for must be an amount such as 12.50",
   );
+  // The amount is typed in the order's currency, never in cents.
+  await expect(field("requested").locator("label")).toContainText("(in EUR; empty: none)");
   await expect(submit).toBeDisabled();
   // A number out of bounds, and an order number in the wrong form: the server's rules, in the agent's words, as typed.
   await requested.fill("0");
@@ -102,13 +104,13 @@ test("the fork form comes from the agent's editable state: each field starts at 
     .locator("input")
     .fill(order ?? "");
   // More than the order's total: refused with the total, in money.
-  await requested.fill("99999999");
-  await expect(field("requested").getByTestId("fork-field-error")).toContainText(
-    "Amount asked for must be at most the order's total",
+  await requested.fill("999999.99");
+  await expect(field("requested").getByTestId("fork-field-error")).toHaveText(
+    "Amount asked for must be at most the order's total, €39.30",
   );
   await expect(submit).toBeDisabled();
-  await requested.fill("1200");
-  // The amount in cents is said as money beside it.
+  await requested.fill("12");
+  // The amount is said back as money beside it; the state (the JSON box) holds it in cents.
   await expect(field("requested").getByTestId("fork-field-money")).toHaveText("= €12.00");
   await expect(field("requested").getByTestId("fork-field-error")).toHaveText("");
   await expect(field("orderRef").getByTestId("fork-field-error")).toHaveText("");

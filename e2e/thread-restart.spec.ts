@@ -101,7 +101,9 @@ test("Stop on a reply being written: the run stops at once, the page says who st
   const partial = textMessages(stopped).length;
   // Operations counts it apart from failures.
   expect(await operations()).toBe(failedBefore);
-  await expect(page.getByTestId("ops-failed-threads-note")).toContainText("stopped on purpose (not failures)");
+  await expect(page.getByTestId("ops-failed-threads-note")).toContainText(
+    "stopped on purpose (not failures)",
+  );
   await page.goto(`${server.url}/threads/${threadId}`);
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-ready", "true");
 

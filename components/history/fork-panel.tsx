@@ -92,7 +92,8 @@ export function ForkPanel({
     if (!reading.ok) return;
     const base = parseForkValues(text, channels);
     const values: Record<string, unknown> = { ...(base.ok && base.values ? base.values : {}) };
-    if (showField(reading.value) === showField(current?.[field.name])) delete values[field.name];
+    if (showField(reading.value, field) === showField(current?.[field.name], field))
+      delete values[field.name];
     else values[field.name] = reading.value;
     setText(Object.keys(values).length > 0 ? JSON.stringify(values, null, 2) : "");
   };
@@ -142,7 +143,7 @@ export function ForkPanel({
                 <ForkFieldInput
                   key={f.name}
                   field={f}
-                  raw={typed[f.name] ?? showField(current?.[f.name])}
+                  raw={typed[f.name] ?? showField(current?.[f.name], f)}
                   onType={(raw) => type(f, raw)}
                   serverRule={verdict?.issues[f.name]}
                   currency={currencyOf(current)}
@@ -228,7 +229,7 @@ function ForkFieldInput({
   field: ForkField;
   raw: string;
   onType: (raw: string) => void;
-  /** The currency of an amount in cents (`widget: "money"`), said beside it as money. */
+  /** The currency of an amount in cents (`widget: "money"`): typed in it, said beside it as money. */
   currency: string;
   /** The rule this field's value breaks, as the server says it (the agent's words), if it breaks one. */
   serverRule?: string;
@@ -246,7 +247,7 @@ function ForkFieldInput({
     .join(", ");
   const describedBy = `${id}-note`;
   const label = fieldLabel(field);
-  // An amount in minor units is said as money beside what is typed (24900 → €249.00).
+  // An amount is typed in the currency ("249.00") and said back as money beside it (€249.00).
   const money =
     field.widget === "money" && reading.ok && typeof reading.value === "number"
       ? formatMoney(reading.value, currency)
@@ -258,7 +259,8 @@ function ForkFieldInput({
         {field.widget === "money" ? (
           <span className="font-normal text-slate-600">
             {" "}
-            (in cents{field.nullable ? "; empty: none" : ""})
+            (in {currency}
+            {field.nullable ? "; empty: none" : ""})
           </span>
         ) : (
           hint && <span className="font-normal text-slate-600"> ({hint})</span>
@@ -293,7 +295,13 @@ function ForkFieldInput({
       ) : (
         <input
           id={id}
-          inputMode={field.kind === "integer" || field.kind === "number" ? "numeric" : undefined}
+          inputMode={
+            field.widget === "money"
+              ? "decimal"
+              : field.kind === "integer" || field.kind === "number"
+                ? "numeric"
+                : undefined
+          }
           className={`mt-1 ${controlClass}`}
           value={raw}
           onChange={(e) => onType(e.target.value)}

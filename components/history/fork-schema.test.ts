@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { z } from "zod";
 import { refundEditableState } from "@/lib/agents/refund/fork-rules";
-import { forkFields, readField } from "./fork-schema";
+import { forkFields, readField, showField } from "./fork-schema";
 
 const fields = forkFields(z.toJSONSchema(refundEditableState, { io: "input", unrepresentable: "any" }));
 const field = (name: string) => {
@@ -22,23 +22,28 @@ describe("the fork form, generated from the refund agent's editable state", () =
     expect(field("intent").choices).toEqual(["refund", "other"]);
   });
 
-  it("reads any whole number of cents in bounds, empty as none, and refuses anything else in words", () => {
+  it("reads an amount typed in the currency into exact cents, empty as none, and refuses anything else in words", () => {
     const requested = field("requested");
+    expect(requested.widget).toBe("money");
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2_147_483_647 }), (n) => {
-        expect(readField(requested, String(n))).toEqual({ ok: true, value: n });
+      fc.property(fc.integer({ min: 0, max: 2_147_483_647 }), (cents) => {
+        // What the field shows of an amount reads back to that amount, to the cent.
+        expect(readField(requested, showField(cents, requested))).toEqual({ ok: true, value: cents });
       }),
     );
     fc.assert(
       fc.property(
-        fc.string().filter((s) => s.trim() !== "" && !/^-?\d+(\.\d+)?$/.test(s.trim())),
+        fc.string().filter((s) => s.trim() !== "" && !/^-?\d+([.,]\d{1,2})?$/.test(s.trim())),
         (s) => {
-          expect(readField(requested, s)).toEqual({ ok: false, error: "must be a number" });
+          expect(readField(requested, s)).toEqual({ ok: false, error: "must be an amount such as 12.50" });
         },
       ),
     );
+    expect(showField(24_900, requested)).toBe("249.00");
     expect(readField(requested, "")).toEqual({ ok: true, value: null });
-    expect(readField(requested, "12.5")).toEqual({ ok: false, error: "must be a whole number" });
+    expect(readField(requested, "12.5")).toEqual({ ok: true, value: 1250 });
+    expect(readField(requested, "12,05")).toEqual({ ok: true, value: 1205 });
+    expect(readField(requested, "12.505").ok).toBe(false);
     // Bounds and formats are the server's to say (in the agent's words): a value of the right kind is sent to it.
     expect(readField(requested, "0")).toEqual({ ok: true, value: 0 });
     expect(readField(field("orderRef"), "ORD-12")).toEqual({ ok: true, value: "ORD-12" });

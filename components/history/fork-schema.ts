@@ -106,6 +106,14 @@ export function readField(
       ? { ok: true, value: text }
       : { ok: false, error: `must be one of ${field.choices.join(", ")}` };
   }
+  if (field.widget === "money" && field.kind === "integer") {
+    // An amount in minor units is typed as money ("12.50"): at most two decimals, read into cents exactly.
+    const m = /^(-?)(\d+)(?:[.,](\d{1,2}))?$/.exec(text);
+    if (!m) return { ok: false, error: "must be an amount such as 12.50" };
+    const cents = Number(m[2]) * 100 + Number((m[3] ?? "").padEnd(2, "0"));
+    if (!Number.isSafeInteger(cents)) return { ok: false, error: "must be an amount such as 12.50" };
+    return { ok: true, value: m[1] === "-" ? -cents : cents };
+  }
   if (field.kind === "integer" || field.kind === "number") {
     if (!/^-?\d+(\.\d+)?$/.test(text)) return { ok: false, error: "must be a number" };
     const value = Number(text);
@@ -116,8 +124,13 @@ export function readField(
   return { ok: true, value: text };
 }
 
-/** A value already in the state, as the field shows it (null and absent as empty). */
-export function showField(value: unknown): string {
+/** A value already in the state, as the field shows it (null and absent as empty; an amount in cents as money). */
+export function showField(value: unknown, field?: ForkField): string {
   if (value === null || value === undefined) return "";
+  if (field?.widget === "money" && typeof value === "number" && Number.isInteger(value)) {
+    const sign = value < 0 ? "-" : "";
+    const abs = Math.abs(value);
+    return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
+  }
   return typeof value === "string" ? value : JSON.stringify(value);
 }

@@ -81,7 +81,7 @@ export async function refundForkLimits({
   return [
     {
       field: "requested",
-      message: `must be at most the order's total, ${formatMoney(order.amountCents, order.currency)} (${order.amountCents} cents)`,
+      message: `must be at most the order's total, ${formatMoney(order.amountCents, order.currency)}`,
     },
   ];
 }
