@@ -1,7 +1,7 @@
 import "server-only";
 import { AppError } from "@/lib/contract/errors";
 import type { InterruptPayload } from "@/lib/contract/questions";
-import { reviewDecisions, toolReviewActs } from "@/lib/contract/questions/tool-review";
+import { reviewDecisions, sentBackToModel, toolReviewActs } from "@/lib/contract/questions/tool-review";
 import { hasRole, type Role } from "@/lib/contract/roles";
 import type { Authorization } from "@/lib/contract/wire";
 import type { DecisionAttempt } from "@/lib/runtime/agents/registry";
@@ -25,6 +25,8 @@ export interface ToolRule<Args = Record<string, unknown>> {
 
 /** The arguments a reviewed call runs with under this answer (the edited ones for an edit), per request. */
 function runningArgs(payload: Extract<InterruptPayload, { action: "tool_review" }>, answer: unknown) {
+  // A batch LangChain sends back to the model runs none of its calls: they authorize nothing.
+  if (sentBackToModel(answer)) return [];
   const decisions = reviewDecisions(answer);
   return payload.requests.flatMap((request, i) => {
     const d = decisions[i];

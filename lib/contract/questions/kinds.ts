@@ -14,7 +14,7 @@ import {
   selectOptionAnswer,
   waitTimerAnswer,
 } from "./contract";
-import { reviewDecisions, toolReviewAnswer } from "./tool-review";
+import { reviewDecisions, sentBackToModel, toolReviewAnswer } from "./tool-review";
 
 /*
  * Everything the console says and does about a kind of question, in one table (isomorphic): what people call it,
@@ -272,10 +272,12 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
     summarize(a, _c, quote) {
       const decisions = reviewDecisions(a);
       if (decisions.length === 0) return null;
+      // LangChain runs none of a batch with a rejection: an approval in it is said as not run.
+      const notRun = sentBackToModel(a) ? " (not run: the batch went back to the agent)" : "";
       return decisions
         .map((d) => {
-          if (d.type === "approve") return "Approved";
-          if (d.type === "edit") return `Approved with edits (${quote(JSON.stringify(d.args))})`;
+          if (d.type === "approve") return `Approved${notRun}`;
+          if (d.type === "edit") return `Approved with edits (${quote(JSON.stringify(d.args))})${notRun}`;
           if (d.type === "respond") return `Answered the agent: ${quote(d.message)}`;
           if (d.type === "ignore") return d.note ? `Ignored: ${quote(d.note)}` : "Ignored";
           return d.message ? `Rejected: ${quote(d.message)}` : "Rejected";

@@ -206,9 +206,25 @@ export function encodeDecisions(payload: ToolReviewPayload, decisions: readonly 
   });
 }
 
+/**
+ * Whether LangChain sends this answer's whole batch back to the model: its `humanInTheLoopMiddleware` (JS) runs none
+ * of a batch's calls once one of them is rejected (respond and ignore are rejections in its format) — the approved and
+ * edited ones included; the model is asked again with the rejections. agent-inbox's responses are each their own.
+ */
+export function sentBackToModel(answer: unknown): boolean {
+  return (
+    isObject(answer) &&
+    Array.isArray(answer.decisions) &&
+    answer.decisions.length > 1 &&
+    answer.decisions.some((d) => isObject(d) && d.type === "reject")
+  );
+}
+
 /** Whether this answer lets any reviewed tool call run (approve or edit): the answer that acts on the world. */
 export function toolReviewActs(answer: unknown): boolean {
-  return reviewDecisions(answer).some((d) => d.type === "approve" || d.type === "edit");
+  return (
+    !sentBackToModel(answer) && reviewDecisions(answer).some((d) => d.type === "approve" || d.type === "edit")
+  );
 }
 
 /**
