@@ -108,7 +108,9 @@ describe.each<Backend>(["pglite", "postgres"])("the scripted model and partial a
     // What the contract says of this answer: it lets nothing run, so it authorizes nothing and acts on nothing.
     expect(sentBackToModel(answer)).toBe(true);
     expect(toolReviewActs(answer)).toBe(false);
-    expect(QUESTION_KINDS.tool_review.summarize(answer as never, "EUR", (t: string) => `“${t}”`)).toBe(
+    expect(
+      QUESTION_KINDS.tool_review.summarize(answer as never, "EUR", (t: unknown) => `“${String(t)}”`),
+    ).toBe(
       "Approved (not run: the batch went back to the agent); Approved (not run: the batch went back to the agent); Rejected: “Cy had a voucher last week.”",
     );
 

@@ -4,6 +4,7 @@ import {
   type ReviewDecision,
   readStandardInterrupt,
   reviewDecisions,
+  sentBackToModel,
   type ToolReviewPayload,
   toolReviewActs,
 } from "./tool-review";
@@ -144,7 +145,9 @@ describe("answers to a tool review (generated)", () => {
           const lc = encodeDecisions(payload, [first, second]);
           expect(validateAnswer(payload, lc)).toMatchObject({ ok: true });
           expect(reviewDecisions(lc)).toEqual([first, second]);
-          expect(toolReviewActs(lc)).toBe(true);
+          // LangChain runs none of a batch once one call is rejected: such an answer lets nothing run.
+          expect(toolReviewActs(lc)).toBe(second.type !== "reject");
+          expect(sentBackToModel(lc)).toBe(second.type === "reject");
           const ai = encodeDecisions(inbox, [reply]);
           expect(validateAnswer(inbox, ai)).toMatchObject({ ok: true });
           expect(reviewDecisions(ai)).toEqual([reply]);
