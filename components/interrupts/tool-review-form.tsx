@@ -148,7 +148,15 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
   );
   const update = (i: number, change: Partial<Draft>) =>
     setDrafts((all) => all.map((d, j) => (j === i ? { ...d, ...change } : d)));
-  const acts = drafts.some((d) => d.type === "approve" || d.type === "edit");
+  const approving = drafts.some((d) => d.type === "approve" || d.type === "edit");
+  // LangChain's middleware runs none of a batch once one call is refused (reject, respond and ignore are refusals in
+  // its format): the approved calls do not run now, and the agent is asked again with the reasons.
+  const sentBack =
+    payload.format === "langchain" &&
+    drafts.length > 1 &&
+    approving &&
+    drafts.some((d) => d.type === "reject" || d.type === "respond" || d.type === "ignore");
+  const acts = approving && !sentBack;
   const undecided = drafts.some((d) => d.type === null);
 
   const submit = () => {
@@ -368,6 +376,16 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
           </fieldset>
         );
       })}
+      {sentBack && !form.closed && (
+        <p
+          role="status"
+          className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950"
+          data-testid="batch-sent-back"
+        >
+          This agent runs none of these calls once one is refused: the ones you approve will not run now. The
+          agent is asked again with your reasons and may propose them again, for another review.
+        </p>
+      )}
       {refusal && <RefusalNote id={form.refusalId} reason={refusal} then={null} />}
       <Button
         type="submit"
