@@ -1,4 +1,5 @@
 import "server-only";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { z } from "zod";
@@ -28,16 +29,19 @@ export function buildOrderSupportGraph({
   db,
   tools = orderSupportTools(db),
   middleware = [reviewToolCalls(REVIEWED_TOOLS)],
+  model = new OrderSupportOfflineModel({ thinkMsPerWord: env.OFFLINE_TOKEN_DELAY_MS }),
 }: {
   checkpointer: BaseCheckpointSaver;
   db: AppDb;
   /** Its tools and its review middleware: the agent's own by default (other ones only in the structure tests). */
   tools?: ReturnType<typeof orderSupportTools>;
   middleware?: ReturnType<typeof reviewToolCalls>[];
+  /** Its model: the offline one by default (a scripted one in tests that need the model to say something else). */
+  model?: BaseChatModel;
 }) {
   return createAgent({
     name: "order_support",
-    model: new OrderSupportOfflineModel({ thinkMsPerWord: env.OFFLINE_TOKEN_DELAY_MS }),
+    model,
     tools,
     systemPrompt:
       "You help customers with their orders. Look the order up first; offer store credit when something went wrong. " +

@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { type Backend, openBackend } from "@/e2e/support/backends";
 import { recordAnswers } from "@/e2e/support/receipts";
+import { ScriptedChatModel } from "@/lib/agents/kit/scripted-model";
 import { DrizzleCheckpointSaver } from "@/lib/checkpoint/saver";
 import type { AgentGraph } from "@/lib/runtime/agents/registry";
 import { seedDemoOrders } from "@/lib/shop/demo-orders";
 import { listRefundsForOrder } from "@/lib/shop/refunds";
 import { orderSupportAgent } from "./agent";
+import { buildOrderSupportGraph } from "./graph";
 
 /*
  * The LangChain `createAgent` agent on our checkpointer in a real database: its standard review interrupt reads as a
@@ -119,6 +121,60 @@ describe.each<Backend>(["pglite", "postgres"])("the order-support agent on %s", 
       (r) => r.threadId === config.configurable.thread_id,
     );
     expect(again).toHaveLength(1);
+  });
+
+  it("a scripted model that asks for more than is left: approved in full, the tool records only what the order allows", async () => {
+    // The kit's scripted model in place of the offline one: two credits for one €24.98 order in one batch, the
+    // second more than what the first leaves. The person approves both; the ledger, not the model, has the last word.
+    const scripted = buildOrderSupportGraph({
+      checkpointer: new DrizzleCheckpointSaver(backend.database.sql),
+      db: backend.database.db,
+      model: new ScriptedChatModel([
+        {
+          calls: [
+            {
+              name: "issue_store_credit",
+              args: { orderId: "ORD-1001", amountCents: 2000, reason: "Chipped" },
+            },
+            { name: "issue_store_credit", args: { orderId: "ORD-1001", amountCents: 1000, reason: "Again" } },
+          ],
+        },
+        "Done.",
+      ]),
+    });
+    const config = { configurable: { thread_id: randomUUID() } };
+    for await (const _ of await scripted.stream(
+      orderSupportAgent.input({
+        messageId: randomUUID(),
+        text: "My mugs arrived chipped",
+        ticket: { message: "My mugs arrived chipped", orderRef: "ORD-1001" },
+      }) as Parameters<typeof scripted.stream>[0],
+      config,
+    )) {
+      // to the question
+    }
+    const [raised] = (await scripted.getState(config)).tasks.flatMap((t) => t.interrupts);
+    const parsed = orderSupportAgent.interrupts.parse(raised?.value);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const answer = { decisions: [{ type: "approve" }, { type: "approve" }] };
+    await recordAnswers({
+      db: backend.database.db,
+      agent: orderSupportAgent,
+      threadId: config.configurable.thread_id,
+      answers: { [raised!.id!]: [raised?.value, answer] },
+    });
+    const before = await listRefundsForOrder({ db: backend.database.db, orderId: "ORD-1001" });
+    const left = 2498 - before.reduce((sum, r) => sum + r.amountCents, 0);
+    for await (const _ of await scripted.stream(new Command({ resume: { [raised!.id!]: answer } }), config)) {
+      // to the end
+    }
+    const mine = (await listRefundsForOrder({ db: backend.database.db, orderId: "ORD-1001" })).filter(
+      (r) => r.threadId === config.configurable.thread_id,
+    );
+    // Never more than the order had left, whatever the model asked for and the person approved.
+    expect(mine.reduce((sum, r) => sum + r.amountCents, 0)).toBeLessThanOrEqual(left);
+    // The two calls run side by side: whichever the ledger takes first is recorded, the other only if it still fits.
+    expect(mine.length).toBe(left >= 3000 ? 2 : left >= 1000 ? 1 : 0);
   });
 
   it("a rejected call records nothing and the reply claims nothing", async () => {
