@@ -14,7 +14,7 @@ import {
   selectOptionAnswer,
   waitTimerAnswer,
 } from "./contract";
-import { reviewDecisions, sentBackToModel, toolReviewAnswer } from "./tool-review";
+import { fieldWords, isMoneyArg, reviewDecisions, sentBackToModel, toolReviewAnswer } from "./tool-review";
 
 /*
  * Everything the console says and does about a kind of question, in one table (isomorphic): what people call it,
@@ -269,7 +269,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
       );
       return calls.length > 0 ? { verb: calls.includes("approve") ? "approve" : "reject", calls } : null;
     },
-    summarize(a, _c, quote) {
+    summarize(a, c, quote) {
       const decisions = reviewDecisions(a);
       if (decisions.length === 0) return null;
       // LangChain runs none of a batch with a rejection: an approval in it is said as not run.
@@ -277,7 +277,7 @@ export const QUESTION_KINDS: { [A in InterruptAction]: QuestionKind<A> } = {
       return decisions
         .map((d) => {
           if (d.type === "approve") return `Approved${notRun}`;
-          if (d.type === "edit") return `Approved with edits (${quote(JSON.stringify(d.args))})${notRun}`;
+          if (d.type === "edit") return `Approved with edits: ${argsInWords(d.args, c, quote)}${notRun}`;
           if (d.type === "respond") return `Answered the agent: ${quote(d.message)}`;
           if (d.type === "ignore") return d.note ? `Ignored: ${quote(d.note)}` : "Ignored";
           return d.message ? `Rejected: ${quote(d.message)}` : "Rejected";
@@ -338,4 +338,22 @@ export function questionKind(action: string): QuestionKind<InterruptAction> | un
   return Object.hasOwn(QUESTION_KINDS, action)
     ? (QUESTION_KINDS[action as InterruptAction] as unknown as QuestionKind<InterruptAction>)
     : undefined;
+}
+
+/**
+ * Edited arguments as the decision history says them: each by its name in words, an amount in minor units as money
+ * ("amount €15.00"), text quoted, anything else as written — never the arguments' JSON.
+ */
+function argsInWords(
+  args: Record<string, unknown>,
+  currency: string | undefined,
+  quote: (v: unknown) => string,
+) {
+  const words = Object.entries(args).map(([name, value]) => {
+    if (isMoneyArg(name) && typeof value === "number" && Number.isInteger(value))
+      return `${fieldWords(name.replace(/Cents$/, "")) || "amount"} ${formatMoney(value, currency ?? "EUR")}`;
+    if (typeof value === "string") return `${fieldWords(name)} ${quote(value)}`;
+    return `${fieldWords(name)} ${JSON.stringify(value)}`;
+  });
+  return words.length > 0 ? words.join(", ") : "no arguments";
 }

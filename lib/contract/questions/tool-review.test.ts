@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { QUESTION_KINDS } from "./kinds";
 import {
   encodeDecisions,
   type ReviewDecision,
@@ -208,5 +209,33 @@ describe("agent-inbox's ignore", () => {
   it("an ignore is refused where the request does not allow it, and a note over 2,000 characters is refused", () => {
     expect(validateAnswer(payloadOf(agentInboxRequest), [{ type: "ignore", args: null }]).ok).toBe(false);
     expect(validateAnswer(ignorable, [{ type: "ignore", args: "x".repeat(2001) }]).ok).toBe(false);
+  });
+});
+
+describe("an edit in the decision history (issue 53)", () => {
+  const summarize = (answer: unknown) =>
+    QUESTION_KINDS.tool_review.summarize(answer as Record<string, unknown>, "EUR", (v) => `“${String(v)}”`);
+
+  it("says the edited arguments in words and money, never their JSON", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.string({ maxLength: 40 }), (cents, reason) => {
+        const text = summarize({
+          decisions: [
+            {
+              type: "edit",
+              editedAction: {
+                name: "issue_store_credit",
+                args: { orderId: "ORD-2", amountCents: cents, reason },
+              },
+            },
+          ],
+        });
+        const money = new Intl.NumberFormat("en-IE", { style: "currency", currency: "EUR" }).format(
+          cents / 100,
+        );
+        expect(text).toBe(`Approved with edits: order id “ORD-2”, amount ${money}, reason “${reason}”`);
+      }),
+      { numRuns: 100, seed: 53 },
+    );
   });
 });

@@ -291,12 +291,12 @@ function argsSchemaOf(schema: Record<string, unknown>): z.ZodType | null {
   }
 }
 
-/** `amountCents` → "amount cents": how a field is named to people. */
 /** An argument that holds an amount in minor units (`amountCents`, `creditCents`): shown and edited as money. */
 export function isMoneyArg(name: string): boolean {
   return /[a-z]Cents$/.test(name) || name === "cents";
 }
 
+/** `amountCents` → "amount cents": how a field is named to people. */
 export function fieldWords(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
