@@ -37,6 +37,10 @@ test("account change: fork with an edit through the form, filter and jump throug
   const intake = await detail.getAttribute("data-checkpoint-id");
   expect(intake).not.toBe(mainHead);
   await page.getByLabel("Edit the state before forking").check();
+  // The fork's word on side effects is the agent's, not the refund shop's: an account change has no refunds.
+  await expect(page.getByTestId("side-effects-none")).toHaveText(
+    "Nothing the thread already did can be reached again by a branch from here.",
+  );
   const form = page.getByTestId("fork-form");
   const field = (name: string) => form.locator(`[data-testid="fork-field"][data-field="${name}"]`);
   await expect(form.getByTestId("fork-field")).toHaveCount(2);
