@@ -1,4 +1,12 @@
-import { answerOverApi, expect, openReady, pausedThread, test, threadState } from "./fixtures";
+import {
+  answerOverApi,
+  expect,
+  openReady,
+  pausedThread,
+  refundedThread,
+  test,
+  threadState,
+} from "./fixtures";
 import { checkScreens } from "./support/console";
 import { lateOrders } from "./support/queue";
 
@@ -13,15 +21,12 @@ test("a refund approved on the main line, answered reject on a branch: both outc
   page,
 }, testInfo) => {
   test.slow();
-  const [order] = await lateOrders(7740, 1, 24_900);
-  const threadId = await pausedThread(page, `My headphones from ${order} are broken, please refund them.`, {
-    orderRef: order,
-  });
-  await answerOverApi(page, threadId, "refund_approval", { decision: "approve" });
-  await answerOverApi(page, threadId, "confirm_email", { choice: "send" });
-  await expect
-    .poll(async () => (await threadState(page, threadId)).status, { timeout: 20_000 })
-    .toBe("completed");
+  const [order] = (await lateOrders(7740, 1, 24_900)) as [string];
+  const threadId = await refundedThread(
+    page,
+    `My headphones from ${order} are broken, please refund them.`,
+    order,
+  );
 
   await openReady(page, `/threads/${threadId}`, "thread-page");
   const approval = page.locator('[data-testid="ledger-entry"][data-action="refund_approval"]');

@@ -211,13 +211,35 @@ export async function pausedAccountChange(
   orderRef = "ORD-1003",
   base = "",
 ) {
-  const threadId = await createTicket(page, message, orderRef, base, "account_change");
+  return pausedTicketOf(page, "account_change", message, orderRef, base);
+}
+
+/** A ticket of another agent than the refund one, filed with the intake key and run to its first pause. */
+export async function pausedTicketOf(
+  page: Page,
+  agent: string,
+  message: string,
+  orderRef?: string,
+  base = "",
+) {
+  const threadId = await createTicket(page, message, orderRef, base, agent);
   await runOverApi(
     page,
     threadId,
     { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
     { base, intake: true },
   );
+  return threadId;
+}
+
+/** A refund of `orderRef` approved and its reply sent over the API: the thread completed, the refund recorded. */
+export async function refundedThread(page: Page, message: string, orderRef: string) {
+  const threadId = await pausedThread(page, message, { orderRef });
+  await answerOverApi(page, threadId, "refund_approval", { decision: "approve" });
+  await answerOverApi(page, threadId, "confirm_email", { choice: "send" });
+  await expect
+    .poll(async () => (await threadState(page, threadId)).status, { timeout: 20_000 })
+    .toBe("completed");
   return threadId;
 }
 

@@ -1,12 +1,4 @@
-import {
-  answerOverApi,
-  expect,
-  openReady,
-  pausedThread,
-  storageStatePath,
-  test,
-  threadState,
-} from "./fixtures";
+import { expect, openReady, refundedThread, storageStatePath, test, threadState } from "./fixtures";
 import { lateOrders } from "./support/queue";
 
 /*
@@ -20,15 +12,12 @@ test("a branch of a thread whose order was refunded in full offers no approval, 
   browser,
 }) => {
   test.slow();
-  const [order] = await lateOrders(7790, 1, 24_900);
-  const threadId = await pausedThread(page, `My headphones from ${order} are broken, please refund them.`, {
-    orderRef: order,
-  });
-  await answerOverApi(page, threadId, "refund_approval", { decision: "approve" });
-  await answerOverApi(page, threadId, "confirm_email", { choice: "send" });
-  await expect
-    .poll(async () => (await threadState(page, threadId)).status, { timeout: 20_000 })
-    .toBe("completed");
+  const [order] = (await lateOrders(7790, 1, 24_900)) as [string];
+  const threadId = await refundedThread(
+    page,
+    `My headphones from ${order} are broken, please refund them.`,
+    order,
+  );
   const approved = (await threadState(page, threadId)).decisions.find(
     (d: { action: string }) => d.action === "refund_approval",
   );

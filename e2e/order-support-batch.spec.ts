@@ -1,5 +1,5 @@
 import pg from "pg";
-import { createTicket, expect, openReady, runOverApi, storageStatePath, test, threadState } from "./fixtures";
+import { expect, openReady, pausedTicketOf, storageStatePath, test, threadState } from "./fixtures";
 import { lateOrders, suiteDatabaseUrl } from "./support/queue";
 
 /** Two orders of one customer (a thread pays only its own customer: another's order is held, never paid). */
@@ -34,13 +34,7 @@ test("two credits in one batch, one approved and one rejected: the card says non
   test.slow();
   const [first, second] = await twoOrdersOfOneCustomer();
   const message = `The mug from ${first} and the lamp from ${second} both arrived broken.`;
-  const threadId = await createTicket(page, message, undefined, "", "order_support");
-  await runOverApi(
-    page,
-    threadId,
-    { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
-    { intake: true },
-  );
+  const threadId = await pausedTicketOf(page, "order_support", message);
 
   await openReady(page, `/threads/${threadId}`, "thread-page");
   const card = page.getByTestId("decision-tool_review");

@@ -1,4 +1,4 @@
-import { createTicket, expect, openReady, runOverApi, test, threadState } from "./fixtures";
+import { expect, openReady, pausedTicketOf, test, threadState } from "./fixtures";
 import { inboxRow, openLiveInbox } from "./support/queue";
 
 /*
@@ -11,13 +11,7 @@ test("order support: a reviewed tool call, edited and approved from its card; on
   page,
 }) => {
   const message = "The mugs from ORD-1001 arrived chipped.";
-  const threadId = await createTicket(page, message, undefined, "", "order_support");
-  await runOverApi(
-    page,
-    threadId,
-    { messages: [{ id: crypto.randomUUID(), role: "user", content: message }] },
-    { intake: true },
-  );
+  const threadId = await pausedTicketOf(page, "order_support", message);
 
   // The inbox row says the money the reviewed call moves, in the order's currency (it said "—" before: a call
   // names its amount, not its currency), and an empty cell reads the same everywhere ("—", never "–").
