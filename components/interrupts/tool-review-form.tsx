@@ -16,6 +16,7 @@ import {
   reviewDecisions,
 } from "@/lib/contract/questions/tool-review";
 import { RefusalNote, SuggestedAnswer } from "./decision-note";
+import { readJsonArgs } from "./json-args";
 import type { DecisionFormProps } from "./types";
 import { useDecisionForm } from "./use-decision-form";
 
@@ -110,11 +111,8 @@ function initialDraft(request: ReviewedToolCall, taken: ReviewDecision | undefin
 function editedArgs(request: ReviewedToolCall, draft: Draft): Record<string, unknown> {
   const props = propertiesOf(request);
   if (!props) {
-    try {
-      return JSON.parse(draft.json) as Record<string, unknown>;
-    } catch {
-      return { __invalid_json__: draft.json };
-    }
+    const read = readJsonArgs(draft.json);
+    return read.ok ? read.args : { __invalid_json__: draft.json };
   }
   const args: Record<string, unknown> = { ...request.args };
   for (const [name, prop] of props) {
@@ -158,6 +156,11 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
     drafts.some((d) => d.type === "reject" || d.type === "respond" || d.type === "ignore");
   const acts = approving && !sentBack;
   const undecided = drafts.some((d) => d.type === null);
+  // An edit typed as JSON (a tool with no argument schema) goes only once the text is one JSON object.
+  const jsonWrong = drafts.some(
+    (d, i) =>
+      d.type === "edit" && !propertiesOf(payload.requests[i] as ReviewedToolCall) && !readJsonArgs(d.json).ok,
+  );
 
   const submit = () => {
     if (undecided) return;
@@ -339,8 +342,21 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
                     className={`${controlClass} font-mono`}
                     value={draft.json}
                     disabled={form.closed}
+                    aria-invalid={!readJsonArgs(draft.json).ok}
+                    aria-describedby={`${id}-${i}-json-error`}
                     onChange={(e) => update(i, { json: e.target.value })}
                   />
+                  <p
+                    id={`${id}-${i}-json-error`}
+                    className="mt-1 text-xs text-red-700"
+                    data-testid="tool-arg-json-error"
+                    role="status"
+                  >
+                    {(() => {
+                      const read = readJsonArgs(draft.json);
+                      return read.ok ? "" : read.error;
+                    })()}
+                  </p>
                 </div>
               ))}
             {(draft.type === "reject" || draft.type === "respond" || draft.type === "ignore") && (
@@ -389,7 +405,7 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
       {refusal && <RefusalNote id={form.refusalId} reason={refusal} then={null} />}
       <Button
         type="submit"
-        disabled={form.closed || undecided || (acts && form.actClosed)}
+        disabled={form.closed || undecided || jsonWrong || (acts && form.actClosed)}
         data-testid="submit-review"
         data-shortcut="a"
       >
