@@ -44,6 +44,10 @@ test("order support: a reviewed tool call, edited and approved from its card; on
   await card.getByTestId("submit-review").click();
   await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
   await expect(page.getByText("Store credit of €2.00 has been queued")).toBeVisible();
+  // The side effect is named as what it is: store credit, never "Refund".
+  const payment = page.getByTestId("effect").filter({ hasText: "€2.00" });
+  await expect(payment).toContainText("Store credit €2.00 for ORD-1001");
+  await expect(page.getByTestId("effects")).not.toContainText("Refund €");
   // The credit is this branch's (the tool's result names it): the page claims no disagreement between branches.
   await expect(page.getByTestId("ledger-contradictions")).toHaveCount(0);
 
