@@ -90,7 +90,9 @@ test("Stop on a reply being written: the run stops at once, the page says who st
 
   // The Stop button is there while the agent works; one click stops it, and the page says so and by whom. Clicked
   // while the reply is being written (the case under test), not in the moment before it starts.
-  await expect(page.locator('[data-testid="message"][data-streaming="true"]')).toBeVisible({ timeout: 20_000 });
+  await expect(page.locator('[data-testid="message"][data-streaming="true"]')).toBeVisible({
+    timeout: 20_000,
+  });
   await page.getByTestId("stop-run").click({ timeout: 10_000 });
   // A stop, not a failure: neutral words, no red banner, no error code shown as one.
   await expect(page.getByTestId("thread-page")).toHaveAttribute("data-status", "stopped", { timeout: 2_000 });
