@@ -14,6 +14,7 @@ import {
   type ReviewDecisionType,
   type ReviewedToolCall,
   reviewDecisions,
+  sentBackToModel,
 } from "@/lib/contract/questions/tool-review";
 import { RefusalNote, SuggestedAnswer } from "./decision-note";
 import { readJsonArgs } from "./json-args";
@@ -129,6 +130,17 @@ function editedArgs(request: ReviewedToolCall, draft: Draft): Record<string, unk
   return args;
 }
 
+/** One call's decision as the form has it (a call not decided yet reads as approved: only `submit` sends, once all are). */
+function decisionOf(request: ReviewedToolCall, d: Draft): ReviewDecision {
+  if (d.type === "edit") return { type: "edit", args: editedArgs(request, d) };
+  if (d.type === "respond") return { type: "respond", message: d.message.trim() };
+  if (d.type === "reject")
+    return d.message.trim() ? { type: "reject", message: d.message.trim() } : { type: "reject" };
+  if (d.type === "ignore")
+    return d.message.trim() ? { type: "ignore", note: d.message.trim() } : { type: "ignore" };
+  return { type: "approve" };
+}
+
 export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
   const { interruptId, payload, taken, otherWay } = props;
   const form = useDecisionForm(props);
@@ -146,35 +158,23 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
   );
   const update = (i: number, change: Partial<Draft>) =>
     setDrafts((all) => all.map((d, j) => (j === i ? { ...d, ...change } : d)));
+  // The answer as it would go now (a call not decided yet counted as approved): what the contract says of it is what
+  // the card says — LangChain's middleware runs none of a batch with a refusal (`sentBackToModel`).
+  const decisions = drafts.map((d, i) => decisionOf(payload.requests[i] as ReviewedToolCall, d));
+  const answer = encodeDecisions(payload, decisions) as AnswerOf["tool_review"];
   const approving = drafts.some((d) => d.type === "approve" || d.type === "edit");
-  // LangChain's middleware runs none of a batch once one call is refused (reject, respond and ignore are refusals in
-  // its format): the approved calls do not run now, and the agent is asked again with the reasons.
-  const sentBack =
-    payload.format === "langchain" &&
-    drafts.length > 1 &&
-    approving &&
-    drafts.some((d) => d.type === "reject" || d.type === "respond" || d.type === "ignore");
+  const sentBack = approving && sentBackToModel(answer);
   const acts = approving && !sentBack;
   const undecided = drafts.some((d) => d.type === null);
   // An edit typed as JSON (a tool with no argument schema) goes only once the text is one JSON object.
-  const jsonWrong = drafts.some(
-    (d, i) =>
-      d.type === "edit" && !propertiesOf(payload.requests[i] as ReviewedToolCall) && !readJsonArgs(d.json).ok,
+  const jsonProblems = drafts.map((d, i) =>
+    propertiesOf(payload.requests[i] as ReviewedToolCall) ? null : readJsonArgs(d.json),
   );
+  const jsonWrong = drafts.some((d, i) => d.type === "edit" && jsonProblems[i]?.ok === false);
 
   const submit = () => {
     if (undecided) return;
-    const decisions = drafts.map((d, i): ReviewDecision => {
-      const request = payload.requests[i] as ReviewedToolCall;
-      if (d.type === "edit") return { type: "edit", args: editedArgs(request, d) };
-      if (d.type === "respond") return { type: "respond", message: d.message.trim() };
-      if (d.type === "reject")
-        return d.message.trim() ? { type: "reject", message: d.message.trim() } : { type: "reject" };
-      if (d.type === "ignore")
-        return d.message.trim() ? { type: "ignore", note: d.message.trim() } : { type: "ignore" };
-      return { type: "approve" };
-    });
-    form.submit(encodeDecisions(payload, decisions) as AnswerOf["tool_review"], { acts });
+    form.submit(answer, { acts });
   };
 
   return (
@@ -342,7 +342,7 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
                     className={`${controlClass} font-mono`}
                     value={draft.json}
                     disabled={form.closed}
-                    aria-invalid={!readJsonArgs(draft.json).ok}
+                    aria-invalid={jsonProblems[i]?.ok === false}
                     aria-describedby={`${id}-${i}-json-error`}
                     onChange={(e) => update(i, { json: e.target.value })}
                   />
@@ -352,10 +352,7 @@ export function ToolReviewForm(props: DecisionFormProps<"tool_review">) {
                     data-testid="tool-arg-json-error"
                     role="status"
                   >
-                    {(() => {
-                      const read = readJsonArgs(draft.json);
-                      return read.ok ? "" : read.error;
-                    })()}
+                    {jsonProblems[i]?.ok === false ? jsonProblems[i].error : ""}
                   </p>
                 </div>
               ))}
