@@ -1,5 +1,9 @@
 import type { NextConfig } from "next";
 import { API_CONTENT_SECURITY_POLICY } from "./lib/platform/http/csp";
+import { agentNpmPackages, writeAgentRegistry } from "./scripts/agents-registry.mjs";
+
+// The agent packages agents.config.json lists: their registry is generated before anything is bundled.
+writeAgentRegistry(process.cwd());
 
 const nextConfig: NextConfig = {
   // Parallel builds (e.g. two e2e runs) each get their own output directory.
@@ -19,6 +23,8 @@ const nextConfig: NextConfig = {
   // NEXT_BUILD_SKIP_TYPECHECK=1: `npm test` sets it after its own `tsc --noEmit` of the whole tree (no need to check
   // the same types twice); the careless-deploy test sets it for a tree whose tests no longer compile on purpose.
   typescript: { ignoreBuildErrors: process.env.NEXT_BUILD_SKIP_TYPECHECK === "1" },
+  // An agent package installed from npm may ship TypeScript (a path in the config is compiled as the app is).
+  transpilePackages: agentNpmPackages(process.cwd()),
   allowedDevOrigins: ["127.0.0.1"],
   poweredByHeader: false,
   async headers() {

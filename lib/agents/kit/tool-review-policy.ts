@@ -7,6 +7,9 @@ import type { Authorization } from "@/lib/contract/wire";
 import type { DecisionAttempt } from "@/lib/runtime/agents/registry";
 import { refuseOwnInput } from "./four-eyes";
 
+/** Where a policy built by {@link toolReviewPolicy} keeps its declaration. */
+export const DECLARED_TOOL_RULES = Symbol.for("hitl.toolReviewRules");
+
 /** Who may let a reviewed tool call run, declared per tool in the agent's definition. */
 export interface ToolRule<Args = Record<string, unknown>> {
   /** The lowest role that may approve (or edit and approve) it; default operator. A function of the arguments: limits. */
@@ -74,7 +77,7 @@ export function toolReviewActsOnIt(payload: Pick<InterruptPayload, "action">, an
  * nothing acts on the world by omission.
  */
 export function toolReviewPolicy(rules: Record<string, ToolRule<never>>) {
-  return ({ payload, answer, principal, involved }: DecisionAttempt<InterruptPayload>): void => {
+  const policy = ({ payload, answer, principal, involved }: DecisionAttempt<InterruptPayload>): void => {
     if (payload.action !== "tool_review") return;
     for (const call of runningArgs(payload, answer)) {
       const rule = rules[call.name] as ToolRule | undefined;
@@ -109,4 +112,14 @@ export function toolReviewPolicy(rules: Record<string, ToolRule<never>>) {
       }
     }
   };
+  // The rules stay readable on the policy: the generated policy suite derives what it expects from them, not from
+  // calling the policy (e2e/agents/policy.int.test.ts).
+  return Object.assign(policy, { [DECLARED_TOOL_RULES]: rules });
+}
+
+/** The per-tool rules an agent's policy declares, when it was built by {@link toolReviewPolicy}; else null. */
+export function declaredToolRules(policy: unknown): Record<string, ToolRule> | null {
+  if (typeof policy !== "function") return null;
+  const rules = (policy as unknown as Record<symbol, unknown>)[DECLARED_TOOL_RULES];
+  return rules && typeof rules === "object" ? (rules as Record<string, ToolRule>) : null;
 }

@@ -175,6 +175,12 @@ export interface AgentDefinition<P = unknown> {
     /** The thread's money (its order's currency): the currency of an amount a question names without one. */
     currency?: string | null;
   };
+  /**
+   * Tickets (as `intake.schema` reads them) that bring a thread of this agent to its questions: the generated policy
+   * and flow suites (e2e/agents/) file them, walk every question they reach and check that every interrupt node is
+   * reached. Without them the suites file `{ message }` with a generic message.
+   */
+  examples?: readonly Record<string, unknown>[];
   /** Extra `configurable` keys for a run (e.g. chaos delays). */
   configurable?: Record<string, unknown>;
   /**

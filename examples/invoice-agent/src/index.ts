@@ -1,0 +1,4 @@
+import { invoiceDisputeAgent } from "./agent";
+
+/** Every version this package serves (one so far): the console registers each. */
+export const agents = [invoiceDisputeAgent];
