@@ -8,7 +8,11 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 
+import { writeAgentRegistry } from "./agents-registry.mjs";
+
 const root = process.cwd();
+// The agent packages agents.config.json lists (also generated on install; a config changed since counts here).
+writeAgentRegistry(root);
 const bin = (name) => join(root, "node_modules", ".bin", name);
 const reportDir = join(root, "test-results");
 rmSync(reportDir, { recursive: true, force: true });

@@ -1,9 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { isBulkAction } from "@/lib/queue/bulk-answers";
 import { listAgents } from "@/lib/runtime/agents/registry";
-import { authedFetch, signIn, TEST_PASSWORD } from "../support/auth";
+import { generatedSuitesCover } from "../agents/coverage";
 import { threadPrint } from "../support/db-print";
-import { runBody } from "./client";
+import {
+  type Driver,
+  decisionHarness,
+  KINDS,
+  type Kind,
+  PEOPLE,
+  type Person,
+  type Question,
+  RANK,
+  type Rng,
+  type Role,
+  type Route,
+  seeded,
+} from "../support/decide";
 import { emailBodies } from "./sealed";
 import { useTestServer } from "./setup";
 
@@ -12,27 +25,10 @@ import { useTestServer } from "./setup";
  * asks × every kind of principal × every kind of answer. The expected outcome is the policy written out again below in
  * plain code (`expected`), from the story of how the thread got there — not read from the server. Refusals are tried
  * through every route that takes the answer (AG-UI resume, the single-decision route, bulk) and must be a 4xx with
- * the policy's code and no row written; every accepted answer is taken, on a fresh thread, by that person.
+ * the policy's code and no row written; every accepted answer is taken, on a fresh thread, by that person. Agents
+ * whose questions are the kit's (a reviewed tool call, a text, a choice) and whose policy is declared as rules are
+ * covered by the suite generated from those declarations instead (e2e/agents/policy.int.test.ts): no scenario here.
  */
-
-type Role = "viewer" | "operator" | "supervisor" | "admin";
-const RANK: Record<Role, number> = { viewer: 0, operator: 1, supervisor: 2, admin: 3 };
-
-/** People with a part in a thread's story, and those with none. */
-const PEOPLE = {
-  filer: "operator",
-  starter: "operator",
-  answerer: "supervisor",
-  editor: "supervisor",
-  other_operator: "operator",
-  supervisor: "supervisor",
-  admin: "admin",
-  viewer: "viewer",
-} as const satisfies Record<string, Role>;
-type Person = keyof typeof PEOPLE;
-/** Every principal kind: the people, a deadline's expiry answer, and a bulk request (made by the filer). */
-type Kind = Person | "system_expiry" | "bulk";
-const KINDS: Kind[] = [...(Object.keys(PEOPLE) as Person[]), "system_expiry", "bulk"];
 
 /** The kinds of answer per action (the concrete answer is generated from the payload). */
 const ANSWERS: Record<string, string[]> = {
@@ -42,27 +38,10 @@ const ANSWERS: Record<string, string[]> = {
   goodwill_voucher: ["grant", "decline"],
   select_option: ["option"],
   input_text: ["text"],
-  tool_review: ["tool_approve", "tool_edit", "tool_edit_destination", "tool_reject"],
   wait_timer: ["fire", "cancel"],
 };
 /** The answers that act on the world. */
-const ACTING = new Set([
-  "approve",
-  "approve_partial",
-  "send",
-  "send_edited",
-  "grant",
-  "tool_approve",
-  "tool_edit",
-  "tool_edit_destination",
-  "fire",
-]);
-/** Another customer's order: where an edit of a reviewed call's destination would send the money (a demo order). */
-const ELSEWHERE_ORDER = "ORD-1001";
-/** The order-support agent's rule for store credit: above this, as proposed or as edited, a supervisor lets it run. */
-const CREDIT_SUPERVISOR_CENTS = 3000;
-/** What an edit of the store credit sets the amount to (above the supervisor line: the edited amount is what counts). */
-const EDITED_CREDIT_CENTS = 3500;
+const ACTING = new Set(["approve", "approve_partial", "send", "send_edited", "grant", "fire"]);
 /** What a bulk approve / reject gives, per action. */
 const BULK_VERB: Record<string, "approve" | "reject"> = {
   approve: "approve",
@@ -127,18 +106,6 @@ function expected(story: Story, kind: Kind, answer: string): Outcome {
       return OK;
     case "goodwill_voucher":
       return acting && inputFrom ? refuse(403, "forbidden:four_eyes_own_thread") : OK;
-    case "tool_review": {
-      if (!acting) return OK;
-      // The destination (the order the credit goes to) is the agent's: no edit may move it, whoever edits.
-      if (answer === "tool_edit_destination") return refuse(403, "forbidden:edit_not_allowed");
-      if (inputFrom) return refuse(403, "forbidden:four_eyes_own_thread");
-      // The agent proposes 10 % of the order (1.00 to 50.00); an edit sets its own amount.
-      const proposed = Math.min(5000, Math.max(100, Math.round((story.amountCents ?? 0) / 10)));
-      const runs = answer === "tool_edit" ? EDITED_CREDIT_CENTS : proposed;
-      if (runs > CREDIT_SUPERVISOR_CENTS && RANK[role] < RANK.supervisor)
-        return refuse(403, "forbidden:tool_role");
-      return OK;
-    }
     case "wait_timer":
       // The cooling-off fires by itself; a person ending it early skips the protection: a supervisor's call, and
       // never one who filed the change or approved it.
@@ -171,10 +138,6 @@ interface Scenario {
     also: ("answerer" | "editor")[];
   };
 }
-interface Question {
-  interruptId: string;
-  payload: Record<string, unknown>;
-}
 interface Reached extends Question {
   threadId: string;
   story: Story;
@@ -185,19 +148,11 @@ interface OrderSpec {
   method: "card" | "bank_transfer";
 }
 
-/** HTTP helpers bound to the suite's server and people. */
-interface Driver {
-  file(by: Person, message: string, orderRef: string | null, agent: string): Promise<string>;
-  start(by: Person, threadId: string, message: string): Promise<void>;
-  decide(by: Person, threadId: string, interruptId: string, answer: unknown): Promise<void>;
-  fork(by: Person, threadId: string, interruptId: string, values: unknown, asNode?: string): Promise<void>;
-  pending(threadId: string): Promise<(Question & { action: string })[]>;
-}
-
 /** Bring a fresh thread to the scenario's question: the story the oracle reads comes with it. */
 async function reach(scenario: Scenario, d: Driver, order: OrderSpec): Promise<Reached> {
   const message = typeof scenario.message === "string" ? scenario.message : scenario.message(order);
-  const threadId = await d.file("filer", message, scenario.withOrder ? order.id : null, scenario.agent);
+  const ticket = { message, ...(scenario.withOrder ? { orderRef: order.id } : {}) };
+  const threadId = await d.file("filer", ticket, scenario.agent);
   await d.start("starter", threadId, message);
   const q = await scenario.rest(d, threadId, order);
   const { also, ...facts } = scenario.facts;
@@ -387,17 +342,6 @@ const SCENARIOS: Scenario[] = [
       editedAt(d, threadId, "goodwill_voucher", { complaint: "Late again, and the box was open." }),
     facts: { also: ["editor"], decidedSinceStart: false },
   },
-  {
-    name: "order support: the reviewed store-credit call (LangChain's review middleware)",
-    agent: "order_support",
-    action: "tool_review",
-    node: "HumanInTheLoopMiddleware.after_model",
-    message: (order) => `My parcel ${order.id} arrived crushed.`,
-    withOrder: true,
-    absent: { answerer: "the agent asks one question", editor: "the conversation is not editable" },
-    rest: (d, threadId) => one(d, threadId, "tool_review"),
-    facts: { also: [], decidedSinceStart: false },
-  },
 ];
 
 /** A concrete answer of `kind` to `payload` (fast-check picks the free parts). */
@@ -437,19 +381,6 @@ function answerOf(kind: string, payload: Record<string, unknown>, rng: Rng | nul
       return { outcome: "fired" };
     case "cancel":
       return { outcome: "cancelled", note: "The customer called: not them." };
-    case "tool_approve":
-    case "tool_edit":
-    case "tool_edit_destination":
-    case "tool_reject": {
-      const [call] = payload.requests as { name: string; args: Record<string, unknown> }[];
-      if (kind === "tool_approve") return { decisions: [{ type: "approve" }] };
-      if (kind === "tool_reject") return { decisions: [{ type: "reject", message: "Not this time." }] };
-      const args =
-        kind === "tool_edit_destination"
-          ? { ...call!.args, orderId: ELSEWHERE_ORDER }
-          : { ...call!.args, amountCents: EDITED_CREDIT_CENTS };
-      return { decisions: [{ type: "edit", editedAction: { name: call!.name, args } }] };
-    }
     default:
       throw new Error(`no answer of kind ${kind}`);
   }
@@ -458,97 +389,17 @@ function answerOf(kind: string, payload: Record<string, unknown>, rng: Rng | nul
 describe("one decision policy for every principal (generated over the registry)", () => {
   // Payout changes wait an hour after both reviews (the cooling-off timer is a question of its own here).
   const ctx = useTestServer("policymx", undefined, { ACCOUNT_CHANGE_COOLOFF_MS: "3600000" });
-  const cookies = new Map<Person, string>();
-  const ids = new Map<Person, string>();
+  const {
+    people,
+    as,
+    settle,
+    driver,
+    counts,
+    attempt: attemptAs,
+    effectsSettled,
+    ids,
+  } = decisionHarness(ctx);
   let orders = 0;
-
-  const as = (who: Person, path: string, init: RequestInit = {}) =>
-    authedFetch(ctx.url(path), {
-      ...init,
-      headers: { "content-type": "application/json", ...(init.headers ?? {}), cookie: cookies.get(who)! },
-    });
-
-  async function people() {
-    if (cookies.size) return;
-    for (const [person, role] of Object.entries(PEOPLE) as [Person, Role][]) {
-      const email = person === "admin" ? "admin@test.local" : `${person}.mx@test.local`;
-      if (person !== "admin") {
-        const res = await authedFetch(
-          ctx.url("/api/admin/users"),
-          {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ email, name: `Matrix ${person}`, password: TEST_PASSWORD, role }),
-          },
-          "admin",
-        );
-        expect([201, 409]).toContain(res.status);
-      }
-      cookies.set(person, await signIn(ctx.server!.url, email));
-    }
-    const { items } = await (await authedFetch(ctx.url("/api/admin/users"), {}, "admin")).json();
-    for (const person of Object.keys(PEOPLE) as Person[]) {
-      const email = person === "admin" ? "admin@test.local" : `${person}.mx@test.local`;
-      const user = (items as { id: string; email: string }[]).find((u) => u.email === email);
-      if (!user) throw new Error(`no user ${email}`);
-      ids.set(person, user.id);
-    }
-  }
-
-  async function settle(threadId: string) {
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      const view = await (await as("admin", `/api/threads/${threadId}`)).json();
-      if (!view.activeRunId && view.status !== "running") return view;
-      await new Promise((r) => setTimeout(r, 40));
-    }
-    throw new Error(`${threadId} still running after 30 s`);
-  }
-
-  const driver: Driver = {
-    async file(by, message, orderRef, agent) {
-      const res = await as(by, "/api/threads", {
-        method: "POST",
-        body: JSON.stringify({ message, ...(orderRef ? { orderRef } : {}), agent }),
-      });
-      if (res.status !== 201) throw new Error(`file: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { threadId: string }).threadId;
-    },
-    async start(by, threadId, message) {
-      const res = await as(by, `/api/threads/${threadId}/runs`, {
-        method: "POST",
-        headers: { accept: "text/event-stream" },
-        body: JSON.stringify(runBody(threadId, undefined, message)),
-      });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`start: ${res.status} ${text}`);
-      await settle(threadId);
-    },
-    async decide(by, threadId, interruptId, answer) {
-      const res = await as(by, `/api/threads/${threadId}/decisions/${interruptId}`, {
-        method: "POST",
-        body: JSON.stringify({ answer }),
-      });
-      if (res.status !== 202 && res.status !== 200)
-        throw new Error(`decide: ${res.status} ${await res.text()}`);
-      await settle(threadId);
-    },
-    async fork(by, threadId, interruptId, values, asNode) {
-      const view = await settle(threadId);
-      const at = (view.decisions as { interruptId: string; checkpointId: string }[]).find(
-        (d) => d.interruptId === interruptId,
-      )?.checkpointId;
-      const res = await as(by, `/api/threads/${threadId}/fork`, {
-        method: "POST",
-        body: JSON.stringify({ checkpointId: at, values, ...(asNode ? { asNode } : {}) }),
-      });
-      if (res.status !== 202) throw new Error(`fork: ${res.status} ${await res.text()}`);
-      await settle(threadId);
-    },
-    async pending(threadId) {
-      return (await settle(threadId)).pendingInterrupts;
-    },
-  };
 
   /** A new order above the auto-approval limit (€50): above the supervisor threshold (€500) when `big`, else either. */
   async function newOrder(rng: Rng, method: OrderSpec["method"], big = false): Promise<OrderSpec> {
@@ -575,14 +426,7 @@ describe("one decision policy for every principal (generated over the registry)"
    * account change queues its email only then).
    */
   async function unbackedClaims(threadId: string): Promise<string[]> {
-    const settleBy = Date.now() + 20_000;
-    while (
-      (await ctx.prepared.sql.count("effects", "thread_id = $1 AND status IN ('queued', 'sending')", [
-        threadId,
-      ])) > 0 &&
-      Date.now() < settleBy
-    )
-      await new Promise((r) => setTimeout(r, 50));
+    await effectsSettled(threadId);
     const view = await (await as("admin", `/api/threads/${threadId}`)).json();
     const replies = (view.messages as { role: string; content?: unknown }[])
       .filter((m) => m.role === "assistant" && typeof m.content === "string")
@@ -621,83 +465,15 @@ describe("one decision policy for every principal (generated over the registry)"
     return unbacked;
   }
 
-  /** Row counts of every table (sessions and limits aside): equal before and after means nothing was written. */
-  async function counts(): Promise<string> {
-    const tables = await ctx.prepared.sql.rows<{ t: string }>(
-      `SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) AS t FROM information_schema.tables
-       WHERE table_schema IN ('public', 'checkpoint') AND table_type = 'BASE TABLE'
-         AND table_name NOT IN ('session', 'sessions', 'rate_limits', 'verification', 'account', 'audit_chain',
-           'audit_chain_state', 'thread_followers')
-       ORDER BY 1`,
-    );
-    const [row] = await ctx.prepared.sql.rows<{ c: string }>(
-      `SELECT concat_ws(' ', ${tables.map((t) => `'${t.t}=' || (SELECT count(*) FROM ${t.t})`).join(", ")}) AS c`,
-    );
-    return row!.c;
-  }
-
   /** Answer as `kind` through `route`: the status, and the refusal code if any. */
-  async function attempt(
-    reached: Reached,
-    kind: Kind,
-    answerKind: string,
-    answer: unknown,
-    route: "runs" | "decision" | "bulk" | "sla",
-  ): Promise<{ status: number; code: string | null; taken: boolean }> {
-    const { threadId, interruptId, story } = reached;
-    if (route === "sla") {
-      const res = await as("admin", "/api/admin/sla", {
-        method: "POST",
-        body: JSON.stringify({
-          action: story.action,
-          minAmountCents: 0,
-          dueSeconds: 3600,
-          expiryAnswer: { status: "resolved", payload: answer },
-        }),
-      });
-      const body = await res.json();
-      if (res.status === 200) {
-        await as("admin", "/api/admin/sla", {
-          method: "POST",
-          body: JSON.stringify({ action: story.action, minAmountCents: 0, dueSeconds: 3600, remove: true }),
-        });
-      }
-      return { status: res.status, code: body.code ?? null, taken: res.status === 200 };
-    }
-    const who: Person = kind === "bulk" ? "filer" : (kind as Person);
-    if (route === "bulk") {
-      const res = await as(who, "/api/inbox/bulk", {
-        method: "POST",
-        body: JSON.stringify({
-          interruptIds: [interruptId],
-          verb: BULK_VERB[answerKind] ?? "approve",
-          note: "Bulk note.",
-        }),
-      });
-      const body = await res.json();
-      if (res.status !== 200) return { status: res.status, code: body.code ?? null, taken: false };
-      const refused = (body.refused as { code: string }[])[0];
-      return { status: 200, code: refused?.code ?? null, taken: (body.done as unknown[]).length === 1 };
-    }
-    const res =
-      route === "runs"
-        ? await as(who, `/api/threads/${threadId}/runs`, {
-            method: "POST",
-            headers: { accept: "text/event-stream" },
-            body: JSON.stringify(runBody(threadId, [{ interruptId, status: "resolved", payload: answer }])),
-          })
-        : await as(who, `/api/threads/${threadId}/decisions/${interruptId}`, {
-            method: "POST",
-            body: JSON.stringify({ answer }),
-          });
-    const text = await res.text();
-    const json = res.headers.get("content-type")?.includes("application/json") ? JSON.parse(text) : null;
-    return {
-      status: res.status,
-      code: res.status >= 400 ? (json?.code ?? null) : null,
-      taken: res.status < 300,
-    };
-  }
+  const attempt = (reached: Reached, kind: Kind, answerKind: string, answer: unknown, route: Route) =>
+    attemptAs(
+      { threadId: reached.threadId, interruptId: reached.interruptId, action: reached.story.action },
+      kind,
+      BULK_VERB[answerKind] ?? "approve",
+      answer,
+      route,
+    );
 
   /** The routes an answer of `kind` by `kind` goes through. */
   function routesFor(story: Story, kind: Kind, answerKind: string): ("runs" | "decision" | "bulk" | "sla")[] {
@@ -709,8 +485,8 @@ describe("one decision policy for every principal (generated over the registry)"
 
   const seen = new Map<string, Set<string>>(); // policy code → routes it came through
 
-  it("every registered agent and every question it asks has a scenario", () => {
-    for (const agent of listAgents()) {
+  it("every registered agent the generated suite does not cover, and every question it asks, has a scenario", () => {
+    for (const agent of listAgents().filter((a) => !generatedSuitesCover(a))) {
       const nodes = new Set(SCENARIOS.filter((s) => s.agent === agent.id).map((s) => s.node));
       // lookup_order re-asks through ask_order's contract (the identity check) — a node of its own in the list.
       const asked = [...agent.interruptNodes].filter((n) => !nodes.has(n));
@@ -753,14 +529,7 @@ describe("one decision policy for every principal (generated over the registry)"
 
       // Every refusal, through every route: the policy's code, and not one row written anywhere. First the effects
       // already recorded (a payment approved on the way here) finish delivering: the dispatcher writes those rows.
-      const settleBy = Date.now() + 20_000;
-      while (
-        (await ctx.prepared.sql.count("effects", "thread_id = $1 AND status IN ('queued', 'sending')", [
-          reached.threadId,
-        ])) > 0 &&
-        Date.now() < settleBy
-      )
-        await new Promise((r) => setTimeout(r, 50));
+      await effectsSettled(reached.threadId);
       const before = await counts();
       const printed = await threadPrint(ctx.prepared.sql.rows, reached.threadId);
       for (const c of refused) {
@@ -820,28 +589,8 @@ describe("one decision policy for every principal (generated over the registry)"
       "forbidden:four_eyes_edited": ["bulk", "decision", "runs"],
       "forbidden:review_role": ["bulk", "decision", "runs"],
       "forbidden:four_eyes_both_reviews": ["bulk", "decision", "runs"],
-      // Not a bulk action: a reviewed tool call is decided one by one.
-      "forbidden:tool_role": ["decision", "runs"],
-      // The destination dimension: an edit that moves the money elsewhere, refused whoever gives it.
-      "forbidden:edit_not_allowed": ["decision", "runs"],
       "unprocessable:sla_acting_answer": ["sla"],
       "unprocessable:bulk_action": ["bulk"],
     });
   });
 });
-
-/** A small seeded generator (mulberry32): the same seed, the same matrix sample, on every run. */
-interface Rng {
-  nextInt(min: number, max: number): number;
-}
-function seeded(seed: number): Rng {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { nextInt: (min, max) => min + Math.floor(next() * (max - min + 1)) };
-}

@@ -73,10 +73,23 @@ export function scriptedAnswer(script: Script, messages: BaseMessage[], threadId
 export class ScriptedChatModel extends BaseChatModel {
   private readonly scriptFor: (threadId: string | null) => Script;
 
-  constructor(script: Script | { perThread: (threadId: string | null) => Script }) {
+  private readonly thinkMsPerWord: number;
+
+  /**
+   * `thinkMsPerWord`: a pause per word of each answer before it is given, so a demo shows the agent at work and a test
+   * can land a kill or a second message inside a run. Default: `OFFLINE_TOKEN_DELAY_MS`, as the console's own offline
+   * models (0 when unset).
+   */
+  constructor(
+    script: Script | { perThread: (threadId: string | null) => Script },
+    {
+      thinkMsPerWord = Number(process.env.OFFLINE_TOKEN_DELAY_MS ?? 0) || 0,
+    }: { thinkMsPerWord?: number } = {},
+  ) {
     super({});
     this.scriptFor =
       typeof script === "object" && !Array.isArray(script) ? script.perThread : () => script as Script;
+    this.thinkMsPerWord = Math.max(0, thinkMsPerWord);
   }
 
   static lc_name() {
@@ -94,6 +107,10 @@ export class ScriptedChatModel extends BaseChatModel {
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const threadId = currentThreadId();
     const message = scriptedAnswer(this.scriptFor(threadId), messages, threadId);
+    const words = String(message.content).split(/\s+/).filter(Boolean).length;
+    if (this.thinkMsPerWord > 0 && words > 0) {
+      await new Promise((resolve) => setTimeout(resolve, this.thinkMsPerWord * words));
+    }
     message.usage_metadata = estimatedUsage(messages, String(message.content));
     // Said of every answer: it was scripted, not written by a model.
     message.response_metadata = { ...message.response_metadata, estimated: true, scripted: true };

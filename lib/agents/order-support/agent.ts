@@ -82,6 +82,8 @@ export const orderSupportAgent: AgentDefinition<InterruptPayload> = {
   multitask: "interrupt",
   build: (deps) => buildOrderSupportGraph(deps),
   intake: orderTicket,
+  // A laptop (€1,299.00): the credit proposed (€50.00) is above the supervisor line.
+  examples: [{ message: "My laptop arrived with a cracked screen.", orderRef: "ORD-1008" }],
   input: ({ messageId, text, ticket }) => {
     const orderRef = orderTicket.order(ticket);
     return {

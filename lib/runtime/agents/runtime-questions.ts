@@ -66,10 +66,11 @@ export function withRuntimeQuestions<P>(agent: AgentDefinition<P>): AgentDefinit
       },
     },
     // Whoever may answer a question of this thread may answer these (an operator: the routes' floor); no four-eyes.
-    policy(attempt) {
+    // What the agent's policy declares about itself (its rules, read by the generated suites) stays on it.
+    policy: keepDeclaration(agent.policy, (attempt) => {
       if (runtimeQuestion(attempt.payload)) return;
       agent.policy(attempt);
-    },
+    }),
     // Raising a limit acts (so no system principal, such as a deadline's expiry, may do it); stopping does not.
     actsOnIt(payload, answer) {
       if ((payload as { action?: unknown } | null)?.action === "run_budget") {
@@ -78,4 +79,15 @@ export function withRuntimeQuestions<P>(agent: AgentDefinition<P>): AgentDefinit
       return agent.actsOnIt(payload, answer);
     },
   };
+}
+
+/** `wrapper` with the keyed properties `policy` carries (a declaration of its rules), so wrapping hides nothing. */
+function keepDeclaration<F extends object>(policy: object, wrapper: F): F {
+  for (const key of Object.getOwnPropertySymbols(policy)) {
+    Object.defineProperty(wrapper, key, {
+      value: (policy as Record<symbol, unknown>)[key],
+      enumerable: false,
+    });
+  }
+  return wrapper;
 }
