@@ -3,7 +3,7 @@ import type { AgentDefinition } from "@/lib/runtime/agents/registry";
 
 /*
  * Agent packages: a team's agent in its own package, listed by module specifier in `agents.config.json` at the root
- * (a path like `./examples/invoice-agent`, or an installed npm package). `scripts/agents-registry.mjs` generates
+ * (a path from the root, or an installed npm package). `scripts/agents-registry.mjs` generates
  * `registered.generated.ts` from that list (Next bundles only static imports); this module reads what each package
  * exports. No file under lib/, app/ or components/ names a package.
  */
