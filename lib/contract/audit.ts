@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   "run_cancel",
   "input_queued",
   "team_changed",
+  "authority_changed",
   "keys_rotated",
   "data_sealed",
   "provider_event",

@@ -337,6 +337,10 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
   "public.teams": { columns: ["id", "name", "created_by"], why: "staff configuration" },
   "public.team_agents": { columns: ["team_id", "agent_id"], why: "staff configuration" },
   "public.team_members": { columns: ["team_id", "user_id"], why: "staff configuration" },
+  "public.authority_limits": {
+    columns: ["id", "subject_kind", "subject_id", "agent_id", "action", "set_by"],
+    why: "staff configuration: whose authority, over which agent and question kind, set by which admin",
+  },
   "public.thread_followers": { columns: ["thread_id", "instance_id"], why: "server processes" },
   "checkpoint.checkpoints": {
     columns: [

@@ -1,4 +1,5 @@
-import { index, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { authUsers } from "./auth";
 
 /*
@@ -34,3 +35,36 @@ export const teamAgents = pgTable("team_agents", {
     .notNull()
     .references(() => teams.id, { onDelete: "cascade" }),
 });
+
+/**
+ * Delegated authority (issue 57): how much money a person, or a team, may let leave by their decisions — per decision,
+ * per day in total (a team's: all its members' decisions together) — for every agent and question kind, or for one
+ * agent and/or one kind. Every limit that matches a decision applies. Amounts are in the shop's currency's cents.
+ * No row: the role and the agent's policy decide, as before.
+ */
+export const authorityLimits = pgTable(
+  "authority_limits",
+  {
+    id: text("id").primaryKey(),
+    /** `user` | `team` */
+    subjectKind: text("subject_kind").notNull(),
+    subjectId: text("subject_id").notNull(),
+    /** The agent it is limited to (null: every agent). */
+    agentId: text("agent_id"),
+    /** The question kind it is limited to (null: every kind). */
+    action: text("action"),
+    perDecisionCents: integer("per_decision_cents"),
+    perDayCents: integer("per_day_cents"),
+    setBy: text("set_by").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("authority_limits_scope_idx").on(
+      t.subjectKind,
+      t.subjectId,
+      sql`coalesce(${t.agentId}, '')`,
+      sql`coalesce(${t.action}, '')`,
+    ),
+  ],
+);
+export type AuthorityLimit = typeof authorityLimits.$inferSelect;

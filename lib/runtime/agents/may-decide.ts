@@ -1,6 +1,7 @@
 import "server-only";
 import { appErrorOf, type ErrorCode } from "@/lib/contract/errors";
 import { hasRole, type Principal } from "@/lib/contract/roles";
+import type { limitsBinding } from "@/lib/db/queries/authority";
 import {
   listPendingDecisions,
   listPendingDecisionsOf,
@@ -16,7 +17,8 @@ import {
 import { getThread, getThreads } from "@/lib/db/queries/threads";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Queryable } from "@/lib/db/tx";
-import { decidedOf } from "../runs/settle";
+import { authorizationsOf, currencyOf, decidedOf } from "../runs/settle";
+import { amountAuthorized, refuseOverAuthority } from "./authority";
 import type { AgentDefinition, DecisionAttempt } from "./registry";
 import { readableAgent } from "./registry";
 import { refuseSystemActing } from "./system-policy";
@@ -58,6 +60,7 @@ export async function mayDecide({
   if (!thread) return [];
   const pending = await listPendingDecisions({ db, threadId });
   return verdictsFor({
+    db,
     thread,
     pending,
     principal,
@@ -88,6 +91,7 @@ export async function mayDecideThreads({
   onThreadError?: (error: unknown) => DecideVerdict[];
 }): Promise<Map<string, DecideVerdict[]>> {
   const ids = [...new Set(threadIds)];
+  const limitsRead = new Map<string, ReturnType<typeof limitsBinding>>();
   const found = await getThreads({ db, threadIds: ids });
   const pending = await listPendingDecisionsOf({ db, threadIds: [...found.keys()] });
   const involvedIn = batchedInvolved(db);
@@ -101,6 +105,8 @@ export async function mayDecideThreads({
         return [
           threadId,
           await verdictsFor({
+            db,
+            limitsRead,
             thread,
             pending: pending.get(threadId) ?? [],
             principal,
@@ -165,6 +171,8 @@ export function firstRefusal(
 }
 
 async function verdictsFor({
+  db,
+  limitsRead,
   thread,
   pending,
   principal,
@@ -173,6 +181,9 @@ async function verdictsFor({
   decidedIn,
   answers,
 }: {
+  db: Queryable;
+  /** The principal's limits read so far in this request (one read per agent and question kind). */
+  limitsRead?: Map<string, Promise<Awaited<ReturnType<typeof limitsBinding>>>>;
   thread: Thread;
   pending: Decision[];
   principal: Principal;
@@ -235,6 +246,18 @@ async function verdictsFor({
         siblings,
         decided: acts ? (decided ?? []) : [],
       });
+      // The same delegated authority as when deciding (lib/runtime/runs/settle.ts), without taking its lock.
+      if (acts) {
+        await refuseOverAuthority({
+          db,
+          principal,
+          agentId: agent.id,
+          action: parsed.action,
+          amountCents: amountAuthorized(authorizationsOf(agent, parsed.payload, answer)),
+          currency: currencyOf(parsed.payload),
+          memo: limitsRead,
+        });
+      }
       verdicts.push({ ...base, may: true });
     } catch (error) {
       // Read as a shape: an agent's policy may throw an AppError from another bundle of lib/errors (Next splits

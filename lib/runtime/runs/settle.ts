@@ -15,6 +15,7 @@ import { insertReceipts } from "@/lib/db/queries/receipts";
 import type { Decision, Thread } from "@/lib/db/schema";
 import type { Tx } from "@/lib/db/tx";
 import { type DecisionChannel, decisionReceipts, type NewReceipt } from "../../delivery/receipts";
+import { amountAuthorized, refuseOverAuthority } from "../agents/authority";
 import { type AgentDefinition, type DecisionAttempt, decidingAgent } from "../agents/registry";
 import { refuseSystemActing } from "../agents/system-policy";
 import type { RunInput } from "./run-input";
@@ -310,6 +311,7 @@ async function applyPolicy(
 ): Promise<void> {
   let involved: InvolvedPrincipal[] | null = read ?? null;
   let decided: DecisionAttempt<unknown>["decided"] | null = readDecided ?? null;
+  let earlierCents = 0;
   const siblings = staged.map((d) => ({
     interruptId: d.interruptId,
     action: d.action,
@@ -336,6 +338,21 @@ async function applyPolicy(
       siblings,
       decided: acts ? (decided ?? []) : [],
     });
+    // Delegated authority: the money this answer lets leave, within the decider's limits (and their teams').
+    if (acts) {
+      const amountCents = amountAuthorized(authorizationsOf(agent, parsed.payload, answer));
+      await refuseOverAuthority({
+        db: tx,
+        principal,
+        agentId: agent.id,
+        action: parsed.action,
+        amountCents,
+        earlierCents,
+        currency: currencyOf(parsed.payload),
+        lock: true,
+      });
+      earlierCents += amountCents;
+    }
     // Answers of the same request count as siblings of the next one (one person approving two reviews at once).
     siblings.push({
       interruptId: entry.interruptId,
@@ -344,6 +361,13 @@ async function applyPolicy(
       resolvedById: principal.id,
     });
   }
+}
+
+/** The currency a question's payload names (a refund's request), for a refusal's words. */
+export function currencyOf(payload: unknown): string | null {
+  const p = payload as { currency?: unknown; requested?: { currency?: unknown } } | null;
+  const currency = p?.currency ?? p?.requested?.currency;
+  return typeof currency === "string" ? currency : null;
 }
 
 /** A taken decision as a policy sees it. */

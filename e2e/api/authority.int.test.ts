@@ -1,0 +1,152 @@
+import { decisionHarness } from "../support/decide";
+import { useTestServer } from "./setup";
+
+/*
+ * Delegated authority (issue 57): money limits per person and per team, per decision and per day, set by an admin and
+ * held in the one policy path every route takes — the AG-UI resume, the decision route and bulk refuse the same
+ * decision with the same code and write nothing; the check before the click says so and names who may take it
+ * instead; within the limit, and for someone without one, the same decision is taken.
+ */
+describe("delegated authority: limits per person and per team", () => {
+  // Large card orders (€500.00 each): every one asks for a person's approval, an operator may give it.
+  const ctx = useTestServer("authority", { prefix: "ORD-5", count: 8 });
+  const h = decisionHarness(ctx);
+  let next = 0;
+
+  async function pausedApproval() {
+    const order = `ORD-5${String(next++).padStart(3, "0")}`;
+    const message = `Refund ${order} please, the screen is broken.`;
+    const threadId = await h.driver.file("filer", { message, orderRef: order }, "refund");
+    await h.driver.start("starter", threadId, message);
+    const [approval] = (await h.driver.pending(threadId)).filter((p) => p.action === "refund_approval");
+    if (!approval) throw new Error(`${threadId}: no approval asked`);
+    return { threadId, interruptId: approval.interruptId, action: "refund_approval" };
+  }
+
+  const setLimit = async (body: Record<string, unknown>) => {
+    const res = await h.as("admin", "/api/admin/authority", { method: "POST", body: JSON.stringify(body) });
+    return { status: res.status, body: await res.json() };
+  };
+
+  const verdictOf = async (who: Parameters<typeof h.as>[0], q: { threadId: string; interruptId: string }) => {
+    const view = await (await h.as(who, `/api/threads/${q.threadId}`)).json();
+    return (view.mayDecide as { interruptId: string; may: boolean; code?: string; reason?: string }[]).find(
+      (v) => v.interruptId === q.interruptId,
+    );
+  };
+
+  it("a per-decision limit refuses a larger approval on every route, writes nothing, and says who may instead", async () => {
+    await h.people();
+    const operator = h.ids.get("other_operator")!;
+    const set = await setLimit({ subjectKind: "user", subjectId: operator, perDecisionCents: 30_000 });
+    expect(set.status).toBe(200);
+    expect(set.body.limits).toMatchObject([
+      { subjectKind: "user", subjectId: operator, perDecisionCents: 30_000 },
+    ]);
+
+    const q = await pausedApproval();
+    const verdict = await verdictOf("other_operator", q);
+    expect(verdict).toMatchObject({ may: false, code: "forbidden:authority_per_decision" });
+    expect(verdict?.reason).toContain("€300.00 per decision; this one lets €500.00 leave");
+    expect(verdict?.reason).toContain("supervisor.mx@test.local");
+    // A supervisor without a limit may, before the click and after.
+    expect(await verdictOf("supervisor", q)).toMatchObject({ may: true });
+
+    await h.effectsSettled(q.threadId);
+    const before = await h.counts();
+    for (const route of ["runs", "decision", "bulk"] as const) {
+      const got = await h.attempt(q, "other_operator", "approve", { decision: "approve" }, route);
+      expect(got, route).toMatchObject({ taken: false, code: "forbidden:authority_per_decision" });
+    }
+    expect(await h.counts(), "rows written by the refusals").toBe(before);
+
+    // Within the limit: part of it, by the same person.
+    const partial = { decision: "approve_partial", amountCents: 25_000, note: "The screen only." };
+    expect(await h.attempt(q, "other_operator", "approve", partial, "decision")).toMatchObject({
+      taken: true,
+    });
+
+    // Someone without a limit takes the whole amount on another thread.
+    const other = await pausedApproval();
+    expect(await h.attempt(other, "supervisor", "approve", { decision: "approve" }, "runs")).toMatchObject({
+      taken: true,
+    });
+  });
+
+  it("a team's daily limit counts every member's decisions of the day, and removing it lets the next one through", async () => {
+    await h.people();
+    const team = await (
+      await h.as("admin", "/api/admin/teams", {
+        method: "POST",
+        body: JSON.stringify({ name: "Refund desk" }),
+      })
+    ).json();
+    const teamId = team.team.id as string;
+    const members = [h.ids.get("answerer")!, h.ids.get("editor")!];
+    const patched = await h.as("admin", `/api/admin/teams/${teamId}`, {
+      method: "PATCH",
+      body: JSON.stringify({ members }),
+    });
+    expect(patched.status).toBe(200);
+    const set = await setLimit({ subjectKind: "team", subjectId: teamId, perDayCents: 60_000 });
+    expect(set.status).toBe(200);
+
+    const first = await pausedApproval();
+    expect(await h.attempt(first, "answerer", "approve", { decision: "approve" }, "decision")).toMatchObject({
+      taken: true,
+    });
+    await h.settle(first.threadId);
+
+    // Another member: €500.00 already left by the team today, and €500.00 more would pass €600.00.
+    const second = await pausedApproval();
+    const verdict = await verdictOf("editor", second);
+    expect(verdict).toMatchObject({ may: false, code: "forbidden:authority_per_day" });
+    expect(verdict?.reason).toContain(
+      "Your team Refund desk's authority is €600.00 a day; €500.00 left by decisions today",
+    );
+    const before = await h.counts();
+    for (const route of ["runs", "decision", "bulk"] as const) {
+      const got = await h.attempt(second, "editor", "approve", { decision: "approve" }, route);
+      expect(got, route).toMatchObject({ taken: false, code: "forbidden:authority_per_day" });
+    }
+    expect(await h.counts()).toBe(before);
+    // Rejecting moves no money: never limited.
+    const third = await pausedApproval();
+    expect(
+      await h.attempt(third, "editor", "reject", { decision: "reject", note: "Not covered." }, "decision"),
+    ).toMatchObject({ taken: true });
+
+    const limitId = (set.body.limits as { id: string; subjectId: string }[]).find(
+      (l) => l.subjectId === teamId,
+    )!.id;
+    expect((await setLimit({ remove: limitId })).status).toBe(200);
+    expect(await h.attempt(second, "editor", "approve", { decision: "approve" }, "decision")).toMatchObject({
+      taken: true,
+    });
+  });
+
+  it("only an admin sets a limit; one that names nobody or caps nothing is refused; every change is audited", async () => {
+    await h.people();
+    const asSupervisor = await h.as("supervisor", "/api/admin/authority", {
+      method: "POST",
+      body: JSON.stringify({ subjectKind: "user", subjectId: h.ids.get("filer"), perDecisionCents: 1 }),
+    });
+    expect(asSupervisor.status).toBe(403);
+    expect(
+      (await setLimit({ subjectKind: "user", subjectId: "nobody", perDecisionCents: 100 })).body,
+    ).toMatchObject({
+      code: "unprocessable:authority_limit",
+    });
+    expect((await setLimit({ subjectKind: "user", subjectId: h.ids.get("filer") })).body).toMatchObject({
+      code: "unprocessable:authority_limit",
+    });
+    expect((await setLimit({ subjectKind: "robot", subjectId: "x", perDayCents: 1 })).body).toMatchObject({
+      code: "bad_request:authority",
+    });
+    const audit = await ctx.prepared.sql.rows<{ detail: Record<string, unknown> }>(
+      "SELECT detail FROM audit_log WHERE action = 'authority_changed' ORDER BY id",
+    );
+    expect(audit.length).toBe(3); // two set, one removed
+    expect(audit.at(-1)?.detail).toMatchObject({ after: null, before: { perDayCents: 60_000 } });
+  });
+});
