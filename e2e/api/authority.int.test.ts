@@ -1,3 +1,4 @@
+import { authedFetch, signIn, TEST_PASSWORD } from "../support/auth";
 import { decisionHarness } from "../support/decide";
 import { useTestServer } from "./setup";
 
@@ -23,9 +24,38 @@ describe("delegated authority: limits per person and per team", () => {
     return { threadId, interruptId: approval.interruptId, action: "refund_approval" };
   }
 
+  /** A second admin (four-eyes on configuration: one admin proposes, another approves). */
+  let secondAdmin = "";
+  async function second(): Promise<string> {
+    if (secondAdmin) return secondAdmin;
+    const res = await h.as("admin", "/api/admin/users", {
+      method: "POST",
+      body: JSON.stringify({
+        email: "admin2.mx@test.local",
+        name: "Second admin",
+        password: TEST_PASSWORD,
+        role: "admin",
+      }),
+    });
+    expect([201, 409]).toContain(res.status);
+    secondAdmin = await signIn(ctx.server!.url, "admin2.mx@test.local");
+    return secondAdmin;
+  }
+  const asSecond = async (path: string, body: unknown) =>
+    authedFetch(ctx.url(path), {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: await second() },
+      body: JSON.stringify(body),
+    });
+
+  /** Propose a limit change as the admin; a second admin approves it. The proposal's refusal, or the approval's answer. */
   const setLimit = async (body: Record<string, unknown>) => {
     const res = await h.as("admin", "/api/admin/authority", { method: "POST", body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json() };
+    const proposed = await res.json();
+    if (res.status !== 202) return { status: res.status, body: proposed };
+    const approved = await asSecond(`/api/admin/proposals/${proposed.proposal.id}`, { decision: "approve" });
+    const result = await approved.json();
+    return { status: approved.status, body: { ...result, limits: result.result?.limits } };
   };
 
   const verdictOf = async (who: Parameters<typeof h.as>[0], q: { threadId: string; interruptId: string }) => {
@@ -125,6 +155,64 @@ describe("delegated authority: limits per person and per team", () => {
     });
   });
 
+  it("an admin alone changes no limit: the proposal waits, its proposer cannot approve it, it is decided once", async () => {
+    await h.people();
+    const filer = h.ids.get("filer")!;
+    const before = await (await h.as("admin", "/api/admin/authority")).json();
+    const res = await h.as("admin", "/api/admin/authority", {
+      method: "POST",
+      body: JSON.stringify({ subjectKind: "user", subjectId: filer, perDecisionCents: 100 }),
+    });
+    expect(res.status).toBe(202);
+    const { proposal } = await res.json();
+    expect(proposal).toMatchObject({ kind: "authority", status: "pending" });
+    // Nothing applies until a second admin approves it: the limits are as they were, the filer decides as before.
+    expect(await (await h.as("admin", "/api/admin/authority")).json()).toEqual(before);
+    const pending = await (await h.as("admin", "/api/admin/proposals")).json();
+    expect(pending.proposals.map((p: { id: string }) => p.id)).toContain(proposal.id);
+
+    // Hostile probes by the proposer and by non-admins: each refused, nothing applied.
+    const decide = (who: Parameters<typeof h.as>[0], id: string, body: unknown) =>
+      h.as(who, `/api/admin/proposals/${id}`, { method: "POST", body: JSON.stringify(body) });
+    const own = await decide("admin", proposal.id, { decision: "approve" });
+    expect([own.status, (await own.json()).code]).toEqual([403, "forbidden:four_eyes_config"]);
+    for (const who of ["supervisor", "other_operator", "viewer"] as const) {
+      expect((await decide(who, proposal.id, { decision: "approve" })).status, who).toBe(403);
+    }
+    expect((await decide("supervisor", proposal.id, { decision: "reject" })).status).toBe(403);
+    expect((await decide("admin", "no-such-proposal", { decision: "approve" })).status).toBe(404);
+    expect((await decide("admin", proposal.id, { decision: "apply" })).status).toBe(400);
+    expect(await (await h.as("admin", "/api/admin/authority")).json()).toEqual(before);
+
+    // A second admin approves: it applies, once.
+    const approved = await asSecond(`/api/admin/proposals/${proposal.id}`, { decision: "approve" });
+    expect(approved.status).toBe(200);
+    const after = await (await h.as("admin", "/api/admin/authority")).json();
+    expect(after.limits).toEqual(
+      expect.arrayContaining([expect.objectContaining({ subjectId: filer, perDecisionCents: 100 })]),
+    );
+    const again = await asSecond(`/api/admin/proposals/${proposal.id}`, { decision: "approve" });
+    expect([again.status, (await again.json()).code]).toEqual([409, "conflict:proposal_decided"]);
+
+    // Withdrawn by its proposer: rejected, nothing applied.
+    const removal = await (
+      await h.as("admin", "/api/admin/authority", {
+        method: "POST",
+        body: JSON.stringify({
+          remove: after.limits.find((l: { subjectId: string }) => l.subjectId === filer).id,
+        }),
+      })
+    ).json();
+    expect(
+      (await decide("admin", removal.proposal.id, { decision: "reject", note: "Not now." })).status,
+    ).toBe(200);
+    expect(await (await h.as("admin", "/api/admin/authority")).json()).toEqual(after);
+    const decided = await ctx.prepared.sql.rows<{ detail: Record<string, unknown> }>(
+      "SELECT detail FROM audit_log WHERE action = 'config_decided' ORDER BY id",
+    );
+    expect(decided.map((d) => d.detail.status)).toEqual(expect.arrayContaining(["applied", "rejected"]));
+  });
+
   it("only an admin sets a limit; one that names nobody or caps nothing is refused; every change is audited", async () => {
     await h.people();
     const asSupervisor = await h.as("supervisor", "/api/admin/authority", {
@@ -132,6 +220,8 @@ describe("delegated authority: limits per person and per team", () => {
       body: JSON.stringify({ subjectKind: "user", subjectId: h.ids.get("filer"), perDecisionCents: 1 }),
     });
     expect(asSupervisor.status).toBe(403);
+    // Refused proposals write nothing: no proposal, no audit entry.
+    const proposalsBefore = await ctx.prepared.sql.count("config_proposals");
     expect(
       (await setLimit({ subjectKind: "user", subjectId: "nobody", perDecisionCents: 100 })).body,
     ).toMatchObject({
@@ -143,10 +233,17 @@ describe("delegated authority: limits per person and per team", () => {
     expect((await setLimit({ subjectKind: "robot", subjectId: "x", perDayCents: 1 })).body).toMatchObject({
       code: "bad_request:authority",
     });
+    expect(await ctx.prepared.sql.count("config_proposals")).toBe(proposalsBefore);
     const audit = await ctx.prepared.sql.rows<{ detail: Record<string, unknown> }>(
       "SELECT detail FROM audit_log WHERE action = 'authority_changed' ORDER BY id",
     );
-    expect(audit.length).toBe(3); // two set, one removed
-    expect(audit.at(-1)?.detail).toMatchObject({ after: null, before: { perDayCents: 60_000 } });
+    // Every applied change, none of the refused or pending ones: the team's limit set and removed is among them.
+    expect(audit.map((a) => a.detail.after)).toContainEqual({ perDecisionCents: null, perDayCents: 60_000 });
+    expect(
+      audit.some(
+        (a) =>
+          a.detail.after === null && (a.detail.before as { perDayCents?: number })?.perDayCents === 60_000,
+      ),
+    ).toBe(true);
   });
 });

@@ -592,6 +592,49 @@ export const TARGETS: Target[] = [
       }),
   },
   {
+    name: "GET /api/admin/authority",
+    build: () =>
+      request({ method: "GET", path: fc.constant("/api/admin/authority"), senders: sender(["admin"]) }),
+  },
+  {
+    name: "POST /api/admin/authority",
+    build: () =>
+      request({
+        method: "POST",
+        path: fc.constant("/api/admin/authority"),
+        senders: sender(["admin"]),
+        body: hostileBody(
+          obj(
+            {
+              subjectKind: fc.constantFrom("user", "team", "robot"),
+              subjectId: hostileId,
+              agentId: fc.constantFrom(null, "refund", "no_such_agent"),
+              perDecisionCents: fc.oneof(fc.constant(null), fc.integer({ min: -5, max: 2_000_000_000 })),
+              perDayCents: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 100_000 })),
+            },
+            ["subjectKind", "subjectId"],
+          ),
+        ),
+      }),
+  },
+  {
+    name: "GET /api/admin/proposals",
+    build: () =>
+      request({ method: "GET", path: fc.constant("/api/admin/proposals"), senders: sender(["admin"]) }),
+  },
+  {
+    name: "POST /api/admin/proposals/[proposalId]",
+    build: () =>
+      request({
+        method: "POST",
+        path: hostileId.map((id) => `/api/admin/proposals/${id}`),
+        senders: sender(["admin"]),
+        body: hostileBody(
+          obj({ decision: fc.constantFrom("approve", "reject", "apply"), note: fc.string() }, ["decision"]),
+        ),
+      }),
+  },
+  {
     name: "POST /api/auth/sign-in/email",
     build: (ctx) =>
       request({

@@ -233,6 +233,26 @@ export function decisionHarness(ctx: ServerContext) {
 
 export type Driver = ReturnType<typeof decisionHarness>["driver"];
 
+/**
+ * A refusal as the policy suites expect it through one route: not taken, the policy's code, and the status — bulk
+ * answers 200 and lists each item's refusal, a request it refuses whole (role, action) is a 4xx. Records the route
+ * the code came back through in `seen`.
+ */
+export function expectRefused(
+  got: { status: number; code: string | null; taken: boolean },
+  want: { status: number; code: string },
+  route: Route,
+  label: string,
+  seen: Map<string, Set<string>>,
+): void {
+  expect(got.taken, label).toBe(false);
+  expect(got.code, label).toBe(want.code);
+  const perItem = route === "bulk" && want.code.startsWith("forbidden:") && want.code !== "forbidden:role";
+  expect(got.status, label).toBe(perItem ? 200 : want.status);
+  if (!seen.has(want.code)) seen.set(want.code, new Set());
+  seen.get(want.code)!.add(route);
+}
+
 /** A small seeded generator (mulberry32): the same seed, the same matrix sample, on every run. */
 export interface Rng {
   nextInt(min: number, max: number): number;

@@ -30,6 +30,8 @@ export const AUDIT_ACTIONS = [
   "input_queued",
   "team_changed",
   "authority_changed",
+  "config_proposed",
+  "config_decided",
   "keys_rotated",
   "data_sealed",
   "provider_event",

@@ -69,7 +69,24 @@ export async function setAuthorityLimit({
         .values({ id: randomUUID(), ...limit, ...values })
         .returning();
   if (!row) throw new Error("setAuthorityLimit: no row");
-  await recordAudit({
+  await auditLimit(
+    db,
+    by,
+    row,
+    before ? { perDecisionCents: before.per_decision_cents, perDayCents: before.per_day_cents } : null,
+  );
+  return row;
+}
+
+/** The audit entry of a change to a limit: whose, over what, what it was and what it is (null: none). */
+function auditLimit(
+  db: Queryable,
+  by: Principal,
+  row: AuthorityLimit,
+  before: Pick<AuthorityLimit, "perDecisionCents" | "perDayCents"> | null,
+  removed = false,
+) {
+  return recordAudit({
     db,
     entries: [
       {
@@ -77,39 +94,27 @@ export async function setAuthorityLimit({
         actor: by,
         detail: {
           limitId: row.id,
-          subject: { kind: limit.subjectKind, id: limit.subjectId },
-          scope: { agent: limit.agentId, action: limit.action },
-          before: before
-            ? { perDecisionCents: before.per_decision_cents, perDayCents: before.per_day_cents }
-            : null,
-          after: { perDecisionCents: limit.perDecisionCents, perDayCents: limit.perDayCents },
+          subject: { kind: row.subjectKind, id: row.subjectId },
+          scope: { agent: row.agentId, action: row.action },
+          before,
+          after: removed ? null : { perDecisionCents: row.perDecisionCents, perDayCents: row.perDayCents },
         },
       },
     ],
   });
-  return row;
 }
 
 /** Remove a limit (audited with what it was); 404 `not_found:authority_limit` when there is none. */
 export async function removeAuthorityLimit({ db, id, by }: { db: Queryable; id: string; by: Principal }) {
   const [row] = await db.delete(authorityLimits).where(eq(authorityLimits.id, id)).returning();
   if (!row) throw new AppError("not_found:authority_limit", `There is no limit ${id}.`);
-  await recordAudit({
+  await auditLimit(
     db,
-    entries: [
-      {
-        action: "authority_changed",
-        actor: by,
-        detail: {
-          limitId: id,
-          subject: { kind: row.subjectKind, id: row.subjectId },
-          scope: { agent: row.agentId, action: row.action },
-          before: { perDecisionCents: row.perDecisionCents, perDayCents: row.perDayCents },
-          after: null,
-        },
-      },
-    ],
-  });
+    by,
+    row,
+    { perDecisionCents: row.perDecisionCents, perDayCents: row.perDayCents },
+    true,
+  );
 }
 
 /** The limits that bind `userId` deciding a question of `action` for `agentId`: their own and their teams'. */
@@ -218,4 +223,9 @@ export async function authoritySubjectExists({
     ),
   );
   return rows.length > 0;
+}
+
+/** Whether a limit with this id exists. */
+export async function authorityLimitExists({ db, id }: { db: Queryable; id: string }): Promise<boolean> {
+  return rowsOf(await db.execute(sql`SELECT 1 FROM authority_limits WHERE id = ${id}`)).length > 0;
 }

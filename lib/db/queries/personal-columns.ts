@@ -337,6 +337,10 @@ export const NOT_PERSONAL_COLUMNS: Readonly<Record<string, { columns: readonly s
   "public.teams": { columns: ["id", "name", "created_by"], why: "staff configuration" },
   "public.team_agents": { columns: ["team_id", "agent_id"], why: "staff configuration" },
   "public.team_members": { columns: ["team_id", "user_id"], why: "staff configuration" },
+  "public.config_proposals": {
+    columns: ["id", "kind", "change", "proposed_by", "status", "decided_by", "outcome"],
+    why: "staff configuration: a proposed change to a setting (limits by user and team ids), who proposed and who decided",
+  },
   "public.authority_limits": {
     columns: ["id", "subject_kind", "subject_id", "agent_id", "action", "set_by"],
     why: "staff configuration: whose authority, over which agent and question kind, set by which admin",

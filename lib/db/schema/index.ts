@@ -3,6 +3,7 @@ export * from "./auth";
 export * from "./checkpoints";
 export * from "./instances";
 export * from "./operations";
+export * from "./proposals";
 export * from "./queue";
 export * from "./teams";
 export * from "./vault";

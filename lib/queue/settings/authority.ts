@@ -5,11 +5,13 @@ import type { Principal } from "@/lib/contract/roles";
 import type { AppDb } from "@/lib/db/open";
 import {
   type AuthorityLimit,
+  authorityLimitExists,
   authoritySubjectExists,
   listAuthorityLimits,
   removeAuthorityLimit,
   setAuthorityLimit,
 } from "@/lib/db/queries/authority";
+import type { Queryable } from "@/lib/db/tx";
 import { hasAgent } from "@/lib/runtime/agents/registry";
 
 /*
@@ -38,36 +40,51 @@ export async function readAuthority({ db }: { db: AppDb }): Promise<{ limits: Au
   return { limits: await listAuthorityLimits({ db }) };
 }
 
-/** Apply a change (one transaction with its audit): the limits after it. */
-export async function changeAuthority({
+/** Whether a change can be applied now: 422 `unprocessable:authority_limit` naming what it refers to that is not there. */
+export async function checkAuthorityChange({ db, change }: { db: Queryable; change: AuthorityChange }) {
+  if ("remove" in change) {
+    if (!(await authorityLimitExists({ db, id: change.remove }))) {
+      throw new AppError("not_found:authority_limit", `There is no limit ${change.remove}.`);
+    }
+    return;
+  }
+  if (change.perDecisionCents === null && change.perDayCents === null) {
+    throw new AppError(
+      "unprocessable:authority_limit",
+      "A limit caps something: per decision, per day, or both.",
+      {
+        fields: ["perDecisionCents", "perDayCents"],
+      },
+    );
+  }
+  if (change.agentId !== null && !hasAgent(change.agentId)) {
+    throw new AppError("unprocessable:authority_limit", `There is no agent ${change.agentId}.`, {
+      fields: ["agentId"],
+    });
+  }
+  if (!(await authoritySubjectExists({ db, kind: change.subjectKind, id: change.subjectId }))) {
+    throw new AppError(
+      "unprocessable:authority_limit",
+      `There is no ${change.subjectKind} ${change.subjectId}.`,
+      {
+        fields: ["subjectId"],
+      },
+    );
+  }
+}
+
+/** Apply a checked change inside the caller's transaction (audited): the limits after it. */
+export async function applyAuthorityChange({
   db,
   change,
   by,
 }: {
-  db: AppDb;
+  db: Queryable;
   change: AuthorityChange;
   by: Principal;
 }): Promise<{ limits: AuthorityLimit[] }> {
-  await db.transaction(async (tx) => {
-    if ("remove" in change) {
-      await removeAuthorityLimit({ db: tx, id: change.remove, by });
-      return;
-    }
-    if (change.agentId !== null && !hasAgent(change.agentId)) {
-      throw new AppError("unprocessable:authority_limit", `There is no agent ${change.agentId}.`, {
-        fields: ["agentId"],
-      });
-    }
-    if (!(await authoritySubjectExists({ db: tx, kind: change.subjectKind, id: change.subjectId }))) {
-      throw new AppError(
-        "unprocessable:authority_limit",
-        `There is no ${change.subjectKind} ${change.subjectId}.`,
-        {
-          fields: ["subjectId"],
-        },
-      );
-    }
-    await setAuthorityLimit({ db: tx, limit: change, by });
-  });
-  return readAuthority({ db });
+  await checkAuthorityChange({ db, change });
+  if ("remove" in change) await removeAuthorityLimit({ db, id: change.remove, by });
+  else await setAuthorityLimit({ db, limit: change, by });
+  return { limits: await listAuthorityLimits({ db }) };
 }

@@ -1,10 +1,6 @@
 import { json, route } from "@/lib/http/route";
-import {
-  type AuthorityChange,
-  authorityChange,
-  changeAuthority,
-  readAuthority,
-} from "@/lib/queue/settings/authority";
+import { type AuthorityChange, authorityChange, readAuthority } from "@/lib/queue/settings/authority";
+import { proposeChange } from "@/lib/queue/settings/proposals";
 
 export const dynamic = "force-dynamic";
 
@@ -15,9 +11,10 @@ export const GET = route(
 );
 
 /**
- * Set a limit (`{ subjectKind, subjectId, agentId?, action?, perDecisionCents?, perDayCents? }`, replacing the one of
- * the same subject and scope) or take one away (`{ remove: id }`): 200 with the limits after it; 422
- * `unprocessable:authority_limit` for an unknown user, team or agent, or a limit that caps nothing.
+ * Propose a limit (`{ subjectKind, subjectId, agentId?, action?, perDecisionCents?, perDayCents? }`, replacing the one
+ * of the same subject and scope) or its removal (`{ remove: id }`): 202 `{ proposal }` — it applies when a second admin
+ * approves it (`POST /api/admin/proposals/{id}`). 422 `unprocessable:authority_limit` for an unknown user, team or agent,
+ * or a limit that caps nothing; 404 `not_found:authority_limit` for a removal of none (nothing written).
  */
 export const POST = route<Record<string, never>, AuthorityChange>(
   {
@@ -26,5 +23,8 @@ export const POST = route<Record<string, never>, AuthorityChange>(
     body: { schema: authorityChange, code: "bad_request:authority", what: "The limit" },
   },
   async ({ body, principal, database: { db } }) =>
-    json(await changeAuthority({ db, change: body, by: principal })),
+    json(
+      { proposal: await proposeChange({ db, kind: "authority", change: body, by: principal }) },
+      { status: 202 },
+    ),
 );
