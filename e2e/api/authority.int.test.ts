@@ -10,12 +10,11 @@ import { useTestServer } from "./setup";
  */
 describe("delegated authority: limits per person and per team", () => {
   // Large card orders (€500.00 each): every one asks for a person's approval, an operator may give it.
-  const ctx = useTestServer("authority", { prefix: "ORD-5", count: 8 });
+  const ctx = useTestServer("authority", { prefix: "ORD-5", count: 10 });
   const h = decisionHarness(ctx);
   let next = 0;
 
-  async function pausedApproval() {
-    const order = `ORD-5${String(next++).padStart(3, "0")}`;
+  async function pausedApproval(order = `ORD-5${String(next++).padStart(3, "0")}`) {
     const message = `Refund ${order} please, the screen is broken.`;
     const threadId = await h.driver.file("filer", { message, orderRef: order }, "refund");
     await h.driver.start("starter", threadId, message);
@@ -155,6 +154,39 @@ describe("delegated authority: limits per person and per team", () => {
     });
   });
 
+  it("a per-customer limit counts what the person let leave to that customer over 30 days, on any thread", async () => {
+    await h.people();
+    const admin = h.ids.get("admin")!;
+    const set = await setLimit({ subjectKind: "user", subjectId: admin, perCustomer30dCents: 40_000 });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const limitId = (set.body.limits as { id: string; subjectId: string }[]).find(
+      (l) => l.subjectId === admin,
+    )!.id;
+    const order = `ORD-5${String(next++).padStart(3, "0")}`;
+    const first = await pausedApproval(order);
+    const part = { decision: "approve_partial", amountCents: 30_000, note: "Part of it." };
+    expect(await h.attempt(first, "admin", "approve", part, "decision")).toMatchObject({ taken: true });
+    await h.settle(first.threadId);
+
+    // The same customer on another thread: €300.00 already, the €200.00 left on the order would pass €400.00.
+    const again = await pausedApproval(order);
+    const verdict = await verdictOf("admin", again);
+    expect(verdict).toMatchObject({ may: false, code: "forbidden:authority_per_customer" });
+    expect(verdict?.reason).toContain("€400.00 per customer over 30 days; €300.00 left for this customer");
+    const before = await h.counts();
+    for (const route of ["runs", "decision"] as const) {
+      const rest = { decision: "approve_partial", amountCents: 20_000, note: "The rest." };
+      const got = await h.attempt(again, "admin", "approve", rest, route);
+      expect(got, route).toMatchObject({ taken: false, code: "forbidden:authority_per_customer" });
+    }
+    expect(await h.counts()).toBe(before);
+
+    // Another customer: nothing let leave to them yet.
+    const other = await pausedApproval();
+    expect(await h.attempt(other, "admin", "approve", part, "runs")).toMatchObject({ taken: true });
+    expect((await setLimit({ remove: limitId })).status).toBe(200);
+  });
+
   it("an admin alone changes no limit: the proposal waits, its proposer cannot approve it, it is decided once", async () => {
     await h.people();
     const filer = h.ids.get("filer")!;
@@ -238,7 +270,11 @@ describe("delegated authority: limits per person and per team", () => {
       "SELECT detail FROM audit_log WHERE action = 'authority_changed' ORDER BY id",
     );
     // Every applied change, none of the refused or pending ones: the team's limit set and removed is among them.
-    expect(audit.map((a) => a.detail.after)).toContainEqual({ perDecisionCents: null, perDayCents: 60_000 });
+    expect(audit.map((a) => a.detail.after)).toContainEqual({
+      perDecisionCents: null,
+      perDayCents: 60_000,
+      perCustomer30dCents: null,
+    });
     expect(
       audit.some(
         (a) =>

@@ -611,6 +611,7 @@ export const TARGETS: Target[] = [
               agentId: fc.constantFrom(null, "refund", "no_such_agent"),
               perDecisionCents: fc.oneof(fc.constant(null), fc.integer({ min: -5, max: 2_000_000_000 })),
               perDayCents: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 100_000 })),
+              perCustomer30dCents: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 100_000 })),
             },
             ["subjectKind", "subjectId"],
           ),

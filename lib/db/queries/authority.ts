@@ -23,6 +23,7 @@ export interface AuthorityLimitInput {
   action: string | null;
   perDecisionCents: number | null;
   perDayCents: number | null;
+  perCustomer30dCents: number | null;
 }
 
 export async function listAuthorityLimits({ db }: { db: Queryable }): Promise<AuthorityLimit[]> {
@@ -42,23 +43,29 @@ export async function setAuthorityLimit({
   limit: AuthorityLimitInput;
   by: Principal;
 }): Promise<AuthorityLimit> {
-  if (limit.perDecisionCents === null && limit.perDayCents === null) {
+  if (limit.perDecisionCents === null && limit.perDayCents === null && limit.perCustomer30dCents === null) {
     throw new AppError(
       "unprocessable:authority_limit",
-      "A limit caps something: per decision, per day, or both.",
+      "A limit caps something: per decision, per day, per customer.",
       {
         fields: ["perDecisionCents", "perDayCents"],
       },
     );
   }
-  const [before] = rowsOf<{ id: string; per_decision_cents: number | null; per_day_cents: number | null }>(
-    await db.execute(sql`SELECT id, per_decision_cents, per_day_cents FROM authority_limits
+  const [before] = rowsOf<{
+    id: string;
+    per_decision_cents: number | null;
+    per_day_cents: number | null;
+    per_customer_30d_cents: number | null;
+  }>(
+    await db.execute(sql`SELECT id, per_decision_cents, per_day_cents, per_customer_30d_cents FROM authority_limits
       WHERE subject_kind = ${limit.subjectKind} AND subject_id = ${limit.subjectId}
         AND coalesce(agent_id, '') = ${limit.agentId ?? ""} AND coalesce(action, '') = ${limit.action ?? ""}`),
   );
   const values = {
     perDecisionCents: limit.perDecisionCents,
     perDayCents: limit.perDayCents,
+    perCustomer30dCents: limit.perCustomer30dCents,
     setBy: by.id,
     updatedAt: new Date(),
   };
@@ -73,9 +80,24 @@ export async function setAuthorityLimit({
     db,
     by,
     row,
-    before ? { perDecisionCents: before.per_decision_cents, perDayCents: before.per_day_cents } : null,
+    before
+      ? {
+          perDecisionCents: before.per_decision_cents,
+          perDayCents: before.per_day_cents,
+          perCustomer30dCents: before.per_customer_30d_cents,
+        }
+      : null,
   );
   return row;
+}
+
+/** What a limit caps. */
+function capsOf(row: AuthorityLimit) {
+  return {
+    perDecisionCents: row.perDecisionCents,
+    perDayCents: row.perDayCents,
+    perCustomer30dCents: row.perCustomer30dCents,
+  };
 }
 
 /** The audit entry of a change to a limit: whose, over what, what it was and what it is (null: none). */
@@ -83,7 +105,7 @@ function auditLimit(
   db: Queryable,
   by: Principal,
   row: AuthorityLimit,
-  before: Pick<AuthorityLimit, "perDecisionCents" | "perDayCents"> | null,
+  before: Pick<AuthorityLimit, "perDecisionCents" | "perDayCents" | "perCustomer30dCents"> | null,
   removed = false,
 ) {
   return recordAudit({
@@ -97,7 +119,7 @@ function auditLimit(
           subject: { kind: row.subjectKind, id: row.subjectId },
           scope: { agent: row.agentId, action: row.action },
           before,
-          after: removed ? null : { perDecisionCents: row.perDecisionCents, perDayCents: row.perDayCents },
+          after: removed ? null : capsOf(row),
         },
       },
     ],
@@ -108,13 +130,7 @@ function auditLimit(
 export async function removeAuthorityLimit({ db, id, by }: { db: Queryable; id: string; by: Principal }) {
   const [row] = await db.delete(authorityLimits).where(eq(authorityLimits.id, id)).returning();
   if (!row) throw new AppError("not_found:authority_limit", `There is no limit ${id}.`);
-  await auditLimit(
-    db,
-    by,
-    row,
-    { perDecisionCents: row.perDecisionCents, perDayCents: row.perDayCents },
-    true,
-  );
+  await auditLimit(db, by, row, capsOf(row), true);
 }
 
 /** The limits that bind `userId` deciding a question of `action` for `agentId`: their own and their teams'. */
@@ -131,7 +147,8 @@ export async function limitsBinding({
 }): Promise<(AuthorityLimit & { subjectName: string })[]> {
   return rowsOf<AuthorityLimit & { subjectName: string }>(
     await db.execute(sql`SELECT l.id, l.subject_kind AS "subjectKind", l.subject_id AS "subjectId", l.agent_id AS "agentId",
-        l.action, l.per_decision_cents AS "perDecisionCents", l.per_day_cents AS "perDayCents", l.set_by AS "setBy",
+        l.action, l.per_decision_cents AS "perDecisionCents", l.per_day_cents AS "perDayCents",
+        l.per_customer_30d_cents AS "perCustomer30dCents", l.set_by AS "setBy",
         l.updated_at AS "updatedAt", coalesce(t.name, 'you') AS "subjectName"
       FROM authority_limits l LEFT JOIN teams t ON l.subject_kind = 'team' AND t.id = l.subject_id
       WHERE ((l.subject_kind = 'user' AND l.subject_id = ${userId})
@@ -143,27 +160,35 @@ export async function limitsBinding({
 }
 
 /**
- * The money a subject's decisions let leave since the start of today (UTC), in the scope of a limit: the amounts the
- * receipts of the decisions taken by the person (a team: by any of its members) authorized.
+ * The money a subject's decisions let leave, in the scope of a limit: the amounts the receipts of the decisions taken
+ * by the person (a team: by any of its members) authorized — since the start of today (UTC), or over the last 30 days
+ * on the threads of one customer (their data subject).
  */
-export async function spentToday({
+export async function spentBy({
   db,
   limit,
+  customer,
 }: {
   db: Queryable;
   limit: Pick<AuthorityLimit, "subjectKind" | "subjectId" | "agentId" | "action">;
+  /** The customer's data subject: the last 30 days on their threads (else: today, every thread). */
+  customer?: string;
 }): Promise<number> {
   const deciders =
     limit.subjectKind === "user"
       ? sql`ARRAY[${limit.subjectId}]::text[]`
       : sql`ARRAY(SELECT user_id FROM team_members WHERE team_id = ${limit.subjectId})`;
+  const window =
+    customer === undefined
+      ? sql`d.resolved_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`
+      : sql`d.resolved_at >= now() - interval '30 days' AND th.subject_id = ${customer}`;
   const [row] = rowsOf<{ spent: string | null }>(
     await db.execute(sql`SELECT sum((ra.terms->>'amountCents')::bigint) AS spent
       FROM decisions d
       JOIN receipt_authorizations ra ON ra.receipt_id = d.interrupt_id
       JOIN threads th ON th.id = d.thread_id
       WHERE d.resolved_by_id = ANY(${deciders})
-        AND d.resolved_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+        AND ${window}
         AND ra.terms ? 'amountCents'
         AND (${limit.agentId}::text IS NULL OR th.agent_id = ${limit.agentId})
         AND (${limit.action}::text IS NULL OR d.action = ${limit.action})`),

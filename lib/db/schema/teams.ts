@@ -38,7 +38,8 @@ export const teamAgents = pgTable("team_agents", {
 
 /**
  * Delegated authority (issue 57): how much money a person, or a team, may let leave by their decisions — per decision,
- * per day in total (a team's: all its members' decisions together) — for every agent and question kind, or for one
+ * per day in total (a team's: all its members' decisions together), per customer over 30 days — for every agent and
+ * question kind, or for one
  * agent and/or one kind. Every limit that matches a decision applies. Amounts are in the shop's currency's cents.
  * No row: the role and the agent's policy decide, as before.
  */
@@ -55,6 +56,8 @@ export const authorityLimits = pgTable(
     action: text("action"),
     perDecisionCents: integer("per_decision_cents"),
     perDayCents: integer("per_day_cents"),
+    /** Per customer (the thread's data subject) over the last 30 days, in total. */
+    perCustomer30dCents: integer("per_customer_30d_cents"),
     setBy: text("set_by").notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -31,6 +31,7 @@ export const authorityChange = z.union([
     action: z.string().min(1).max(100).nullable().default(null),
     perDecisionCents: cents.default(null),
     perDayCents: cents.default(null),
+    perCustomer30dCents: cents.default(null),
   }),
   z.strictObject({ remove: z.string().min(1).max(200) }),
 ]);
@@ -48,12 +49,16 @@ export async function checkAuthorityChange({ db, change }: { db: Queryable; chan
     }
     return;
   }
-  if (change.perDecisionCents === null && change.perDayCents === null) {
+  if (
+    change.perDecisionCents === null &&
+    change.perDayCents === null &&
+    change.perCustomer30dCents === null
+  ) {
     throw new AppError(
       "unprocessable:authority_limit",
-      "A limit caps something: per decision, per day, or both.",
+      "A limit caps something: per decision, per day, per customer.",
       {
-        fields: ["perDecisionCents", "perDayCents"],
+        fields: ["perDecisionCents", "perDayCents", "perCustomer30dCents"],
       },
     );
   }

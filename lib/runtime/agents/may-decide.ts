@@ -255,6 +255,7 @@ async function verdictsFor({
           action: parsed.action,
           amountCents: amountAuthorized(authorizationsOf(agent, parsed.payload, answer)),
           currency: currencyOf(parsed.payload),
+          customer: thread.subjectId,
           memo: limitsRead,
         });
       }

@@ -349,6 +349,7 @@ async function applyPolicy(
         amountCents,
         earlierCents,
         currency: currencyOf(parsed.payload),
+        customer: thread.subjectId,
         lock: true,
       });
       earlierCents += amountCents;

@@ -1,0 +1,1 @@
+ALTER TABLE "authority_limits" ADD COLUMN "per_customer_30d_cents" integer;
