@@ -3,6 +3,7 @@ import { type Database, openPostgres } from "@/lib/db/open";
 import { isBulkAction } from "@/lib/queue/bulk-answers";
 import { type AgentDefinition, listAgents } from "@/lib/runtime/agents/registry";
 import { useTestServer } from "../api/setup";
+import { authedFetch, signIn, TEST_PASSWORD } from "../support/auth";
 import { threadPrint } from "../support/db-print";
 import {
   decisionHarness,
@@ -86,11 +87,64 @@ function actsOn(reached: Reached, answer: GeneratedAnswer): boolean {
   return reached.action === "tool_review" && acts(reached.payload, answer);
 }
 
+/** The money an answer lets leave, by the agent's declaration (what its receipt would authorize). */
+function amountOf(agent: AgentDefinition, payload: Record<string, unknown>, answer: unknown): number {
+  const authorized = [
+    ...(agent.interrupts.authorizes?.(payload as never, answer) ?? []),
+    ...(agent.authorizes?.(payload as never, answer) ?? []),
+  ];
+  return authorized.reduce((sum, a) => sum + ("amountCents" in a ? a.amountCents : 0), 0);
+}
+
 const agents = agentsUnderCheck(listAgents());
 
 describe.runIf(agents.length > 0)("the policy of every agent package, generated from its declaration", () => {
   const ctx = useTestServer("agentpolicy");
   const h = decisionHarness(ctx);
+  /** Money limits, proposed by the admin and approved by a second admin (four-eyes on configuration). */
+  const limits = (() => {
+    let second = "";
+    const asSecond = async (path: string, body: unknown) => {
+      if (!second) {
+        const res = await h.as("admin", "/api/admin/users", {
+          method: "POST",
+          body: JSON.stringify({
+            email: "admin2.gen@test.local",
+            name: "Second admin",
+            password: TEST_PASSWORD,
+            role: "admin",
+          }),
+        });
+        expect([201, 409]).toContain(res.status);
+        second = await signIn(ctx.server!.url, "admin2.gen@test.local");
+      }
+      return authedFetch(ctx.url(path), {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: second },
+        body: JSON.stringify(body),
+      });
+    };
+    const change = async (body: Record<string, unknown>) => {
+      const proposed = await h.as("admin", "/api/admin/authority", {
+        method: "POST",
+        body: JSON.stringify(body),
+      });
+      expect(proposed.status).toBe(202);
+      const { proposal } = await proposed.json();
+      const approved = await asSecond(`/api/admin/proposals/${proposal.id}`, { decision: "approve" });
+      expect(approved.status).toBe(200);
+      return (await approved.json()).result.limits as { id: string; subjectId: string }[];
+    };
+    return {
+      async set(body: Record<string, unknown>): Promise<string> {
+        const after = await change(body);
+        return after.find((l) => l.subjectId === body.subjectId)!.id;
+      },
+      async remove(id: string) {
+        await change({ remove: id });
+      },
+    };
+  })();
   let database: Database;
   beforeAll(() => {
     database = openPostgres(ctx.prepared.url, { max: 2 });
@@ -231,6 +285,46 @@ describe.runIf(agents.length > 0)("the policy of every agent package, generated 
         }
         expect(await h.counts(), `${agent.id} ${q.node}: rows written by refusals`).toBe(before);
         expect(await threadPrint(ctx.prepared.sql.rows, q.threadId)).toBe(printed);
+
+        // Delegated authority: a limit just below what the acting answer lets leave, for someone the declaration lets
+        // give it, refuses it on every route with the limit's code, writes nothing; taken away, it is theirs again.
+        const money = answers
+          .filter((a) => actsOn(q, a))
+          .map((a) => ({ answer: a, cents: amountOf(agent, q.payload, a.wire) }))
+          .find((m) => m.cents > 0);
+        const limited = (["other_operator", "supervisor", "admin"] as const).find(
+          (p) => money && expected(q, p, money.answer).ok,
+        );
+        if (money && limited) {
+          const person = h.ids.get(limited)!;
+          for (const [caps, code] of [
+            [{ perDecisionCents: money.cents - 1 }, "forbidden:authority_per_decision"],
+            [{ perDayCents: money.cents - 1 }, "forbidden:authority_per_day"],
+            [{ perCustomer30dCents: money.cents - 1 }, "forbidden:authority_per_customer"],
+          ] as const) {
+            const limitId = await limits.set({ subjectKind: "user", subjectId: person, ...caps });
+            const before = await h.counts();
+            for (const route of routesFor(limited, money.answer)) {
+              const got = await h.attempt(
+                q,
+                limited,
+                money.answer.verb ?? "approve",
+                money.answer.wire,
+                route,
+              );
+              expectRefused(
+                got,
+                { status: 403, code },
+                route,
+                `${agent.id} ${q.node}: ${limited} over ${code}`,
+                seen,
+              );
+              refusedCount += 1;
+            }
+            expect(await h.counts(), `${agent.id}: rows written by ${code} refusals`).toBe(before);
+            await limits.remove(limitId);
+          }
+        }
 
         // Every accepted answer, each on a fresh thread brought to the same question.
         for (const c of all.filter((c) => c.outcome.ok)) {
