@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { writeAgentRegistry } from "../../scripts/agents-registry.mjs";
 import { followGuide } from "../guide/tree";
 
 /*
@@ -484,6 +485,8 @@ function buildTree({
     cpSync(join(ROOT, file), join(dir, file));
   }
   execFileSync("cp", ["-al", join(ROOT, "node_modules"), join(dir, "node_modules")]);
+  // The agent packages' registry is generated, not committed (npm install makes it; a copy must too).
+  writeAgentRegistry(dir);
   prepare(dir);
   if (!build) return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
   log(`[upgrade] ${name} tree at ${dir}: building…`);
