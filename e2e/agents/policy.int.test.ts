@@ -3,7 +3,6 @@ import { type Database, openPostgres } from "@/lib/db/open";
 import { isBulkAction } from "@/lib/queue/bulk-answers";
 import { type AgentDefinition, listAgents } from "@/lib/runtime/agents/registry";
 import { useTestServer } from "../api/setup";
-import { authedFetch, signIn, TEST_PASSWORD } from "../support/auth";
 import { threadPrint } from "../support/db-print";
 import {
   decisionHarness,
@@ -102,49 +101,16 @@ describe.runIf(agents.length > 0)("the policy of every agent package, generated 
   const ctx = useTestServer("agentpolicy");
   const h = decisionHarness(ctx);
   /** Money limits, proposed by the admin and approved by a second admin (four-eyes on configuration). */
-  const limits = (() => {
-    let second = "";
-    const asSecond = async (path: string, body: unknown) => {
-      if (!second) {
-        const res = await h.as("admin", "/api/admin/users", {
-          method: "POST",
-          body: JSON.stringify({
-            email: "admin2.gen@test.local",
-            name: "Second admin",
-            password: TEST_PASSWORD,
-            role: "admin",
-          }),
-        });
-        expect([201, 409]).toContain(res.status);
-        second = await signIn(ctx.server!.url, "admin2.gen@test.local");
-      }
-      return authedFetch(ctx.url(path), {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie: second },
-        body: JSON.stringify(body),
-      });
-    };
-    const change = async (body: Record<string, unknown>) => {
-      const proposed = await h.as("admin", "/api/admin/authority", {
-        method: "POST",
-        body: JSON.stringify(body),
-      });
-      expect(proposed.status).toBe(202);
-      const { proposal } = await proposed.json();
-      const approved = await asSecond(`/api/admin/proposals/${proposal.id}`, { decision: "approve" });
-      expect(approved.status).toBe(200);
-      return (await approved.json()).result.limits as { id: string; subjectId: string }[];
-    };
-    return {
-      async set(body: Record<string, unknown>): Promise<string> {
-        const after = await change(body);
-        return after.find((l) => l.subjectId === body.subjectId)!.id;
-      },
-      async remove(id: string) {
-        await change({ remove: id });
-      },
-    };
-  })();
+  const limits = {
+    async set(body: Record<string, unknown>): Promise<string> {
+      const { status, body: after } = await h.changeLimit(body);
+      expect(status, JSON.stringify(after)).toBe(200);
+      return after.limits!.find((l) => l.subjectId === body.subjectId)!.id;
+    },
+    async remove(id: string) {
+      expect((await h.changeLimit({ remove: id })).status).toBe(200);
+    },
+  };
   let database: Database;
   beforeAll(() => {
     database = openPostgres(ctx.prepared.url, { max: 2 });

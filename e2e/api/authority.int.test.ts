@@ -1,4 +1,3 @@
-import { authedFetch, signIn, TEST_PASSWORD } from "../support/auth";
 import { decisionHarness } from "../support/decide";
 import { useTestServer } from "./setup";
 
@@ -23,39 +22,8 @@ describe("delegated authority: limits per person and per team", () => {
     return { threadId, interruptId: approval.interruptId, action: "refund_approval" };
   }
 
-  /** A second admin (four-eyes on configuration: one admin proposes, another approves). */
-  let secondAdmin = "";
-  async function second(): Promise<string> {
-    if (secondAdmin) return secondAdmin;
-    const res = await h.as("admin", "/api/admin/users", {
-      method: "POST",
-      body: JSON.stringify({
-        email: "admin2.mx@test.local",
-        name: "Second admin",
-        password: TEST_PASSWORD,
-        role: "admin",
-      }),
-    });
-    expect([201, 409]).toContain(res.status);
-    secondAdmin = await signIn(ctx.server!.url, "admin2.mx@test.local");
-    return secondAdmin;
-  }
-  const asSecond = async (path: string, body: unknown) =>
-    authedFetch(ctx.url(path), {
-      method: "POST",
-      headers: { "content-type": "application/json", cookie: await second() },
-      body: JSON.stringify(body),
-    });
-
-  /** Propose a limit change as the admin; a second admin approves it. The proposal's refusal, or the approval's answer. */
-  const setLimit = async (body: Record<string, unknown>) => {
-    const res = await h.as("admin", "/api/admin/authority", { method: "POST", body: JSON.stringify(body) });
-    const proposed = await res.json();
-    if (res.status !== 202) return { status: res.status, body: proposed };
-    const approved = await asSecond(`/api/admin/proposals/${proposed.proposal.id}`, { decision: "approve" });
-    const result = await approved.json();
-    return { status: approved.status, body: { ...result, limits: result.result?.limits } };
-  };
+  const setLimit = h.changeLimit;
+  const asSecond = h.asSecondAdmin;
 
   const verdictOf = async (who: Parameters<typeof h.as>[0], q: { threadId: string; interruptId: string }) => {
     const view = await (await h.as(who, `/api/threads/${q.threadId}`)).json();

@@ -228,7 +228,60 @@ export function decisionHarness(ctx: ServerContext) {
     while ((await busy()) && Date.now() < settleBy) await new Promise((r) => setTimeout(r, 50));
   }
 
-  return { people, as, settle, driver, counts, attempt, effectsSettled, ids, cookies };
+  /** A second admin (four-eyes on configuration: one admin proposes, another approves), created when first asked. */
+  let secondAdmin = "";
+  async function asSecondAdmin(path: string, body: unknown): Promise<Response> {
+    if (!secondAdmin) {
+      const res = await as("admin", "/api/admin/users", {
+        method: "POST",
+        body: JSON.stringify({
+          email: "admin2.mx@test.local",
+          name: "Second admin",
+          password: TEST_PASSWORD,
+          role: "admin",
+        }),
+      });
+      expect([201, 409]).toContain(res.status);
+      secondAdmin = await signIn(ctx.server!.url, "admin2.mx@test.local");
+    }
+    return authedFetch(ctx.url(path), {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: secondAdmin },
+      body: JSON.stringify(body),
+    });
+  }
+
+  /**
+   * A money-limit change proposed by the admin and approved by the second admin: the approval's status and answer
+   * (with the limits after it), or the proposal's refusal.
+   */
+  async function changeLimit(body: Record<string, unknown>): Promise<{
+    status: number;
+    body: Record<string, unknown> & { limits?: { id: string; subjectId: string }[] };
+  }> {
+    const res = await as("admin", "/api/admin/authority", { method: "POST", body: JSON.stringify(body) });
+    const proposed = await res.json();
+    if (res.status !== 202) return { status: res.status, body: proposed };
+    const approved = await asSecondAdmin(`/api/admin/proposals/${proposed.proposal.id}`, {
+      decision: "approve",
+    });
+    const result = await approved.json();
+    return { status: approved.status, body: { ...result, limits: result.result?.limits } };
+  }
+
+  return {
+    people,
+    as,
+    settle,
+    driver,
+    counts,
+    attempt,
+    effectsSettled,
+    ids,
+    cookies,
+    asSecondAdmin,
+    changeLimit,
+  };
 }
 
 export type Driver = ReturnType<typeof decisionHarness>["driver"];
