@@ -37,7 +37,7 @@ test("agent package: a createAgent tool reviewed with { tool: true } is edited t
   await card.getByTestId("submit-review").click();
   await expect(page.getByTestId("status-badge")).toHaveText("Completed", { timeout: 20_000 });
   await expect(
-    page.getByText("A credit note of €15.00 against INV-2002 was approved and handed to our billing team"),
+    page.getByText("A colleague approved a credit note of €15.00 against INV-2002. It is not issued yet"),
   ).toBeVisible();
 
   const state = await threadState(page, threadId);

@@ -47,7 +47,7 @@ describe("invoice_dispute (an agent package)", () => {
     ]);
   });
 
-  it("an approved credit note is handed to billing; the reply says no more than that", async () => {
+  it("an approved credit note: the reply says it was approved and not yet issued, no more", async () => {
     const graph = buildInvoiceGraph({ checkpointer: new MemorySaver() });
     const paused = await drain(
       graph,
@@ -61,7 +61,7 @@ describe("invoice_dispute (an agent package)", () => {
       "t2",
     );
     expect(said(done.values)).toBe(
-      "Thank you for your patience. A credit note of €19.00 against INV-2002 was approved and handed to our billing team, who will send it to you.",
+      "Thank you for your patience. A colleague approved a credit note of €19.00 against INV-2002. It is not issued yet: we will write to you when it is.",
     );
   });
 

@@ -8,7 +8,7 @@ import { type CreditNoteArgs, INVOICE_TOOLS } from "./tools";
 /** Credit notes above this many cents (as proposed or as edited) need a supervisor. */
 export const CREDIT_NOTE_SUPERVISOR_CENTS = 20_000;
 
-/** Who may let the credit note go to billing: never who filed the dispute, a supervisor above the line. */
+/** Who may approve the credit note: never who filed the dispute, a supervisor above the line. */
 export const INVOICE_RULES = {
   issue_credit_note: {
     fourEyes: true,

@@ -29,8 +29,8 @@ export function invoiceScript({ messages }: ScriptContext): ScriptedTurn {
   const credit = lastToolResult(messages, "issue_credit_note");
   if (credit) {
     const done = json(credit.content);
-    if (done?.handedToBilling === true) {
-      return `Thank you for your patience. A credit note of ${euros(Number(done.amountCents))} against ${String(done.invoiceId)} was approved and handed to our billing team, who will send it to you.`;
+    if (done?.approved === true) {
+      return `Thank you for your patience. A colleague approved a credit note of ${euros(Number(done.amountCents))} against ${String(done.invoiceId)}. It is not issued yet: we will write to you when it is.`;
     }
     return `A colleague reviewed your dispute and we will not issue a credit note for now: ${credit.content}`;
   }

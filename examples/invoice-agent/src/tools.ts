@@ -27,20 +27,22 @@ export const lookupInvoice = tool(
 );
 
 /**
- * The acting tool, reviewed by a person before it runs. It hands the approved credit note to billing: the reply may
- * say billing issues it, never that the money is back.
+ * The acting tool, reviewed by a person before it runs. This example has no billing system to hand the note to: it
+ * says what is true — a person approved this credit note, and it is not issued yet — and the reply claims no more.
  */
 export const issueCreditNote = tool(
   async (args) =>
     JSON.stringify({
-      handedToBilling: true,
+      approved: true,
+      issued: false,
       invoiceId: args.invoiceId,
       amountCents: args.amountCents,
       note: args.note,
     }),
   {
     name: "issue_credit_note",
-    description: "Hand a credit note against an invoice to billing (a person reviews it first).",
+    description:
+      "Propose a credit note against an invoice (a person reviews it first; issuing it is billing's).",
     schema: creditNoteArgs,
   },
 );
