@@ -1,5 +1,7 @@
+import { authedFetch, emailOf, signIn, TEST_PASSWORD } from "../support/auth";
 import { decisionHarness } from "../support/decide";
-import { useTestServer } from "./setup";
+import { agentFor, createTicket, runOnce } from "./client";
+import { serverOn, useTestServer } from "./setup";
 
 /*
  * Delegated authority (issue 57): money limits per person and per team, per decision and per day, set by an admin and
@@ -249,5 +251,81 @@ describe("delegated authority: limits per person and per team", () => {
           a.detail.after === null && (a.detail.before as { perDayCents?: number })?.perDayCents === 60_000,
       ),
     ).toBe(true);
+  });
+});
+
+/*
+ * The same limits on the embedded database (PGlite): proposed and approved by two admins, read before the click, and
+ * held when deciding — the day's and the customer's sums and the lock per limit run there as on Postgres.
+ */
+describe("delegated authority on the embedded database", () => {
+  let base = "";
+  let stop: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    ({ base, stop } = await serverOn("pglite", "authority", {}));
+  }, 120_000);
+  afterAll(() => stop());
+
+  it("a per-customer limit refuses an operator's approval before the click and when deciding; removed, it is taken", async () => {
+    const post = (who: "admin" | "operator", path: string, body: unknown) =>
+      authedFetch(
+        `${base}${path}`,
+        { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+        who,
+      );
+    const created = await post("admin", "/api/admin/users", {
+      email: "admin2.embedded@test.local",
+      name: "Second admin",
+      password: TEST_PASSWORD,
+      role: "admin",
+    });
+    expect(created.status).toBe(201);
+    const second = await signIn(base, "admin2.embedded@test.local");
+    const change = async (body: Record<string, unknown>) => {
+      const proposed = await post("admin", "/api/admin/authority", body);
+      expect(proposed.status).toBe(202);
+      const { proposal } = await proposed.json();
+      const approved = await authedFetch(`${base}/api/admin/proposals/${proposal.id}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: second },
+        body: JSON.stringify({ decision: "approve" }),
+      });
+      expect(approved.status).toBe(200);
+      return (await approved.json()).result.limits as { id: string; subjectId: string }[];
+    };
+    const users = (await (await authedFetch(`${base}/api/admin/users`, {}, "admin")).json()).items as {
+      id: string;
+      email: string;
+    }[];
+    const operator = users.find((u) => u.email === emailOf("operator"))!.id;
+    const limits = await change({
+      subjectKind: "user",
+      subjectId: operator,
+      perDayCents: 1_000_000,
+      perCustomer30dCents: 10_000,
+    });
+
+    // Headphones, €249.00: an operator may approve it, but not past €100.00 to one customer.
+    const message = "My headphones from ORD-1002 are broken, please refund them.";
+    const threadId = await createTicket(base, message, "ORD-1002");
+    const first = await runOnce(agentFor(base, threadId), { message });
+    const approval = first.interrupts.find((i) => i.reason === "refund_approval")!;
+    const view = async () => (await authedFetch(`${base}/api/threads/${threadId}`, {}, "operator")).json();
+    expect((await view()).mayDecide).toMatchObject([
+      { interruptId: approval.id, may: false, code: "forbidden:authority_per_customer" },
+    ]);
+    const refused = await post("operator", `/api/threads/${threadId}/decisions/${approval.id}`, {
+      answer: { decision: "approve" },
+    });
+    expect([refused.status, (await refused.json()).code]).toEqual([403, "forbidden:authority_per_customer"]);
+    expect((await view()).pendingInterrupts.map((p: { interruptId: string }) => p.interruptId)).toEqual([
+      approval.id,
+    ]);
+
+    await change({ remove: limits.find((l) => l.subjectId === operator)!.id });
+    const taken = await post("operator", `/api/threads/${threadId}/decisions/${approval.id}`, {
+      answer: { decision: "approve" },
+    });
+    expect(taken.status).toBeLessThan(300);
   });
 });
