@@ -33,7 +33,10 @@ export async function listAuthorityLimits({ db }: { db: Queryable }): Promise<Au
     .orderBy(asc(authorityLimits.subjectKind), asc(authorityLimits.subjectId), asc(authorityLimits.agentId));
 }
 
-/** Set (or replace) the limit of one subject and scope; audited with what it was and what it is. */
+/**
+ * Set (or replace) the limit of one subject and scope; audited with what it was and what it is. The change was checked
+ * by its setting (lib/queue/settings/authority.ts): it names a user or team and caps something.
+ */
 export async function setAuthorityLimit({
   db,
   limit,
@@ -43,15 +46,6 @@ export async function setAuthorityLimit({
   limit: AuthorityLimitInput;
   by: Principal;
 }): Promise<AuthorityLimit> {
-  if (limit.perDecisionCents === null && limit.perDayCents === null && limit.perCustomer30dCents === null) {
-    throw new AppError(
-      "unprocessable:authority_limit",
-      "A limit caps something: per decision, per day, per customer.",
-      {
-        fields: ["perDecisionCents", "perDayCents"],
-      },
-    );
-  }
   const [before] = rowsOf<{
     id: string;
     per_decision_cents: number | null;

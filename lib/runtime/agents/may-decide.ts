@@ -183,7 +183,7 @@ async function verdictsFor({
 }: {
   db: Queryable;
   /** The principal's limits read so far in this request (one read per agent and question kind). */
-  limitsRead?: Map<string, Promise<Awaited<ReturnType<typeof limitsBinding>>>>;
+  limitsRead?: Map<string, ReturnType<typeof limitsBinding>>;
   thread: Thread;
   pending: Decision[];
   principal: Principal;
